@@ -1,0 +1,63 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Settings applied to every target (swift-asn1's "standard cross-repo settings" loop).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "DiscoScope",
+    products: [
+        .executable(name: "discoscope", targets: ["discoscope"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // C stays behind one small door: libpcap through pkg-config.
+        .systemLibrary(
+            name: "CPcap",
+            pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"])]
+        ),
+        // Pure decoders: no Foundation, no libpcap.
+        .target(name: "WireFormat"),
+        .target(name: "NetLayers", dependencies: ["WireFormat"]),
+        .target(name: "SSDP", dependencies: ["WireFormat"]),
+        .target(name: "DNS", dependencies: ["WireFormat"]),
+        // Shared vocabulary of findings; reporters need nothing else.
+        .target(name: "Findings", dependencies: ["WireFormat"]),
+        .target(name: "Rules", dependencies: ["Findings", "NetLayers", "SSDP", "DNS", "WireFormat"]),
+        .target(name: "Reporting", dependencies: ["Findings", "WireFormat"]),
+        // libpcap sources (offline and live).
+        .target(name: "Capture", dependencies: ["CPcap", "NetLayers"]),
+        .target(
+            name: "Analyzer",
+            dependencies: ["Capture", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting",
+                           .product(name: "Yams", package: "Yams")]
+        ),
+        .executableTarget(
+            name: "discoscope",
+            dependencies: ["Analyzer", "Capture", "Findings", "Rules", "Reporting",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .target(name: "TestSupport", dependencies: ["WireFormat", "NetLayers"]),
+
+        .testTarget(name: "WireFormatTests", dependencies: ["WireFormat", "TestSupport"]),
+        .testTarget(name: "NetLayersTests", dependencies: ["NetLayers", "TestSupport"]),
+        .testTarget(name: "SSDPTests", dependencies: ["SSDP", "TestSupport"]),
+        .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "Findings", "SSDP", "DNS", "NetLayers", "TestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Findings", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "NetLayers", "TestSupport"]),
+        .testTarget(name: "AnalyzerTests", dependencies: ["Analyzer", "Findings", "Rules", "Reporting", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

@@ -1,0 +1,44 @@
+import WireFormat
+
+/// One rule violation observed in the traffic.
+public struct Finding: Sendable, Hashable {
+    public var rule: RuleID
+    /// The rule's readable name (copied from its descriptor).
+    public var name: String
+    public var severity: Severity
+    /// 1-based frame numbers as Wireshark counts them; the first is where the violation shows,
+    /// the others are related packets (the M-SEARCH a late response answers, …).
+    public var frames: [Int]
+    public var time: Timestamp
+    /// One sentence about this instance.
+    public var message: String
+    public var spec: String
+    public var interop: String?
+    /// Who sent the offending message, as text (`10.0.0.5` or `fe80::1`), for suppressions.
+    public var source: String
+    /// A device identity when the message carries one (SSDP UUID, mDNS host name), for
+    /// suppressions by device.
+    public var device: String?
+    /// Where inside the message (`header MX`, `answers[2].ttl`), when it helps.
+    public var field: String?
+    /// Index of the input file this finding came from (for SARIF locations and JUnit suites).
+    public var fileIndex: Int
+
+    public init(
+        descriptor: RuleDescriptor, severity: Severity? = nil, frames: [Int], time: Timestamp,
+        message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
+    ) {
+        self.rule = descriptor.id
+        self.name = descriptor.name
+        self.severity = severity ?? descriptor.severity
+        self.frames = frames
+        self.time = time
+        self.message = message
+        self.spec = descriptor.spec
+        self.interop = descriptor.interop
+        self.source = source
+        self.device = device
+        self.field = field
+        self.fileIndex = fileIndex
+    }
+}

@@ -1,0 +1,47 @@
+import WireFormat
+
+/// A decoded SSDP or mDNS message as reporters see it: addressing plus already-rendered text
+/// and JSON fields. Reporters need no decoder to print it.
+public struct MessageRecord: Sendable {
+    public var frame: Int
+    public var time: Timestamp
+    public var src: String
+    public var sport: UInt16
+    public var dst: String
+    public var dport: UInt16
+    public var ipTTL: UInt8
+    public var proto: RuleProtocol
+    /// Protocol-specific kind: `m-search`, `notify`, `response`, `other`, `query`, `response`.
+    public var kind: String
+    /// The one-line summary for text output (`M-SEARCH ST=ssdp:all MX=3`).
+    public var summary: String
+    /// Extra lines shown with `-v` (every header, every section).
+    public var detail: [String]
+    /// Protocol fields for JSON lines, after the common ones (`kind`, `start_line`, `headers`…).
+    public var fields: [(String, JSONValue)]
+    /// Whether the datagram was cut short by the capture's snap length.
+    public var truncated: Bool
+    /// Frames of the IP fragments this datagram was reassembled from (empty if not fragmented).
+    public var fragmentFrames: [Int]
+
+    public init(
+        frame: Int, time: Timestamp, src: String, sport: UInt16, dst: String, dport: UInt16, ipTTL: UInt8,
+        proto: RuleProtocol, kind: String, summary: String, detail: [String] = [],
+        fields: [(String, JSONValue)] = [], truncated: Bool = false, fragmentFrames: [Int] = []
+    ) {
+        self.frame = frame
+        self.time = time
+        self.src = src
+        self.sport = sport
+        self.dst = dst
+        self.dport = dport
+        self.ipTTL = ipTTL
+        self.proto = proto
+        self.kind = kind
+        self.summary = summary
+        self.detail = detail
+        self.fields = fields
+        self.truncated = truncated
+        self.fragmentFrames = fragmentFrames
+    }
+}

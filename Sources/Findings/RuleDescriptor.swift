@@ -1,0 +1,68 @@
+/// A catalog rule ID such as `SSDP-104` or `MDNS-301`. These IDs are a contract (SARIF,
+/// suppressions, baselines): they are written out literally and never derived from code names.
+public struct RuleID: Hashable, Comparable, Sendable, RawRepresentable, ExpressibleByStringLiteral,
+    CustomStringConvertible, Codable
+{
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+    public static func < (a: RuleID, b: RuleID) -> Bool { a.rawValue < b.rawValue }
+
+    /// `SSDP` or `MDNS`.
+    public var family: String {
+        String(rawValue.prefix { $0 != "-" })
+    }
+}
+
+/// Which protocol a rule judges.
+public enum RuleProtocol: String, Sendable, Hashable, Codable {
+    case ssdp
+    case mdns
+}
+
+/// Whether a rule is decidable from one datagram or needs other packets.
+public enum RuleScope: String, Sendable, Hashable, Codable {
+    case stateless
+    case stateful
+}
+
+/// Everything known about a rule apart from the code that checks it: identity, default
+/// severity, spec citation, and the text used by `discoscope rules explain` and SARIF.
+public struct RuleDescriptor: Sendable, Hashable {
+    /// Catalog ID, e.g. `SSDP-104`.
+    public let id: RuleID
+    /// Readable, stable kebab-case name, e.g. `mx-out-of-range`; accepted wherever an ID is.
+    public let name: String
+    /// One-line summary ("MX is an integer of at least 1, and at most 5 for UPnP 1.1+").
+    public let title: String
+    /// The highest severity the rule reports (individual findings may be lower, as the
+    /// catalog's "precise readings" say, e.g. a reason phrase other than `OK` is a warning).
+    public let severity: Severity
+    public let scope: RuleScope
+    public let proto: RuleProtocol
+    /// Spec reference, e.g. `UDA 1.1/2.0 §1.3.2; UDA 1.0 §1.2.2`.
+    public let spec: String
+    /// Full description: what the rule requires, in our words.
+    public let description: String
+    /// Which well-known stacks mishandle such a message, when known (from interop.md).
+    public let interop: String?
+    /// An example of a violating message (for `rules explain`).
+    public let example: String
+
+    public init(
+        id: RuleID, name: String, title: String, severity: Severity, scope: RuleScope = .stateless,
+        proto: RuleProtocol, spec: String, description: String, interop: String? = nil, example: String
+    ) {
+        self.id = id
+        self.name = name
+        self.title = title
+        self.severity = severity
+        self.scope = scope
+        self.proto = proto
+        self.spec = spec
+        self.description = description
+        self.interop = interop
+        self.example = example
+    }
+}

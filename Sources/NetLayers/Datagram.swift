@@ -1,0 +1,53 @@
+import WireFormat
+
+/// One UDP datagram out of a capture, with everything the rules need about its IP and UDP
+/// headers. A reassembled datagram carries the frame of its last fragment (as Wireshark
+/// reports it) and the list of all fragment frames.
+public struct Datagram: Sendable {
+    /// 1-based frame number over every record of the input.
+    public var frame: Int
+    public var time: Timestamp
+    public var src: IPAddress
+    public var dst: IPAddress
+    public var srcPort: UInt16
+    public var dstPort: UInt16
+    /// IPv4 TTL or IPv6 hop limit, raw.
+    public var hopLimit: UInt8
+    /// The UDP payload bytes that were captured (at most the UDP length says).
+    public var payload: [UInt8]
+    /// Payload length the UDP header claims (UDP length − 8).
+    public var udpPayloadLength: Int
+    /// Total IP packet length on the wire (IP header(s) + UDP), after reassembly.
+    public var ipPacketLength: Int
+    /// Frames of the fragments this datagram was reassembled from; empty if it was not
+    /// fragmented.
+    public var fragmentFrames: [Int]
+    /// Source MAC address when the link layer had one (6 bytes), else empty.
+    public var srcMAC: [UInt8]
+
+    public init(
+        frame: Int, time: Timestamp, src: IPAddress, dst: IPAddress, srcPort: UInt16, dstPort: UInt16,
+        hopLimit: UInt8, payload: [UInt8], udpPayloadLength: Int? = nil, ipPacketLength: Int? = nil,
+        fragmentFrames: [Int] = [], srcMAC: [UInt8] = []
+    ) {
+        self.frame = frame
+        self.time = time
+        self.src = src
+        self.dst = dst
+        self.srcPort = srcPort
+        self.dstPort = dstPort
+        self.hopLimit = hopLimit
+        self.payload = payload
+        self.udpPayloadLength = udpPayloadLength ?? payload.count
+        let ipHeader = src.isIPv6 ? 40 : 20
+        self.ipPacketLength = ipPacketLength ?? (ipHeader + 8 + payload.count)
+        self.fragmentFrames = fragmentFrames
+        self.srcMAC = srcMAC
+    }
+
+    /// The capture's snap length cut this datagram short: decode what is there, and do not
+    /// report the missing part as malformed.
+    public var isTruncated: Bool { payload.count < udpPayloadLength }
+    public var wasFragmented: Bool { !fragmentFrames.isEmpty }
+    public var isIPv6: Bool { src.isIPv6 }
+}

@@ -1,0 +1,64 @@
+import Findings
+import WireFormat
+
+/// Where a reporter writes text (standard output or a file); the CLI provides it.
+public protocol OutputSink: AnyObject {
+    func write(_ text: String)
+    func flush()
+}
+
+/// What a run saw, for the summary at the end of every format.
+public struct RunSummary: Sendable {
+    public var files: [String] = []
+    public var framesRead: Int = 0
+    /// UDP datagrams to or from port 1900 / 5353 (and candidate SSDP responses).
+    public var datagrams: Int = 0
+    public var ssdpMessages: Int = 0
+    public var mdnsMessages: Int = 0
+    /// Datagrams cut short by the snap length (decoded as far as they go).
+    public var truncatedDatagrams: Int = 0
+    /// Datagrams reassembled from IP fragments.
+    public var reassembledDatagrams: Int = 0
+    /// Reasons frames were skipped, with counts (`unsupported link type IEEE802_11`, …), in
+    /// first-seen order.
+    public var skipped: [(reason: String, count: Int)] = []
+    /// Input errors that ended reading a file early (`file.pcap: truncated record …`).
+    public var inputErrors: [String] = []
+    /// Distinct SSDP devices (root UUIDs) and mDNS hosts seen; distinct DNS-SD service types.
+    public var devices: Int = 0
+    public var services: Int = 0
+    /// Live capture statistics from libpcap, when capturing.
+    public var packetsReceived: UInt64? = nil
+    public var packetsDropped: UInt64? = nil
+    public var packetsDroppedByInterface: UInt64? = nil
+    /// The rules that were enabled for this run (JUnit has one test case per rule checked).
+    public var rulesChecked: [RuleDescriptor] = []
+    /// Findings that were suppressed by configuration or baseline.
+    public var suppressed: Int = 0
+    /// Wall-clock seconds the run took.
+    public var elapsedSeconds: Double = 0
+
+    public init() {}
+
+    public mutating func skip(_ reason: String, count: Int = 1) {
+        if let i = skipped.firstIndex(where: { $0.reason == reason }) {
+            skipped[i].count += count
+        } else {
+            skipped.append((reason, count))
+        }
+    }
+}
+
+/// A report format. Streaming reporters (text, JSON lines) print each message as it arrives;
+/// document reporters (SARIF, JUnit) collect and write everything in `finish`.
+public protocol Reporter {
+    /// Whether output appears as packets are analysed (live capture streams these).
+    var isStreaming: Bool { get }
+    /// One decoded message and the findings on it (already filtered by configuration).
+    mutating func message(_ message: MessageRecord, findings: [Finding])
+    /// A finding not printed with a message (stateful rules that conclude later, or when
+    /// messages are not shown).
+    mutating func finding(_ finding: Finding)
+    /// End of the run: the summary, and for document formats the whole document.
+    mutating func finish(_ summary: RunSummary)
+}

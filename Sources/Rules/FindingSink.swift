@@ -1,0 +1,77 @@
+import Findings
+import NetLayers
+import WireFormat
+
+/// Where rules report. It knows the datagram being judged (frame, time, source), so a rule
+/// only says what is wrong; it builds a `Finding` only when a rule reports, so clean traffic
+/// allocates nothing here.
+public struct FindingSink {
+    public private(set) var findings: [Finding] = []
+    public let frame: Int
+    public let time: Timestamp
+    public let source: IPAddress
+    public let fileIndex: Int
+    /// Device identity for suppressions (SSDP UUID, mDNS host name), set by the protocol
+    /// analyzer once known.
+    public var device: String?
+    /// Rules switched off by configuration are never reported (and their checks may be
+    /// skipped with `isEnabled`).
+    public let disabled: Set<RuleID>
+
+    public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
+        self.frame = frame
+        self.time = time
+        self.source = source
+        self.fileIndex = fileIndex
+        self.disabled = disabled
+    }
+
+    public init(datagram d: Datagram, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
+        self.init(frame: d.frame, time: d.time, source: d.src, fileIndex: fileIndex, disabled: disabled)
+    }
+
+    @inline(__always)
+    public func isEnabled(_ d: RuleDescriptor) -> Bool { disabled.isEmpty || !disabled.contains(d.id) }
+
+    /// Reports one violation of `descriptor` on the current datagram. `severity` defaults to
+    /// the descriptor's; `related` are other frames that explain it (first frame is always
+    /// the current one).
+    public mutating func report(
+        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, field: String? = nil,
+        related: [Int] = []
+    ) {
+        guard isEnabled(descriptor) else { return }
+        findings.append(
+            Finding(
+                descriptor: descriptor, severity: severity, frames: [frame] + related, time: time,
+                message: message, source: source.description, device: device, field: field, fileIndex: fileIndex
+            )
+        )
+    }
+
+    /// Reports a finding about an earlier frame (stateful rules that conclude later).
+    public mutating func report(
+        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
+        time: Timestamp, source: IPAddress, device: String? = nil
+    ) {
+        guard isEnabled(descriptor) else { return }
+        findings.append(
+            Finding(
+                descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
+                source: source.description, device: device, fileIndex: fileIndex
+            )
+        )
+    }
+}
+
+/// A stateless rule: its descriptor plus a check over one decoded message. Rules are plain
+/// values in a list (no registration, no global state).
+public struct StatelessRule<Input>: Sendable {
+    public let descriptor: RuleDescriptor
+    public let check: @Sendable (Input, inout FindingSink) -> Void
+
+    public init(_ descriptor: RuleDescriptor, check: @escaping @Sendable (Input, inout FindingSink) -> Void) {
+        self.descriptor = descriptor
+        self.check = check
+    }
+}

@@ -1,0 +1,5 @@
+import Findings
+
+public enum MDNSCatalog {
+    public static let descriptors: [RuleDescriptor] = []
+}

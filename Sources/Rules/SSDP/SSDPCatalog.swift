@@ -1,0 +1,5 @@
+import Findings
+
+public enum SSDPCatalog {
+    public static let descriptors: [RuleDescriptor] = []
+}

@@ -1,0 +1,56 @@
+/// Byte-level ASCII helpers used by the text protocols (SSDP) and by name comparison (DNS).
+public enum ASCII {
+    @inline(__always)
+    public static func lower(_ b: UInt8) -> UInt8 {
+        (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b
+    }
+
+    /// ASCII case-insensitive equality of two byte sequences (RFC 4343 for DNS, RFC 9110 for
+    /// header names). Non-ASCII bytes compare exactly.
+    public static func equalsIgnoringCase<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
+    where A.Element == UInt8, B.Element == UInt8 {
+        guard a.count == b.count else { return false }
+        var i = a.startIndex
+        var j = b.startIndex
+        while i != a.endIndex {
+            if lower(a[i]) != lower(b[j]) { return false }
+            i = a.index(after: i)
+            j = b.index(after: j)
+        }
+        return true
+    }
+
+    public static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    public static func isHexDigit(_ b: UInt8) -> Bool {
+        isDigit(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+    }
+    public static func isAlpha(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+
+    /// Parses an unsigned decimal number made only of digits; nil when empty, when any byte is
+    /// not a digit, or on overflow of `UInt64`.
+    public static func parseDecimal<C: Collection>(_ bytes: C) -> UInt64? where C.Element == UInt8 {
+        guard !bytes.isEmpty else { return nil }
+        var v: UInt64 = 0
+        for b in bytes {
+            guard isDigit(b) else { return nil }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(UInt64(b &- 0x30))
+            if o1 || o2 { return nil }
+            v = s
+        }
+        return v
+    }
+
+    /// Whether the bytes are valid UTF-8.
+    public static func isValidUTF8<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        var it = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&it) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+}

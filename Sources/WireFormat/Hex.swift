@@ -1,0 +1,35 @@
+/// Lower-case hexadecimal text for bytes (output only).
+public func hexString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count &* 2)
+    for b in bytes {
+        out.append(digits[Int(b >> 4)])
+        out.append(digits[Int(b & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Parses hex text (whitespace ignored) into bytes; nil on an odd digit count or a non-hex
+/// character. For tests and command-line input, not for wire data.
+public func bytes(fromHex text: String) -> [UInt8]? {
+    var out: [UInt8] = []
+    var high: UInt8? = nil
+    for c in text.utf8 {
+        let v: UInt8
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c &- UInt8(ascii: "A") &+ 10
+        case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): continue
+        default: return nil
+        }
+        if let h = high {
+            out.append(h << 4 | v)
+            high = nil
+        } else {
+            high = v
+        }
+    }
+    return high == nil ? out : nil
+}

@@ -1,0 +1,39 @@
+/// A capture timestamp kept exactly as libpcap delivers it (nanosecond precision).
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var seconds: Int64
+    public var nanoseconds: UInt32
+
+    public init(seconds: Int64, nanoseconds: UInt32) {
+        self.seconds = seconds
+        self.nanoseconds = nanoseconds
+    }
+
+    public static let zero = Timestamp(seconds: 0, nanoseconds: 0)
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool {
+        a.seconds != b.seconds ? a.seconds < b.seconds : a.nanoseconds < b.nanoseconds
+    }
+
+    /// Seconds since the epoch as a floating-point number (for JSON output and arithmetic on
+    /// time windows).
+    public var asDouble: Double { Double(seconds) + Double(nanoseconds) / 1e9 }
+
+    /// `b - a` in seconds (saturating on absurd inputs rather than trapping).
+    public static func seconds(from a: Timestamp, to b: Timestamp) -> Double {
+        b.asDouble - a.asDouble
+    }
+
+    /// `seconds.nnnnnnnnn`, exact.
+    public var description: String {
+        var frac = String(nanoseconds)
+        while frac.count < 9 { frac = "0" + frac }
+        return "\(seconds).\(frac)"
+    }
+
+    /// `seconds.uuuuuu` (microseconds, as tcpdump prints and JSON carries), exact.
+    public var microsecondText: String {
+        var frac = String(nanoseconds / 1000)
+        while frac.count < 6 { frac = "0" + frac }
+        return "\(seconds).\(frac)"
+    }
+}
