@@ -1,0 +1,39 @@
+import Testing
+import WireFormat
+
+@Suite struct WireCursorTests {
+    @Test func readsBigEndianIntegersInOrder() throws {
+        let bytes: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07]
+        var c = WireCursor(limit: bytes.count)
+        let span = bytes.span
+        #expect(try c.readUInt8(span) == 0x01)
+        #expect(try c.readUInt16(span) == 0x0203)
+        #expect(try c.readUInt32(span) == 0x0405_0607)
+        #expect(c.isAtEnd)
+    }
+
+    @Test func shortReadThrowsTruncatedAtTheFieldOffsetAndDoesNotMove() {
+        let bytes: [UInt8] = [0xAA, 0xBB, 0xCC]
+        var c = WireCursor(offset: 1, limit: bytes.count)
+        #expect(throws: DecodeError(.truncated, at: 1)) { try c.readUInt32(bytes.span) }
+        #expect(c.offset == 1)
+    }
+
+    @Test func limitBoundsReadsEvenWhenMoreBytesExist() {
+        let bytes: [UInt8] = [0, 1, 2, 3]
+        var c = WireCursor(offset: 0, limit: 2)
+        #expect(throws: DecodeError(.truncated, at: 0)) { try c.readUInt32(bytes.span) }
+    }
+
+    @Test func decimalParsingRejectsOverflowAndNonDigits() {
+        #expect(ASCII.parseDecimal(Array("1800".utf8)) == 1800)
+        #expect(ASCII.parseDecimal(Array("18a0".utf8)) == nil)
+        #expect(ASCII.parseDecimal(Array("".utf8)) == nil)
+        #expect(ASCII.parseDecimal(Array("99999999999999999999999".utf8)) == nil)
+    }
+
+    @Test func caseInsensitiveComparisonFoldsOnlyASCII() {
+        #expect(ASCII.equalsIgnoringCase(Array("Cache-Control".utf8), Array("CACHE-CONTROL".utf8)))
+        #expect(!ASCII.equalsIgnoringCase([0xC3, 0xA9], [0xC3, 0x89]))
+    }
+}
