@@ -21,7 +21,7 @@ let package = Package(
         .systemLibrary(
             name: "CPcap",
             pkgConfig: "libpcap",
-            providers: [.apt(["libpcap-dev"])]
+            providers: [.apt(["libpcap-dev", "zlib1g-dev"])]
         ),
         // Pure decoders: no Foundation, no libpcap.
         .target(name: "WireFormat"),

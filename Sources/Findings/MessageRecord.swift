@@ -23,6 +23,8 @@ public struct MessageRecord: Sendable {
     public var truncated: Bool
     /// Frames of the IP fragments this datagram was reassembled from (empty if not fragmented).
     public var fragmentFrames: [Int]
+    /// Index of the input file (several files in one run); set by the analyzer.
+    public var fileIndex: Int = 0
 
     public init(
         frame: Int, time: Timestamp, src: String, sport: UInt16, dst: String, dport: UInt16, ipTTL: UInt8,

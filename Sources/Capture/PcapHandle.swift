@@ -1,0 +1,108 @@
+import CPcap
+import Glibc
+import NetLayers
+import WireFormat
+
+/// One captured record, valid only inside the `next` callback (libpcap reuses its buffer).
+public struct RawFrame {
+    /// 1-based record number over the whole input, as Wireshark counts.
+    public var number: Int
+    public var time: Timestamp
+    public var linkType: LinkType
+    public var capturedLength: Int
+    public var originalLength: Int
+}
+
+/// Owns a libpcap handle (offline or live) and closes it on deinit.
+public final class PcapHandle {
+    let pcap: OpaquePointer
+    /// The name used in messages (file path or interface).
+    public let input: String
+    public let linkType: LinkType
+    var filter: bpf_program? = nil
+    private var recordNumber = 0
+    /// Whether the timestamps are nanosecond (offline files are opened that way).
+    let nanosecond: Bool
+
+    init(pcap: OpaquePointer, input: String, nanosecond: Bool) {
+        self.pcap = pcap
+        self.input = input
+        self.linkType = LinkType(rawValue: pcap_datalink(pcap))
+        self.nanosecond = nanosecond
+    }
+
+    deinit {
+        if var f = filter { pcap_freecode(&f) }
+        pcap_close(pcap)
+    }
+
+    /// Compiles a BPF filter. Offline, it is applied per record with `pcap_offline_filter`
+    /// so frame numbers still count every record, as Wireshark's do.
+    public func compileFilter(_ expression: String) throws(CaptureError) -> bpf_program {
+        var prog = bpf_program()
+        let rc = pcap_compile(pcap, &prog, expression, 1, PCAP_NETMASK_UNKNOWN)
+        guard rc == 0 else {
+            throw CaptureError(input: input, reason: "invalid filter '\(expression)': \(lastError)")
+        }
+        return prog
+    }
+
+    public func setOfflineFilter(_ expression: String) throws(CaptureError) {
+        let prog = try compileFilter(expression)
+        if var old = filter { pcap_freecode(&old) }
+        filter = prog
+    }
+
+    var lastError: String { String(cString: pcap_geterr(pcap)) }
+
+    public enum Step {
+        case frame
+        case end
+    }
+
+    /// Reads the next record and hands it to `body` with its bytes. Records rejected by the
+    /// filter are counted but not handed over. Throws on a read error (damaged file); the
+    /// records before it have been delivered.
+    public func next(_ body: (RawFrame, UnsafeRawBufferPointer) -> Void) throws(CaptureError) -> Step {
+        while true {
+            var hdr: UnsafeMutablePointer<pcap_pkthdr>? = nil
+            var data: UnsafePointer<UInt8>? = nil
+            let rc = pcap_next_ex(pcap, &hdr, &data)
+            switch rc {
+            case 1:
+                recordNumber += 1
+                guard let h = hdr, let d = data else { continue }
+                if var f = filter, pcap_offline_filter(&f, h, d) == 0 { continue }
+                let caplen = Int(h.pointee.caplen)
+                let sec = Int64(h.pointee.ts.tv_sec)
+                let frac = Int64(h.pointee.ts.tv_usec)
+                let ns = nanosecond ? frac : frac * 1000
+                let time = Timestamp(
+                    seconds: sec + ns / 1_000_000_000, nanoseconds: UInt32(clamping: ns % 1_000_000_000))
+                let frame = RawFrame(
+                    number: recordNumber, time: time, linkType: linkType, capturedLength: caplen,
+                    originalLength: Int(h.pointee.len))
+                body(frame, UnsafeRawBufferPointer(start: d, count: caplen))
+                return .frame
+            case 0:
+                // Live capture timeout with no packet: let the caller check for signals.
+                return .frame
+            case -2:
+                return .end
+            default:
+                throw CaptureError(input: input, reason: Self.describeReadError(lastError))
+            }
+        }
+    }
+
+    /// libpcap's messages are accurate but terse; say what they mean for a capture file.
+    static func describeReadError(_ message: String) -> String {
+        if message.contains("truncated dump file") || message.contains("truncated pcapng dump file") {
+            return "file ends in the middle of a record (\(message)); packets before it were processed"
+        }
+        return message
+    }
+
+    /// Interrupts a blocking `next` (safe from a signal handler's perspective via pcap).
+    public func breakLoop() { pcap_breakloop(pcap) }
+}

@@ -1,0 +1,316 @@
+import WireFormat
+
+/// What became of one captured frame.
+public enum FrameOutcome: Sendable {
+    /// A complete UDP datagram (possibly reassembled from fragments) that `wants` accepted.
+    case datagram(Datagram)
+    /// UDP, but neither port is of interest.
+    case uninteresting
+    /// An IP fragment held for reassembly.
+    case fragmentHeld
+    /// Not IP, or IP but not UDP.
+    case notUDP
+    /// The link type is not decoded.
+    case unsupportedLink(LinkType)
+    /// Headers are malformed (reason for the summary).
+    case malformed(String)
+    /// The frame was cut by the snap length before the UDP header ended.
+    case truncatedHeaders
+}
+
+/// Decodes link → IP → UDP for one frame at a time, keeping only the bounded state IP
+/// fragment reassembly needs. Pure Swift: bytes come in as an array, nothing traps.
+public struct PacketDecoder: Sendable {
+    public var reassembler: FragmentReassembler
+
+    public init(reassembler: FragmentReassembler = FragmentReassembler()) {
+        self.reassembler = reassembler
+    }
+
+    /// Decodes `frameBytes` (the captured part of the frame, `originalLength` on the wire).
+    /// `wants(src, sport, dst, dport)` decides whether the UDP payload is copied out.
+    public mutating func decode(
+        frame: Int, time: Timestamp, linkType: LinkType, frameBytes: [UInt8], originalLength: Int,
+        wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
+    ) -> FrameOutcome {
+        let b = frameBytes.span
+        let capTruncated = frameBytes.count < originalLength
+        var mac: (Int, Int)? = nil
+        // 1. Link layer: find the network protocol and where it starts.
+        var offset = 0
+        var ethertype: UInt16 = 0
+        switch linkType {
+        case .ethernet:
+            guard let t = b.u16(at: 12) else { return capTruncated ? .truncatedHeaders : .malformed("short Ethernet header") }
+            mac = (6, 6)
+            ethertype = t
+            offset = 14
+            // 802.1Q / 802.1ad / QinQ tags, stacked.
+            var tags = 0
+            while ethertype == 0x8100 || ethertype == 0x88A8 || ethertype == 0x9100 {
+                guard tags < 8, let inner = b.u16(at: offset + 2) else {
+                    return capTruncated ? .truncatedHeaders : .malformed("short VLAN tag")
+                }
+                ethertype = inner
+                offset += 4
+                tags += 1
+            }
+            if ethertype <= 1500 { return .notUDP }  // 802.3 length + LLC: not IP over Ethernet II
+        case .linuxSLL:
+            guard let t = b.u16(at: 14) else { return capTruncated ? .truncatedHeaders : .malformed("short SLL header") }
+            ethertype = t
+            offset = 16
+            if let halen = b.u16(at: 4), halen == 6 { mac = (6, 6) }
+        case .linuxSLL2:
+            guard let t = b.u16(at: 0), b.count >= 20 else {
+                return capTruncated ? .truncatedHeaders : .malformed("short SLL2 header")
+            }
+            ethertype = t
+            offset = 20
+            if let halen = b.u8(at: 11), halen == 6 { mac = (12, 6) }
+        case .null, .loop:
+            guard let raw = b.u32(at: 0) else { return capTruncated ? .truncatedHeaders : .malformed("short loopback header") }
+            // NULL: host byte order of the capturing machine, so try both; LOOP: network order.
+            let swapped = raw.byteSwapped
+            let family = linkType == .loop ? raw : (raw < 0x10000 ? raw : swapped)
+            offset = 4
+            switch family {
+            case 2: ethertype = 0x0800
+            case 24, 28, 30: ethertype = 0x86DD  // AF_INET6 on NetBSD/OpenBSD, FreeBSD, macOS
+            default: return .notUDP
+            }
+        case .raw, .rawOpenBSD, .linktypeRaw:
+            guard let v = b.u8(at: 0) else { return .malformed("empty raw IP frame") }
+            ethertype = v >> 4 == 6 ? 0x86DD : 0x0800
+        case .ipv4:
+            ethertype = 0x0800
+        case .ipv6:
+            ethertype = 0x86DD
+        case .ieee802_11, .ieee802_11Radiotap:
+            switch Self.ieee80211Payload(b, radiotap: linkType == .ieee802_11Radiotap) {
+            case .some((let start, let type)):
+                offset = start
+                ethertype = type
+            case .none:
+                return .notUDP
+            }
+        default:
+            return .unsupportedLink(linkType)
+        }
+        let srcMAC: [UInt8]
+        if let (start, len) = mac, start + len <= frameBytes.count {
+            srcMAC = Array(frameBytes[start..<(start + len)])
+        } else {
+            srcMAC = []
+        }
+        switch ethertype {
+        case 0x0800:
+            return decodeIPv4(frame, time, frameBytes, offset, capTruncated, srcMAC, wants)
+        case 0x86DD:
+            return decodeIPv6(frame, time, frameBytes, offset, capTruncated, srcMAC, wants)
+        default:
+            return .notUDP
+        }
+    }
+
+    /// 802.11 data frame → (offset of the network header, ethertype) via LLC/SNAP; nil for
+    /// management/control frames, protected frames, or anything not IP.
+    static func ieee80211Payload(_ b: Span<UInt8>, radiotap: Bool) -> (Int, UInt16)? {
+        var o = 0
+        var hasFCS = false
+        if radiotap {
+            guard let lenLo = b.u8(at: 2), let lenHi = b.u8(at: 3) else { return nil }
+            o = Int(lenLo) | Int(lenHi) << 8
+            // Flags field (bit 1 of `present`) carries "frame includes FCS" (0x10): present
+            // word bit 1 set and the flags byte follows TSFT (bit 0, 8 bytes aligned) if any.
+            if let p0 = b.u8(at: 4), p0 & 0x02 != 0, p0 & 0x80 == 0 {
+                let flagsAt = p0 & 0x01 != 0 ? 16 : 8
+                if let flags = b.u8(at: flagsAt), flags & 0x10 != 0 { hasFCS = true }
+            }
+        }
+        _ = hasFCS  // the FCS sits after the payload; IP lengths bound the payload anyway
+        guard let fc0 = b.u8(at: o), let fc1 = b.u8(at: o + 1) else { return nil }
+        let type = (fc0 >> 2) & 0x3
+        let subtype = fc0 >> 4
+        guard type == 2 else { return nil }  // data
+        guard fc1 & 0x40 == 0 else { return nil }  // protected
+        guard subtype & 0x4 == 0 else { return nil }  // null / no data
+        var hdr = 24
+        if fc1 & 0x03 == 0x03 { hdr += 6 }  // four addresses
+        if subtype & 0x8 != 0 {
+            hdr += 2  // QoS control
+            if fc1 & 0x80 != 0 { hdr += 4 }  // HT control (order bit)
+        }
+        let llc = o + hdr
+        guard let a = b.u8(at: llc), let c = b.u8(at: llc + 1), let d = b.u8(at: llc + 2), a == 0xAA, c == 0xAA,
+            d == 0x03, let t = b.u16(at: llc + 6)
+        else { return nil }
+        return (llc + 8, t)
+    }
+
+    private mutating func decodeIPv4(
+        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: [UInt8],
+        _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
+    ) -> FrameOutcome {
+        let b = bytes.span
+        guard let vihl = b.u8(at: start), let totalLen16 = b.u16(at: start + 2), let frag = b.u16(at: start + 6),
+            let ttl = b.u8(at: start + 8), let proto = b.u8(at: start + 9), let s = b.u32(at: start + 12),
+            let d = b.u32(at: start + 16)
+        else { return capTruncated ? .truncatedHeaders : .malformed("short IPv4 header") }
+        guard vihl >> 4 == 4 else { return .malformed("IP version \(vihl >> 4) in an IPv4 frame") }
+        let ihl = Int(vihl & 0x0F) * 4
+        let totalLen = Int(totalLen16)
+        guard ihl >= 20 else { return .malformed("IPv4 header length \(ihl) < 20") }
+        guard totalLen >= ihl else { return .malformed("IPv4 total length \(totalLen) < header length \(ihl)") }
+        guard proto == 17 else { return .notUDP }
+        let src = IPAddress.v4(s)
+        let dst = IPAddress.v4(d)
+        let payloadStart = start + ihl
+        // Bytes of this IP packet's payload actually captured.
+        let available = max(0, min(bytes.count, start + totalLen) - payloadStart)
+        let claimedPayload = totalLen - ihl
+        let moreFragments = frag & 0x2000 != 0
+        let fragOffset = Int(frag & 0x1FFF) * 8
+        if moreFragments || fragOffset != 0 {
+            guard available == claimedPayload else {
+                return capTruncated ? .truncatedHeaders : .malformed("IPv4 fragment shorter than its length")
+            }
+            let key = FragmentReassembler.Key(src: src, dst: dst, id: UInt32(b.u16(at: start + 4) ?? 0), proto: 17)
+            let piece = Array(bytes[payloadStart..<(payloadStart + available)])
+            switch reassembler.add(
+                key: key, offset: fragOffset, more: moreFragments, bytes: piece, frame: frame, time: time,
+                hopLimit: ttl, headerLength: ihl
+            ) {
+            case .held: return .fragmentHeld
+            case .dropped(let why): return .malformed(why)
+            case .complete(let whole):
+                return udp(
+                    frame, time, whole.payload, 0, whole.payload.count, whole.payload.count, src, dst, whole.hopLimit,
+                    ipPacketLength: whole.headerLength + whole.payload.count, fragments: whole.frames, srcMAC, wants)
+            }
+        }
+        return udp(
+            frame, time, bytes, payloadStart, available, claimedPayload, src, dst, ttl, ipPacketLength: totalLen,
+            fragments: [], srcMAC, wants)
+    }
+
+    private mutating func decodeIPv6(
+        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: [UInt8],
+        _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
+    ) -> FrameOutcome {
+        let b = bytes.span
+        guard let v = b.u8(at: start), let plen16 = b.u16(at: start + 4), var next = b.u8(at: start + 6),
+            let hop = b.u8(at: start + 7), start + 40 <= bytes.count
+        else { return capTruncated ? .truncatedHeaders : .malformed("short IPv6 header") }
+        guard v >> 4 == 6 else { return .malformed("IP version \(v >> 4) in an IPv6 frame") }
+        guard let src = IPAddress(bytes: bytes[(start + 8)..<(start + 24)]),
+            let dst = IPAddress(bytes: bytes[(start + 24)..<(start + 40)])
+        else { return .malformed("IPv6 addresses") }
+        let payloadLength = Int(plen16)
+        let end = start + 40 + payloadLength  // end of this packet per the header
+        var o = start + 40
+        var fragment: (offset: Int, more: Bool, id: UInt32)? = nil
+        // Extension headers: hop-by-hop, routing, destination options, fragment, AH.
+        var hops = 0
+        while true {
+            hops += 1
+            guard hops <= 16 else { return .malformed("too many IPv6 extension headers") }
+            switch next {
+            case 17:
+                break
+            case 0, 43, 60, 135, 139, 140:
+                guard let nh = b.u8(at: o), let len = b.u8(at: o + 1) else {
+                    return capTruncated ? .truncatedHeaders : .malformed("short IPv6 extension header")
+                }
+                next = nh
+                o += (Int(len) + 1) * 8
+                continue
+            case 44:
+                guard let nh = b.u8(at: o), let offm = b.u16(at: o + 2), let id = b.u32(at: o + 4) else {
+                    return capTruncated ? .truncatedHeaders : .malformed("short IPv6 fragment header")
+                }
+                next = nh
+                fragment = (Int(offm & 0xFFF8), offm & 1 != 0, id)
+                o += 8
+                if fragment?.offset != 0 {
+                    // Later fragments carry no upper-layer header; the first one names it.
+                    if nh == 17 || nh == 0 || nh == 43 || nh == 60 { break }
+                    return .notUDP
+                }
+                continue
+            case 51:
+                guard let nh = b.u8(at: o), let len = b.u8(at: o + 1) else {
+                    return capTruncated ? .truncatedHeaders : .malformed("short AH header")
+                }
+                next = nh
+                o += (Int(len) + 2) * 4
+                continue
+            default:
+                return .notUDP
+            }
+            break
+        }
+        guard o <= end else { return .malformed("IPv6 extension headers exceed the payload length") }
+        let available = max(0, min(bytes.count, end) - o)
+        let claimed = end - o
+        if let f = fragment {
+            if f.offset == 0 && !f.more {
+                // Atomic fragment (RFC 6946): a whole datagram.
+            } else {
+                guard available == claimed else {
+                    return capTruncated ? .truncatedHeaders : .malformed("IPv6 fragment shorter than its length")
+                }
+                let key = FragmentReassembler.Key(src: src, dst: dst, id: f.id, proto: 17)
+                let piece = Array(bytes[o..<(o + available)])
+                switch reassembler.add(
+                    key: key, offset: f.offset, more: f.more, bytes: piece, frame: frame, time: time, hopLimit: hop,
+                    headerLength: o - start
+                ) {
+                case .held: return .fragmentHeld
+                case .dropped(let why): return .malformed(why)
+                case .complete(let whole):
+                    return udp(
+                        frame, time, whole.payload, 0, whole.payload.count, whole.payload.count, src, dst,
+                        whole.hopLimit, ipPacketLength: whole.headerLength + whole.payload.count,
+                        fragments: whole.frames, srcMAC, wants)
+                }
+            }
+        }
+        return udp(
+            frame, time, bytes, o, available, claimed, src, dst, hop, ipPacketLength: 40 + payloadLength,
+            fragments: [], srcMAC, wants)
+    }
+
+    /// UDP header at `start` of `bytes`, `available` bytes captured of `claimed` in the IP
+    /// payload.
+    private func udp(
+        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ available: Int, _ claimed: Int,
+        _ src: IPAddress, _ dst: IPAddress, _ hop: UInt8, ipPacketLength: Int, fragments: [Int], _ srcMAC: [UInt8],
+        _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
+    ) -> FrameOutcome {
+        let b = bytes.span
+        guard available >= 8, let sport = b.u16(at: start), let dport = b.u16(at: start + 2),
+            let len16 = b.u16(at: start + 4)
+        else {
+            return available < claimed ? .truncatedHeaders : .malformed("UDP header shorter than 8 bytes")
+        }
+        guard wants(src, sport, dst, dport) else { return .uninteresting }
+        let udpLength = Int(len16)
+        // The UDP length may not exceed what IP says the payload is; with UDP length 0 (IPv6
+        // jumbograms) or an inconsistent value, trust the IP payload length.
+        let claimedPayload: Int
+        if udpLength >= 8 && udpLength <= claimed {
+            claimedPayload = udpLength - 8
+        } else {
+            claimedPayload = claimed - 8
+        }
+        let have = min(available - 8, claimedPayload)
+        let payloadStart = start + 8
+        let payload = Array(bytes[payloadStart..<(payloadStart + max(0, have))])
+        return .datagram(
+            Datagram(
+                frame: frame, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport, hopLimit: hop,
+                payload: payload, udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
+                fragmentFrames: fragments, srcMAC: srcMAC))
+    }
+}
