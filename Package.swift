@@ -41,7 +41,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "discoscope",
-            dependencies: ["Analyzer", "Capture", "Findings", "Rules", "Reporting",
+            dependencies: ["Analyzer", "Capture", "Findings", "Rules", "Reporting", "WireFormat",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "TestSupport", dependencies: ["WireFormat", "NetLayers"]),

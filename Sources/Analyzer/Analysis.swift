@@ -101,7 +101,10 @@ public final class Analysis {
     /// Analyses one UDP datagram (also the entry point for tests).
     public func datagram(_ d: Datagram) {
         let wellKnown = d.srcPort == 1900 || d.dstPort == 1900 || d.srcPort == 5353 || d.dstPort == 5353
-        if wellKnown { wellKnownPortDatagrams += 1 }
+        if wellKnown {
+            wellKnownPortDatagrams += 1
+            summary.portDatagrams += 1
+        }
         var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
         var record: MessageRecord? = nil
         if ssdp.claims(d) {
@@ -156,6 +159,11 @@ public final class Analysis {
         }
         if decoder.reassembler.abandoned > 0 {
             summary.skip("IP datagrams given up in reassembly", count: decoder.reassembler.abandoned)
+        }
+        if decoder.reassembler.overlapConflicts > 0 {
+            summary.skip(
+                "IP fragments overlapping with different contents (first copy kept, as Wireshark does)",
+                count: decoder.reassembler.overlapConflicts)
         }
         summary.devices = devices.count
         extra(&summary)

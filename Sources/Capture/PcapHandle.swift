@@ -100,7 +100,7 @@ public final class PcapHandle {
         if message.contains("truncated dump file") || message.contains("truncated pcapng dump file") {
             return "file ends in the middle of a record (\(message)); packets before it were processed"
         }
-        return message
+        return OfflineSource.describeOpenError(message)
     }
 
     /// Interrupts a blocking `next` (safe from a signal handler's perspective via pcap).

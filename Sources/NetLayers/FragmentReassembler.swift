@@ -50,6 +50,8 @@ public struct FragmentReassembler: Sendable {
     private var bytesHeld = 0
     /// Datagrams given up (timeout, limits, inconsistent overlap), for the summary.
     public private(set) var abandoned = 0
+    /// Fragments whose overlapping bytes disagreed with earlier ones (earlier bytes kept).
+    public private(set) var overlapConflicts = 0
 
     public init(maxDatagrams: Int = 256, maxBytes: Int = 8 << 20, timeoutSeconds: Int64 = 30) {
         self.maxDatagrams = maxDatagrams
@@ -92,14 +94,15 @@ public struct FragmentReassembler: Sendable {
             drop(key)
             return .dropped("more than 512 fragments for one IP datagram")
         }
-        // Overlaps must agree byte for byte.
+        // Overlapping data must agree; where it does not (an evasion trick), the first copy
+        // wins, as in Wireshark and Linux, and the conflict is counted for the summary.
         for piece in p.pieces {
             let lo = max(piece.offset, offset)
             let hi = min(piece.offset + piece.bytes.count, end)
             if lo < hi {
                 for i in lo..<hi where piece.bytes[i - piece.offset] != bytes[i - offset] {
-                    drop(key)
-                    return .dropped("overlapping IP fragments with different contents")
+                    overlapConflicts += 1
+                    break
                 }
             }
         }
@@ -115,18 +118,19 @@ public struct FragmentReassembler: Sendable {
             return .held
         }
         // Complete when the pieces cover [0, total).
-        p.pieces.sort { $0.offset < $1.offset }
         var covered = 0
-        for piece in p.pieces {
-            if piece.offset > covered { break }
-            covered = max(covered, piece.offset + piece.bytes.count)
+        for range in p.pieces.map({ ($0.offset, $0.offset + $0.bytes.count) }).sorted(by: { $0.0 < $1.0 }) {
+            if range.0 > covered { break }
+            covered = max(covered, range.1)
         }
         guard covered >= total else {
             pending[key] = p
             return .held
         }
         var whole = [UInt8](repeating: 0, count: total)
-        for piece in p.pieces {
+        // Pieces are in arrival order; writing them in reverse lets the earliest copy of each
+        // byte win.
+        for piece in p.pieces.reversed() {
             let n = min(piece.bytes.count, total - piece.offset)
             if n > 0 { whole.replaceSubrange(piece.offset..<(piece.offset + n), with: piece.bytes[0..<n]) }
         }

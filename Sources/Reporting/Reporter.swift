@@ -13,6 +13,9 @@ public struct RunSummary: Sendable {
     public var framesRead: Int = 0
     /// UDP datagrams to or from port 1900 / 5353 (and candidate SSDP responses).
     public var datagrams: Int = 0
+    /// UDP datagrams with source or destination port 1900 or 5353, counted as tshark's
+    /// `udp.port==1900 || udp.port==5353` counts them (reassembled datagrams once).
+    public var portDatagrams: Int = 0
     public var ssdpMessages: Int = 0
     public var mdnsMessages: Int = 0
     /// Datagrams cut short by the snap length (decoded as far as they go).

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Glibc
+
+/// `discoscope`: capture, decode and lint SSDP and mDNS / DNS-SD traffic.
+@main
+struct DiscoScope: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discoscope",
+        abstract: "Decode and lint local-network service discovery: SSDP (UPnP, UDP 1900) and mDNS / DNS-SD (UDP 5353).",
+        discussion: """
+            Reads captures (pcap, pcapng, gzip-compressed, or standard input) or sniffs an interface, \
+            shows every SSDP and mDNS message typed, and checks each against the UPnP Device \
+            Architecture and RFC 6762/6763 rule catalog (`discoscope rules`).
+
+            Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
+            """,
+        version: "0.1.0",
+        subcommands: [Analyze.self],
+        defaultSubcommand: nil
+    )
+
+    /// ArgumentParser exits with 64 on usage errors; our contract says 2.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)
+            }
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                FileHandleStderr.write(message + "\n")
+            }
+            Glibc.exit(code == .failure || code == .validationFailure ? 2 : (code.rawValue == 1 ? 2 : code.rawValue))
+        }
+    }
+}
+
+/// Writes to standard error without Foundation.
+enum FileHandleStderr {
+    static func write(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(2, buf.baseAddress.map { $0 + off }, buf.count - off)
+                if n <= 0 { break }
+                off += n
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Findings
+import Reporting
+
+extension OutputFormatOption: ExpressibleByArgument {}
+
+/// `--format text|jsonl|sarif|junit`.
+enum OutputFormatOption: String, CaseIterable {
+    case text, jsonl, sarif, junit
+}
+
+extension Severity: ExpressibleByArgument {}
+
+/// `--fail-on error|warning|info|never`.
+enum FailOn: String, CaseIterable, ExpressibleByArgument {
+    case error, warning, info, never
+
+    var threshold: Severity? {
+        switch self {
+        case .error: .error
+        case .warning: .warning
+        case .info: .info
+        case .never: nil
+        }
+    }
+}
+
+/// Output options shared by `analyze` and `capture`.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format.")
+    var format: OutputFormatOption = .text
+
+    @Option(name: .long, help: "Write the report to PATH instead of standard output.")
+    var output: String?
+
+    @Flag(name: .shortAndLong, help: "Show every header and DNS section under each message.")
+    var verbose = false
+
+    @Flag(name: .shortAndLong, help: "Text output: print only findings and the summary, not every message.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Text output: never colour (colour is used only on a terminal, and never when NO_COLOR is set).")
+    var noColor = false
+}
+
+/// Rule selection and CI gating options shared by `analyze` and `capture`.
+struct RuleOptions: ParsableArguments {
+    @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains.")
+    var failOn: FailOn = .error
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Run only these rules (IDs such as SSDP-104 or names).")
+    var enable: [String] = []
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Do not run these rules (IDs or names).")
+    var disable: [String] = []
+
+    @Option(name: .long, help: "Report only findings at or above this severity.")
+    var minSeverity: Severity?
+
+    @Option(name: .long, help: "Configuration file (default: .discoscope.yml in the current directory, if present).")
+    var config: String?
+
+    @Option(name: .long, help: "Known findings to ignore (written earlier with --write-baseline).")
+    var baseline: String?
+
+    @Option(name: .long, help: "Write the findings of this run to FILE as a baseline.")
+    var writeBaseline: String?
+}
