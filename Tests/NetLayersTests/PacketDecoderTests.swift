@@ -1,0 +1,181 @@
+import NetLayers
+import Testing
+import TestSupport
+import WireFormat
+
+private let t0 = Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
+
+private func decode(_ link: LinkType, _ bytes: [UInt8], original: Int? = nil) -> FrameOutcome {
+    var d = PacketDecoder()
+    return d.decode(
+        frame: 1, time: t0, linkType: link, frameBytes: bytes, originalLength: original ?? bytes.count,
+        wants: { _, _, _, _ in true })
+}
+
+/// 192.168.1.10:5353 > 224.0.0.251:5353, TTL 255, 4-byte payload "abcd".
+private let ipv4UDP = hex(
+    """
+    45000020 00010000 ff11 0000 c0a8010a e00000fb
+    14e9 14e9 000c 0000 61626364
+    """)
+
+@Suite struct PacketDecoderTests {
+    @Test func ethernetWithStackedVLANTagsReachesUDP() {
+        let frame = hex("01005e0000fb 020000000001 88a8 0064 8100 0014 0800") + ipv4UDP
+        guard case .datagram(let d) = decode(.ethernet, frame) else {
+            Issue.record("expected a datagram")
+            return
+        }
+        #expect(d.src == IPAddress(text: Array("192.168.1.10".utf8)))
+        #expect(d.dst == .mdnsIPv4)
+        #expect(d.payload == Array("abcd".utf8))
+        #expect(d.hopLimit == 255)
+    }
+
+    @Test func nullLoopbackFamilyInEitherByteOrder() {
+        for header in [hex("02000000"), hex("00000002")] {
+            guard case .datagram = decode(.null, header + ipv4UDP) else {
+                Issue.record("NULL header \(header) not decoded")
+                continue
+            }
+        }
+    }
+
+    @Test func rawLinkTypeDecidesByVersionNibble() {
+        guard case .datagram(let d) = decode(.raw, ipv4UDP) else {
+            Issue.record("expected a datagram")
+            return
+        }
+        #expect(d.srcPort == 5353)
+    }
+
+    @Test func udpLengthBeyondCapturedBytesIsTruncatedWhenTheSnapLengthCutIt() {
+        let cut = Array(ipv4UDP.prefix(ipv4UDP.count - 2))
+        guard case .datagram(let d) = decode(.ipv4, cut, original: ipv4UDP.count) else {
+            Issue.record("expected a truncated datagram")
+            return
+        }
+        #expect(d.isTruncated)
+        #expect(d.payload == Array("ab".utf8))
+        #expect(d.udpPayloadLength == 4)
+    }
+
+    @Test func ipv4HeaderLengthBelowTwentyIsMalformed() {
+        var bad = ipv4UDP
+        bad[0] = 0x44
+        guard case .malformed = decode(.ipv4, bad) else {
+            Issue.record("expected malformed")
+            return
+        }
+    }
+
+    @Test func unknownLinkTypeIsUnsupported() {
+        guard case .unsupportedLink(let l) = decode(LinkType(rawValue: 147), ipv4UDP) else {
+            Issue.record("expected unsupported")
+            return
+        }
+        #expect(l.description == "USER0")
+    }
+
+    /// Seeded random frames of every supported link type never trap (gopacket's fuzz target).
+    @Test func randomBytesNeverTrap() {
+        var rng = SplitMix64(seed: 42)
+        let links: [LinkType] = [.ethernet, .linuxSLL, .linuxSLL2, .null, .loop, .raw, .ipv4, .ipv6, .ieee802_11, .ieee802_11Radiotap]
+        var decoder = PacketDecoder(reassembler: FragmentReassembler(maxDatagrams: 8, maxBytes: 1 << 16))
+        var seen = 0
+        for i in 0..<20_000 {
+            let n = Int(rng.next() % 200)
+            var bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            // Make many of them look like IPv4/IPv6 UDP (and fragments) so deeper code runs.
+            if n > 40, i % 2 == 0 {
+                bytes[0] = i % 4 == 0 ? 0x45 : 0x60
+                bytes[9] = 17
+                bytes[6] = 17
+            }
+            let outcome = decoder.decode(
+                frame: i, time: t0, linkType: links[i % links.count], frameBytes: bytes,
+                originalLength: n + Int(rng.next() % 3), wants: { _, _, _, _ in true })
+            if case .datagram = outcome { seen += 1 }
+        }
+        #expect(decoder.reassembler.inFlight <= 8)
+        #expect(seen > 0)
+    }
+}
+
+/// Deterministic PRNG for tests.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct FragmentReassemblerTests {
+    let key = FragmentReassembler.Key(src: .v4(1), dst: .v4(2), id: 7, proto: 17)
+
+    @Test func completesWhenCoveredAndReportsAllFrames() {
+        var r = FragmentReassembler()
+        guard case .held = r.add(key: key, offset: 8, more: false, bytes: [9, 9], frame: 2, time: t0, hopLimit: 1, headerLength: 20) else {
+            Issue.record("expected held")
+            return
+        }
+        guard case .complete(let w) = r.add(key: key, offset: 0, more: true, bytes: Array(repeating: 1, count: 8), frame: 5, time: t0, hopLimit: 64, headerLength: 20) else {
+            Issue.record("expected complete")
+            return
+        }
+        #expect(w.payload == Array(repeating: 1, count: 8) + [9, 9])
+        #expect(w.frames == [2, 5])
+        #expect(w.hopLimit == 64)
+        #expect(r.inFlight == 0)
+    }
+
+    @Test func boundedNumberOfDatagramsInFlight() {
+        var r = FragmentReassembler(maxDatagrams: 4)
+        for id in 0..<100 {
+            let k = FragmentReassembler.Key(src: .v4(1), dst: .v4(2), id: UInt32(id), proto: 17)
+            _ = r.add(key: k, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: id, time: t0, hopLimit: 1, headerLength: 20)
+        }
+        #expect(r.inFlight <= 4)
+        #expect(r.abandoned >= 96)
+    }
+
+    @Test func incompleteDatagramsExpireAfterTheTimeout() {
+        var r = FragmentReassembler(timeoutSeconds: 30)
+        _ = r.add(key: key, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: 1, time: t0, hopLimit: 1, headerLength: 20)
+        let later = Timestamp(seconds: t0.seconds + 31, nanoseconds: 0)
+        let other = FragmentReassembler.Key(src: .v4(3), dst: .v4(4), id: 1, proto: 17)
+        _ = r.add(key: other, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: 2, time: later, hopLimit: 1, headerLength: 20)
+        #expect(r.inFlight == 1)
+        #expect(r.abandoned == 1)
+    }
+
+    @Test func fragmentBeyond65535IsDropped() {
+        var r = FragmentReassembler()
+        guard case .dropped = r.add(key: key, offset: 65528, more: false, bytes: Array(repeating: 0, count: 16), frame: 1, time: t0, hopLimit: 1, headerLength: 20) else {
+            Issue.record("expected dropped")
+            return
+        }
+    }
+}
+
+@Suite struct IPAddressTests {
+    @Test(arguments: ["192.168.1.10", "fe80::99:ff:fe00:1", "ff02::fb", "::1", "::", "2001:db8::1:0:0:1"])
+    func textRoundTrips(text: String) {
+        #expect(IPAddress(text: Array(text.utf8))?.description == text)
+    }
+
+    @Test func classifiesMulticastAndScopes() {
+        #expect(IPAddress.ssdpIPv4.isMulticast)
+        #expect(IPAddress.mdnsIPv6.ipv6MulticastScope == 2)
+        #expect(IPAddress.ssdpIPv6SiteLocal.ipv6MulticastScope == 5)
+        #expect(IPAddress(text: Array("fe80::1".utf8))?.isLinkLocal == true)
+        #expect(IPAddress(text: Array("127.0.0.1".utf8))?.isLoopback == true)
+        #expect(IPAddress(text: Array("1.2.3".utf8)) == nil)
+        #expect(IPAddress(text: Array("1::2::3".utf8)) == nil)
+    }
+}
