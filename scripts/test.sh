@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs DiscoScope's whole test suite on a fresh Debian machine: installs the test
+# dependencies, then `swift test` (unit, rule, golden-file, CLI and, as root, live-capture
+# tests), then the tshark differential checks on ../shared/captures/public when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+swift build --build-tests
+swift test --skip-build
+if [ -d ../shared/captures/public ]; then
+    scripts/compare-tshark-counts.sh
+fi
