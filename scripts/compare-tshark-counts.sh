@@ -16,7 +16,7 @@ n=0
 for f in "$DIR"/*; do
     case "$f" in *.md) continue ;; esac
     name=$(basename "$f")
-    t=$(tshark -r "$f" -Y 'udp.port==1900||udp.port==5353' 2>/dev/null | wc -l)
+    t=$(tshark -r "$f" -Y '(udp.port==1900||udp.port==5353) && !icmp && !icmpv6' 2>/dev/null | wc -l)
     ours=$("$BIN" analyze "$f" --format jsonl 2>/dev/null | python3 -c '
 import json, sys
 n = None
