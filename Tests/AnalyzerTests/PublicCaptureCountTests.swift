@@ -99,4 +99,13 @@ func analyse(_ path: String) throws -> (CountingReporter, RunSummary) {
         let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { !$0.hasSuffix(".md") }
         #expect(Set(files) == Set(Self.tsharkCounts.map(\.0)))
     }
+
+    /// Our own testbed recordings: tshark's count without the ICMP errors that quote mDNS
+    /// replies (`… && !icmp && !icmpv6`; see captures/README.md).
+    @Test(arguments: [("testbed/lan-dualstack.pcapng", 1001), ("testbed/h4-any-sll2.pcap", 1016)])
+    func testbedDatagramCountMatchesTshark(file: String, expected: Int) throws {
+        let (_, summary) = try analyse(Fixtures.capture(file))
+        #expect(summary.portDatagrams == expected)
+        #expect(summary.inputErrors.isEmpty)
+    }
 }
