@@ -80,7 +80,8 @@ final class Frontend {
     }
 }
 
-/// Minimal output until the reporters land.
+/// Built-in output used until the Reporting formats are wired in: tcpdump-like text lines
+/// and the CONTRACT's JSON-lines records.
 final class TemporaryReporter: Reporter {
     let sink: any OutputSink
     let format: OutputFormatOption
@@ -89,12 +90,52 @@ final class TemporaryReporter: Reporter {
         self.format = format
     }
     var isStreaming: Bool { true }
+
     func message(_ m: MessageRecord, findings: [Finding]) {
+        if format == .jsonl {
+            var fields: [(String, JSONValue)] = [
+                ("type", .string("message")), ("frame", .int(m.frame)), ("time", .rawNumber(m.time.microsecondText)),
+                ("src", .string(m.src)), ("sport", .int(m.sport)), ("dst", .string(m.dst)), ("dport", .int(m.dport)),
+                ("ip_ttl", .int(m.ipTTL)), ("protocol", .string(m.proto.rawValue)), ("kind", .string(m.kind)),
+            ]
+            fields += m.fields
+            if m.truncated { fields.append(("truncated", .bool(true))) }
+            if !m.fragmentFrames.isEmpty { fields.append(("fragment_frames", .array(m.fragmentFrames.map { .int($0) }))) }
+            sink.write(JSONValue.object(fields).serialized() + "\n")
+            for f in findings { finding(f) }
+            return
+        }
         sink.write("\(m.frame) \(m.time.microsecondText) \(m.src).\(m.sport) > \(m.dst).\(m.dport) \(m.proto.rawValue): \(m.summary)\n")
         for f in findings { sink.write("  \(f.rule) \(f.severity.rawValue): \(f.message)\n") }
     }
-    func finding(_ f: Finding) { sink.write("\(f.rule) \(f.severity.rawValue): \(f.message)\n") }
+
+    func finding(_ f: Finding) {
+        if format == .jsonl {
+            let obj: JSONValue = .object([
+                ("type", .string("finding")), ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
+                ("severity", .string(f.severity.rawValue)), ("frames", .array(f.frames.map { .int($0) })),
+                ("time", .rawNumber(f.time.microsecondText)), ("message", .string(f.message)), ("spec", .string(f.spec)),
+                ("interop", f.interop.map { .string($0) } ?? .null), ("source", .string(f.source)),
+            ])
+            sink.write(obj.serialized() + "\n")
+            return
+        }
+        sink.write("\(f.rule) \(f.severity.rawValue): \(f.message)\n")
+    }
+
     func finish(_ s: RunSummary) {
+        if format == .jsonl {
+            let obj: JSONValue = .object([
+                ("type", .string("summary")), ("frames", .int(s.framesRead)), ("datagrams", .int(s.datagrams)),
+                ("port_datagrams", .int(s.portDatagrams)), ("ssdp_messages", .int(s.ssdpMessages)),
+                ("mdns_messages", .int(s.mdnsMessages)), ("truncated", .int(s.truncatedDatagrams)),
+                ("reassembled", .int(s.reassembledDatagrams)),
+                ("skipped", .object(s.skipped.map { ($0.reason, .int($0.count)) })),
+                ("input_errors", .array(s.inputErrors.map { .string($0) })),
+            ])
+            sink.write(obj.serialized() + "\n")
+            return
+        }
         sink.write("summary frames=\(s.framesRead) datagrams=\(s.datagrams) port_datagrams=\(s.portDatagrams) ssdp=\(s.ssdpMessages) mdns=\(s.mdnsMessages)\n")
     }
 }
