@@ -1,7 +1,439 @@
+import WireFormat
+
+/// One SSDP datagram, decoded leniently: whatever the framing, the start line and every
+/// header line are kept (as byte ranges of `payload`, no copies), and each framing problem
+/// is recorded as an anomaly for the rules to judge (UDA 1.1/2.0 §1.1; RFC 2616 §4.1).
 public struct SSDPMessage: Sendable {
-    public var startLine: ArraySlice<UInt8>
+    public enum Kind: String, Sendable {
+        case mSearch = "m-search"
+        case notify
+        case response
+        case other
+    }
+
+    public struct Header: Sendable {
+        /// Field name exactly as received (before the colon, without trailing whitespace).
+        public var name: ArraySlice<UInt8>
+        /// Field value with surrounding whitespace removed.
+        public var value: ArraySlice<UInt8>
+        /// Offset of the line in the payload.
+        public var offset: Int
+        /// Whitespace between the name and the colon (RFC 9110 forbids it).
+        public var spaceBeforeColon: Bool
+        /// A line without a colon: `name` holds the whole line, `value` is empty.
+        public var missingColon: Bool
+    }
+
+    public struct Anomaly: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable {
+            case bareLF = "bare-lf"
+            case bareCR = "bare-cr"
+            case leadingEmptyLine = "leading-empty-line"
+            case missingBlankLine = "missing-blank-line"
+            case headerWithoutColon = "header-without-colon"
+            case spaceBeforeColon = "space-before-colon"
+            case invalidNameCharacter = "invalid-name-character"
+            case obsoleteLineFolding = "obsolete-line-folding"
+            case controlCharacter = "control-character"
+            case invalidUTF8 = "invalid-utf8"
+            case nonASCII = "non-ascii"
+            case body
+            case tooManyHeaders = "too-many-headers"
+        }
+        public var kind: Kind
+        public var offset: Int
+    }
+
+    public let payload: [UInt8]
+    public private(set) var kind: Kind = .other
+    public private(set) var startLine: ArraySlice<UInt8> = []
+    /// Method, Request-URI and version of a request, or version, status and reason of a
+    /// response (raw tokens of the start line).
+    public private(set) var startTokens: [ArraySlice<UInt8>] = []
+    public private(set) var headers: [Header] = []
+    public private(set) var anomalies: [Anomaly] = []
+    /// Bytes after the blank line that ends the header block.
+    public private(set) var body: ArraySlice<UInt8> = []
+    /// Whether the message starts like HTTP at all (a request line with a version, or a
+    /// status line): used to tell SSDP attempts from unrelated payloads.
+    public private(set) var looksLikeHTTP = false
+
+    public static let maxHeaders = 256
+
     public init(parsing payload: [UInt8]) {
-        let end = payload.firstIndex(of: 0x0A) ?? payload.endIndex
-        startLine = payload[payload.startIndex..<end]
+        self.payload = payload
+        parse()
+    }
+
+    private mutating func note(_ k: Anomaly.Kind, _ offset: Int) {
+        if !anomalies.contains(where: { $0.kind == k }) { anomalies.append(Anomaly(kind: k, offset: offset)) }
+    }
+
+    private mutating func parse() {
+        let p = payload
+        let n = p.count
+        var i = 0
+        // Leading empty lines (RFC 2616 §4.1 tolerates them; UDA does not).
+        while i < n, p[i] == 0x0D || p[i] == 0x0A {
+            note(.leadingEmptyLine, i)
+            i += 1
+        }
+        var sawBlank = false
+        var lineIndex = 0
+        while i < n {
+            // Find the end of this line: CRLF, bare LF or bare CR.
+            var j = i
+            while j < n, p[j] != 0x0A, p[j] != 0x0D { j += 1 }
+            let line = p[i..<j]
+            var next = j
+            if j < n {
+                if p[j] == 0x0D {
+                    if j + 1 < n, p[j + 1] == 0x0A {
+                        next = j + 2
+                    } else {
+                        note(.bareCR, j)
+                        next = j + 1
+                    }
+                } else {
+                    note(.bareLF, j)
+                    next = j + 1
+                }
+            }
+            if line.isEmpty {
+                sawBlank = true
+                i = next
+                break
+            }
+            if lineIndex == 0 {
+                startLine = line
+                parseStartLine(line)
+            } else if p[i] == 0x20 || p[i] == 0x09 {
+                note(.obsoleteLineFolding, i)
+                if var last = headers.popLast() {
+                    // Keep the folded text as part of the previous value (its range grows).
+                    last.value = p[last.value.startIndex..<trimEnd(line).endIndex]
+                    headers.append(last)
+                }
+            } else if headers.count >= Self.maxHeaders {
+                note(.tooManyHeaders, i)
+            } else {
+                headers.append(parseHeader(line, at: i))
+            }
+            lineIndex += 1
+            i = next
+        }
+        if !sawBlank { note(.missingBlankLine, n) }
+        if sawBlank, i < n {
+            body = p[i..<n]
+            // Trailing NULs or whitespace only are common padding; still a body.
+            note(.body, i)
+        }
+    }
+
+    private func trimEnd(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var e = s.endIndex
+        while e > s.startIndex, s[e - 1] == 0x20 || s[e - 1] == 0x09 { e -= 1 }
+        return s[s.startIndex..<e]
+    }
+
+    private func trim(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var b = s.startIndex
+        while b < s.endIndex, s[b] == 0x20 || s[b] == 0x09 { b += 1 }
+        return trimEnd(s[b..<s.endIndex])
+    }
+
+    private mutating func parseStartLine(_ line: ArraySlice<UInt8>) {
+        var tokens: [ArraySlice<UInt8>] = []
+        var k = line.startIndex
+        // Split on single spaces into at most 3 tokens (the reason phrase may contain spaces).
+        while k < line.endIndex, tokens.count < 2 {
+            var e = k
+            while e < line.endIndex, line[e] != 0x20 { e += 1 }
+            tokens.append(line[k..<e])
+            k = e < line.endIndex ? e + 1 : e
+        }
+        if k < line.endIndex || (tokens.count == 2 && k == line.endIndex && line.last == 0x20) {
+            tokens.append(line[k..<line.endIndex])
+        }
+        startTokens = tokens
+        let first = tokens.first ?? []
+        if ASCII.equalsIgnoringCase(first.prefix(5), Array("HTTP/".utf8)) {
+            kind = .response
+            looksLikeHTTP = true
+        } else if tokens.count == 3, ASCII.equalsIgnoringCase(tokens[2].prefix(5), Array("HTTP/".utf8)) {
+            looksLikeHTTP = true
+            if ASCII.equalsIgnoringCase(first, Array("M-SEARCH".utf8)) {
+                kind = .mSearch
+            } else if ASCII.equalsIgnoringCase(first, Array("NOTIFY".utf8)) {
+                kind = .notify
+            }
+        }
+    }
+
+    private mutating func parseHeader(_ line: ArraySlice<UInt8>, at offset: Int) -> Header {
+        guard let colon = line.firstIndex(of: 0x3A) else {
+            note(.headerWithoutColon, offset)
+            return Header(name: line, value: [], offset: offset, spaceBeforeColon: false, missingColon: true)
+        }
+        let rawName = line[line.startIndex..<colon]
+        let name = trimEnd(rawName)
+        let spaceBefore = name.count != rawName.count
+        if spaceBefore { note(.spaceBeforeColon, offset) }
+        for b in name where !SSDPSyntax.isTokenByte(b) {
+            note(.invalidNameCharacter, offset)
+            break
+        }
+        let value = trim(line[(colon + 1)..<line.endIndex])
+        var nonASCII = false
+        for b in value {
+            if (b < 0x20 && b != 0x09) || b == 0x7F {
+                note(.controlCharacter, offset)
+            } else if b >= 0x80 {
+                nonASCII = true
+            }
+        }
+        if nonASCII {
+            note(ASCII.isValidUTF8(value) ? .nonASCII : .invalidUTF8, offset)
+        }
+        return Header(name: name, value: value, offset: offset, spaceBeforeColon: spaceBefore, missingColon: false)
+    }
+
+    // MARK: - Lookups (case-insensitive on bytes, no allocation)
+
+    /// The first header with this name (compared ASCII-case-insensitively).
+    public func first(_ name: SSDPHeaderName) -> Header? {
+        headers.first { !$0.missingColon && ASCII.equalsIgnoringCase($0.name, name.bytes) }
+    }
+
+    public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? { first(name)?.value }
+
+    public func count(_ name: SSDPHeaderName) -> Int {
+        headers.reduce(0) { $0 + (!$1.missingColon && ASCII.equalsIgnoringCase($1.name, name.bytes) ? 1 : 0) }
+    }
+
+    public func has(_ name: SSDPHeaderName) -> Bool { first(name) != nil }
+
+    // MARK: - Typed views
+
+    /// NTS value as a sub-kind of NOTIFY.
+    public enum NotificationSubtype: Sendable { case alive, byebye, update, other }
+
+    public var notificationSubtype: NotificationSubtype? {
+        guard kind == .notify else { return nil }
+        guard let v = value(.nts) else { return .other }
+        if v.elementsEqual("ssdp:alive".utf8) { return .alive }
+        if v.elementsEqual("ssdp:byebye".utf8) { return .byebye }
+        if v.elementsEqual("ssdp:update".utf8) { return .update }
+        return .other
+    }
+
+    /// MX as an integer when it is a plain decimal number.
+    public var mx: UInt64? { value(.mx).flatMap { ASCII.parseDecimal($0) } }
+
+    /// `max-age` from CACHE-CONTROL (tolerating spaces around `=`), nil when absent or not a
+    /// number.
+    public var maxAge: UInt64? {
+        guard let v = value(.cacheControl) else { return nil }
+        return SSDPSyntax.maxAge(in: v)
+    }
+
+    /// The UPnP version claimed by SERVER (or USER-AGENT for M-SEARCH): `UPnP/x.y` token.
+    public var claimedUPnPVersion: UPnPVersion? {
+        let field: SSDPHeaderName = kind == .mSearch ? .userAgent : .server
+        guard let v = value(field) else { return nil }
+        return UPnPVersion.find(in: v)
+    }
+
+    /// The UUID part of USN (`uuid:<this>` up to `::`), nil when USN does not start with `uuid:`.
+    public var usnUUID: ArraySlice<UInt8>? {
+        guard let usn = value(.usn) else { return nil }
+        return SSDPSyntax.uuid(inUSN: usn)
+    }
+
+    /// The part of USN after `::`, nil when there is none.
+    public var usnType: ArraySlice<UInt8>? {
+        guard let usn = value(.usn) else { return nil }
+        return SSDPSyntax.suffix(ofUSN: usn)
+    }
+
+    /// Status code of a response, when the start line has a 3-digit code.
+    public var statusCode: UInt64? {
+        guard kind == .response, startTokens.count >= 2 else { return nil }
+        return ASCII.parseDecimal(startTokens[1])
+    }
+}
+
+/// A UPnP Device Architecture version from a `UPnP/major.minor` product token.
+public struct UPnPVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
+    public static let v1_0 = UPnPVersion(major: 1, minor: 0)
+    public static let v1_1 = UPnPVersion(major: 1, minor: 1)
+    public static let v2_0 = UPnPVersion(major: 2, minor: 0)
+    public static func < (a: UPnPVersion, b: UPnPVersion) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
+    public var description: String { "\(major).\(minor)" }
+
+    /// Finds `UPnP/x.y` (case-insensitive `upnp/`) anywhere in a SERVER/USER-AGENT value.
+    public static func find(in value: ArraySlice<UInt8>) -> UPnPVersion? {
+        let needle = Array("upnp/".utf8)
+        var i = value.startIndex
+        while i + 5 <= value.endIndex {
+            if ASCII.equalsIgnoringCase(value[i..<(i + 5)], needle) {
+                var k = i + 5
+                var major = 0
+                var digits = 0
+                while k < value.endIndex, ASCII.isDigit(value[k]), digits < 4 {
+                    major = major * 10 + Int(value[k] - 0x30)
+                    k += 1
+                    digits += 1
+                }
+                guard digits > 0 else { return nil }
+                var minor = 0
+                if k < value.endIndex, value[k] == 0x2E {
+                    k += 1
+                    var md = 0
+                    while k < value.endIndex, ASCII.isDigit(value[k]), md < 4 {
+                        minor = minor * 10 + Int(value[k] - 0x30)
+                        k += 1
+                        md += 1
+                    }
+                }
+                return UPnPVersion(major: major, minor: minor)
+            }
+            i += 1
+        }
+        return nil
+    }
+}
+
+/// A header name compared case-insensitively (swift-http-types' `HTTPField.Name` idea).
+public struct SSDPHeaderName: Sendable, Hashable {
+    public let bytes: [UInt8]
+    public let text: String
+    public init(_ text: String) {
+        self.text = text
+        self.bytes = Array(text.utf8)
+    }
+    public static let host = SSDPHeaderName("HOST")
+    public static let man = SSDPHeaderName("MAN")
+    public static let mx = SSDPHeaderName("MX")
+    public static let st = SSDPHeaderName("ST")
+    public static let nt = SSDPHeaderName("NT")
+    public static let nts = SSDPHeaderName("NTS")
+    public static let usn = SSDPHeaderName("USN")
+    public static let location = SSDPHeaderName("LOCATION")
+    public static let cacheControl = SSDPHeaderName("CACHE-CONTROL")
+    public static let server = SSDPHeaderName("SERVER")
+    public static let userAgent = SSDPHeaderName("USER-AGENT")
+    public static let ext = SSDPHeaderName("EXT")
+    public static let date = SSDPHeaderName("DATE")
+    public static let contentLength = SSDPHeaderName("CONTENT-LENGTH")
+    public static let bootID = SSDPHeaderName("BOOTID.UPNP.ORG")
+    public static let configID = SSDPHeaderName("CONFIGID.UPNP.ORG")
+    public static let nextBootID = SSDPHeaderName("NEXTBOOTID.UPNP.ORG")
+    public static let searchPort = SSDPHeaderName("SEARCHPORT.UPNP.ORG")
+    public static let tcpPort = SSDPHeaderName("TCPPORT.UPNP.ORG")
+    public static let cpfn = SSDPHeaderName("CPFN.UPNP.ORG")
+    public static let cpuuid = SSDPHeaderName("CPUUID.UPNP.ORG")
+    public static let secureLocation = SSDPHeaderName("SECURELOCATION.UPNP.ORG")
+}
+
+/// Byte-level syntax helpers (RFC 2616/9110 tokens, UUIDs, URNs), no allocation.
+public enum SSDPSyntax {
+    /// RFC 9110 tchar.
+    public static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default: return false
+        }
+    }
+
+    public static func isToken<C: Collection>(_ s: C) -> Bool where C.Element == UInt8 {
+        !s.isEmpty && s.allSatisfy(isTokenByte)
+    }
+
+    public static func hasPrefix(_ s: ArraySlice<UInt8>, _ p: String, caseInsensitive: Bool = false) -> Bool {
+        let pb = Array(p.utf8)
+        guard s.count >= pb.count else { return false }
+        let head = s.prefix(pb.count)
+        return caseInsensitive ? ASCII.equalsIgnoringCase(head, pb) : head.elementsEqual(pb)
+    }
+
+    public static func uuid(inUSN usn: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        guard hasPrefix(usn, "uuid:", caseInsensitive: true) else { return nil }
+        let rest = usn.dropFirst(5)
+        if let r = firstDoubleColon(rest) { return rest[rest.startIndex..<r] }
+        return rest
+    }
+
+    public static func suffix(ofUSN usn: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        guard let r = firstDoubleColon(usn) else { return nil }
+        return usn[(r + 2)..<usn.endIndex]
+    }
+
+    static func firstDoubleColon(_ s: ArraySlice<UInt8>) -> Int? {
+        var i = s.startIndex
+        while i + 1 < s.endIndex {
+            if s[i] == 0x3A && s[i + 1] == 0x3A { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// 8-4-4-4-12 hexadecimal UUID.
+    public static func isCanonicalUUID(_ s: ArraySlice<UInt8>) -> Bool {
+        guard s.count == 36 else { return false }
+        for (k, b) in s.enumerated() {
+            if k == 8 || k == 13 || k == 18 || k == 23 {
+                if b != 0x2D { return false }
+            } else if !ASCII.isHexDigit(b) {
+                return false
+            }
+        }
+        return true
+    }
+
+    public enum URNKind: Sendable { case device, service }
+
+    /// `urn:<domain>:device|service:<type>:<ver>` → (kind, domain, type, version) when well
+    /// formed; nil otherwise.
+    public static func parseURN(_ s: ArraySlice<UInt8>) -> (kind: URNKind, domain: ArraySlice<UInt8>, type: ArraySlice<UInt8>, version: ArraySlice<UInt8>)? {
+        guard hasPrefix(s, "urn:") else { return nil }
+        let parts = s.split(separator: 0x3A, omittingEmptySubsequences: false)
+        guard parts.count == 5 else { return nil }
+        let kind: URNKind
+        if parts[2].elementsEqual("device".utf8) {
+            kind = .device
+        } else if parts[2].elementsEqual("service".utf8) {
+            kind = .service
+        } else {
+            return nil
+        }
+        return (kind, parts[1], parts[3], parts[4])
+    }
+
+    /// `max-age = N` inside a CACHE-CONTROL value (directive names case-insensitive).
+    public static func maxAge(in v: ArraySlice<UInt8>) -> UInt64? {
+        for directive in v.split(separator: 0x2C) {
+            var d = directive[...]
+            while let f = d.first, f == 0x20 || f == 0x09 { d = d.dropFirst() }
+            guard hasPrefix(d, "max-age", caseInsensitive: true) else { continue }
+            var rest = d.dropFirst(7)
+            while let f = rest.first, f == 0x20 || f == 0x09 { rest = rest.dropFirst() }
+            guard rest.first == 0x3D else { return nil }
+            rest = rest.dropFirst()
+            while let f = rest.first, f == 0x20 || f == 0x09 || f == 0x22 { rest = rest.dropFirst() }
+            while let l = rest.last, l == 0x20 || l == 0x09 || l == 0x22 { rest = rest.dropLast() }
+            return ASCII.parseDecimal(rest)
+        }
+        return nil
     }
 }

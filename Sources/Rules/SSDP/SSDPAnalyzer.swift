@@ -1,17 +1,140 @@
 import Findings
 import NetLayers
 import SSDP
+import WireFormat
 
 /// Decides which datagrams are SSDP, decodes them, runs the SSDP rules and keeps the bounded
-/// state the pairing of searches and responses needs.
+/// state the stateful rules need: the UPnP version each root device claimed (for byebye),
+/// and recent multicast M-SEARCHes (to pair responses: SSDP-501, SSDP-504, SSDP-205, and to
+/// recognise responses from ports other than 1900).
 public struct SSDPAnalyzer {
+    struct Endpoint: Hashable {
+        var address: IPAddress
+        var port: UInt16
+    }
+
+    struct Search {
+        var frame: Int
+        var time: Timestamp
+        /// MX after the cap for the control point's version (nil when absent or invalid).
+        var mx: UInt64?
+        var st: [UInt8]
+        var expires: Timestamp
+    }
+
+    private var searches: [Endpoint: Search] = [:]
+    private var versions: [[UInt8]: UPnPVersion] = [:]
+    static let maxSearches = 1024
+    static let maxVersions = 4096
+    /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
+    static let slack = 0.5
+
     public init() {}
 
-    public func claims(_ d: Datagram) -> Bool { d.srcPort == 1900 || d.dstPort == 1900 }
+    /// SSDP: port 1900 either side, or a datagram to an endpoint that recently multicast an
+    /// M-SEARCH when its payload starts like HTTP (`HTTP/`): a response from another port.
+    public mutating func claims(_ d: Datagram) -> Bool {
+        if d.srcPort == 1900 || d.dstPort == 1900 { return true }
+        guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)], d.time <= s.expires else {
+            return false
+        }
+        return d.payload.count >= 5 && ASCII.equalsIgnoringCase(d.payload.prefix(5), Array("HTTP/".utf8))
+    }
 
     public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> SSDPMessage {
-        SSDPMessage(parsing: d.payload)
+        let m = SSDPMessage(parsing: d.payload)
+        let candidate = d.srcPort != 1900 && d.dstPort != 1900
+        var claimed = m.claimedUPnPVersion
+        let uuid = m.usnUUID.map { Array($0) }
+        if let u = uuid {
+            sink.device = "uuid:" + String(decoding: u, as: UTF8.self)
+            if let c = claimed, m.kind != .mSearch {
+                if versions.count >= Self.maxVersions { versions.removeAll(keepingCapacity: true) }
+                versions[u] = c
+            }
+        }
+        if m.notificationSubtype == .update, claimed == nil { claimed = nil }
+        var version = claimed ?? .v1_0
+        if claimed == nil, m.kind == .notify, let u = uuid, let known = versions[u] { version = known }
+        if m.notificationSubtype == .update, version < .v1_1 { version = .v1_1 }
+        let input = SSDPInput(message: m, datagram: d, version: version, claimedVersion: claimed, isCandidateResponse: candidate)
+        for rule in SSDPRules.all where sink.isEnabled(rule.descriptor) {
+            rule.check(input, &sink)
+        }
+        switch m.kind {
+        case .mSearch where d.dst.isMulticast:
+            remember(search: m, d, version: version)
+        case .response:
+            pair(response: m, d, into: &sink)
+        default:
+            break
+        }
+        return m
+    }
+
+    private mutating func remember(search m: SSDPMessage, _ d: Datagram, version: UPnPVersion) {
+        let cap: UInt64 = version >= .v1_1 ? 5 : 120
+        let mx = m.mx.map { min($0, cap) }
+        let window = Double(mx ?? 5) + Self.slack + 0.5
+        let expires = Timestamp(
+            seconds: d.time.seconds + Int64(window.rounded(.up)), nanoseconds: d.time.nanoseconds)
+        if searches.count >= Self.maxSearches {
+            // Drop the expired ones, or everything if none has expired (bounded memory).
+            searches = searches.filter { $0.value.expires > d.time }
+            if searches.count >= Self.maxSearches { searches.removeAll(keepingCapacity: true) }
+        }
+        searches[Endpoint(address: d.src, port: d.srcPort)] = Search(
+            frame: d.frame, time: d.time, mx: mx, st: Array(m.value(.st) ?? []), expires: expires)
+    }
+
+    private func pair(response m: SSDPMessage, _ d: Datagram, into sink: inout FindingSink) {
+        let key = Endpoint(address: d.dst, port: d.dstPort)
+        guard let s = searches[key] else {
+            // SSDP-205: sent to the searcher's address but not to the port it searched from.
+            if let other = searches.first(where: { $0.key.address == d.dst && $0.value.expires >= d.time }) {
+                sink.report(
+                    SSDPCatalog.responseUnicast, severity: .error,
+                    "response sent to port \(d.dstPort), but the M-SEARCH (frame \(other.value.frame)) came from port \(other.key.port)",
+                    related: [other.value.frame])
+            }
+            return
+        }
+        let delay = Timestamp.seconds(from: s.time, to: d.time)
+        if let mx = s.mx, delay > Double(mx) + Self.slack, delay < 130 {
+            sink.report(
+                SSDPCatalog.mxWindow,
+                "response \(String(format1: delay)) s after the M-SEARCH of frame \(s.frame), whose MX allows \(mx) s",
+                related: [s.frame])
+        }
+        guard delay >= 0, delay < 130, let st = m.value(.st) else { return }
+        let asked = s.st[...]
+        if asked.elementsEqual("ssdp:all".utf8) || asked.isEmpty { return }
+        if SSDPSyntax.hasPrefix(asked, "urn:"), let a = SSDPSyntax.parseURN(asked), let r = SSDPSyntax.parseURN(st) {
+            if a.kind == r.kind, a.domain.elementsEqual(r.domain), a.type.elementsEqual(r.type) {
+                if !a.version.elementsEqual(r.version) {
+                    sink.report(
+                        SSDPCatalog.stEcho,
+                        "search for version \(SSDPText.show(a.version)) (frame \(s.frame)) answered with version \(SSDPText.show(r.version)); the response must carry the requested version",
+                        related: [s.frame])
+                }
+                return
+            }
+        }
+        if !st.elementsEqual(asked) {
+            sink.report(
+                SSDPCatalog.stEcho,
+                "response ST \(SSDPText.show(st)) does not match the search for \(SSDPText.show(asked)) (frame \(s.frame))",
+                related: [s.frame])
+        }
     }
 
     public mutating func finish(into sink: inout FindingSink) {}
+}
+
+extension String {
+    /// One decimal place, without Foundation.
+    init(format1 v: Double) {
+        let tenths = Int((v * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
 }

@@ -1,0 +1,42 @@
+import Findings
+import NetLayers
+import SSDP
+import WireFormat
+
+/// What an SSDP rule sees: the decoded message, its datagram, and the UDA version it is
+/// judged against (from its `UPnP/x.y` token, or for a byebye the version the same root
+/// device claimed earlier; none means 1.0).
+public struct SSDPInput: Sendable {
+    public let message: SSDPMessage
+    public let datagram: Datagram
+    public let version: UPnPVersion
+    /// Whether the version came from the message itself (else it was inherited or defaulted).
+    public let claimedVersion: UPnPVersion?
+    /// Recognised only because it was sent to an endpoint that had just multicast an
+    /// M-SEARCH (a response from a port other than 1900).
+    public let isCandidateResponse: Bool
+
+    public var isMulticast: Bool { datagram.dst.isMulticast }
+    public var atLeast11: Bool { version >= .v1_1 }
+    public var kind: SSDPMessage.Kind { message.kind }
+
+    /// A header value as text, for messages only.
+    public func text(_ v: ArraySlice<UInt8>) -> String { SSDPText.show(v) }
+}
+
+/// Strings for finding messages (output only).
+public enum SSDPText {
+    /// The bytes as text, invalid UTF-8 replaced, control characters escaped, long values cut.
+    public static func show<C: Collection>(_ v: C, limit: Int = 120) -> String where C.Element == UInt8 {
+        var s = ""
+        for scalar in String(decoding: Array(v.prefix(limit)), as: UTF8.self).unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                s += "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                s.unicodeScalars.append(scalar)
+            }
+        }
+        if v.count > limit { s += "…" }
+        return s
+    }
+}

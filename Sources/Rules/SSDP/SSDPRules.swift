@@ -1,0 +1,485 @@
+import Findings
+import NetLayers
+import SSDP
+import WireFormat
+
+/// The stateless SSDP rules: one check per catalog entry, in catalog order.
+public enum SSDPRules {
+    typealias C = SSDPCatalog
+
+    /// Headers that appear at most once (SSDP-008).
+    static let singleValued: [SSDPHeaderName] = [
+        .host, .man, .mx, .st, .nt, .nts, .usn, .location, .server, .userAgent, .ext, .cacheControl, .date, .bootID,
+        .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation,
+    ]
+    /// Names UDA and HTTP define (SSDP-011 leaves these alone).
+    static let knownNames: [SSDPHeaderName] = singleValued + [
+        .contentLength, SSDPHeaderName("AL"), SSDPHeaderName("EXPIRES"), SSDPHeaderName("CONTENT-TYPE"),
+        SSDPHeaderName("CONNECTION"),
+    ]
+
+    static func missing(_ m: SSDPMessage, _ names: [SSDPHeaderName]) -> [String] {
+        names.filter { !m.has($0) }.map(\.text)
+    }
+
+    public static let all: [StatelessRule<SSDPInput>] = [
+        StatelessRule(C.datagramSize) { i, out in
+            if i.datagram.wasFragmented {
+                out.report(C.datagramSize, severity: .warning,
+                    "the message was IP-fragmented (\(i.datagram.fragmentFrames.count) fragments); it must fit in one UDP packet")
+            } else if i.datagram.udpPayloadLength > 512 {
+                out.report(C.datagramSize, severity: .info,
+                    "\(i.datagram.udpPayloadLength)-byte payload; some stacks accept only about 512-byte SSDP datagrams")
+            }
+        },
+        StatelessRule(C.startLine) { i, out in
+            let m = i.message
+            guard m.kind != .response else { return }
+            let line = m.startLine
+            if !(line.elementsEqual("NOTIFY * HTTP/1.1".utf8) || line.elementsEqual("M-SEARCH * HTTP/1.1".utf8)) {
+                out.report(C.startLine, "start line \"\(SSDPText.show(line))\" is not NOTIFY * HTTP/1.1, M-SEARCH * HTTP/1.1 or HTTP/1.1 200 OK")
+            }
+        },
+        StatelessRule(C.requestLine) { i, out in
+            let m = i.message
+            guard m.kind == .mSearch || m.kind == .notify, m.startTokens.count == 3 else { return }
+            let method = m.startTokens[0]
+            var problems: [String] = []
+            if !(method.elementsEqual("M-SEARCH".utf8) || method.elementsEqual("NOTIFY".utf8)) {
+                problems.append("method \"\(SSDPText.show(method))\" is not upper case")
+            }
+            if !m.startTokens[1].elementsEqual("*".utf8) {
+                problems.append("Request-URI is \"\(SSDPText.show(m.startTokens[1]))\", not *")
+            }
+            if !m.startTokens[2].elementsEqual("HTTP/1.1".utf8) {
+                problems.append("version is \(SSDPText.show(m.startTokens[2])), not HTTP/1.1")
+            }
+            if !problems.isEmpty { out.report(C.requestLine, problems.joined(separator: "; ")) }
+        },
+        StatelessRule(C.statusLine) { i, out in
+            let m = i.message
+            guard m.kind == .response else { return }
+            let t = m.startTokens
+            let version = t.first ?? []
+            let status = t.count > 1 ? t[1] : []
+            let reason = t.count > 2 ? t[2] : []
+            if !version.elementsEqual("HTTP/1.1".utf8) {
+                out.report(C.statusLine, severity: .error, "response version is \(SSDPText.show(version)), not HTTP/1.1")
+            } else if !status.elementsEqual("200".utf8) {
+                out.report(C.statusLine, severity: .error,
+                    "status \(SSDPText.show(status)) \(SSDPText.show(reason)) on SSDP; UDA has no error responses (receivers must stay silent)")
+            } else if !reason.elementsEqual("OK".utf8) {
+                out.report(C.statusLine, severity: .warning, "reason phrase is \"\(SSDPText.show(reason))\", not OK")
+            }
+        },
+        StatelessRule(C.lineEndings) { i, out in
+            for a in i.message.anomalies where a.kind == .bareLF || a.kind == .bareCR {
+                out.report(C.lineEndings,
+                    "line ending at offset \(a.offset) is a bare \(a.kind == .bareLF ? "LF" : "CR"), not CRLF",
+                    field: "offset \(a.offset)")
+                break
+            }
+        },
+        StatelessRule(C.blankLine) { i, out in
+            for a in i.message.anomalies {
+                if a.kind == .missingBlankLine, !i.datagram.isTruncated {
+                    out.report(C.blankLine, "the header block is not terminated by an empty line (CRLF CRLF)")
+                } else if a.kind == .leadingEmptyLine {
+                    out.report(C.blankLine, "an empty line precedes the start line")
+                }
+            }
+        },
+        StatelessRule(C.headerSyntax) { i, out in
+            for h in i.message.headers {
+                if h.missingColon {
+                    out.report(C.headerSyntax, "header line \"\(SSDPText.show(h.name))\" has no colon", field: "offset \(h.offset)")
+                } else if h.spaceBeforeColon {
+                    out.report(C.headerSyntax, "whitespace between header name \(SSDPText.show(h.name)) and its colon", field: "offset \(h.offset)")
+                } else if !SSDPSyntax.isToken(h.name) {
+                    out.report(C.headerSyntax, "header name \"\(SSDPText.show(h.name))\" is not an HTTP token", field: "offset \(h.offset)")
+                }
+            }
+        },
+        StatelessRule(C.duplicateHeader) { i, out in
+            for name in singleValued where i.message.count(name) > 1 {
+                out.report(C.duplicateHeader, "\(name.text) appears \(i.message.count(name)) times", field: name.text)
+            }
+        },
+        StatelessRule(C.headerValueBytes) { i, out in
+            for a in i.message.anomalies {
+                switch a.kind {
+                case .controlCharacter: out.report(C.headerValueBytes, severity: .warning, "a header value contains a control character", field: "offset \(a.offset)")
+                case .obsoleteLineFolding: out.report(C.headerValueBytes, severity: .warning, "obsolete line folding (a line starting with whitespace)", field: "offset \(a.offset)")
+                case .invalidUTF8: out.report(C.headerValueBytes, severity: .warning, "a header value is not valid UTF-8", field: "offset \(a.offset)")
+                case .nonASCII: out.report(C.headerValueBytes, severity: .info, "a header value contains non-ASCII (valid UTF-8) characters", field: "offset \(a.offset)")
+                default: break
+                }
+            }
+        },
+        StatelessRule(C.body) { i, out in
+            let m = i.message
+            if !m.body.isEmpty {
+                out.report(C.body, "\(m.body.count) byte(s) of body after the header block")
+            } else if let cl = m.value(.contentLength), !cl.elementsEqual("0".utf8) {
+                out.report(C.body, "Content-Length is \(SSDPText.show(cl)), not 0")
+            }
+        },
+        StatelessRule(C.vendorHeaders) { i, out in
+            for h in i.message.headers where !h.missingColon {
+                if knownNames.contains(where: { ASCII.equalsIgnoringCase(h.name, $0.bytes) }) { continue }
+                if h.name.contains(0x2E) { continue }  // token.domain
+                let legacy = SSDPSyntax.hasPrefix(h.name, "X-", caseInsensitive: true)
+                    || ASCII.equalsIgnoringCase(h.name, Array("OPT".utf8)) || h.name.count > 3
+                        && ASCII.equalsIgnoringCase(h.name.suffix(4), Array("-NLS".utf8))
+                    || ASCII.equalsIgnoringCase(h.name, Array("NLS".utf8))
+                out.report(C.vendorHeaders, severity: legacy ? .info : .warning,
+                    "header \(SSDPText.show(h.name)) is not defined by UDA and not vendor-qualified (name.domain)", field: SSDPText.show(h.name))
+            }
+        },
+        StatelessRule(C.multicastGroup) { i, out in
+            let m = i.message
+            let d = i.datagram
+            guard m.kind == .notify || (m.kind == .mSearch && d.dst.isMulticast) else { return }
+            if m.kind == .notify && !d.dst.isMulticast {
+                out.report(C.multicastGroup, "NOTIFY sent to \(d.dst.isBroadcast ? "broadcast" : "unicast") \(d.dst), not an SSDP group")
+                return
+            }
+            let isGroup = d.dst == .ssdpIPv4 || d.dst == .ssdpIPv6LinkLocal || d.dst == .ssdpIPv6SiteLocal
+            var otherScope = false
+            if case .v6(let hi, let lo) = d.dst, lo == 0xC, hi & 0xFFF0_FFFF_FFFF_FFFF == 0xFF00_0000_0000_0000 { otherScope = true }
+            if !isGroup && !otherScope {
+                out.report(C.multicastGroup, "sent to \(d.dst), not 239.255.255.250, FF02::C or FF05::C")
+            } else if otherScope && !isGroup {
+                out.report(C.multicastGroup, severity: .info, "sent to \(d.dst), an SSDP group scope UDA does not name")
+            }
+            if d.dstPort != 1900 {
+                out.report(C.multicastGroup, "sent to port \(d.dstPort), not 1900")
+            }
+        },
+        StatelessRule(C.hostHeader) { i, out in
+            let m = i.message
+            let d = i.datagram
+            guard m.kind == .notify || m.kind == .mSearch else { return }
+            guard let host = m.value(.host) else {
+                out.report(C.hostHeader, severity: i.atLeast11 ? .error : .warning, "no HOST header")
+                return
+            }
+            if !d.dst.isMulticast {
+                if m.kind == .mSearch, let addr = SSDPAddressing.hostAddress(host), addr.isMulticast {
+                    out.report(C.hostHeader, severity: .warning, "unicast M-SEARCH with HOST naming the multicast group \(SSDPText.show(host))")
+                }
+                return
+            }
+            guard let (addr, port, bracketsOK) = SSDPAddressing.parseHost(host) else {
+                out.report(C.hostHeader, "HOST \"\(SSDPText.show(host))\" is not address:port")
+                return
+            }
+            if !bracketsOK {
+                out.report(C.hostHeader, "IPv6 literal in HOST \"\(SSDPText.show(host))\" is not in brackets")
+            } else if addr != d.dst {
+                out.report(C.hostHeader, "HOST \(SSDPText.show(host)) does not match the destination \(d.dst)")
+            } else if port == nil {
+                out.report(C.hostHeader, severity: .warning, "HOST \(SSDPText.show(host)) has no port (receivers assume 1900; pupnp drops it)")
+            } else if let p = port, p != d.dstPort {
+                out.report(C.hostHeader, "HOST port \(p) differs from the destination port \(d.dstPort)")
+            }
+        },
+        StatelessRule(C.ipTTL) { i, out in
+            let d = i.datagram
+            guard d.dst.isMulticast, !d.isIPv6, i.kind == .notify || i.kind == .mSearch else { return }
+            let limit: UInt8 = i.atLeast11 ? 2 : 4
+            if d.hopLimit > limit {
+                out.report(C.ipTTL, "multicast with IP TTL \(d.hopLimit); UDA \(i.atLeast11 ? "1.1+" : "1.0") default is \(limit)")
+            }
+        },
+        StatelessRule(C.ipv6Scope) { i, out in
+            let d = i.datagram
+            guard d.isIPv6, let scope = d.dst.ipv6MulticastScope, d.dst.isMulticast else { return }
+            let loc = i.message.value(.location).flatMap { SSDPAddressing.urlHost($0)?.address }
+            if scope == 2 {
+                if !d.src.isLinkLocal { out.report(C.ipv6Scope, "message to FF02::C from non-link-local source \(d.src)") }
+                if let l = loc, l.isIPv6, !l.isLinkLocal { out.report(C.ipv6Scope, "LOCATION literal \(l) is not link-local on a message to FF02::C") }
+            } else if scope == 5 {
+                if d.src.isLinkLocal { out.report(C.ipv6Scope, "message to FF05::C from link-local source \(d.src)") }
+                if let l = loc, l.isLinkLocal { out.report(C.ipv6Scope, "LOCATION literal \(l) is link-local on a message to FF05::C") }
+            }
+        },
+        StatelessRule(C.uuidFormat) { i, out in
+            guard i.atLeast11 else { return }
+            for name in [SSDPHeaderName.usn, .nt, .st] {
+                guard let v = i.message.value(name), let u = SSDPSyntax.uuid(inUSN: v) else { continue }
+                if !SSDPSyntax.isCanonicalUUID(u) {
+                    out.report(C.uuidFormat, "\(name.text) uuid \"\(SSDPText.show(u))\" is not an 8-4-4-4-12 hexadecimal UUID", field: name.text)
+                }
+            }
+        },
+        StatelessRule(C.usnForm) { i, out in
+            let m = i.message
+            guard let usn = m.value(.usn) else { return }
+            guard let uuid = SSDPSyntax.uuid(inUSN: usn), !uuid.isEmpty else {
+                out.report(C.usnForm, "USN \"\(SSDPText.show(usn))\" does not start with uuid:")
+                return
+            }
+            let target: ArraySlice<UInt8>?
+            let targetName: String
+            if m.kind == .notify {
+                target = m.value(.nt)
+                targetName = "NT"
+            } else if m.kind == .response {
+                target = m.value(.st)
+                targetName = "ST"
+            } else {
+                return
+            }
+            guard let t = target, !t.elementsEqual("ssdp:all".utf8) else { return }
+            let suffix = SSDPSyntax.suffix(ofUSN: usn)
+            if SSDPSyntax.hasPrefix(t, "uuid:", caseInsensitive: true) {
+                if suffix != nil || !t.elementsEqual(usn) {
+                    out.report(C.usnForm, "\(targetName) \(SSDPText.show(t)) needs USN exactly \(SSDPText.show(t)), got \(SSDPText.show(usn))")
+                }
+            } else if suffix.map({ !$0.elementsEqual(t) }) ?? true {
+                out.report(C.usnForm, "USN \(SSDPText.show(usn)) does not end in ::\(SSDPText.show(t)) as \(targetName) requires")
+            }
+        },
+        StatelessRule(C.urnForm) { i, out in
+            for name in [SSDPHeaderName.nt, .st] {
+                guard let v = i.message.value(name), SSDPSyntax.hasPrefix(v, "urn:") else { continue }
+                guard let urn = SSDPSyntax.parseURN(v) else {
+                    out.report(C.urnForm, "\(name.text) \(SSDPText.show(v)) is not urn:<domain>:device|service:<type>:<version>", field: name.text)
+                    continue
+                }
+                if ASCII.parseDecimal(urn.version).map({ $0 == 0 }) ?? true {
+                    out.report(C.urnForm, "\(name.text) version \"\(SSDPText.show(urn.version))\" is not a positive integer", field: name.text)
+                } else if urn.domain.contains(0x2E) {
+                    out.report(C.urnForm, "\(name.text) domain \(SSDPText.show(urn.domain)) contains dots (UDA replaces them with hyphens)", field: name.text)
+                } else if urn.type.count > 64 || urn.type.isEmpty {
+                    out.report(C.urnForm, "\(name.text) type name is \(urn.type.count) characters (1–64)", field: name.text)
+                }
+            }
+        },
+        StatelessRule(C.productTokens) { i, out in
+            guard let claimed = i.claimedVersion, claimed >= .v1_1 else { return }
+            let field: SSDPHeaderName = i.kind == .mSearch ? .userAgent : .server
+            guard let v = i.message.value(field) else { return }
+            if let problem = SSDPAddressing.productTokenProblem(v) {
+                out.report(C.productTokens, "\(field.text) \"\(SSDPText.show(v))\": \(problem)", field: field.text)
+            }
+        },
+        StatelessRule(C.location) { i, out in
+            guard let v = i.message.value(.location) else { return }
+            guard let host = SSDPAddressing.urlHost(v) else {
+                out.report(C.location, "LOCATION \"\(SSDPText.show(v))\" is not an absolute http(s) URL")
+                return
+            }
+            if !host.bracketsOK {
+                out.report(C.location, "IPv6 literal in LOCATION \(SSDPText.show(v)) is not in brackets")
+            } else if let a = host.address {
+                if a.isLoopback || a.isUnspecified {
+                    out.report(C.location, "LOCATION points to \(a), which no other host can reach")
+                } else if case .v4 = a, a.isLinkLocal {
+                    out.report(C.location, severity: .info, "LOCATION uses Auto-IP address \(a) (async_upnp_client ignores it)")
+                }
+            }
+        },
+        StatelessRule(C.cacheControl) { i, out in
+            guard let v = i.message.value(.cacheControl) else { return }
+            guard let age = SSDPSyntax.maxAge(in: v) else {
+                out.report(C.cacheControl, "CACHE-CONTROL \"\(SSDPText.show(v))\" has no max-age=<seconds>")
+                return
+            }
+            _ = age
+            let directives = v.split(separator: 0x2C)
+            if directives.count > 1 {
+                out.report(C.cacheControl, severity: i.atLeast11 ? .error : .warning,
+                    "CACHE-CONTROL \"\(SSDPText.show(v))\" has directives besides max-age")
+            } else if v.contains(0x20) || v.contains(0x22) {
+                out.report(C.cacheControl, severity: .info, "CACHE-CONTROL \"\(SSDPText.show(v))\" is not exactly max-age=N")
+            }
+        },
+        StatelessRule(C.maxAge) { i, out in
+            guard let age = i.message.maxAge else { return }
+            if age == 0 {
+                out.report(C.maxAge, severity: .error, "max-age=0: the advertisement expires immediately")
+            } else if age < 1800 {
+                out.report(C.maxAge, severity: .warning, "max-age=\(age) is below the 1800 s UDA asks for")
+            }
+        },
+        StatelessRule(C.numericFields) { i, out in
+            let m = i.message
+            for name in [SSDPHeaderName.bootID, .configID, .nextBootID] {
+                guard let v = m.value(name) else { continue }
+                if let n = ASCII.parseDecimal(v), n <= 2_147_483_647, !(v.count > 1 && v.first == 0x30) {
+                    if name == .configID, n > 16_777_215 {
+                        out.report(C.numericFields, "CONFIGID.UPNP.ORG \(n) is in the reserved range above 16777215", field: name.text)
+                    }
+                } else {
+                    out.report(C.numericFields, "\(name.text) \"\(SSDPText.show(v))\" is not a decimal 0–2147483647 without leading zeros", field: name.text)
+                }
+            }
+            for name in [SSDPHeaderName.searchPort, .tcpPort] {
+                guard let v = m.value(name) else { continue }
+                if let n = ASCII.parseDecimal(v), n >= 49152, n <= 65535, v.first != 0x30 { continue }
+                out.report(C.numericFields, "\(name.text) \"\(SSDPText.show(v))\" is not a port in 49152–65535", field: name.text)
+            }
+        },
+        StatelessRule(C.searchHeaders) { i, out in
+            guard i.kind == .mSearch, i.isMulticast else { return }
+            let miss = missing(i.message, [.host, .man, .st])
+            if !miss.isEmpty { out.report(C.searchHeaders, "multicast M-SEARCH without \(miss.joined(separator: ", "))") }
+        },
+        StatelessRule(C.man) { i, out in
+            guard i.kind == .mSearch, let v = i.message.value(.man) else { return }
+            if !v.elementsEqual("\"ssdp:discover\"".utf8) {
+                out.report(C.man, "MAN is \(SSDPText.show(v)), not \"ssdp:discover\" (with the quotes)")
+            }
+        },
+        StatelessRule(C.mxPresent) { i, out in
+            if i.kind == .mSearch, i.isMulticast, !i.message.has(.mx) {
+                out.report(C.mxPresent, "multicast M-SEARCH without MX: devices must ignore it")
+            }
+        },
+        StatelessRule(C.mxRange) { i, out in
+            guard i.kind == .mSearch, let v = i.message.value(.mx) else { return }
+            guard let mx = ASCII.parseDecimal(v), mx >= 1 else {
+                out.report(C.mxRange, severity: .error, "MX \"\(SSDPText.show(v))\" is not an integer of at least 1")
+                return
+            }
+            if i.atLeast11 && mx > 5 {
+                out.report(C.mxRange, severity: .warning,
+                    "MX=\(mx) from a UPnP \(i.version) control point; devices treat it as 5, so waiting longer only delays discovery")
+            } else if !i.atLeast11 && mx > 120 {
+                out.report(C.mxRange, severity: .warning, "MX=\(mx) is above UDA 1.0's 120")
+            }
+        },
+        StatelessRule(C.unicastSearch) { i, out in
+            guard i.kind == .mSearch, !i.isMulticast else { return }
+            let m = i.message
+            let miss = missing(m, [.host, .man, .st])
+            if !miss.isEmpty { out.report(C.unicastSearch, severity: .error, "unicast M-SEARCH without \(miss.joined(separator: ", "))") }
+            if let host = m.value(.host), let a = SSDPAddressing.hostAddress(host), a.isMulticast {
+                out.report(C.unicastSearch, severity: .warning, "unicast M-SEARCH to \(i.datagram.dst) with HOST \(SSDPText.show(host)) (the multicast group)")
+            }
+            if m.has(.mx) { out.report(C.unicastSearch, severity: .info, "MX is not part of a unicast M-SEARCH") }
+        },
+        StatelessRule(C.stForm) { i, out in
+            guard i.kind == .mSearch, let st = i.message.value(.st) else { return }
+            switch SSDPAddressing.targetForm(st) {
+            case .valid: break
+            case .empty: out.report(C.stForm, severity: .error, "ST is empty")
+            case .list: out.report(C.stForm, severity: .error, "ST \"\(SSDPText.show(st))\" is more than one target")
+            case .vendor: out.report(C.stForm, severity: .warning, "ST \(SSDPText.show(st)) is a vendor target, not a UPnP search target")
+            case .invalid: out.report(C.stForm, severity: .error, "ST \(SSDPText.show(st)) is not ssdp:all, upnp:rootdevice, uuid:… or a URN")
+            }
+        },
+        StatelessRule(C.userAgent) { i, out in
+            guard i.kind == .mSearch, let v = i.message.value(.userAgent) else { return }
+            if UPnPVersion.find(in: v) == nil {
+                out.report(C.userAgent, "USER-AGENT \"\(SSDPText.show(v))\" names no UPnP/x.y version")
+            }
+        },
+        StatelessRule(C.cpfn) { i, out in
+            guard i.kind == .mSearch, let claimed = i.claimedVersion, claimed >= .v2_0 else { return }
+            if i.isMulticast && !i.message.has(.cpfn) {
+                out.report(C.cpfn, "UPnP/2.0 multicast M-SEARCH without CPFN.UPNP.ORG")
+            }
+            if let u = i.message.value(.cpuuid) {
+                if !(SSDPSyntax.uuid(inUSN: u).map(SSDPSyntax.isCanonicalUUID) ?? false) {
+                    out.report(C.cpfn, "CPUUID.UPNP.ORG \(SSDPText.show(u)) is not uuid:<UUID>")
+                }
+            }
+        },
+        StatelessRule(C.responseHeaders) { i, out in
+            guard i.kind == .response else { return }
+            var names: [SSDPHeaderName] = [.cacheControl, .ext, .location, .server, .st, .usn]
+            if i.atLeast11 { names += [.bootID, .configID] }
+            let miss = missing(i.message, names)
+            if !miss.isEmpty { out.report(C.responseHeaders, "search response without \(miss.joined(separator: ", "))") }
+        },
+        StatelessRule(C.ext) { i, out in
+            guard i.kind == .response, let v = i.message.value(.ext), !v.isEmpty else { return }
+            out.report(C.ext, "EXT has the value \"\(SSDPText.show(v))\"; it must be empty")
+        },
+        StatelessRule(C.date) { i, out in
+            guard let v = i.message.value(.date) else { return }
+            if !SSDPAddressing.isRFC1123Date(v) {
+                out.report(C.date, "DATE \"\(SSDPText.show(v))\" is not an RFC 1123 date in GMT")
+            }
+        },
+        StatelessRule(C.stUSN) { i, out in
+            guard i.kind == .response, let st = i.message.value(.st) else { return }
+            if st.elementsEqual("ssdp:all".utf8) {
+                out.report(C.stUSN, "a response carries ST: ssdp:all; it must name what matched")
+            }
+        },
+        StatelessRule(C.responseUnicast) { i, out in
+            guard i.kind == .response else { return }
+            if i.isMulticast {
+                out.report(C.responseUnicast, severity: .error, "search response sent to multicast \(i.datagram.dst)")
+            } else if i.datagram.srcPort != 1900 {
+                out.report(C.responseUnicast, severity: .info, "search response from port \(i.datagram.srcPort), not 1900 (firewall helpers key on 1900)")
+            }
+        },
+        StatelessRule(C.responseExtraHeaders) { i, out in
+            guard i.kind == .response else { return }
+            let present = [SSDPHeaderName.man, .mx, .nt, .nts, .host].filter { i.message.has($0) }.map(\.text)
+            if !present.isEmpty {
+                out.report(C.responseExtraHeaders, "search response carries request/notify headers \(present.joined(separator: ", "))")
+            }
+        },
+        StatelessRule(C.aliveHeaders) { i, out in
+            guard i.message.notificationSubtype == .alive else { return }
+            var names: [SSDPHeaderName] = [.host, .cacheControl, .location, .nt, .nts, .server, .usn]
+            if i.atLeast11 { names += [.bootID, .configID] }
+            let miss = missing(i.message, names)
+            if !miss.isEmpty { out.report(C.aliveHeaders, "ssdp:alive without \(miss.joined(separator: ", "))") }
+            if let s = i.message.value(.secureLocation), !SSDPSyntax.hasPrefix(s, "https://", caseInsensitive: true) {
+                out.report(C.aliveHeaders, "SECURELOCATION.UPNP.ORG \(SSDPText.show(s)) is not an https URL")
+            }
+        },
+        StatelessRule(C.nts) { i, out in
+            guard i.kind == .notify else { return }
+            guard let v = i.message.value(.nts) else {
+                out.report(C.nts, "NOTIFY without NTS")
+                return
+            }
+            if i.message.notificationSubtype == .other {
+                out.report(C.nts, "NTS \"\(SSDPText.show(v))\" is not ssdp:alive, ssdp:byebye or ssdp:update")
+            }
+        },
+        StatelessRule(C.ntForm) { i, out in
+            guard i.kind == .notify, let nt = i.message.value(.nt) else { return }
+            switch SSDPAddressing.targetForm(nt) {
+            case .valid:
+                if nt.elementsEqual("ssdp:all".utf8) { out.report(C.ntForm, "NT: ssdp:all is a search target, not a notification type") }
+            case .empty: out.report(C.ntForm, "NT is empty")
+            default: out.report(C.ntForm, "NT \(SSDPText.show(nt)) is not upnp:rootdevice, uuid:… or a device/service URN")
+            }
+        },
+        StatelessRule(C.notifyMulticast) { i, out in
+            if i.kind == .notify, !i.isMulticast {
+                out.report(C.notifyMulticast, "NOTIFY sent to \(i.datagram.dst); notifications are multicast")
+            }
+        },
+        StatelessRule(C.byebyeHeaders) { i, out in
+            guard i.message.notificationSubtype == .byebye else { return }
+            var names: [SSDPHeaderName] = [.host, .nt, .nts, .usn]
+            if i.atLeast11 { names += [.bootID, .configID] }
+            let miss = missing(i.message, names)
+            if !miss.isEmpty { out.report(C.byebyeHeaders, severity: .error, "ssdp:byebye without \(miss.joined(separator: ", "))") }
+            let extra = [SSDPHeaderName.cacheControl, .location, .server].filter { i.message.has($0) }.map(\.text)
+            if !extra.isEmpty { out.report(C.byebyeHeaders, severity: .info, "ssdp:byebye carries \(extra.joined(separator: ", "))") }
+        },
+        StatelessRule(C.updateHeaders) { i, out in
+            guard i.message.notificationSubtype == .update else { return }
+            let miss = missing(i.message, [.host, .location, .nt, .nts, .usn, .bootID, .configID, .nextBootID])
+            if !miss.isEmpty { out.report(C.updateHeaders, "ssdp:update without \(miss.joined(separator: ", "))") }
+        },
+        StatelessRule(C.nextBootID) { i, out in
+            guard i.message.notificationSubtype == .update,
+                let b = i.message.value(.bootID).flatMap({ ASCII.parseDecimal($0) }),
+                let n = i.message.value(.nextBootID).flatMap({ ASCII.parseDecimal($0) })
+            else { return }
+            if n <= b { out.report(C.nextBootID, "NEXTBOOTID.UPNP.ORG \(n) is not greater than BOOTID.UPNP.ORG \(b)") }
+        },
+    ]
+}
