@@ -33,7 +33,7 @@ public struct SSDPAnalyzer {
 
     /// SSDP: port 1900 either side, or a datagram to an endpoint that recently multicast an
     /// M-SEARCH when its payload starts like HTTP (`HTTP/`): a response from another port.
-    public mutating func claims(_ d: Datagram) -> Bool {
+    public func claims(_ d: Datagram) -> Bool {
         if d.srcPort == 1900 || d.dstPort == 1900 { return true }
         guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)], d.time <= s.expires else {
             return false

@@ -1,0 +1,78 @@
+import SSDP
+import Testing
+
+private let notify = Array(
+    ("NOTIFY * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nCACHE-CONTROL: max-age = 1800\r\n"
+        + "NT: upnp:rootdevice\r\nNTS: ssdp:alive\r\nSERVER: Linux/6.1 UPnP/1.1 x/1\r\n"
+        + "USN: uuid:4d696e69-444c-164e-9d41-b827eb000001::upnp:rootdevice\r\n\r\n").utf8)
+
+@Suite struct SSDPMessageTests {
+    @Test func notifyAliveIsTyped() {
+        let m = SSDPMessage(parsing: notify)
+        #expect(m.kind == .notify)
+        #expect(m.notificationSubtype == .alive)
+        #expect(m.headers.count == 6)
+        #expect(m.maxAge == 1800)
+        #expect(m.claimedUPnPVersion == .v1_1)
+        #expect(m.usnUUID.map { Array($0) } == Array("4d696e69-444c-164e-9d41-b827eb000001".utf8))
+        #expect(m.usnType.map { Array($0) } == Array("upnp:rootdevice".utf8))
+        #expect(m.anomalies.isEmpty)
+    }
+
+    @Test func headerNamesMatchCaseInsensitivelyAndKeepTheirCase() {
+        let m = SSDPMessage(parsing: Array("M-SEARCH * HTTP/1.1\r\nst: ssdp:all\r\nMx: 3\r\nST: dup\r\n\r\n".utf8))
+        #expect(m.kind == .mSearch)
+        #expect(m.value(.st).map { Array($0) } == Array("ssdp:all".utf8))
+        #expect(m.count(.st) == 2)
+        #expect(m.mx == 3)
+        #expect(m.headers.first.map { Array($0.name) } == Array("st".utf8))
+    }
+
+    @Test func bareLFMissingBlankLineAndBodyAreDecodedAndNoted() {
+        let m = SSDPMessage(parsing: Array("HTTP/1.1 200 OK\nST: upnp:rootdevice\nEXT:\n\nbody".utf8))
+        #expect(m.kind == .response)
+        #expect(m.statusCode == 200)
+        #expect(m.value(.st) != nil)
+        #expect(m.value(.ext)?.isEmpty == true)
+        #expect(m.anomalies.contains { $0.kind == .bareLF })
+        #expect(m.anomalies.contains { $0.kind == .body })
+        let cut = SSDPMessage(parsing: Array("NOTIFY * HTTP/1.1\r\nNT: a\r\n".utf8))
+        #expect(cut.anomalies.contains { $0.kind == .missingBlankLine })
+    }
+
+    @Test func otherStartLinesAreKept() {
+        let m = SSDPMessage(parsing: Array("SUBSCRIBE * HTTP/1.1\r\n\r\n".utf8))
+        #expect(m.kind == .other)
+        #expect(Array(m.startLine) == Array("SUBSCRIBE * HTTP/1.1".utf8))
+    }
+
+    /// Every proper prefix of a valid message decodes without trapping (drip feed).
+    @Test func everyPrefixDecodes() {
+        for n in 0..<notify.count {
+            let m = SSDPMessage(parsing: Array(notify.prefix(n)))
+            #expect(m.headers.count <= 6)
+        }
+    }
+
+    /// Seeded random bytes (and random header-like text) never trap; header count is bounded.
+    @Test func randomInputNeverTraps() {
+        var state: UInt64 = 0x5eed
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            return z ^ (z >> 27)
+        }
+        let alphabet = Array("AZaz09:\r\n \t\"-./".utf8) + [0x00, 0xFF, 0xC3]
+        for _ in 0..<3000 {
+            let n = Int(next() % 600)
+            let bytes = (0..<n).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
+            let m = SSDPMessage(parsing: bytes)
+            #expect(m.headers.count <= SSDPMessage.maxHeaders)
+        }
+        let many = Array(("NOTIFY * HTTP/1.1\r\n" + String(repeating: "A: b\r\n", count: 5000) + "\r\n").utf8)
+        let m = SSDPMessage(parsing: many)
+        #expect(m.headers.count == SSDPMessage.maxHeaders)
+        #expect(m.anomalies.contains { $0.kind == .tooManyHeaders })
+    }
+}
