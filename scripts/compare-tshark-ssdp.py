@@ -15,41 +15,55 @@ import json
 import subprocess
 import sys
 
-TSHARK_FIELDS = ["frame.number", "http.request.line", "http.response.line", "http.request.method",
-                 "http.request.uri", "http.request.version", "http.response.version", "http.response.code",
-                 "http.response.phrase"]
+def get(pairs, key):
+    for k, v in pairs:
+        if k == key:
+            return v
+    return None
 
 
 def tshark_messages(path):
-    cmd = ["tshark", "-r", path, "-Y", "ssdp", "-T", "json"]
-    for f in TSHARK_FIELDS:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, capture_output=True, check=True).stdout
+    """Start line and raw header lines of every SSDP message tshark dissects.
+
+    tshark's JSON with -x carries each header's raw bytes (`http.host_raw`,
+    `http.unknown_header_raw`, ...); keys repeat, so the JSON is read as key/value pairs.
+    """
+    out = subprocess.run(["tshark", "-r", path, "-Y", "ssdp", "-T", "json", "-x"], capture_output=True,
+                         check=True).stdout
     msgs = {}
-    for pkt in json.loads(out or b"[]"):
-        layers = pkt["_source"]["layers"]
-        frame = int(layers["frame.number"][0])
-
-        def one(name):
-            v = layers.get(name)
-            return v[0] if v else None
-
-        if one("http.request.method") is not None:
-            start = "%s %s %s" % (one("http.request.method"), one("http.request.uri"), one("http.request.version"))
-            lines = layers.get("http.request.line", [])
-        elif one("http.response.code") is not None:
-            phrase = one("http.response.phrase") or ""
-            start = "%s %s %s" % (one("http.response.version"), one("http.response.code"), phrase)
-            start = start.rstrip()
-            lines = layers.get("http.response.line", [])
-        else:
+    for pkt in json.loads(out or b"[]", object_pairs_hook=lambda p: p):
+        layers = get(get(pkt, "_source"), "layers")
+        frame = int(get(get(layers, "frame"), "frame.number"))
+        layer = get(layers, "ssdp")
+        if not isinstance(layer, list):
             continue
+        start = None
         headers = []
-        for line in lines:
-            line = line.rstrip("\r\n")
-            name, _, value = line.partition(":")
-            headers.append([name, value.strip()])
-        msgs[frame] = (start, headers)
+        seen = set()  # the same line can appear under two fields (http.host and http.request.line)
+        for key, value in layer:
+            if start is None and isinstance(value, list) and (
+                    get(value, "http.request.method") is not None or get(value, "http.response.code") is not None):
+                start = key.replace("\\r\\n", "").replace("\\n", "")
+                continue
+            if not key.endswith("_raw") or not isinstance(value, list) or not value:
+                continue
+            if start is not None and key.startswith(start):
+                continue
+            if len(value) > 1 and value[1] in seen:
+                continue
+            if len(value) > 1:
+                seen.add(value[1])
+            try:
+                raw = bytes.fromhex(value[0]).decode("utf-8", "replace")
+            except (ValueError, TypeError):
+                continue
+            line = raw.rstrip("\r\n")
+            if ":" not in line or line == "":
+                continue
+            name, _, v = line.partition(":")
+            headers.append([name, v.strip()])
+        if start is not None:
+            msgs[frame] = (start, headers)
     return msgs
 
 

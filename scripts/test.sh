@@ -9,4 +9,5 @@ swift build --build-tests
 swift test --skip-build
 if [ -d ../shared/captures/public ]; then
     scripts/compare-tshark-counts.sh
+    scripts/compare-tshark-ssdp.py captures/testbed/*.pcap* ../shared/captures/public/*.pcap*
 fi
