@@ -104,6 +104,9 @@ def tshark_messages(path):
         if get(layers, "_ws.malformed") is not None or get(layers, "_ws.expert") is not None:
             continue
         frame = int(get(get(layers, "frame"), "frame.number"))
+        # mDNS quoted inside an ICMP error is not a datagram on the wire (dig's replies).
+        if get(layers, "icmp") is not None or get(layers, "icmpv6") is not None:
+            continue
         mdns = get(layers, "mdns")
         if mdns is None:
             continue
@@ -117,13 +120,22 @@ def tshark_messages(path):
     return msgs
 
 
+MNEMONICS = {"A": 1, "NS": 2, "CNAME": 5, "SOA": 6, "PTR": 12, "HINFO": 13, "MX": 15, "TXT": 16, "AAAA": 28, "SRV": 33,
+             "NAPTR": 35, "OPT": 41, "NSEC": 47, "NSEC3": 50, "SVCB": 64, "HTTPS": 65, "IXFR": 251, "AXFR": 252,
+             "MAILB": 253, "MAILA": 254, "ANY": 255}
+
+
+def type_number(t):
+    if isinstance(t, int):
+        return t
+    return MNEMONICS.get(t, int(t[4:]) if t.startswith("TYPE") else -1)
+
+
 def our_record(r, question):
     if question:
-        return {"name": unescape(r["name"]), "type": r["type"], "class": r["class"], "qu": r["unicast_response"]}
-    rtype = r["type"]
-    if isinstance(rtype, str):
-        rtype = {"A": 1, "NS": 2, "CNAME": 5, "PTR": 12, "HINFO": 13, "TXT": 16, "AAAA": 28, "SRV": 33, "OPT": 41,
-                 "NSEC": 47}.get(rtype, int(rtype[4:]) if rtype.startswith("TYPE") else -1)
+        return {"name": unescape(r["name"]), "type": type_number(r["type"]), "class": r["class"],
+                "qu": r["unicast_response"]}
+    rtype = type_number(r["type"])
     out = {"name": unescape(r["name"]), "type": rtype}
     if rtype != 41:
         out["class"] = r["class"]
@@ -167,6 +179,8 @@ def normalise(rec):
     # tshark shows the TXT of a single empty string as no dns.txt at all, and an IPv6
     # address in its own compressed form; compare on equal footing.
     r = dict(rec)
+    if "qu" in r:
+        return r
     if r.get("type") == 16 and r.get("rdata") in ((), ("",)):
         r["rdata"] = ()
     if r.get("type") == 41:

@@ -10,4 +10,5 @@ swift test --skip-build
 if [ -d ../shared/captures/public ]; then
     scripts/compare-tshark-counts.sh
     scripts/compare-tshark-ssdp.py captures/testbed/*.pcap* ../shared/captures/public/*.pcap*
+    scripts/compare-tshark-mdns.py captures/testbed/*.pcap* ../shared/captures/public/*.pcap*
 fi

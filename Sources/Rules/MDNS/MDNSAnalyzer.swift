@@ -1,15 +1,31 @@
 import DNS
 import Findings
 import NetLayers
+import WireFormat
 
-/// Decides which datagrams are mDNS, decodes them and runs the mDNS rules.
+/// Decides which datagrams are mDNS (UDP 5353 either side: multicast traffic, legacy
+/// queries to 5353 and the unicast replies from 5353), decodes them and runs the mDNS rules.
 public struct MDNSAnalyzer {
     public init() {}
 
     public func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
 
     public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> DNSMessage {
-        DNSMessage(parsing: d.payload)
+        let m = DNSMessage(parsing: d.payload)
+        let input = MDNSInput(message: m, datagram: d)
+        // The host a response speaks for: the owner of its first address record, or the
+        // target of its first SRV (for suppressions by host name).
+        if input.isResponse {
+            if let a = input.records.first(where: { $0.record.type == .a || $0.record.type == .aaaa }) {
+                sink.device = a.record.name.presentation(in: m.payload)
+            } else if let s = input.records.first(where: { $0.record.type == .srv }), case .srv(_, _, _, let t) = s.record.value {
+                sink.device = t.presentation(in: m.payload)
+            }
+        }
+        for rule in MDNSRules.all where sink.isEnabled(rule.descriptor) {
+            rule.check(input, &sink)
+        }
+        return m
     }
 
     public mutating func finish(into sink: inout FindingSink) {}

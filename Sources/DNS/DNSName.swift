@@ -1,0 +1,191 @@
+import WireFormat
+
+/// A domain name inside a message: the offset where it starts. Its labels are walked on
+/// demand through compression pointers that `DNSNameReader` has already validated, so a
+/// name costs no allocation until it is printed.
+public struct DNSName: Sendable, Hashable {
+    public let offset: Int
+    /// Octets of the expanded name in wire form (length bytes and the final zero included).
+    public let wireLength: Int
+    /// Whether the name used a compression pointer.
+    public let compressed: Bool
+
+    /// Calls `body` with each label (as a slice of `payload`), in order.
+    public func forEachLabel(in payload: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
+        var pos = offset
+        var hops = 0
+        while pos < payload.count, hops < 128 {
+            let l = payload[pos]
+            if l == 0 { return }
+            if l & 0xC0 == 0xC0 {
+                guard pos + 1 < payload.count else { return }
+                pos = Int(l & 0x3F) << 8 | Int(payload[pos + 1])
+                hops += 1
+                continue
+            }
+            guard l & 0xC0 == 0, pos + 1 + Int(l) <= payload.count else { return }
+            body(payload[(pos + 1)..<(pos + 1 + Int(l))])
+            pos += 1 + Int(l)
+        }
+    }
+
+    public func labels(in payload: [UInt8]) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        forEachLabel(in: payload) { out.append($0) }
+        return out
+    }
+
+    public func labelCount(in payload: [UInt8]) -> Int {
+        var n = 0
+        forEachLabel(in: payload) { _ in n += 1 }
+        return n
+    }
+
+    /// ASCII-case-insensitive comparison with another name (RFC 4343), possibly of another
+    /// message.
+    public func equals(_ other: DNSName, in a: [UInt8], _ b: [UInt8]) -> Bool {
+        let x = labels(in: a)
+        let y = other.labels(in: b)
+        guard x.count == y.count else { return false }
+        return zip(x, y).allSatisfy { ASCII.equalsIgnoringCase($0, $1) }
+    }
+
+    /// Whether the name ends with `suffix` (labels given as text, compared case-insensitively).
+    public func hasSuffix(_ suffix: [String], in payload: [UInt8]) -> Bool {
+        let l = labels(in: payload)
+        guard l.count >= suffix.count else { return false }
+        return zip(l.suffix(suffix.count), suffix).allSatisfy { ASCII.equalsIgnoringCase($0, Array($1.utf8)) }
+    }
+
+    /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a
+    /// backslash `\\`, other bytes outside printable ASCII `\DDD` unless the label is UTF-8.
+    public func presentation(in payload: [UInt8]) -> String {
+        var out = ""
+        var any = false
+        forEachLabel(in: payload) { label in
+            any = true
+            out += DNSText.escapeLabel(label)
+            out += "."
+        }
+        return any ? out : "."
+    }
+}
+
+public enum DNSText {
+    public static func escapeLabel(_ label: ArraySlice<UInt8>) -> String {
+        let utf8 = ASCII.isValidUTF8(label)
+        var needs = false
+        for b in label where b == 0x2E || b == 0x5C || b < 0x20 || b == 0x7F || (b >= 0x80 && !utf8) {
+            needs = true
+            break
+        }
+        if !needs { return String(decoding: label, as: UTF8.self) }
+        var s = ""
+        var bytes: [UInt8] = []
+        for b in label {
+            if b == 0x2E || b == 0x5C {
+                bytes.append(0x5C)
+                bytes.append(b)
+            } else if b < 0x20 || b == 0x7F || (b >= 0x80 && !utf8) {
+                let d = String(b)
+                bytes.append(0x5C)
+                bytes += Array((String(repeating: "0", count: 3 - d.count) + d).utf8)
+            } else {
+                bytes.append(b)
+            }
+        }
+        s = String(decoding: bytes, as: UTF8.self)
+        return s
+    }
+
+    /// A character-string (TXT, HINFO) as text: UTF-8 as is, else `\DDD` escapes.
+    public static func characterString(_ s: ArraySlice<UInt8>) -> String {
+        if ASCII.isValidUTF8(s) { return String(decoding: s, as: UTF8.self) }
+        var bytes: [UInt8] = []
+        for b in s {
+            if b >= 0x20 && b < 0x7F && b != 0x5C {
+                bytes.append(b)
+            } else {
+                let d = String(b)
+                bytes.append(0x5C)
+                bytes += Array((String(repeating: "0", count: 3 - d.count) + d).utf8)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Reads a name at an offset, enforcing RFC 1035 §2.3.4 and §4.1.4: labels ≤ 63 octets,
+/// label types 00 or 11 only, names ≤ 255 octets, and compression pointers that point into
+/// the message body (≥ 12), strictly before the pointer, each later target below the
+/// previous one. That last rule alone ends loops, without a counter.
+public enum DNSNameReader {
+    public struct Read: Sendable {
+        public var name: DNSName
+        /// Offset just after the name where it was found (after the first pointer).
+        public var end: Int
+        /// Non-fatal observations (pointer to pointer).
+        public var anomalies: [DNSAnomaly]
+    }
+
+    public enum Outcome: Sendable {
+        case success(Read)
+        case failure(DNSAnomaly)
+    }
+
+    /// `limit`: the in-place part of the name must end by `limit` (RDATA end).
+    public static func read(_ p: [UInt8], at start: Int, limit: Int? = nil) -> Outcome {
+        let bound = min(limit ?? p.count, p.count)
+        var pos = start
+        var end: Int? = nil
+        var lowest = start  // targets must stay strictly below this
+        var wire = 0
+        var compressed = false
+        var notes: [DNSAnomaly] = []
+        while true {
+            let inPlace = end == nil
+            guard pos < (inPlace ? bound : p.count) else {
+                return .failure(DNSAnomaly(kind: .countsBeyondData, offset: pos, section: nil, index: 0))
+            }
+            let l = p[pos]
+            if l == 0 {
+                wire += 1
+                if wire > 255 { return .failure(DNSAnomaly(kind: .nameTooLong, offset: start, section: nil, index: 0)) }
+                let name = DNSName(offset: start, wireLength: wire, compressed: compressed)
+                return .success(Read(name: name, end: end ?? pos + 1, anomalies: notes))
+            }
+            switch l & 0xC0 {
+            case 0xC0:
+                guard pos + 1 < (inPlace ? bound : p.count) else {
+                    return .failure(DNSAnomaly(kind: .countsBeyondData, offset: pos, section: nil, index: 0))
+                }
+                let target = Int(l & 0x3F) << 8 | Int(p[pos + 1])
+                guard target >= 12, target < pos else {
+                    return .failure(DNSAnomaly(kind: .badPointer, offset: pos, section: nil, index: 0))
+                }
+                // Backwards, but not below the previous target: it re-enters labels already
+                // read, which would loop.
+                guard target < lowest else {
+                    return .failure(DNSAnomaly(kind: .pointerLoop, offset: pos, section: nil, index: 0))
+                }
+                if p[target] & 0xC0 == 0xC0 {
+                    notes.append(DNSAnomaly(kind: .pointerToPointer, offset: pos, section: nil, index: 0))
+                }
+                if end == nil { end = pos + 2 }
+                compressed = true
+                lowest = target
+                pos = target
+            case 0x00:
+                let n = Int(l)
+                guard pos + 1 + n <= (inPlace ? bound : p.count) else {
+                    return .failure(DNSAnomaly(kind: .countsBeyondData, offset: pos, section: nil, index: 0))
+                }
+                wire += 1 + n
+                if wire > 255 { return .failure(DNSAnomaly(kind: .nameTooLong, offset: start, section: nil, index: 0)) }
+                pos += 1 + n
+            default:
+                return .failure(DNSAnomaly(kind: .labelType, offset: pos, section: nil, index: 0))
+            }
+        }
+    }
+}

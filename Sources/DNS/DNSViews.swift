@@ -1,0 +1,132 @@
+import WireFormat
+
+/// Typed views over RDATA and DNS-SD names, computed on demand from the payload.
+extension DNSMessage {
+    /// The character-strings of a TXT (or HINFO) record, as slices of the payload.
+    public func characterStrings(_ rr: ResourceRecord) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var o = rr.rdata.lowerBound
+        while o < rr.rdata.upperBound {
+            let l = Int(payload[o])
+            guard o + 1 + l <= rr.rdata.upperBound else { break }
+            out.append(payload[(o + 1)..<(o + 1 + l)])
+            o += 1 + l
+        }
+        return out
+    }
+
+    /// Types listed in an NSEC bitmap (RFC 4034 §4.1.2).
+    public func nsecTypes(_ bitmap: Range<Int>) -> [RecordType] {
+        var out: [RecordType] = []
+        var o = bitmap.lowerBound
+        while o + 2 <= bitmap.upperBound {
+            let window = Int(payload[o])
+            let len = Int(payload[o + 1])
+            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { break }
+            for k in 0..<len {
+                let byte = payload[o + 2 + k]
+                for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
+                    out.append(RecordType(rawValue: UInt16(window * 256 + k * 8 + bit)))
+                }
+            }
+            o += 2 + len
+        }
+        return out
+    }
+
+    /// EDNS options of an OPT record: (code, data slice).
+    public func ednsOptions(_ rr: ResourceRecord) -> [(code: UInt16, data: ArraySlice<UInt8>)] {
+        var out: [(UInt16, ArraySlice<UInt8>)] = []
+        var o = rr.rdata.lowerBound
+        let b = payload.span
+        while o + 4 <= rr.rdata.upperBound, let code = b.u16(at: o), let len = b.u16(at: o + 2),
+            o + 4 + Int(len) <= rr.rdata.upperBound
+        {
+            out.append((code, payload[(o + 4)..<(o + 4 + Int(len))]))
+            o += 4 + Int(len)
+        }
+        return out
+    }
+}
+
+/// EDNS0 Owner option (code 4, draft-cheshire-edns0-owner-option): version, sequence,
+/// primary MAC, and optionally wake-up MAC and password.
+public struct EDNSOwnerOption: Sendable {
+    public var version: UInt8
+    public var sequence: UInt8
+    public var primaryMAC: ArraySlice<UInt8>
+    public var wakeupMAC: ArraySlice<UInt8>?
+    public var password: ArraySlice<UInt8>?
+
+    public init?(_ d: ArraySlice<UInt8>) {
+        guard d.count >= 8 else { return nil }
+        let s = d.startIndex
+        version = d[s]
+        sequence = d[s + 1]
+        primaryMAC = d[(s + 2)..<(s + 8)]
+        wakeupMAC = d.count >= 14 ? d[(s + 8)..<(s + 14)] : nil
+        password = d.count > 14 ? d[(s + 14)..<d.endIndex] : nil
+    }
+}
+
+/// DNS-SD structure of a name (RFC 6763 §4.1, §7.1, §9).
+public struct DNSSDName: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// `_services._dns-sd._udp.<domain>`
+        case serviceEnumeration
+        /// `<_service>._tcp|_udp.<domain>` (a browse name)
+        case serviceType
+        /// `<sub>._sub.<_service>._tcp|_udp.<domain>`
+        case subtype
+        /// `<Instance>.<_service>._tcp|_udp.<domain>`
+        case instance
+        case other
+    }
+    public var kind: Kind
+    /// Index of the `_service` label (the one before `_tcp`/`_udp`), when there is one.
+    public var serviceLabelIndex: Int?
+
+    public init(labels l: [ArraySlice<UInt8>]) {
+        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, Array(t.utf8)) }
+        // Find the protocol label `_tcp`/`_udp` nearest the start that follows a `_` label.
+        var proto: Int? = nil
+        for (i, x) in l.enumerated() where i > 0 && (eq(x, "_tcp") || eq(x, "_udp")) && l[i - 1].first == 0x5F {
+            proto = i
+            break
+        }
+        guard let p = proto else {
+            kind = .other
+            serviceLabelIndex = nil
+            return
+        }
+        serviceLabelIndex = p - 1
+        if p == 2, eq(l[0], "_services"), eq(l[1], "_dns-sd"), eq(l[2], "_udp") {
+            kind = .serviceEnumeration
+        } else if p == 1 {
+            kind = .serviceType
+        } else if p >= 3, eq(l[p - 2], "_sub") {
+            kind = .subtype
+            serviceLabelIndex = p - 1
+        } else if p == 2 {
+            kind = .instance
+        } else {
+            kind = .other
+        }
+    }
+}
+
+/// `key=value` of one TXT string (RFC 6763 §6.3–§6.5).
+public struct TXTAttribute: Sendable {
+    public var key: ArraySlice<UInt8>
+    /// nil for a boolean attribute (no `=`), empty for `key=`.
+    public var value: ArraySlice<UInt8>?
+    public init(_ s: ArraySlice<UInt8>) {
+        if let eq = s.firstIndex(of: 0x3D) {
+            key = s[s.startIndex..<eq]
+            value = s[(eq + 1)..<s.endIndex]
+        } else {
+            key = s
+            value = nil
+        }
+    }
+}

@@ -1,0 +1,526 @@
+import DNS
+import Findings
+import NetLayers
+import WireFormat
+
+/// The stateless mDNS / DNS-SD rules, in catalog order.
+public enum MDNSRules {
+    typealias C = MDNSCatalog
+
+    static func anomalyRule(_ d: RuleDescriptor, _ kinds: [DNSAnomaly.Kind], severity: Severity? = nil, suppressWhenTruncated: Bool = true,
+        _ text: @escaping @Sendable (DNSAnomaly) -> String) -> StatelessRule<MDNSInput>
+    {
+        StatelessRule(d) { i, out in
+            if suppressWhenTruncated && i.truncated { return }
+            for a in i.message.anomalies where kinds.contains(a.kind) {
+                let place = a.section.map { " (\($0.rawValue)[\(a.index)])" } ?? ""
+                out.report(d, severity: severity, text(a) + place, field: "offset \(a.offset)")
+            }
+        }
+    }
+
+    static func looksLikeText(_ p: [UInt8]) -> Bool {
+        let head = p.prefix(16)
+        guard head.count >= 4 else { return false }
+        return head.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    }
+
+    static let metaTypes: Set<UInt16> = [0, 251, 252, 253, 254, 255]
+    static let nameCompressible: Set<UInt16> = [2, 5, 12, 39, 6, 15, 18, 21, 36, 17, 26, 33, 47]
+
+    public static let all: [StatelessRule<MDNSInput>] = [
+        StatelessRule(C.header) { i, out in
+            if i.message.anomalies.contains(where: { $0.kind == .shortHeader }) && !i.truncated {
+                out.report(C.header, "payload of \(i.datagram.payload.count) byte(s) is shorter than a DNS header"
+                    + (looksLikeText(i.datagram.payload) ? " and looks like text, not DNS: an application misusing the mDNS group" : ""))
+            }
+        },
+        StatelessRule(C.counts) { i, out in
+            guard !i.truncated, i.message.payload.count >= 12, !i.message.isComplete else { return }
+            let h = i.header
+            if looksLikeText(i.message.payload) {
+                out.report(C.counts, "payload does not look like DNS (it starts with \"\(MDNSText.show(i.message.payload.prefix(24)))\"): an application is misusing port 5353")
+                return
+            }
+            if let a = i.message.anomalies.first(where: { $0.kind == .countsBeyondData }) {
+                out.report(C.counts, "counts \(h.qdcount)/\(h.ancount)/\(h.nscount)/\(h.arcount) run past the data at offset \(a.offset)", field: "offset \(a.offset)")
+            }
+        },
+        anomalyRule(C.trailing, [.trailingBytes]) { a in "extra bytes after the last counted record, from offset \(a.offset)" },
+        anomalyRule(C.labels, [.labelType]) { a in "label length byte at offset \(a.offset) has a reserved or extended label type" },
+        anomalyRule(C.nameLength, [.nameTooLong]) { a in "name at offset \(a.offset) is longer than 255 octets" },
+        anomalyRule(C.pointerDirection, [.badPointer]) { a in "compression pointer at offset \(a.offset) does not point backwards into the message body" },
+        StatelessRule(C.pointerLoop) { i, out in
+            for a in i.message.anomalies {
+                if a.kind == .pointerLoop {
+                    out.report(C.pointerLoop, severity: .error, "compression pointer at offset \(a.offset) re-enters labels already read (a loop)", field: "offset \(a.offset)")
+                } else if a.kind == .pointerToPointer {
+                    out.report(C.pointerLoop, severity: .info, "compression pointer at offset \(a.offset) points to another pointer (mDNSResponder rejects this)", field: "offset \(a.offset)")
+                }
+            }
+        },
+        StatelessRule(C.utf8Names) { i, out in
+            var bad: [String] = []
+            for q in i.message.questions { q.name.forEachLabel(in: i.message.payload) { if !ASCII.isValidUTF8($0) { bad.append(i.name(q.name)) } } }
+            for r in i.records where r.labels.contains(where: { !ASCII.isValidUTF8($0) }) { bad.append(i.name(r.record.name)) }
+            if let first = bad.first { out.report(C.utf8Names, "name \(first) is not valid UTF-8") }
+        },
+        anomalyRule(C.rdlength, [.rdlengthOverrun]) { a in "RDLENGTH at offset \(a.offset) runs past the end of the datagram" },
+        anomalyRule(C.rdata, [.rdataLength]) { a in "RDATA at offset \(a.offset) does not fill its RDLENGTH exactly for its type" },
+        StatelessRule(C.ttlMSB) { i, out in
+            for r in i.records where r.record.type != .opt && r.record.ttl & 0x8000_0000 != 0 {
+                out.report(C.ttlMSB, "\(i.name(r.record.name)) \(r.record.type) has TTL \(r.record.ttl) with the top bit set (receivers read 0)")
+            }
+        },
+        StatelessRule(C.rrClass) { i, out in
+            for r in i.records where r.record.type != .opt {
+                if metaTypes.contains(r.record.type.rawValue) {
+                    out.report(C.rrClass, severity: .error, "\(i.name(r.record.name)) is a record of query-only type \(r.record.type)")
+                } else if r.record.rrclass != 1 {
+                    out.report(C.rrClass, severity: .warning, "\(i.name(r.record.name)) \(r.record.type) has class \(r.record.rrclass), not IN")
+                }
+            }
+        },
+        StatelessRule(C.opt) { i, out in
+            let opts = i.records.filter { $0.record.type == .opt }
+            if opts.count > 1 { out.report(C.opt, "\(opts.count) OPT records") }
+            for o in opts {
+                if o.section != .additional { out.report(C.opt, "OPT record in the \(o.section.rawValue) section") }
+                if !o.labels.isEmpty { out.report(C.opt, "OPT owner is \(i.name(o.record.name)), not the root") }
+                let version = (o.record.ttl >> 16) & 0xFF
+                if version != 0 { out.report(C.opt, "EDNS version \(version), not 0") }
+                if o.record.ttl & 0x7FFF != 0 { out.report(C.opt, "EDNS Z bits are not zero") }
+                if o.record.rawClass < 512 { out.report(C.opt, severity: .info, "EDNS UDP payload size \(o.record.rawClass) is below 512 (read as 512)") }
+            }
+        },
+        anomalyRule(C.ednsOptions, [.optionLength, .ownerOption]) { a in
+            a.kind == .ownerOption ? "EDNS Owner option at offset \(a.offset) has a version other than 0 or a length other than 8, 14, 18 or 20"
+                : "EDNS option at offset \(a.offset) runs past its RDATA"
+        },
+        anomalyRule(C.rdataCompression, [.compressedRDataName], suppressWhenTruncated: false) { a in "compression pointer at offset \(a.offset) inside RDATA of a type whose names are not compressed" },
+        anomalyRule(C.nsecBitmap, [.nsecBitmap]) { a in "NSEC type bitmap block at offset \(a.offset) is out of order, empty, longer than 32 bytes or ends in a zero octet" },
+        StatelessRule(C.queryID) { i, out in
+            if i.isQuery, i.isMulticast, i.datagram.srcPort == 5353, i.header.id != 0 {
+                out.report(C.queryID, "multicast query from port 5353 has ID \(hex16(i.header.id)), not 0")
+            }
+        },
+        StatelessRule(C.responseID) { i, out in
+            if i.isResponse, i.isMulticast, i.header.id != 0 {
+                out.report(C.responseID, "multicast response has ID \(hex16(i.header.id)), not 0")
+            }
+        },
+        StatelessRule(C.responseAA) { i, out in
+            if i.isResponse, !i.header.aa { out.report(C.responseAA, "response without the AA bit (flags \(hex16(i.header.flags)))") }
+        },
+        StatelessRule(C.queryAA) { i, out in
+            if i.isQuery, i.header.aa { out.report(C.queryAA, "query with the AA bit set (flags \(hex16(i.header.flags)))") }
+        },
+        StatelessRule(C.opcode) { i, out in
+            if i.header.opcode != 0 && i.datagram.dstPort == 5353 { out.report(C.opcode, "OPCODE \(i.header.opcode); receivers ignore the message") }
+        },
+        StatelessRule(C.rcode) { i, out in
+            if i.header.rcode != 0 && !i.isLegacyResponse { out.report(C.rcode, "RCODE \(i.header.rcode); receivers ignore the message") }
+        },
+        StatelessRule(C.tc) { i, out in
+            if i.isResponse, i.isMulticast, i.header.tc { out.report(C.tc, "multicast response with TC set") }
+        },
+        StatelessRule(C.rd) { i, out in
+            if i.header.rd { out.report(C.rd, severity: i.isLegacyQuery || i.isLegacyResponse ? .info : .warning, "RD is set") }
+        },
+        StatelessRule(C.zFlags) { i, out in
+            guard i.isMulticast else { return }
+            let h = i.header
+            let set = [("RA", h.ra), ("Z", h.z), ("AD", h.ad), ("CD", h.cd)].filter(\.1).map(\.0)
+            if !set.isEmpty { out.report(C.zFlags, "\(set.joined(separator: ", ")) set in a multicast message (flags \(hex16(h.flags)))") }
+        },
+        StatelessRule(C.questionsInResponse) { i, out in
+            if i.isResponse, !i.isLegacyResponse, i.header.qdcount > 0 {
+                out.report(C.questionsInResponse, "response carries \(i.header.qdcount) question(s); avahi drops the whole packet")
+            }
+        },
+        StatelessRule(C.qclass) { i, out in
+            for q in i.message.questions where q.qclass != 1 && q.qclass != 255 {
+                out.report(C.qclass, "question \(i.name(q.name)) has class \(q.qclass)")
+            }
+        },
+        StatelessRule(C.qtype) { i, out in
+            for q in i.message.questions where (251...254).contains(q.type.rawValue) {
+                out.report(C.qtype, "question \(i.name(q.name)) asks for \(q.type)")
+            }
+        },
+        StatelessRule(C.legacyQuery) { i, out in
+            guard i.isLegacyQuery else { return }
+            if i.message.questions.contains(where: \.unicastResponse) { out.report(C.legacyQuery, "legacy query (port \(i.datagram.srcPort)) sets the QU bit") }
+            if i.header.ancount > 0 || i.header.nscount > 0 {
+                out.report(C.legacyQuery, "legacy query carries \(i.header.ancount) answer(s) and \(i.header.nscount) authority record(s); avahi drops it")
+            }
+        },
+        StatelessRule(C.authority) { i, out in
+            let auth = i.records.filter { $0.section == .authority }
+            guard !auth.isEmpty else { return }
+            if i.isResponse {
+                out.report(C.authority, severity: .warning, "response carries \(auth.count) authority record(s); avahi drops it")
+                return
+            }
+            for a in auth where !i.message.questions.contains(where: { $0.name.equals(a.record.name, in: i.message.payload, i.message.payload) }) {
+                out.report(C.authority, severity: .error, "probe record \(i.name(a.record.name)) matches no question")
+            }
+        },
+        StatelessRule(C.knownAnswerFlush) { i, out in
+            guard i.isQuery else { return }
+            for r in i.records where r.section == .answer && r.record.cacheFlush {
+                out.report(C.knownAnswerFlush, "known answer \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
+            }
+        },
+        StatelessRule(C.probeFlush) { i, out in
+            guard i.isQuery else { return }
+            for r in i.records where r.section == .authority && r.record.cacheFlush {
+                out.report(C.probeFlush, "probe record \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
+            }
+        },
+        StatelessRule(C.sections) { i, out in
+            guard i.message.isComplete else { return }
+            let h = i.header
+            if i.isResponse && h.ancount == 0 {
+                out.report(C.sections, severity: .error, "response with no answers (counts \(h.qdcount)/\(h.ancount)/\(h.nscount)/\(h.arcount)); avahi drops it")
+            } else if i.isQuery && h.qdcount == 0 && h.ancount == 0 {
+                out.report(C.sections, severity: .warning, "query with neither questions nor known answers")
+            }
+        },
+        StatelessRule(C.sharedFlush) { i, out in
+            for r in i.records where r.record.cacheFlush && i.isShared(r) {
+                out.report(C.sharedFlush, "shared record \(i.name(r.record.name)) PTR has the cache-flush bit")
+            }
+        },
+        StatelessRule(C.uniqueFlush) { i, out in
+            guard i.isResponse, i.isMulticast, !i.isLegacyResponse else { return }
+            for r in i.records where r.section != .authority && i.isUnique(r) && !r.record.cacheFlush && r.record.ttl != 0 {
+                out.report(C.uniqueFlush, "unique record \(i.name(r.record.name)) \(r.record.type) lacks the cache-flush bit")
+            }
+        },
+        StatelessRule(C.ttls) { i, out in
+            guard i.isResponse, !i.isLegacyResponse else { return }
+            for r in i.records where r.record.type != .opt && r.record.type != .nsec && r.record.ttl != 0 {
+                let host = i.isHostRecord(r)
+                let ttl = r.record.ttl
+                if host {
+                    if ttl < 12 { out.report(C.ttls, severity: .warning, "\(i.name(r.record.name)) \(r.record.type) TTL \(ttl); 120 s is recommended") }
+                    else if ttl == 4500 { out.report(C.ttls, severity: .info, "\(i.name(r.record.name)) \(r.record.type) TTL 4500 (Apple's choice; RFC 6762 recommends 120 s for host records)") }
+                } else if ttl < 450 {
+                    out.report(C.ttls, severity: .warning, "\(i.name(r.record.name)) \(r.record.type) TTL \(ttl); 4500 s is recommended")
+                } else if i.isShared(r) && ttl < 1125 {
+                    out.report(C.ttls, severity: .info, "browse PTR \(i.name(r.record.name)) TTL \(ttl) (python-zeroconf raises PTR TTLs below 1125 s)")
+                }
+            }
+        },
+        StatelessRule(C.rrsetTTL) { i, out in
+            var reported = false
+            for (k, a) in i.records.enumerated() where a.record.type != .opt && !reported {
+                for b in i.records[(k + 1)...] where b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
+                    && b.record.ttl != a.record.ttl && a.record.ttl != 0 && b.record.ttl != 0
+                    && b.record.name.equals(a.record.name, in: i.message.payload, i.message.payload)
+                {
+                    out.report(C.rrsetTTL, "\(i.name(a.record.name)) \(a.record.type) records carry TTLs \(a.record.ttl) and \(b.record.ttl)")
+                    reported = true
+                    break
+                }
+            }
+        },
+        StatelessRule(C.nsecForm) { i, out in
+            guard i.isResponse else { return }
+            for r in i.records {
+                guard case .nsec(let next, let bitmap) = r.record.value else { continue }
+                if !next.equals(r.record.name, in: i.message.payload, i.message.payload) {
+                    out.report(C.nsecForm, severity: .warning, "NSEC \(i.name(r.record.name)) names \(i.name(next)) as next, not itself")
+                }
+                let types = i.message.nsecTypes(bitmap)
+                if types.contains(where: { $0.rawValue > 255 }) { out.report(C.nsecForm, severity: .warning, "NSEC \(i.name(r.record.name)) uses a window other than 0") }
+                if types.contains(.nsec) { out.report(C.nsecForm, severity: .error, "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC") }
+            }
+        },
+        StatelessRule(C.nsecConsistent) { i, out in
+            for r in i.records {
+                guard case .nsec(_, let bitmap) = r.record.value else { continue }
+                // The bitmap lists the types that exist; any other type is denied.
+                let existing = i.message.nsecTypes(bitmap)
+                for o in i.records where o.record.type != .nsec && o.record.type != .opt && !existing.contains(o.record.type)
+                    && o.record.name.equals(r.record.name, in: i.message.payload, i.message.payload)
+                {
+                    out.report(C.nsecConsistent, "NSEC \(i.name(r.record.name)) denies \(o.record.type) but the message carries one")
+                    break
+                }
+            }
+        },
+        StatelessRule(C.srvTarget) { i, out in
+            for r in i.records {
+                guard case .srv(_, _, _, let target) = r.record.value else { continue }
+                let l = target.labels(in: i.message.payload)
+                if l.isEmpty { out.report(C.srvTarget, "SRV \(i.name(r.record.name)) has the root as target") }
+                else if DNSSDName(labels: l).kind == .instance { out.report(C.srvTarget, "SRV target \(i.name(target)) is a service instance name, not a host") }
+            }
+        },
+        StatelessRule(C.additionalRecords) { i, out in
+            guard i.isResponse, i.isMulticast else { return }
+            let p = i.message.payload
+            for r in i.records where r.section == .answer {
+                if case .name(let target) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype,
+                    DNSSDName(labels: target.labels(in: p)).kind == .instance
+                {
+                    let hasSRV = i.records.contains { $0.record.type == .srv && $0.record.name.equals(target, in: p, p) }
+                    let hasTXT = i.records.contains { $0.record.type == .txt && $0.record.name.equals(target, in: p, p) }
+                    if !hasSRV || !hasTXT {
+                        out.report(C.additionalRecords, "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))")
+                    }
+                }
+            }
+        },
+        StatelessRule(C.otherFamily) { i, out in
+            guard i.isResponse, i.isMulticast else { return }
+            let p = i.message.payload
+            for r in i.records where r.section == .answer && (r.record.type == .a || r.record.type == .aaaa) {
+                let other: RecordType = r.record.type == .a ? .aaaa : .a
+                let covered = i.records.contains { ($0.record.type == other || $0.record.type == .nsec) && $0.record.name.equals(r.record.name, in: p, p) }
+                if !covered {
+                    out.report(C.otherFamily, "\(r.record.type) answer for \(i.name(r.record.name)) without \(other) or an NSEC denying it")
+                    return
+                }
+            }
+        },
+        StatelessRule(C.addressValid) { i, out in
+            guard i.isResponse else { return }
+            for r in i.records {
+                let addr: IPAddress
+                switch r.record.value {
+                case .a(let v): addr = .v4(v)
+                case .aaaa(let hi, let lo): addr = .v6(hi, lo)
+                default: continue
+                }
+                if addr.isLoopback || addr.isUnspecified || addr.isMulticast {
+                    out.report(C.addressValid, severity: .error, "\(i.name(r.record.name)) \(r.record.type) \(addr) is not usable on the link")
+                } else if case .v4(let a) = addr, case .v4(let s) = i.datagram.src, a >> 8 != s >> 8, !addr.isLinkLocal {
+                    out.report(C.addressValid, severity: .info, "\(i.name(r.record.name)) A \(addr) is outside the sender's /24 (\(i.datagram.src)); another interface's address?")
+                }
+            }
+        },
+        StatelessRule(C.emptyTXT) { i, out in
+            for r in i.records where r.record.type == .txt {
+                if r.record.rdata.isEmpty {
+                    out.report(C.emptyTXT, severity: .error, "TXT \(i.name(r.record.name)) is empty (RDLENGTH 0); use a single zero byte")
+                } else {
+                    let s = i.message.characterStrings(r.record)
+                    if s.count > 1 && s.contains(where: \.isEmpty) {
+                        out.report(C.emptyTXT, severity: .info, "TXT \(i.name(r.record.name)) mixes empty strings with others (avahi drops them)")
+                    }
+                }
+            }
+        },
+        StatelessRule(C.txtKeys) { i, out in
+            for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
+                for s in i.message.characterStrings(r.record) where !s.isEmpty {
+                    let attr = TXTAttribute(s)
+                    if attr.key.isEmpty {
+                        out.report(C.txtKeys, severity: .error, "TXT \(i.name(r.record.name)) string \"\(MDNSText.show(s.prefix(40)))\" has no key")
+                    } else if attr.key.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
+                        out.report(C.txtKeys, severity: .error, "TXT \(i.name(r.record.name)) key \"\(MDNSText.show(attr.key))\" is not printable ASCII")
+                    } else if attr.key.count > 9 {
+                        out.report(C.txtKeys, severity: .warning, "TXT key \(MDNSText.show(attr.key)) is \(attr.key.count) characters (9 at most recommended)")
+                    }
+                }
+            }
+        },
+        StatelessRule(C.txtDuplicate) { i, out in
+            for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
+                let keys = i.message.characterStrings(r.record).map { TXTAttribute($0).key }.filter { !$0.isEmpty }
+                for (k, key) in keys.enumerated() where keys[..<k].contains(where: { ASCII.equalsIgnoringCase($0, key) }) {
+                    out.report(C.txtDuplicate, "TXT \(i.name(r.record.name)) repeats key \(MDNSText.show(key))")
+                    break
+                }
+            }
+        },
+        StatelessRule(C.txtSize) { i, out in
+            for r in i.records where r.record.type == .txt {
+                let n = r.record.rdata.count
+                if n > 1300 { out.report(C.txtSize, severity: .warning, "TXT \(i.name(r.record.name)) is \(n) bytes (over 1300 is not recommended)") }
+                else if n > 400 { out.report(C.txtSize, severity: .info, "TXT \(i.name(r.record.name)) is \(n) bytes") }
+            }
+        },
+        StatelessRule(C.instanceStructure) { i, out in
+            let p = i.message.payload
+            for r in i.records {
+                if r.record.type == .srv && r.dnssd.kind != .instance && r.labels.contains(where: { $0.first == 0x5F }) == false {
+                    out.report(C.instanceStructure, "SRV owner \(i.name(r.record.name)) is not Instance.Service.Domain")
+                }
+                if case .name(let t) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype {
+                    let k = DNSSDName(labels: t.labels(in: p)).kind
+                    if k != .instance { out.report(C.instanceStructure, "browse PTR \(i.name(r.record.name)) points to \(i.name(t)), not a service instance") }
+                }
+            }
+        },
+        StatelessRule(C.serviceLabel) { i, out in
+            var names: [[ArraySlice<UInt8>]] = i.message.questions.map { $0.name.labels(in: i.message.payload) }
+            names += i.records.map(\.labels)
+            for l in names {
+                let d = DNSSDName(labels: l)
+                guard let s = d.serviceLabelIndex, s < l.count, d.kind != .other else { continue }
+                if let problem = serviceLabelProblem(l[s]) {
+                    out.report(C.serviceLabel, "service label \(MDNSText.show(l[s])): \(problem)")
+                    return
+                }
+            }
+        },
+        StatelessRule(C.instanceLabel) { i, out in
+            for r in i.records where r.dnssd.kind == .instance && !r.labels.isEmpty {
+                let label = r.labels[0]
+                if label.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                    out.report(C.instanceLabel, "instance label of \(i.name(r.record.name)) contains control characters")
+                    return
+                }
+            }
+        },
+        StatelessRule(C.subtype) { i, out in
+            let p = i.message.payload
+            for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
+                guard case .name(let t) = r.record.value, let s = r.dnssd.serviceLabelIndex else { continue }
+                let tl = t.labels(in: p)
+                let td = DNSSDName(labels: tl)
+                if let ts = td.serviceLabelIndex, td.kind == .instance, !ASCII.equalsIgnoringCase(tl[ts], r.labels[s]) {
+                    out.report(C.subtype, "subtype PTR \(i.name(r.record.name)) points to \(i.name(t)) of another service")
+                }
+            }
+        },
+        StatelessRule(C.enumeration) { i, out in
+            let p = i.message.payload
+            for r in i.records where r.record.type == .ptr && r.dnssd.kind == .serviceEnumeration {
+                guard case .name(let t) = r.record.value else { continue }
+                if DNSSDName(labels: t.labels(in: p)).kind != .serviceType {
+                    out.report(C.enumeration, "_services._dns-sd._udp PTR points to \(i.name(t)), not a service type")
+                }
+            }
+        },
+        StatelessRule(C.hostNames) { i, out in
+            for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && !r.labels.isEmpty {
+                if let bad = r.labels.dropLast().first(where: { !isLDH($0) }) {
+                    out.report(C.hostNames, "host name \(i.name(r.record.name)) has label \(MDNSText.show(bad)) outside letters, digits and hyphens")
+                    return
+                }
+            }
+        },
+        StatelessRule(C.duplicates) { i, out in
+            let p = i.message.payload
+            for (k, a) in i.records.enumerated() where a.record.type != .opt {
+                if i.records[(k + 1)...].contains(where: { b in
+                    b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
+                        && b.record.name.equals(a.record.name, in: p, p) && sameRData(a.record, b.record, p)
+                }) {
+                    out.report(C.duplicates, "\(i.name(a.record.name)) \(a.record.type) appears twice in the packet")
+                    return
+                }
+            }
+        },
+        StatelessRule(C.localNames) { i, out in
+            var names = i.message.questions.map { $0.name.labels(in: i.message.payload) }
+            names += i.records.filter { $0.record.type != .opt }.map(\.labels)
+            for l in names where !l.isEmpty && !isLocal(l) {
+                out.report(C.localNames, "\(l.map { DNSText.escapeLabel($0) }.joined(separator: ".")). is not under local. or a link-local reverse zone")
+                return
+            }
+        },
+        StatelessRule(C.sourcePort) { i, out in
+            if i.isResponse, i.datagram.srcPort != 5353 { out.report(C.sourcePort, "response from port \(i.datagram.srcPort); receivers must ignore it") }
+        },
+        StatelessRule(C.responseDestination) { i, out in
+            guard i.isResponse, i.isMulticast else { return }
+            if i.datagram.dstPort != 5353 { out.report(C.responseDestination, "multicast response to port \(i.datagram.dstPort)") }
+        },
+        StatelessRule(C.legacyQuestion) { i, out in
+            if i.isLegacyResponse, i.header.qdcount == 0 {
+                out.report(C.legacyQuestion, "unicast response to port \(i.datagram.dstPort) does not repeat the question")
+            }
+        },
+        StatelessRule(C.legacyTTL) { i, out in
+            guard i.isLegacyResponse else { return }
+            if let r = i.records.first(where: { $0.record.cacheFlush }) {
+                out.report(C.legacyTTL, severity: .error, "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
+            }
+            if let r = i.records.first(where: { $0.record.type != .opt && $0.record.ttl > 10 }) {
+                out.report(C.legacyTTL, severity: .warning, "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) TTL \(r.record.ttl) (10 s at most)")
+            }
+        },
+        StatelessRule(C.ipTTL) { i, out in
+            guard i.datagram.hopLimit != 255 else { return }
+            if i.isResponse {
+                out.report(C.ipTTL, severity: .warning, "response sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit); older queriers ignore anything but 255")
+            } else if !i.isLegacyQuery {
+                out.report(C.ipTTL, severity: .info, "query sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit)")
+            }
+        },
+        StatelessRule(C.onLink) { i, out in
+            guard i.isResponse, !i.isMulticast, case .v4(let s) = i.datagram.src, case .v4(let d) = i.datagram.dst else { return }
+            if s >> 8 != d >> 8 {
+                out.report(C.onLink, severity: .info, "unicast response from \(i.datagram.src) to \(i.datagram.dst): not on the same /24, possibly off-link")
+            }
+        },
+        StatelessRule(C.size) { i, out in
+            if i.datagram.ipPacketLength > 9000 { out.report(C.size, "packet of \(i.datagram.ipPacketLength) bytes (9000 at most)") }
+        },
+        StatelessRule(C.fragmented) { i, out in
+            let n = i.message.answers.count + i.message.authorities.count + i.message.additionals.count
+            if i.datagram.wasFragmented && n > 1 {
+                out.report(C.fragmented, "IP-fragmented packet carries \(n) records; a packet larger than the MTU may carry only one")
+            }
+        },
+        StatelessRule(C.group) { i, out in
+            let d = i.datagram
+            guard d.dst.isMulticast, d.dstPort == 5353 else { return }
+            if d.dst == .mdnsIPv4 || d.dst == .mdnsIPv6 { return }
+            if case .v6(let hi, let lo) = d.dst, lo == 0xFB, hi & 0xFFF0_FFFF_FFFF_FFFF == 0xFF00_0000_0000_0000 {
+                out.report(C.group, severity: .info, "mDNS to \(d.dst), a scope RFC 6762 does not use")
+            } else {
+                out.report(C.group, severity: .error, "UDP/5353 traffic to \(d.dst), not 224.0.0.251 or FF02::FB")
+            }
+        },
+    ]
+
+    static func hex16(_ v: UInt16) -> String {
+        let s = String(v, radix: 16)
+        return "0x" + String(repeating: "0", count: 4 - s.count) + s
+    }
+
+    static func isLDH(_ l: ArraySlice<UInt8>) -> Bool {
+        !l.isEmpty && l.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
+    }
+
+    static func isLocal(_ l: [ArraySlice<UInt8>]) -> Bool {
+        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, Array(t.utf8)) }
+        guard let last = l.last else { return true }
+        if eq(last, "local") { return true }
+        if l.count >= 4, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr"), eq(l[l.count - 3], "254"), eq(l[l.count - 4], "169") { return true }
+        if l.count >= 2, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr") { return true }  // reverse of on-link IPv4 is common
+        if l.count >= 5, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "ip6"), eq(l[l.count - 3], "f"), eq(l[l.count - 4], "e") {
+            return ["8", "9", "a", "b"].contains { eq(l[l.count - 5], $0) }
+        }
+        return false
+    }
+
+    static func serviceLabelProblem(_ l: ArraySlice<UInt8>) -> String? {
+        guard l.first == 0x5F else { return "does not start with _" }
+        let body = l.dropFirst()
+        if body.isEmpty || body.count > 15 { return "\(body.count) characters after _ (1–15)" }
+        if !body.allSatisfy({ ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }) { return "characters other than letters, digits and hyphens" }
+        if !body.contains(where: ASCII.isAlpha) { return "no letter" }
+        if body.first == 0x2D || body.last == 0x2D { return "leading or trailing hyphen" }
+        if zip(body, body.dropFirst()).contains(where: { $0 == 0x2D && $1 == 0x2D }) { return "double hyphen" }
+        return nil
+    }
+
+    /// RDATA equality, comparing embedded names by value (they may be compressed differently).
+    static func sameRData(_ a: ResourceRecord, _ b: ResourceRecord, _ p: [UInt8]) -> Bool {
+        switch (a.value, b.value) {
+        case (.name(let x), .name(let y)): return x.equals(y, in: p, p)
+        case (.srv(let p1, let w1, let o1, let x), .srv(let p2, let w2, let o2, let y)):
+            return p1 == p2 && w1 == w2 && o1 == o2 && x.equals(y, in: p, p)
+        case (.nsec(let x, let bx), .nsec(let y, let by)): return x.equals(y, in: p, p) && p[bx].elementsEqual(p[by])
+        default: return p[a.rdata].elementsEqual(p[b.rdata])
+        }
+    }
+}
