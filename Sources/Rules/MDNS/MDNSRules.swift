@@ -214,6 +214,8 @@ public enum MDNSRules {
             }
         },
         StatelessRule(C.rrsetTTL) { i, out in
+            // Known answers in a query carry remaining TTLs, which legitimately differ.
+            guard i.isResponse else { return }
             var reported = false
             for (k, a) in i.records.enumerated() where a.record.type != .opt && !reported {
                 for b in i.records[(k + 1)...] where b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
