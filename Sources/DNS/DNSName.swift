@@ -13,14 +13,17 @@ public struct DNSName: Sendable, Hashable {
     /// Calls `body` with each label (as a slice of `payload`), in order.
     public func forEachLabel(in payload: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
         var pos = offset
-        var hops = 0
-        while pos < payload.count, hops < 128 {
+        var lowest = offset
+        while pos < payload.count {
             let l = payload[pos]
             if l == 0 { return }
             if l & 0xC0 == 0xC0 {
                 guard pos + 1 < payload.count else { return }
-                pos = Int(l & 0x3F) << 8 | Int(payload[pos + 1])
-                hops += 1
+                let target = Int(l & 0x3F) << 8 | Int(payload[pos + 1])
+                // The reader's invariant: each target strictly below the last; ends any walk.
+                guard target < lowest else { return }
+                lowest = target
+                pos = target
                 continue
             }
             guard l & 0xC0 == 0, pos + 1 + Int(l) <= payload.count else { return }
