@@ -34,6 +34,7 @@ public final class Analysis {
     private let policy: (Finding) -> Finding?
     private var frameBuffer: [UInt8] = []
     private var devices: Set<String> = []
+    private var services: Set<String> = []
     private static let maxDevices = 65536
     /// Called when an unsupported link type is first seen (the CLI prints a warning).
     public var onWarning: ((String) -> Void)? = nil
@@ -114,6 +115,7 @@ public final class Analysis {
         } else if mdns.claims(d) {
             let m = mdns.analyze(d, into: &sink)
             summary.mdnsMessages += 1
+            if m.header.qr { noteServices(m) }
             if options.wantMessages { record = MDNSRender.record(m, d, verbose: options.verbose) }
         } else {
             return
@@ -133,6 +135,16 @@ public final class Analysis {
         }
     }
 
+    /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
+    private func noteServices(_ m: DNSMessage) {
+        for rr in m.answers where rr.type == .ptr && services.count < Self.maxDevices {
+            let labels = rr.name.labels(in: m.payload)
+            if DNSSDName(labels: labels).kind == .serviceType {
+                services.insert(rr.name.presentation(in: m.payload).lowercased())
+            }
+        }
+    }
+
     private func accept(_ raw: [Finding]) -> [Finding] {
         guard !raw.isEmpty else { return raw }
         var out: [Finding] = []
@@ -140,6 +152,7 @@ public final class Analysis {
             if let kept = policy(f) {
                 out.append(kept)
                 findingCounts[kept.severity, default: 0] += 1
+                summary.count(kept)
             } else {
                 summary.suppressed += 1
             }
@@ -166,6 +179,7 @@ public final class Analysis {
                 count: decoder.reassembler.overlapConflicts)
         }
         summary.devices = devices.count
+        summary.services = services.count
         extra(&summary)
         reporter.finish(summary)
         return summary

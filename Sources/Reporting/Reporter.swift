@@ -38,6 +38,24 @@ public struct RunSummary: Sendable {
     public var rulesChecked: [RuleDescriptor] = []
     /// Findings that were suppressed by configuration or baseline.
     public var suppressed: Int = 0
+    /// Reported findings per severity and per rule (rule order: first seen).
+    public var findingsBySeverity: [Severity: Int] = [:]
+    public var findingsByRule: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []
+    /// The `--fail-on` threshold (nil: never); JUnit marks test cases failed from it.
+    public var failOn: Severity? = .error
+
+    /// Counts one reported finding.
+    public mutating func count(_ f: Finding) {
+        findingsBySeverity[f.severity, default: 0] += 1
+        if let i = findingsByRule.firstIndex(where: { $0.rule == f.rule }) {
+            findingsByRule[i].count += 1
+            if f.severity > findingsByRule[i].severity { findingsByRule[i].severity = f.severity }
+        } else {
+            findingsByRule.append((f.rule, f.name, f.severity, 1))
+        }
+    }
+
+    public var totalFindings: Int { findingsBySeverity.values.reduce(0, +) }
     /// Wall-clock seconds the run took.
     public var elapsedSeconds: Double = 0
 

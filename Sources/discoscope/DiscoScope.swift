@@ -4,6 +4,7 @@ import Glibc
 /// `discoscope`: capture, decode and lint SSDP and mDNS / DNS-SD traffic.
 @main
 struct DiscoScope: ParsableCommand {
+    static let version = "0.1.0"
     static let configuration = CommandConfiguration(
         commandName: "discoscope",
         abstract: "Decode and lint local-network service discovery: SSDP (UPnP, UDP 1900) and mDNS / DNS-SD (UDP 5353).",
@@ -14,8 +15,8 @@ struct DiscoScope: ParsableCommand {
 
             Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
             """,
-        version: "0.1.0",
-        subcommands: [Analyze.self],
+        version: DiscoScope.version,
+        subcommands: [Analyze.self, RulesCommand.self],
         defaultSubcommand: nil
     )
 

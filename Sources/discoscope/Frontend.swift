@@ -22,14 +22,49 @@ final class Frontend {
     /// bad configuration.
     init(output: OutputOptions, rules: RuleOptions, live: Bool = false) throws {
         self.rules = rules
+        let settings = try Settings(rules)
+        self.settings = settings
         sink = try FileSink.open(output.output)
         sink.flushEachWrite = live
-        let reporter = TemporaryReporter(sink: sink, format: output.format)
+        let reporter: any Reporter
+        switch output.format {
+        case .text:
+            var o = TextReporter.Options()
+            o.quiet = output.quiet
+            o.verbose = output.verbose
+            o.color = output.output == nil && sink.isTerminal && !output.noColor && getenv("NO_COLOR") == nil
+            o.utc = getenv("TZ").map { String(cString: $0) == "UTC" || String(cString: $0) == "UTC0" } ?? false
+            reporter = TextReporter(sink: sink, options: o)
+        case .jsonl:
+            reporter = JSONLinesReporter(sink: sink)
+        case .sarif:
+            reporter = SARIFReporter(sink: sink, toolVersion: DiscoScope.version)
+        case .junit:
+            reporter = JUnitReporter(sink: sink)
+        }
         var options = Analysis.Options()
         options.verbose = output.verbose
-        options.wantMessages = output.format == .text || output.format == .jsonl
-        analysis = Analysis(reporter: reporter, options: options)
+        options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl
+        options.disabledRules = settings.disabled
+        let collector = baselineOut
+        analysis = Analysis(reporter: reporter, options: options, policy: { f in
+            guard let kept = settings.apply(f) else { return nil }
+            collector.insert(kept)
+            if let b = settings.baseline, b.contains(kept) { return nil }
+            return kept
+        })
         analysis.onWarning = { Frontend.warn($0) }
+        started = Self.now()
+    }
+
+    let settings: Settings
+    let baselineOut = BaselineCollector()
+    var started = 0.0
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Analyses one opened source to its end (or until `shouldStop`).
@@ -50,10 +85,25 @@ final class Frontend {
     /// Finishes the report and returns the exit status: 2 after an input error, 1 when a
     /// finding reaches `--fail-on`, else 0.
     func finish(extra: (inout RunSummary) -> Void = { _ in }) -> Int32 {
-        _ = analysis.finish(extra: extra)
+        let settings = self.settings
+        let started = self.started
+        _ = analysis.finish { s in
+            s.rulesChecked = RuleCatalog.all.filter { !settings.disabled.contains($0.id) }
+            s.failOn = settings.failOn
+            s.elapsedSeconds = Frontend.now() - started
+            extra(&s)
+        }
         sink.flush()
+        if let path = rules.writeBaseline {
+            var b = Baseline()
+            for k in baselineOut.findings { b.insert(k) }
+            if !writeFile(path, b.text) {
+                Frontend.warn("\(path): cannot write the baseline (\(String(cString: strerror(errno))))")
+                return 2
+            }
+        }
         if inputError { return 2 }
-        if let t = rules.failOn.threshold, analysis.count(atLeast: t) > 0 { return 1 }
+        if let t = settings.failOn, analysis.count(atLeast: t) > 0 { return 1 }
         return 0
     }
 
@@ -80,62 +130,83 @@ final class Frontend {
     }
 }
 
-/// Built-in output used until the Reporting formats are wired in: tcpdump-like text lines
-/// and the CONTRACT's JSON-lines records.
-final class TemporaryReporter: Reporter {
-    let sink: any OutputSink
-    let format: OutputFormatOption
-    init(sink: any OutputSink, format: OutputFormatOption) {
-        self.sink = sink
-        self.format = format
+/// Collects the findings a run would report without its baseline (for --write-baseline).
+final class BaselineCollector {
+    private(set) var findings: [Finding] = []
+    private var seen: Set<String> = []
+    func insert(_ f: Finding) {
+        guard seen.count < 1_000_000, seen.insert(Baseline.key(f)).inserted else { return }
+        findings.append(f)
     }
-    var isStreaming: Bool { true }
+}
 
-    func message(_ m: MessageRecord, findings: [Finding]) {
-        if format == .jsonl {
-            var fields: [(String, JSONValue)] = [
-                ("type", .string("message")), ("frame", .int(m.frame)), ("time", .rawNumber(m.time.microsecondText)),
-                ("src", .string(m.src)), ("sport", .int(m.sport)), ("dst", .string(m.dst)), ("dport", .int(m.dport)),
-                ("ip_ttl", .int(m.ipTTL)), ("protocol", .string(m.proto.rawValue)), ("kind", .string(m.kind)),
-            ]
-            fields += m.fields
-            if m.truncated { fields.append(("truncated", .bool(true))) }
-            if !m.fragmentFrames.isEmpty { fields.append(("fragment_frames", .array(m.fragmentFrames.map { .int($0) }))) }
-            sink.write(JSONValue.object(fields).serialized() + "\n")
-            for f in findings { finding(f) }
-            return
+/// Rule selection merged from `.discoscope.yml` and the command line (the command line wins).
+struct Settings: Sendable {
+    var config = Configuration()
+    var disabled: Set<RuleID> = []
+    var failOn: Severity? = .error
+    var minSeverity: Severity? = nil
+    var baseline: Baseline? = nil
+
+    init(_ o: RuleOptions) throws {
+        var path = o.config
+        if path == nil, access(".discoscope.yml", F_OK) == 0 { path = ".discoscope.yml" }
+        if let path {
+            guard let text = readFile(path) else {
+                throw InputError("\(path): cannot read the configuration (\(String(cString: strerror(errno))))")
+            }
+            do { config = try Configuration.parse(text, path: path) } catch let e as Configuration.ConfigError { throw InputError(e.description) }
         }
-        sink.write("\(m.frame) \(m.time.microsecondText) \(m.src).\(m.sport) > \(m.dst).\(m.dport) \(m.proto.rawValue): \(m.summary)\n")
-        for f in findings { sink.write("  \(f.rule) \(f.severity.rawValue): \(f.message)\n") }
+        func resolve(_ names: [String], _ flag: String) throws -> [RuleID] {
+            try names.flatMap { $0.split(separator: ",").map(String.init) }.map { n in
+                guard let d = Configuration.rule(n) else { throw InputError("\(flag): unknown rule '\(n)' (see `discoscope rules`)") }
+                return d.id
+            }
+        }
+        let enable = config.enable + (try resolve(o.enable, "--enable"))
+        let disable = config.disable + (try resolve(o.disable, "--disable"))
+        let all = Set(RuleCatalog.all.map(\.id))
+        var enabled = enable.isEmpty ? all : Set(enable)
+        enabled.subtract(disable)
+        disabled = all.subtracting(enabled)
+        if let f = o.failOn { failOn = f.threshold } else if let f = config.failOn { failOn = f }
+        minSeverity = o.minSeverity ?? config.minSeverity
+        if let b = o.baseline {
+            guard let text = readFile(b) else {
+                throw InputError("\(b): cannot read the baseline (\(String(cString: strerror(errno))))")
+            }
+            do { baseline = try Baseline.parse(text, path: b) } catch let e as Configuration.ConfigError { throw InputError(e.description) }
+        }
     }
 
-    func finding(_ f: Finding) {
-        if format == .jsonl {
-            let obj: JSONValue = .object([
-                ("type", .string("finding")), ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
-                ("severity", .string(f.severity.rawValue)), ("frames", .array(f.frames.map { .int($0) })),
-                ("time", .rawNumber(f.time.microsecondText)), ("message", .string(f.message)), ("spec", .string(f.spec)),
-                ("interop", f.interop.map { .string($0) } ?? .null), ("source", .string(f.source)),
-            ])
-            sink.write(obj.serialized() + "\n")
-            return
-        }
-        sink.write("\(f.rule) \(f.severity.rawValue): \(f.message)\n")
+    /// Severity override, minimum severity and suppressions; nil when the finding is dropped.
+    func apply(_ raw: Finding) -> Finding? {
+        var f = raw
+        if let s = config.severity[f.rule] { f.severity = s }
+        if let m = minSeverity, f.severity < m { return nil }
+        if config.suppresses(f) { return nil }
+        return f
     }
+}
 
-    func finish(_ s: RunSummary) {
-        if format == .jsonl {
-            let obj: JSONValue = .object([
-                ("type", .string("summary")), ("frames", .int(s.framesRead)), ("datagrams", .int(s.datagrams)),
-                ("port_datagrams", .int(s.portDatagrams)), ("ssdp_messages", .int(s.ssdpMessages)),
-                ("mdns_messages", .int(s.mdnsMessages)), ("truncated", .int(s.truncatedDatagrams)),
-                ("reassembled", .int(s.reassembledDatagrams)),
-                ("skipped", .object(s.skipped.map { ($0.reason, .int($0.count)) })),
-                ("input_errors", .array(s.inputErrors.map { .string($0) })),
-            ])
-            sink.write(obj.serialized() + "\n")
-            return
-        }
-        sink.write("summary frames=\(s.framesRead) datagrams=\(s.datagrams) port_datagrams=\(s.portDatagrams) ssdp=\(s.ssdpMessages) mdns=\(s.mdnsMessages)\n")
+/// Reads a whole (small) text file without Foundation; nil when it cannot be read.
+func readFile(_ path: String, limit: Int = 64 << 20) -> String? {
+    guard let f = fopen(path, "r") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while bytes.count < limit {
+        let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+        if n <= 0 { break }
+        bytes += chunk[0..<n]
     }
+    if ferror(f) != 0 { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func writeFile(_ path: String, _ text: String) -> Bool {
+    guard let f = fopen(path, "w") else { return false }
+    var t = text
+    let ok = t.withUTF8 { fwrite($0.baseAddress, 1, $0.count, f) == $0.count }
+    return fclose(f) == 0 && ok
 }

@@ -30,7 +30,7 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: "Output format.")
     var format: OutputFormatOption = .text
 
-    @Option(name: .long, help: "Write the report to PATH instead of standard output.")
+    @Option(name: .shortAndLong, help: "Write the report to PATH instead of standard output.")
     var output: String?
 
     @Flag(name: .shortAndLong, help: "Show every header and DNS section under each message.")
@@ -45,8 +45,8 @@ struct OutputOptions: ParsableArguments {
 
 /// Rule selection and CI gating options shared by `analyze` and `capture`.
 struct RuleOptions: ParsableArguments {
-    @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains.")
-    var failOn: FailOn = .error
+    @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains (default: error).")
+    var failOn: FailOn?
 
     @Option(name: .long, parsing: .upToNextOption, help: "Run only these rules (IDs such as SSDP-104 or names).")
     var enable: [String] = []

@@ -1,0 +1,183 @@
+import Findings
+import Rules
+import Yams
+
+/// `.discoscope.yml`: rule selection, severity overrides and suppressions for CI.
+///
+/// ```yaml
+/// fail-on: warning            # error | warning | info | never
+/// min-severity: info          # report only findings at or above
+/// enable: [SSDP-104, MDNS-3xx…]   # run only these (IDs or names)
+/// disable: [SSDP-011, instance-label]
+/// severity:                   # per-rule overrides
+///   SSDP-022: info
+/// suppress:
+///   - rule: MDNS-309
+///     source: 192.168.1.5     # optional: sender address
+///     device: printer.local.  # optional: SSDP UUID or mDNS host name
+///     reason: avahi publishes no A record on this interface   # required
+/// ```
+/// Unknown keys and unknown rule IDs are errors that name the line.
+public struct Configuration: Sendable {
+    public struct Suppression: Sendable {
+        public var rule: RuleID
+        public var source: String?
+        public var device: String?
+        public var reason: String
+        public var line: Int
+    }
+
+    public var failOn: Severity?? = nil
+    public var minSeverity: Severity? = nil
+    public var enable: [RuleID] = []
+    public var disable: [RuleID] = []
+    public var severity: [RuleID: Severity] = [:]
+    public var suppressions: [Suppression] = []
+
+    public init() {}
+
+    public struct ConfigError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Resolves a rule ID or readable name (case-insensitive) against the catalog.
+    public static func rule(_ text: String) -> RuleDescriptor? {
+        let t = text.uppercased()
+        return RuleCatalog.all.first { $0.id.rawValue == t || $0.name == text.lowercased() }
+    }
+
+    public static func parse(_ yaml: String, path: String) throws -> Configuration {
+        func fail(_ line: Int?, _ what: String) -> ConfigError {
+            ConfigError(description: "\(path)\(line.map { ":\($0)" } ?? ""): \(what)")
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let e as YamlError {
+            throw fail(nil, "not valid YAML: \(e.description.split(separator: "\n").first ?? "")")
+        }
+        var c = Configuration()
+        guard let root else { return c }
+        guard case .mapping(let top) = root else { throw fail(root.mark?.line, "expected a mapping of settings at the top level") }
+
+        func scalar(_ n: Node, _ key: String) throws -> String {
+            guard case .scalar(let s) = n else { throw fail(n.mark?.line, "\(key): expected a single value") }
+            return s.string
+        }
+        func severity(_ n: Node, _ key: String) throws -> Severity {
+            let v = try scalar(n, key)
+            guard let s = Severity(rawValue: v.lowercased()) else { throw fail(n.mark?.line, "\(key): unknown severity '\(v)' (error, warning, info)") }
+            return s
+        }
+        func ruleID(_ n: Node, _ key: String) throws -> RuleID {
+            let v = try scalar(n, key)
+            guard let d = rule(v) else { throw fail(n.mark?.line, "\(key): unknown rule '\(v)' (see `discoscope rules`)") }
+            return d.id
+        }
+        func ruleList(_ n: Node, _ key: String) throws -> [RuleID] {
+            switch n {
+            case .sequence(let seq): return try seq.map { try ruleID($0, key) }
+            case .scalar: return [try ruleID(n, key)]
+            default: throw fail(n.mark?.line, "\(key): expected a list of rule IDs or names")
+            }
+        }
+
+        for (k, v) in top {
+            let key = try scalar(k, "key")
+            let line = k.mark?.line
+            switch key {
+            case "fail-on":
+                let s = try scalar(v, key).lowercased()
+                if s == "never" { c.failOn = .some(nil) } else { c.failOn = .some(try severity(v, key)) }
+            case "min-severity":
+                c.minSeverity = try severity(v, key)
+            case "enable":
+                c.enable = try ruleList(v, key)
+            case "disable":
+                c.disable = try ruleList(v, key)
+            case "severity":
+                guard case .mapping(let m) = v else { throw fail(v.mark?.line ?? line, "severity: expected a mapping of rule: severity") }
+                for (rk, rv) in m { c.severity[try ruleID(rk, "severity")] = try severity(rv, "severity") }
+            case "suppress":
+                guard case .sequence(let seq) = v else { throw fail(v.mark?.line ?? line, "suppress: expected a list of suppressions") }
+                for item in seq {
+                    guard case .mapping(let m) = item else { throw fail(item.mark?.line, "suppress: each entry is a mapping with rule and reason") }
+                    var rule: RuleID? = nil
+                    var source: String? = nil, device: String? = nil, reason: String? = nil
+                    for (ek, ev) in m {
+                        let name = try scalar(ek, "suppress")
+                        switch name {
+                        case "rule": rule = try ruleID(ev, "suppress.rule")
+                        case "source": source = try scalar(ev, "suppress.source")
+                        case "device": device = try scalar(ev, "suppress.device")
+                        case "reason": reason = try scalar(ev, "suppress.reason")
+                        default: throw fail(ek.mark?.line, "suppress: unknown key '\(name)' (rule, source, device, reason)")
+                        }
+                    }
+                    guard let rule else { throw fail(item.mark?.line, "suppress: entry without rule") }
+                    guard let reason, !reason.isEmpty else { throw fail(item.mark?.line, "suppress: entry for \(rule) without a reason") }
+                    c.suppressions.append(Suppression(rule: rule, source: source, device: device, reason: reason, line: item.mark?.line ?? 0))
+                }
+            default:
+                throw fail(line, "unknown key '\(key)' (fail-on, min-severity, enable, disable, severity, suppress)")
+            }
+        }
+        return c
+    }
+
+    /// Whether a suppression covers `f` (device names compare case-insensitively, with or
+    /// without the trailing dot).
+    public func suppresses(_ f: Finding) -> Bool {
+        suppressions.contains { s in
+            guard s.rule == f.rule else { return false }
+            if let src = s.source, src != f.source { return false }
+            if let dev = s.device {
+                func norm(_ x: String) -> String {
+                    var y = x.lowercased()
+                    if y.hasSuffix(".") { y.removeLast() }
+                    if y.hasPrefix("uuid:") { y.removeFirst(5) }
+                    return y
+                }
+                guard let fd = f.device, norm(fd) == norm(dev) else { return false }
+            }
+            return true
+        }
+    }
+}
+
+/// Known findings (`--write-baseline`, `--baseline`): one line per finding identity (rule,
+/// source, device, message; no frame numbers or times), tab-separated, so that CI fails
+/// only on new findings.
+public struct Baseline: Sendable {
+    public private(set) var keys: Set<String> = []
+    public static let header = "# discoscope baseline v1: rule<TAB>source<TAB>device<TAB>message"
+
+    public init() {}
+
+    public static func key(_ f: Finding) -> String {
+        func clean(_ s: String) -> String {
+            String(s.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 })
+        }
+        return [f.rule.rawValue, clean(f.source), clean(f.device ?? ""), clean(f.message)].joined(separator: "\t")
+    }
+
+    public mutating func insert(_ f: Finding) { keys.insert(Self.key(f)) }
+    public func contains(_ f: Finding) -> Bool { keys.contains(Self.key(f)) }
+
+    public static func parse(_ text: String, path: String) throws -> Baseline {
+        var b = Baseline()
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard parts.count == 4, Configuration.rule(String(parts[0])) != nil else {
+                throw Configuration.ConfigError(description: "\(path):\(n + 1): not a baseline line (rule, source, device, message separated by tabs)")
+            }
+            b.keys.insert(String(line))
+        }
+        return b
+    }
+
+    public var text: String {
+        ([Self.header] + keys.sorted()).joined(separator: "\n") + "\n"
+    }
+}

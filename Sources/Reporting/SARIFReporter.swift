@@ -1,0 +1,152 @@
+import Findings
+import WireFormat
+
+/// `--format sarif`: one SARIF 2.1.0 log with one run. `tool.driver.rules` lists the rules
+/// checked (id, name, short/full description, help with the spec reference, default level);
+/// each result names its rule, level, message, and a location: the capture file as the
+/// artifact and the frame as a logical location (plus line 1, which GitHub code scanning
+/// requires of every result). Written at `finish`.
+public final class SARIFReporter: Reporter {
+    let sink: any OutputSink
+    let toolVersion: String
+    private var results: [Finding] = []
+    /// Results are bounded: a pathological capture cannot grow the document without end.
+    public static let maxResults = 100_000
+    private var dropped = 0
+
+    public init(sink: any OutputSink, toolVersion: String) {
+        self.sink = sink
+        self.toolVersion = toolVersion
+    }
+    public var isStreaming: Bool { false }
+
+    public func message(_ m: MessageRecord, findings: [Finding]) {
+        for f in findings { finding(f) }
+    }
+
+    public func finding(_ f: Finding) {
+        if results.count < Self.maxResults { results.append(f) } else { dropped += 1 }
+    }
+
+    public static func level(_ s: Severity) -> String {
+        switch s {
+        case .error: "error"
+        case .warning: "warning"
+        case .info: "note"
+        }
+    }
+
+    public func finish(_ s: RunSummary) {
+        var ruleIndex: [RuleID: Int] = [:]
+        var rules: [JSONValue] = []
+        for (k, d) in s.rulesChecked.enumerated() {
+            ruleIndex[d.id] = k
+            var help = d.title + ". " + (d.description.isEmpty ? "" : d.description + " ") + "Spec: " + d.spec + "."
+            if let i = d.interop { help += " Interop: " + i + "." }
+            help += " Example of a violation: " + d.example + "."
+            rules.append(.object([
+                ("id", .string(d.id.rawValue)), ("name", .string(d.name)),
+                ("shortDescription", .object([("text", .string(d.title))])),
+                ("fullDescription", .object([("text", .string(d.description.isEmpty ? d.title : d.description))])),
+                ("help", .object([("text", .string(help))])),
+                ("defaultConfiguration", .object([("level", .string(Self.level(d.severity)))])),
+                ("properties", .object([
+                    ("tags", .array([.string(d.proto.rawValue), .string(d.scope.rawValue)])), ("spec", .string(d.spec)),
+                    ("problem.severity", .string(d.severity == .info ? "recommendation" : d.severity.rawValue)),
+                ])),
+            ]))
+        }
+        let artifacts: [JSONValue] = s.files.map { .object([("location", .object([("uri", .string(Self.uri($0)))]))]) }
+        var out: [JSONValue] = []
+        out.reserveCapacity(results.count)
+        for f in results {
+            let file = f.fileIndex < s.files.count ? s.files[f.fileIndex] : (s.files.last ?? "-")
+            let frame = f.frames.first ?? 0
+            var artifact: [(String, JSONValue)] = [("uri", .string(Self.uri(file)))]
+            if f.fileIndex < s.files.count { artifact.append(("index", .int(f.fileIndex))) }
+            var location: [(String, JSONValue)] = [
+                ("physicalLocation", .object([
+                    ("artifactLocation", .object(artifact)), ("region", .object([("startLine", .int(1))])),
+                ]))
+            ]
+            if frame > 0 {
+                location.append(("logicalLocations", .array([.object([
+                    ("name", .string("frame \(frame)")), ("fullyQualifiedName", .string("\(file)#frame=\(frame)")),
+                    ("kind", .string("element")),
+                ])])))
+            }
+            var result: [(String, JSONValue)] = [("ruleId", .string(f.rule.rawValue))]
+            if let i = ruleIndex[f.rule] { result.append(("ruleIndex", .int(i))) }
+            let text = (frame > 0 ? "Frame \(frame): " : "") + f.message
+            result += [
+                ("level", .string(Self.level(f.severity))),
+                ("message", .object([("text", .string(text))])),
+                ("locations", .array([.object(location)])),
+                ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
+                ("properties", .object([
+                    ("frames", .array(f.frames.map { .int($0) })), ("time", .rawNumber(f.time.microsecondText)),
+                    ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
+                    ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
+                ])),
+            ]
+            out.append(.object(result))
+        }
+        var notes: [JSONValue] = s.inputErrors.map {
+            .object([("level", .string("error")), ("message", .object([("text", .string($0))]))])
+        }
+        if dropped > 0 {
+            notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string("\(dropped) further results omitted (limit \(Self.maxResults))"))]))]))
+        }
+        let run: JSONValue = .object([
+            ("tool", .object([("driver", .object([
+                ("name", .string("DiscoScope")), ("semanticVersion", .string(toolVersion)), ("version", .string(toolVersion)),
+                ("rules", .array(rules)),
+            ]))])),
+            ("invocations", .array([.object([
+                ("executionSuccessful", .bool(s.inputErrors.isEmpty)),
+                ("toolExecutionNotifications", .array(notes)),
+            ])])),
+            ("artifacts", .array(artifacts)),
+            ("results", .array(out)),
+            ("properties", .object([("summary", JSONLinesReporter.summaryObject(s))])),
+        ])
+        let log: JSONValue = .object([
+            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")), ("version", .string("2.1.0")),
+            ("runs", .array([run])),
+        ])
+        sink.write(log.serialized() + "\n")
+        sink.flush()
+    }
+
+    /// A relative URI reference for a path (RFC 3986: unreserved and `/` kept, the rest
+    /// percent-encoded); standard input is `stdin`.
+    public static func uri(_ path: String) -> String {
+        if path == "-" { return "stdin" }
+        var out = ""
+        for b in path.utf8 {
+            if ASCII.isAlpha(b) || ASCII.isDigit(b) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2F {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let h = String(b, radix: 16, uppercase: true)
+                out += "%" + (h.count == 1 ? "0" + h : h)
+            }
+        }
+        return out
+    }
+
+    /// FNV-1a over rule, source, device and message: the same problem from the same sender
+    /// keeps its identity across runs (frame numbers and times excluded).
+    public static func fingerprint(_ f: Finding) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for part in [f.rule.rawValue, f.source, f.device ?? "", f.message] {
+            for b in part.utf8 {
+                h ^= UInt64(b)
+                h = h &* 0x0000_0100_0000_01B3
+            }
+            h ^= 0xFF
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        let s = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

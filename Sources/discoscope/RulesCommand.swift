@@ -1,0 +1,76 @@
+import Analyzer
+import ArgumentParser
+import Findings
+import Reporting
+import Rules
+
+extension DiscoScope {
+    /// `discoscope rules [--format text|json]` and `discoscope rules explain ID`.
+    struct RulesCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rules",
+            abstract: "List the rule catalog, or explain one rule.",
+            subcommands: [List.self, Explain.self],
+            defaultSubcommand: List.self
+        )
+    }
+
+    enum CatalogFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every rule: ID, name, severity, scope, spec section.")
+
+        @Option(name: .long, help: "text (a table) or json (one array of rule objects).")
+        var format: CatalogFormat = .text
+
+        func run() throws {
+            let all = RuleCatalog.all
+            switch format {
+            case .json:
+                let rules: [JSONValue] = all.map { d in
+                    .object([
+                        ("id", .string(d.id.rawValue)), ("name", .string(d.name)), ("severity", .string(d.severity.rawValue)),
+                        ("protocol", .string(d.proto.rawValue)), ("scope", .string(d.scope.rawValue)), ("spec", .string(d.spec)),
+                        ("title", .string(d.title)), ("description", .string(d.description)),
+                        ("interop", d.interop.map { .string($0) } ?? .null), ("example", .string(d.example)),
+                    ])
+                }
+                print(JSONValue.array(rules).serialized())
+            case .text:
+                let nameWidth = all.map(\.name.count).max() ?? 20
+                print("ID".pad(9) + "NAME".pad(nameWidth + 1) + "SEVERITY".pad(9) + "SCOPE".pad(10) + "SPEC")
+                for d in all {
+                    print(d.id.rawValue.pad(9) + d.name.pad(nameWidth + 1) + d.severity.rawValue.pad(9) + d.scope.rawValue.pad(10) + d.spec)
+                }
+                print("\n\(all.count) rules. `discoscope rules explain ID` shows one in full.")
+            }
+        }
+    }
+
+    struct Explain: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a rule's description, spec reference, interop note and an example violation.")
+
+        @Argument(help: "Rule ID (SSDP-104) or name (mx-range).")
+        var rule: String
+
+        func run() throws {
+            guard let d = Configuration.rule(rule) else {
+                FileHandleStderr.write("discoscope: unknown rule '\(rule)' (see `discoscope rules`)\n")
+                throw ExitCode(2)
+            }
+            print("\(d.id) \(d.name)  [\(d.severity.rawValue), \(d.proto == .ssdp ? "SSDP" : "mDNS"), \(d.scope.rawValue)]")
+            print("")
+            print(d.title + ".")
+            if !d.description.isEmpty { print(d.description) }
+            print("")
+            print("Spec:     " + d.spec)
+            if let i = d.interop { print("Interop:  " + i) }
+            print("Example:  " + d.example)
+            print("Severity: MUST → error, SHOULD → warning, MAY/INFO → info; this rule reports up to \(d.severity.rawValue).")
+        }
+    }
+}
+
+extension String {
+    func pad(_ w: Int) -> String { count >= w ? self + " " : self + String(repeating: " ", count: w - count) }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs the built binary with a fixed time zone (text times are local, as tcpdump's are).
+func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
+    try runProcess(Fixtures.binary, args, currentDirectory: cwd, environment: ["TZ": "UTC", "PATH": "/usr/bin:/bin"])
+}
+
+/// Golden files: the output of each format on fixture captures, under
+/// Tests/CLITests/Golden/<format>/<capture path>.<ext>. Regenerate on purpose with
+/// `UPDATE_GOLDEN=1 swift test --filter GoldenFileTests`, then review the diff.
+@Suite struct GoldenFileTests {
+    static let textCaptures: [String] = {
+        let root = Fixtures.packageRoot + "/captures"
+        var out: [String] = []
+        for dir in ["link", "format", "ip", "public"] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + dir)) ?? []
+            out += names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.sorted().map { "captures/\(dir)/\($0)" }
+        }
+        return out
+    }()
+    static let documentCaptures = [
+        "captures/public/CESNET__ipfixprobe__ssdp.pcap", "captures/public/zeek__zeek__mdns.pcap", "captures/ip/mdns-fragmented-ipv4.pcap",
+    ]
+    static var update: Bool { ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" }
+
+    /// Output with what legitimately varies between runs removed (elapsed time).
+    static func stable(_ s: String, format: String) -> String {
+        guard format == "junit" else { return s }
+        return s.replacingOccurrences(of: #"time="[0-9.]+""#, with: #"time="_""#, options: .regularExpression)
+    }
+
+    func check(_ capture: String, format: String, ext: String) throws {
+        let r = try run(["analyze", capture, "--format", format, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        // Status and standard error are part of the golden record (mixed link types end with
+        // a clear error, for example).
+        let errors = r.stderr.split(separator: "\n").map { "# stderr " + $0.replacingOccurrences(of: Fixtures.packageRoot + "/", with: "") }
+        let actual = (["# status \(r.status)"] + errors).joined(separator: "\n") + "\n" + Self.stable(r.stdout, format: format)
+        let path = Fixtures.packageRoot + "/Tests/CLITests/Golden/\(format)/\(capture).\(ext)"
+        if Self.update {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try actual.write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOfFile: path, encoding: .utf8)
+        if actual != expected {
+            let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
+            let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = zip(a, e).enumerated().first { $0.element.0 != $0.element.1 }.map { $0.offset } ?? min(a.count, e.count)
+            Issue.record("\(capture) \(format) differs from \(path) at line \(first + 1):\n  got:      \(first < a.count ? String(a[first]) : "<end>")\n  expected: \(first < e.count ? String(e[first]) : "<end>")")
+        }
+    }
+
+    @Test(arguments: textCaptures)
+    func textOutputMatchesGolden(_ capture: String) throws { try check(capture, format: "text", ext: "txt") }
+
+    @Test(arguments: textCaptures)
+    func jsonLinesOutputMatchesGolden(_ capture: String) throws { try check(capture, format: "jsonl", ext: "jsonl") }
+
+    @Test(arguments: documentCaptures)
+    func sarifOutputMatchesGolden(_ capture: String) throws { try check(capture, format: "sarif", ext: "sarif") }
+
+    @Test(arguments: documentCaptures)
+    func junitOutputMatchesGolden(_ capture: String) throws { try check(capture, format: "junit", ext: "xml") }
+}
+
+/// SARIF and JUnit are read by real consumers: the official schema, and junitparser.
+@Suite struct ReportConsumerTests {
+    static let schema = Fixtures.packageRoot + "/Tests/Schemas/sarif-schema-2.1.0.json"
+    static let testbed = "captures/testbed/lan-dualstack.pcapng"
+
+    func tempPath(_ ext: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-\(UUID().uuidString).\(ext)").path
+    }
+
+    @Test func sarifValidatesAgainstTheSARIF210Schema() throws {
+        for args in [[Self.testbed], ["captures/link/ethernet.pcap"], [Self.testbed, "captures/damaged/cut-mid-record.pcap", "captures/public/zeek__zeek__mdns.pcap"]] {
+            let out = tempPath("sarif")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let r = try run(["analyze"] + args + ["--format", "sarif", "-o", out], cwd: Fixtures.packageRoot)
+            #expect(r.status != 64)
+            let v = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/validate-sarif.py", Self.schema, out])
+            #expect(v.status == 0, "\(args): \(v.stdout) \(v.stderr)")
+            #expect(v.stdout.hasPrefix("valid"))
+        }
+    }
+
+    @Test func sarifResultsNameTheCaptureAndFrame() throws {
+        let r = try run(["analyze", Self.testbed, "--format", "sarif", "--enable", "MDNS-104"], cwd: Fixtures.packageRoot)
+        let log = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let run0 = (log?["runs"] as? [[String: Any]])?.first
+        let results = run0?["results"] as? [[String: Any]] ?? []
+        #expect(results.count == 42)
+        let first = results.first
+        #expect(first?["ruleId"] as? String == "MDNS-104")
+        #expect(first?["level"] as? String == "error")
+        let loc = (first?["locations"] as? [[String: Any]])?.first
+        let uri = ((loc?["physicalLocation"] as? [String: Any])?["artifactLocation"] as? [String: Any])?["uri"] as? String
+        #expect(uri == Self.testbed)
+        let logical = (loc?["logicalLocations"] as? [[String: Any]])?.first?["name"] as? String
+        #expect(logical?.hasPrefix("frame ") == true)
+        let rules = ((run0?["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]]
+        #expect(rules?.count == 1)
+        #expect((rules?.first?["help"] as? [String: Any])?["text"].map { "\($0)".contains("RFC 6762 §18.4") } == true)
+    }
+
+    @Test func junitIsReadByJunitparserWithOneSuitePerFileAndFailuresFromFailOn() throws {
+        let out = tempPath("xml")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = try run(["analyze", Self.testbed, "captures/damaged/cut-mid-record.pcap", "--format", "junit", "-o", out], cwd: Fixtures.packageRoot)
+        #expect(r.status == 2)  // the damaged file is an input error
+        let p = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
+        #expect(p.status == 0, "\(p.stderr)")
+        let lines = p.lines.map(String.init)
+        #expect(lines.contains("suite \(Self.testbed) tests=110 failures=4 errors=0"))
+        #expect(lines.contains("failure \(Self.testbed) MDNS-104 query-aa-clear error"))
+        #expect(lines.contains("error captures/damaged/cut-mid-record.pcap read captures/damaged/cut-mid-record.pcap"))
+        let w = try run(["analyze", Self.testbed, "--format", "junit", "--fail-on", "warning", "-o", out], cwd: Fixtures.packageRoot)
+        #expect(w.status == 1)
+        let pw = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
+        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=110 failures=10 errors=0" }, "\(pw.stdout)")
+    }
+}
+
+/// Exit status, --fail-on, rule selection, configuration, suppressions, baseline.
+@Suite struct GatingTests {
+    static let testbed = "captures/testbed/lan-dualstack.pcapng"
+
+    func tempDir() throws -> String {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func summary(_ r: ProcessResult) -> String { r.lines.last.map(String.init) ?? "" }
+
+    @Test func exitStatusFollowsFailOn() throws {
+        let root = Fixtures.packageRoot
+        #expect(try run(["analyze", Self.testbed, "-q"], cwd: root).status == 1)  // errors present, default error
+        #expect(try run(["analyze", Self.testbed, "-q", "--fail-on", "never"], cwd: root).status == 0)
+        #expect(try run(["analyze", "captures/link/ethernet.pcap", "-q"], cwd: root).status == 0)
+        #expect(try run(["analyze", "captures/link/ethernet.pcap", "-q", "--fail-on", "info"], cwd: root).status == 1)
+        // Disabling the rules that report errors (by ID and by name) passes the gate.
+        let off = try run(["analyze", Self.testbed, "-q", "--disable", "MDNS-103,query-aa-clear", "MDNS-109", "--disable", "urn-form"], cwd: root)
+        #expect(off.status == 0, "\(off.stdout.suffix(600))")
+        #expect(try run(["analyze", Self.testbed, "--fail-on", "bogus"], cwd: root).status == 2)
+        let unknown = try run(["analyze", Self.testbed, "--disable", "SSDP-999"], cwd: root)
+        #expect(unknown.status == 2 && unknown.stderr.contains("SSDP-999"))
+    }
+
+    @Test func enableAndMinSeverityFilterFindings() throws {
+        let r = try run(["analyze", Self.testbed, "--format", "jsonl", "--enable", "MDNS-309", "SSDP-022", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let rules = Set(r.lines.filter { $0.contains(#""type":"finding""#) }.compactMap { l -> String? in
+            l.range(of: #""rule":"[A-Z]+-[0-9]+""#, options: .regularExpression).map { String(l[$0].dropFirst(8).dropLast()) }
+        })
+        #expect(rules == ["MDNS-309", "SSDP-022"])
+        let m = try run(["analyze", Self.testbed, "--format", "jsonl", "--min-severity", "error", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        #expect(!m.stdout.contains(#""severity":"warning""#) && !m.stdout.contains(#""severity":"info""#))
+        #expect(m.stdout.contains(#""severity":"error""#))
+    }
+
+    @Test func configurationErrorsNameTheLine() throws {
+        let d = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        try "fail-on: warning\ndisable:\n  - SSDP-011\ncolour: yes\n".write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
+        let r = try run(["analyze", Fixtures.capture("link/ethernet.pcap")], cwd: d)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(".discoscope.yml:4: unknown key 'colour'"), "\(r.stderr)")
+        try "disable:\n  - SSDP-011\n  - SSDP-777\n".write(toFile: d + "/other.yml", atomically: true, encoding: .utf8)
+        let u = try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--config", d + "/other.yml"], cwd: d)
+        #expect(u.status == 2 && u.stderr.contains("other.yml:3: disable: unknown rule 'SSDP-777'"), "\(u.stderr)")
+        try "suppress:\n  - rule: MDNS-104\n".write(toFile: d + "/noreason.yml", atomically: true, encoding: .utf8)
+        let n = try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--config", d + "/noreason.yml"], cwd: d)
+        #expect(n.status == 2 && n.stderr.contains("noreason.yml:2: suppress: entry for MDNS-104 without a reason"), "\(n.stderr)")
+    }
+
+    @Test func configurationSetsFailOnSeverityAndSuppressions() throws {
+        let d = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let capture = Fixtures.packageRoot + "/" + Self.testbed
+        // Baseline numbers from the same capture without configuration.
+        let plain = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"], cwd: d)
+        let aa = plain.lines.filter { $0.contains(#""rule":"MDNS-104""#) }
+        #expect(aa.count == 42)
+        let zeroconfHost = aa.first.flatMap { l in l.range(of: #""source":"[^"]+""#, options: .regularExpression).map { String(l[$0].dropFirst(10).dropLast()) } } ?? ""
+        let fromHost = aa.filter { $0.contains(#""source":"\#(zeroconfHost)""#) }.count
+        try """
+            fail-on: never
+            severity:
+              SSDP-018: warning
+              MDNS-103: info
+              MDNS-109: info
+            suppress:
+              - rule: MDNS-104
+                source: \(zeroconfHost)
+                reason: python-zeroconf 0.47 probes with AA set; fixed upstream
+            """.write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
+        let r = try run(["analyze", capture, "--format", "jsonl"], cwd: d)
+        #expect(r.status == 0)
+        #expect(r.lines.filter { $0.contains(#""rule":"MDNS-104""#) }.count == 42 - fromHost)
+        #expect(r.lines.filter { $0.contains(#""rule":"SSDP-018""#) }.allSatisfy { $0.contains(#""severity":"warning""#) })
+        #expect(summary(r).contains(#""suppressed":\#(fromHost)"#), "\(summary(r))")
+        // The command line overrides the file's fail-on.
+        #expect(try run(["analyze", capture, "-q", "--fail-on", "error"], cwd: d).status == 1)
+    }
+
+    @Test func baselineFailsOnlyOnNewFindings() throws {
+        let d = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let root = Fixtures.packageRoot
+        let base = d + "/known.tsv"
+        let w = try run(["analyze", Self.testbed, "-q", "--write-baseline", base], cwd: root)
+        #expect(w.status == 1)
+        let text = try String(contentsOfFile: base, encoding: .utf8)
+        #expect(text.hasPrefix("# discoscope baseline v1"))
+        // Same capture against its baseline: nothing new, exit 0, no findings printed.
+        let again = try run(["analyze", Self.testbed, "--format", "jsonl", "--baseline", base], cwd: root)
+        #expect(again.status == 0)
+        #expect(!again.stdout.contains(#""type":"finding""#))
+        // Another capture's findings are new.
+        let other = try run(["analyze", "captures/public/zeek__zeek__mdns.pcap", "--format", "jsonl", "--baseline", base, "--fail-on", "warning"], cwd: root)
+        #expect(other.stdout.contains(#""type":"finding""#))
+        #expect(other.status == 1)
+        try "SSDP-104 only two fields\n".write(toFile: d + "/bad.tsv", atomically: true, encoding: .utf8)
+        let bad = try run(["analyze", Self.testbed, "--baseline", d + "/bad.tsv"], cwd: root)
+        #expect(bad.status == 2 && bad.stderr.contains("bad.tsv:1"))
+    }
+
+    @Test func rulesCommandListsTheWholeCatalog() throws {
+        let r = try run(["rules", "--format", "json"])
+        #expect(r.status == 0)
+        let list = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(list.count == 110)
+        let ids = list.compactMap { $0["id"] as? String }
+        #expect(Set(ids).count == 110 && ids.contains("SSDP-104") && ids.contains("MDNS-410"))
+        for key in ["id", "name", "severity", "spec", "scope"] { #expect(list.allSatisfy { $0[key] is String }, "\(key)") }
+        let e = try run(["rules", "explain", "mx-range"])
+        #expect(e.status == 0 && e.stdout.contains("SSDP-104") && e.stdout.contains("Example:") && e.stdout.contains("Interop:"))
+        #expect(try run(["rules", "explain", "NOPE-1"]).status == 2)
+        let t = try run(["rules"])
+        #expect(t.lines.count == 112)  // header, 110 rules, footer (blank lines not counted)
+    }
+
+    @Test func textOutputHasNoColourWhenNotATerminal() throws {
+        let r = try run(["analyze", Self.testbed, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        #expect(!r.stdout.contains("\u{1B}["))
+        #expect(r.stdout.contains("\nSummary\n"))
+        #expect(r.stdout.contains("findings    87 error(s), 507 warning(s), 674 info"), "\(r.stdout.suffix(900))")
+    }
+}
