@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Findings", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "NetLayers", "TestSupport"]),
         .testTarget(name: "AnalyzerTests", dependencies: ["Analyzer", "Findings", "Rules", "Reporting", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden", "Live"]),
     ]
 )
 

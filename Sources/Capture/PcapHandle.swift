@@ -21,6 +21,12 @@ public final class PcapHandle {
     public let linkType: LinkType
     var filter: bpf_program? = nil
     private var recordNumber = 0
+    /// Live capture with `-w`: every record is written here (and flushed) before analysis.
+    var dumper: OpaquePointer? = nil
+    /// Live capture in non-blocking mode: the descriptor to wait on between packets, so
+    /// the caller regains control every `pollMilliseconds` (signals, --duration, -c).
+    var selectableFD: Int32? = nil
+    var pollMilliseconds: Int32 = 100
     /// Whether the timestamps are nanosecond (offline files are opened that way).
     let nanosecond: Bool
 
@@ -32,6 +38,10 @@ public final class PcapHandle {
     }
 
     deinit {
+        if let d = dumper {
+            pcap_dump_flush(d)
+            pcap_dump_close(d)
+        }
         if var f = filter { pcap_freecode(&f) }
         pcap_close(pcap)
     }
@@ -72,6 +82,12 @@ public final class PcapHandle {
             case 1:
                 recordNumber += 1
                 guard let h = hdr, let d = data else { continue }
+                if let dump = dumper {
+                    // A killed process leaves a readable file: each record reaches the file
+                    // before it is analysed.
+                    pcap_dump(UnsafeMutableRawPointer(dump), h, d)
+                    pcap_dump_flush(dump)
+                }
                 if var f = filter, pcap_offline_filter(&f, h, d) == 0 { continue }
                 let caplen = Int(h.pointee.caplen)
                 let sec = Int64(h.pointee.ts.tv_sec)
@@ -85,7 +101,12 @@ public final class PcapHandle {
                 body(frame, UnsafeRawBufferPointer(start: d, count: caplen))
                 return .frame
             case 0:
-                // Live capture timeout with no packet: let the caller check for signals.
+                // Live capture, nothing pending: wait a little for the next packet, then let
+                // the caller check for signals and limits.
+                if let fd = selectableFD {
+                    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&pfd, 1, pollMilliseconds)
+                }
                 return .frame
             case -2:
                 return .end

@@ -16,7 +16,7 @@ struct DiscoScope: ParsableCommand {
             Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
             """,
         version: DiscoScope.version,
-        subcommands: [Analyze.self, RulesCommand.self],
+        subcommands: [Analyze.self, CaptureCommand.self, RulesCommand.self],
         defaultSubcommand: nil
     )
 

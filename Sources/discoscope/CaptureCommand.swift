@@ -1,0 +1,208 @@
+import Analyzer
+import ArgumentParser
+import Capture
+import Findings
+import Glibc
+import Reporting
+import Synchronization
+
+extension DiscoScope {
+    /// `discoscope capture -i IFACE [options] [BPF filter]`: live analysis as root, safely.
+    struct CaptureCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "capture",
+            abstract: "Capture live on an interface and analyse SSDP and mDNS as packets arrive.",
+            discussion: """
+                Needs root or CAP_NET_RAW/CAP_NET_ADMIN. After the interface, the report output and any -w \
+                file are open, privileges are dropped to -Z USER (default nobody when started as root), \
+                before any packet is decoded. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
+                prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
+
+                Default filter: \(CaptureCommand.defaultFilter)
+                """
+        )
+
+        /// SSDP and mDNS, SSDP responses from ephemeral ports (UDP payloads starting with
+        /// "HTTP"), and IP fragments (mDNS responses above the MTU).
+        static let defaultFilter =
+            "udp port 1900 or udp port 5353 or (udp and udp[8:4] = 0x48545450) or (ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] = 44)"
+
+        @Option(name: .shortAndLong, help: "Interface to capture on (`any` for all; see -D).")
+        var interface: String?
+
+        @Flag(name: [.customShort("D"), .long], help: "List the interfaces libpcap can capture on, and exit.")
+        var listInterfaces = false
+
+        @Option(name: .customShort("c"), help: "Stop after COUNT packets.")
+        var count: Int?
+
+        @Option(name: .long, help: "Stop after SECONDS.")
+        var duration: Double?
+
+        @Option(name: [.customShort("s"), .long], help: "Snapshot length in bytes.")
+        var snaplen: Int32 = 262_144
+
+        @Flag(name: .long, help: "Do not put the interface into promiscuous mode.")
+        var noPromiscuous = false
+
+        @Option(name: [.customShort("B"), .long], help: "Kernel capture buffer size in KiB.")
+        var bufferSize: Int32?
+
+        @Option(name: .customShort("w"), help: "Also write the captured packets to FILE (pcap, flushed per packet).")
+        var writeFile: String?
+
+        @Option(name: .customShort("Z"), help: "Drop privileges to USER after opening the capture (default nobody when root).")
+        var user: String?
+
+        @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")
+        var noDrop = false
+
+        @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
+        var filter: String?
+
+        @Argument(help: ArgumentHelp("BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
+        var filterWords: [String] = []
+
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var rules: RuleOptions
+
+        func validate() throws {
+            if !listInterfaces && interface == nil { throw ValidationError("Give an interface with -i (see -D for the list).") }
+            if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
+            if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
+        }
+
+        func run() throws {
+            if listInterfaces {
+                do {
+                    for (k, i) in try LiveSource.interfaces().enumerated() {
+                        var line = "\(k + 1).\(i.name)"
+                        if let d = i.description { line += " (\(d))" }
+                        if !i.flags.isEmpty { line += " [\(i.flags.joined(separator: ", "))]" }
+                        print(line)
+                    }
+                } catch {
+                    Frontend.warn(error.description)
+                    throw ExitCode(2)
+                }
+                return
+            }
+            throw ExitCode(try capture())
+        }
+
+        func capture() throws -> Int32 {
+            guard let interface else { return 2 }
+            var o = LiveSource.Options()
+            o.snaplen = snaplen
+            o.promiscuous = !noPromiscuous
+            o.bufferSize = bufferSize.map { $0 &* 1024 }
+            let handle: PcapHandle
+            var expression = filterWords.joined(separator: " ")
+            if let f = filter { expression = expression.isEmpty ? f : "(\(f)) and (\(expression))" }
+            if expression.isEmpty { expression = Self.defaultFilter }
+            do {
+                handle = try LiveSource.open(interface, options: o)
+                try LiveSource.setFilter(handle, expression)
+                if let w = writeFile { try LiveSource.dump(handle, to: w) }
+            } catch {
+                Frontend.warn(error.description)
+                return 2
+            }
+            let frontend: Frontend
+            do {
+                frontend = try Frontend(output: output, rules: rules, live: true)
+            } catch let e as InputError {
+                Frontend.warn(e.description)
+                return 2
+            }
+            // Everything privileged is open: drop before the first packet is decoded.
+            if geteuid() == 0 && !noDrop {
+                do { try Privileges.drop(to: user ?? "nobody") } catch {
+                    Frontend.warn("\(error)")
+                    return 2
+                }
+            } else if let user, geteuid() != 0 {
+                Frontend.warn("not running as root: -Z \(user) ignored")
+            }
+            let stop = StopController(handle)
+            stop.start()
+            let started = Frontend.now()
+            let limit = count
+            let deadline = duration.map { started + $0 }
+            frontend.run(handle, fileIndex: 0) {
+                if stop.requested.load(ordering: .relaxed) { return true }
+                if let limit, frontend.analysis.summary.framesRead >= limit { return true }
+                if let deadline, Frontend.now() >= deadline { return true }
+                return false
+            }
+            let stats = LiveSource.statistics(handle)
+            if let s = stats, s.dropped > 0 || s.droppedByInterface > 0 {
+                Frontend.warn("the kernel dropped \(s.dropped) packet(s) (interface: \(s.droppedByInterface)); findings that need every packet may be incomplete. A larger -B buffer or a narrower filter helps.")
+            }
+            return frontend.finish { summary in
+                if let s = stats {
+                    summary.packetsReceived = s.received
+                    summary.packetsDropped = s.dropped
+                    summary.packetsDroppedByInterface = s.droppedByInterface
+                }
+            }
+        }
+    }
+}
+
+/// SIGINT / SIGTERM handling without async-signal-unsafe work in a handler: the signals are
+/// blocked in every thread and one thread waits for them with `sigwait`. The first asks the
+/// capture loop to stop (and wakes libpcap); the second exits at once with 130.
+final class StopController: @unchecked Sendable {
+    let requested = Atomic<Bool>(false)
+    private let handle: PcapHandle
+
+    init(_ handle: PcapHandle) { self.handle = handle }
+
+    static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+
+    func start() {
+        var set = Self.signalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        var tid = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&tid, nil, { arg in
+            guard let arg else { return nil }
+            let me = Unmanaged<StopController>.fromOpaque(arg).takeUnretainedValue()
+            var set = StopController.signalSet()
+            var sig: Int32 = 0
+            while sigwait(&set, &sig) == 0 {
+                if me.requested.exchange(true, ordering: .relaxed) { _exit(130) }
+                me.handle.breakLoop()
+            }
+            return nil
+        }, context)
+        if rc == 0 { pthread_detach(tid) } else { Unmanaged<StopController>.fromOpaque(context).release() }
+    }
+}
+
+/// Dropping root after the capture handle is open, as tcpdump's -Z does.
+enum Privileges {
+    struct DropError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func drop(to user: String) throws {
+        guard let pw = getpwnam(user) else { throw DropError(description: "-Z \(user): no such user; cannot drop privileges (use --no-drop to stay root)") }
+        let uid = pw.pointee.pw_uid
+        let gid = pw.pointee.pw_gid
+        guard initgroups(user, gid) == 0 || setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
+            throw DropError(description: "cannot drop privileges to \(user): \(String(cString: strerror(errno)))")
+        }
+        // Verify: the real and effective IDs changed and root cannot be regained.
+        guard getuid() == uid, geteuid() == uid, getgid() == gid, uid == 0 || setuid(0) != 0 else {
+            throw DropError(description: "privileges were not fully dropped to \(user)")
+        }
+    }
+}

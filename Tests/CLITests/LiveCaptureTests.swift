@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import TestSupport
+
+private let isRoot = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+
+/// Two network namespaces joined by a veth pair, torn down on every path (deinit runs even
+/// when an expectation fails or the test throws). Nothing is routed out of them.
+final class VethPair {
+    let a: String, b: String, ifA: String, ifB: String
+    let addrA = "10.211.0.1", addrB = "10.211.0.2"
+
+    init() throws {
+        let tag = String(getpid() % 100_000) + String(Int.random(in: 0..<1000))
+        a = "dsA\(tag)"
+        b = "dsB\(tag)"
+        ifA = "vA\(tag)"
+        ifB = "vB\(tag)"
+        let steps: [[String]] = [
+            ["netns", "add", a], ["netns", "add", b],
+            ["link", "add", ifA, "type", "veth", "peer", "name", ifB],
+            ["link", "set", ifA, "netns", a], ["link", "set", ifB, "netns", b],
+            ["-n", a, "addr", "add", addrA + "/24", "dev", ifA], ["-n", b, "addr", "add", addrB + "/24", "dev", ifB],
+            ["-n", a, "link", "set", ifA, "up"], ["-n", b, "link", "set", ifB, "up"],
+            ["-n", a, "link", "set", "lo", "up"], ["-n", b, "link", "set", "lo", "up"],
+            ["-n", b, "route", "add", "224.0.0.0/4", "dev", ifB],
+        ]
+        for s in steps {
+            let r = try runProcess("/usr/sbin/ip", s)
+            if r.status != 0 {
+                teardown()
+                throw SetupError(description: "ip \(s.joined(separator: " ")): \(r.stderr)")
+            }
+        }
+    }
+
+    struct SetupError: Error, CustomStringConvertible { var description: String }
+
+    func teardown() {
+        // Killing everything left in the namespaces, then deleting them, removes the veth pair.
+        for ns in [a, b] {
+            if let pids = try? runProcess("/usr/sbin/ip", ["netns", "pids", ns]) {
+                for p in pids.lines { kill(pid_t(p) ?? 0, SIGKILL) }
+            }
+            _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns])
+        }
+    }
+
+    deinit { teardown() }
+}
+
+@Suite(.serialized, .enabled(if: isRoot, "live capture needs root and iproute2 (CI runs as root)"))
+struct LiveCaptureTests {
+    func tempDir() throws -> String {
+        let d = "/tmp/discoscope-live-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        chmod(d, 0o777)
+        return d
+    }
+
+    /// Starts `discoscope capture` inside namespace A; output and stderr to files.
+    func startCapture(_ net: VethPair, _ args: [String], dir: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = ["netns", "exec", net.a, Fixtures.binary, "capture", "-i", net.ifA] + args
+        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
+        p.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin"]
+        try p.run()
+        return p
+    }
+
+    /// Waits (bounded) until the -w file exists: the handle is open and privileges dropped.
+    func waitForFile(_ path: String, _ p: Process) {
+        for _ in 0..<100 where p.isRunning && !FileManager.default.fileExists(atPath: path) { usleep(50_000) }
+        usleep(300_000)
+    }
+
+    func waitForExit(_ p: Process, seconds: Int = 20) -> Bool {
+        for _ in 0..<(seconds * 20) where p.isRunning { usleep(50_000) }
+        if p.isRunning { p.terminate(); return false }
+        return true
+    }
+
+    @Test func capturesRealAndCraftedTrafficDropsPrivilegesAndStopsCleanlyOnSIGINT() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pcap = dir + "/live.pcap"
+        let capture = try startCapture(net, ["--format", "jsonl", "-w", pcap, "--fail-on", "never"], dir: dir)
+        waitForFile(pcap, capture)
+        #expect(capture.isRunning, "capture ended early: \((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
+
+        // Privilege drop: the capturing process now runs as nobody.
+        let status = (try? String(contentsOfFile: "/proc/\(capture.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let uidLine = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }.map(String.init) ?? ""
+        let nobody = getpwnam("nobody").map { String($0.pointee.pw_uid) } ?? "65534"
+        #expect(uidLine.hasPrefix("Uid:") && uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).count == 5, "\(uidLine)")
+        #expect(uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().allSatisfy { $0 == nobody }, "\(uidLine)")
+
+        let sender = try runProcess("/usr/sbin/ip", ["netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB])
+        #expect(sender.status == 0, "\(sender.stderr)")
+        usleep(700_000)
+        capture.interrupt()  // SIGINT, as Ctrl-C
+        #expect(waitForExit(capture))
+        #expect(capture.terminationStatus == 0)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        let lines = out.split(separator: "\n").map(String.init)
+
+        // Decoded messages: the crafted SSDP and mDNS, and python-zeroconf's real traffic.
+        #expect(lines.contains { $0.contains(#""kind":"m-search""#) && $0.contains(#""src":"10.211.0.2""#) })
+        #expect(lines.contains { $0.contains(#""protocol":"mdns""#) && $0.contains("DiscoScope E2E._http._tcp.local.") })
+        #expect(lines.contains { $0.contains(#""protocol":"mdns""#) && $0.contains(#""ttl":0"#) }, "zeroconf goodbye")
+        for rule in ["SSDP-104", "SSDP-005", "MDNS-102"] {
+            #expect(lines.contains { $0.contains(#""type":"finding""#) && $0.contains(#""rule":"\#(rule)""#) }, "\(rule)")
+        }
+        // A complete summary with libpcap's counts, as the last line.
+        let summary = lines.last ?? ""
+        #expect(summary.hasPrefix(#"{"type":"summary""#))
+        #expect(summary.contains(#""packets_received":"#) && summary.contains(#""packets_dropped":0"#), "\(summary)")
+
+        // The -w file is readable and gives the same findings offline.
+        let offline = try runProcess(Fixtures.binary, ["analyze", pcap, "--format", "jsonl", "--fail-on", "never"])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        func findings(_ ls: [String]) -> [String] {
+            ls.filter { $0.contains(#""type":"finding""#) }.map { l in
+                // rule and frames identify a finding; times and text are the same anyway.
+                let rule = l.range(of: #""rule":"[^"]+""#, options: .regularExpression).map { String(l[$0]) } ?? ""
+                let frames = l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
+                return rule + frames
+            }.sorted()
+        }
+        #expect(!findings(lines).isEmpty)
+        #expect(findings(lines) == findings(offline.lines.map(String.init)))
+    }
+
+    @Test func captureWithoutPermissionSaysWhatItNeeds() throws {
+        // An unprivileged user (no CAP_NET_RAW) trying to capture on loopback.
+        let r = try runProcess("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all", Fixtures.binary, "capture", "-i", "lo", "-c", "1"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("permission") && r.stderr.contains("CAP_NET_RAW") && r.stderr.contains("sudo discoscope capture -i lo"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func countLimitEndsTheCaptureWithASummary() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let capture = try startCapture(net, ["-c", "2", "-w", dir + "/c.pcap", "--fail-on", "never"], dir: dir)
+        waitForFile(dir + "/c.pcap", capture)
+        let sender = try runProcess("/usr/sbin/ip", ["netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB])
+        #expect(sender.status == 0)
+        #expect(waitForExit(capture))
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(out.contains("frames      2 read"), "\(out)")
+        #expect(out.contains("capture     "))
+    }
+}
