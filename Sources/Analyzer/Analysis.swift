@@ -15,6 +15,8 @@ public final class Analysis {
         /// Build message records for the reporter (text and JSON lines show messages).
         public var wantMessages: Bool = true
         public var verbose: Bool = false
+        /// Build the JSON fields of message records (JSON lines only; text needs the summary).
+        public var messageFields: Bool = true
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
         public init() {}
@@ -111,12 +113,12 @@ public final class Analysis {
         if ssdp.claims(d) {
             let m = ssdp.analyze(d, into: &sink)
             summary.ssdpMessages += 1
-            if options.wantMessages { record = SSDPRender.record(m, d, verbose: options.verbose) }
+            if options.wantMessages { record = SSDPRender.record(m, d, verbose: options.verbose, fields: options.messageFields) }
         } else if mdns.claims(d) {
             let m = mdns.analyze(d, into: &sink)
             summary.mdnsMessages += 1
             if m.header.qr { noteServices(m) }
-            if options.wantMessages { record = MDNSRender.record(m, d, verbose: options.verbose) }
+            if options.wantMessages { record = MDNSRender.record(m, d, verbose: options.verbose, fields: options.messageFields) }
         } else {
             return
         }
@@ -137,7 +139,7 @@ public final class Analysis {
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
     private func noteServices(_ m: DNSMessage) {
-        for rr in m.answers where rr.type == .ptr && services.count < Self.maxDevices {
+        for rr in m.answers where rr.type == .ptr && services.count < Self.maxDevices && rr.name.labelCount(in: m.payload) == 3 {
             let labels = rr.name.labels(in: m.payload)
             if DNSSDName(labels: labels).kind == .serviceType {
                 services.insert(rr.name.presentation(in: m.payload).lowercased())

@@ -45,19 +45,35 @@ public struct DNSName: Sendable, Hashable {
     }
 
     /// ASCII-case-insensitive comparison with another name (RFC 4343), possibly of another
-    /// message.
+    /// message. Walks both names label by label without allocating.
     public func equals(_ other: DNSName, in a: [UInt8], _ b: [UInt8]) -> Bool {
-        let x = labels(in: a)
-        let y = other.labels(in: b)
-        guard x.count == y.count else { return false }
-        return zip(x, y).allSatisfy { ASCII.equalsIgnoringCase($0, $1) }
+        if wireLength != other.wireLength { return false }
+        var x = LabelCursor(payload: a, start: offset)
+        var y = LabelCursor(payload: b, start: other.offset)
+        while true {
+            let l = x.next()
+            let r = y.next()
+            switch (l, r) {
+            case (nil, nil): return true
+            case (let l?, let r?):
+                guard l.count == r.count else { return false }
+                var i = l.lowerBound
+                var j = r.lowerBound
+                while i < l.upperBound {
+                    if ASCII.lower(a[i]) != ASCII.lower(b[j]) { return false }
+                    i += 1
+                    j += 1
+                }
+            default: return false
+            }
+        }
     }
 
     /// Whether the name ends with `suffix` (labels given as text, compared case-insensitively).
     public func hasSuffix(_ suffix: [String], in payload: [UInt8]) -> Bool {
         let l = labels(in: payload)
         guard l.count >= suffix.count else { return false }
-        return zip(l.suffix(suffix.count), suffix).allSatisfy { ASCII.equalsIgnoringCase($0, Array($1.utf8)) }
+        return zip(l.suffix(suffix.count), suffix).allSatisfy { ASCII.equalsIgnoringCase($0, $1.utf8) }
     }
 
     /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a
@@ -71,6 +87,38 @@ public struct DNSName: Sendable, Hashable {
             out += "."
         }
         return any ? out : "."
+    }
+}
+
+/// Walks the labels of a validated name, yielding each label's byte range; no allocation.
+/// Follows the reader's invariant (each pointer target below the previous), so it ends.
+struct LabelCursor {
+    let payload: [UInt8]
+    var pos: Int
+    var lowest: Int
+    init(payload: [UInt8], start: Int) {
+        self.payload = payload
+        pos = start
+        lowest = start
+    }
+    mutating func next() -> Range<Int>? {
+        while pos < payload.count {
+            let l = payload[pos]
+            if l == 0 { return nil }
+            if l & 0xC0 == 0xC0 {
+                guard pos + 1 < payload.count else { return nil }
+                let target = Int(l & 0x3F) << 8 | Int(payload[pos + 1])
+                guard target < lowest else { return nil }
+                lowest = target
+                pos = target
+                continue
+            }
+            guard l & 0xC0 == 0, pos + 1 + Int(l) <= payload.count else { return nil }
+            let r = (pos + 1)..<(pos + 1 + Int(l))
+            pos = r.upperBound
+            return r
+        }
+        return nil
     }
 }
 

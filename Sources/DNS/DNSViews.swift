@@ -87,7 +87,7 @@ public struct DNSSDName: Sendable {
     public var serviceLabelIndex: Int?
 
     public init(labels l: [ArraySlice<UInt8>]) {
-        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, Array(t.utf8)) }
+        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, t.utf8) }
         // Find the protocol label `_tcp`/`_udp` nearest the start that follows a `_` label.
         var proto: Int? = nil
         for (i, x) in l.enumerated() where i > 0 && (eq(x, "_tcp") || eq(x, "_udp")) && l[i - 1].first == 0x5F {

@@ -29,7 +29,13 @@ public enum RuleScope: String, Sendable, Hashable, Codable {
 
 /// Everything known about a rule apart from the code that checks it: identity, default
 /// severity, spec citation, and the text used by `discoscope rules explain` and SARIF.
-public struct RuleDescriptor: Sendable, Hashable {
+///
+/// A final class: rules hand their descriptor to every finding sink call, and a reference
+/// costs one retain where a struct of eight strings cost eight.
+public final class RuleDescriptor: Sendable, Hashable {
+    public static func == (a: RuleDescriptor, b: RuleDescriptor) -> Bool { a === b || a.id == b.id }
+    public func hash(into h: inout Hasher) { h.combine(id) }
+
     /// Catalog ID, e.g. `SSDP-104`.
     public let id: RuleID
     /// Readable, stable kebab-case name, e.g. `mx-out-of-range`; accepted wherever an ID is.

@@ -57,8 +57,10 @@ public final class SARIFReporter: Reporter {
             ]))
         }
         let artifacts: [JSONValue] = s.files.map { .object([("location", .object([("uri", .string(Self.uri($0)))]))]) }
-        var out: [JSONValue] = []
-        out.reserveCapacity(results.count)
+        // Results are serialized one at a time straight to the output (the document is not
+        // built in memory as a whole).
+        func writeResults() {
+        var first = true
         for f in results {
             let file = f.fileIndex < s.files.count ? s.files[f.fileIndex] : (s.files.last ?? "-")
             let frame = f.frames.first ?? 0
@@ -89,7 +91,9 @@ public final class SARIFReporter: Reporter {
                     ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
                 ])),
             ]
-            out.append(.object(result))
+            sink.write((first ? "" : ",") + JSONValue.object(result).serialized())
+            first = false
+        }
         }
         var notes: [JSONValue] = s.inputErrors.map {
             .object([("level", .string("error")), ("message", .object([("text", .string($0))]))])
@@ -97,24 +101,19 @@ public final class SARIFReporter: Reporter {
         if dropped > 0 {
             notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string("\(dropped) further results omitted (limit \(Self.maxResults))"))]))]))
         }
-        let run: JSONValue = .object([
-            ("tool", .object([("driver", .object([
-                ("name", .string("DiscoScope")), ("semanticVersion", .string(toolVersion)), ("version", .string(toolVersion)),
-                ("rules", .array(rules)),
-            ]))])),
-            ("invocations", .array([.object([
-                ("executionSuccessful", .bool(s.inputErrors.isEmpty)),
-                ("toolExecutionNotifications", .array(notes)),
-            ])])),
-            ("artifacts", .array(artifacts)),
-            ("results", .array(out)),
-            ("properties", .object([("summary", JSONLinesReporter.summaryObject(s))])),
-        ])
-        let log: JSONValue = .object([
-            ("$schema", .string("https://json.schemastore.org/sarif-2.1.0.json")), ("version", .string("2.1.0")),
-            ("runs", .array([run])),
-        ])
-        sink.write(log.serialized() + "\n")
+        let tool: JSONValue = .object([("driver", .object([
+            ("name", .string("DiscoScope")), ("semanticVersion", .string(toolVersion)), ("version", .string(toolVersion)),
+            ("rules", .array(rules)),
+        ]))])
+        let invocations: JSONValue = .array([.object([
+            ("executionSuccessful", .bool(s.inputErrors.isEmpty)),
+            ("toolExecutionNotifications", .array(notes)),
+        ])])
+        sink.write(#"{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"tool":"#)
+        sink.write(tool.serialized() + #","invocations":"# + invocations.serialized())
+        sink.write(#","artifacts":"# + JSONValue.array(artifacts).serialized() + #","results":["#)
+        writeResults()
+        sink.write(#"],"properties":"# + JSONValue.object([("summary", JSONLinesReporter.summaryObject(s))]).serialized() + "}]}\n")
         sink.flush()
     }
 

@@ -19,6 +19,9 @@ public final class TextReporter: Reporter {
 
     let sink: any OutputSink
     let options: Options
+    /// Rules whose interop note was already printed (once per rule per run, like a
+    /// compiler's notes; -v prints it every time).
+    private var interopShown: Set<RuleID> = []
     public init(sink: any OutputSink, options: Options = Options()) {
         self.sink = sink
         self.options = options
@@ -50,7 +53,9 @@ public final class TextReporter: Reporter {
             + " " + f.name + ": " + f.message + " [" + f.spec + "]"
         if f.frames.count > 1 { s += " (frames \(f.frames.map(String.init).joined(separator: ", ")))" }
         s += "\n"
-        if let i = f.interop, !i.isEmpty { s += indent + "    interop: " + i + "\n" }
+        if let i = f.interop, !i.isEmpty, options.verbose || interopShown.insert(f.rule).inserted {
+            s += indent + "    interop: " + i + "\n"
+        }
         return s
     }
 

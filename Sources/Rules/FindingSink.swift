@@ -17,6 +17,8 @@ public struct FindingSink {
     /// Rules switched off by configuration are never reported (and their checks may be
     /// skipped with `isEnabled`).
     public let disabled: Set<RuleID>
+    /// The source as text, built once per datagram on the first report.
+    private var sourceText: String? = nil
 
     public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
         self.frame = frame
@@ -41,10 +43,15 @@ public struct FindingSink {
         related: [Int] = []
     ) {
         guard isEnabled(descriptor) else { return }
+        let src: String
+        if let t = sourceText { src = t } else {
+            src = source.description
+            sourceText = src
+        }
         findings.append(
             Finding(
-                descriptor: descriptor, severity: severity, frames: [frame] + related, time: time,
-                message: message, source: source.description, device: device, field: field, fileIndex: fileIndex
+                descriptor: descriptor, severity: severity, frames: related.isEmpty ? [frame] : [frame] + related, time: time,
+                message: message, source: src, device: device, field: field, fileIndex: fileIndex
             )
         )
     }
@@ -66,7 +73,9 @@ public struct FindingSink {
 
 /// A stateless rule: its descriptor plus a check over one decoded message. Rules are plain
 /// values in a list (no registration, no global state).
-public struct StatelessRule<Input>: Sendable {
+/// A class, so that running the catalog over a message passes references instead of copying
+/// each rule's descriptor (its strings) per message.
+public final class StatelessRule<Input>: Sendable {
     public let descriptor: RuleDescriptor
     public let check: @Sendable (Input, inout FindingSink) -> Void
 

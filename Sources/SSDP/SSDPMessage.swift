@@ -22,6 +22,8 @@ public struct SSDPMessage: Sendable {
         public var spaceBeforeColon: Bool
         /// A line without a colon: `name` holds the whole line, `value` is empty.
         public var missingColon: Bool
+        /// `SSDPHeaderName.code` of the name (0: not a known name, or no colon).
+        public var code: UInt8 = 0
     }
 
     public struct Anomaly: Sendable, Hashable {
@@ -157,14 +159,14 @@ public struct SSDPMessage: Sendable {
         }
         startTokens = tokens
         let first = tokens.first ?? []
-        if ASCII.equalsIgnoringCase(first.prefix(5), Array("HTTP/".utf8)) {
+        if ASCII.equalsIgnoringCase(first.prefix(5), "HTTP/".utf8) {
             kind = .response
             looksLikeHTTP = true
-        } else if tokens.count == 3, ASCII.equalsIgnoringCase(tokens[2].prefix(5), Array("HTTP/".utf8)) {
+        } else if tokens.count == 3, ASCII.equalsIgnoringCase(tokens[2].prefix(5), "HTTP/".utf8) {
             looksLikeHTTP = true
-            if ASCII.equalsIgnoringCase(first, Array("M-SEARCH".utf8)) {
+            if ASCII.equalsIgnoringCase(first, "M-SEARCH".utf8) {
                 kind = .mSearch
-            } else if ASCII.equalsIgnoringCase(first, Array("NOTIFY".utf8)) {
+            } else if ASCII.equalsIgnoringCase(first, "NOTIFY".utf8) {
                 kind = .notify
             }
         }
@@ -195,20 +197,26 @@ public struct SSDPMessage: Sendable {
         if nonASCII {
             note(ASCII.isValidUTF8(value) ? .nonASCII : .invalidUTF8, offset)
         }
-        return Header(name: name, value: value, offset: offset, spaceBeforeColon: spaceBefore, missingColon: false)
+        return Header(name: name, value: value, offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
+            code: SSDPHeaderName.code(of: name))
     }
 
     // MARK: - Lookups (case-insensitive on bytes, no allocation)
 
     /// The first header with this name (compared ASCII-case-insensitively).
     public func first(_ name: SSDPHeaderName) -> Header? {
-        headers.first { !$0.missingColon && ASCII.equalsIgnoringCase($0.name, name.bytes) }
+        if name.code != 0 {
+            for h in headers where h.code == name.code { return h }
+            return nil
+        }
+        return headers.first { !$0.missingColon && ASCII.equalsIgnoringCase($0.name, name.bytes) }
     }
 
     public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? { first(name)?.value }
 
     public func count(_ name: SSDPHeaderName) -> Int {
-        headers.reduce(0) { $0 + (!$1.missingColon && ASCII.equalsIgnoringCase($1.name, name.bytes) ? 1 : 0) }
+        if name.code != 0 { return headers.reduce(0) { $0 + ($1.code == name.code ? 1 : 0) } }
+        return headers.reduce(0) { $0 + (!$1.missingColon && ASCII.equalsIgnoringCase($1.name, name.bytes) ? 1 : 0) }
     }
 
     public func has(_ name: SSDPHeaderName) -> Bool { first(name) != nil }
@@ -311,40 +319,79 @@ public struct UPnPVersion: Sendable, Hashable, Comparable, CustomStringConvertib
 }
 
 /// A header name compared case-insensitively (swift-http-types' `HTTPField.Name` idea).
+/// A header name DiscoScope knows. Names live in static memory (no reference counting) and
+/// carry a small code: each received header is classified once while parsing, so lookups
+/// compare codes instead of bytes.
 public struct SSDPHeaderName: Sendable, Hashable {
-    public let bytes: [UInt8]
-    public let text: String
-    public init(_ text: String) {
-        self.text = text
-        self.bytes = Array(text.utf8)
+    public let staticText: StaticString
+    /// 1-based index into `known`; 0 for a name outside the table.
+    public let code: UInt8
+
+    init(_ text: StaticString, code: UInt8) {
+        self.staticText = text
+        self.code = code
     }
-    public static let host = SSDPHeaderName("HOST")
-    public static let man = SSDPHeaderName("MAN")
-    public static let mx = SSDPHeaderName("MX")
-    public static let st = SSDPHeaderName("ST")
-    public static let nt = SSDPHeaderName("NT")
-    public static let nts = SSDPHeaderName("NTS")
-    public static let usn = SSDPHeaderName("USN")
-    public static let location = SSDPHeaderName("LOCATION")
-    public static let cacheControl = SSDPHeaderName("CACHE-CONTROL")
-    public static let server = SSDPHeaderName("SERVER")
-    public static let userAgent = SSDPHeaderName("USER-AGENT")
-    public static let ext = SSDPHeaderName("EXT")
-    public static let date = SSDPHeaderName("DATE")
-    public static let contentLength = SSDPHeaderName("CONTENT-LENGTH")
-    public static let bootID = SSDPHeaderName("BOOTID.UPNP.ORG")
-    public static let configID = SSDPHeaderName("CONFIGID.UPNP.ORG")
-    public static let nextBootID = SSDPHeaderName("NEXTBOOTID.UPNP.ORG")
-    public static let searchPort = SSDPHeaderName("SEARCHPORT.UPNP.ORG")
-    public static let tcpPort = SSDPHeaderName("TCPPORT.UPNP.ORG")
-    public static let cpfn = SSDPHeaderName("CPFN.UPNP.ORG")
-    public static let cpuuid = SSDPHeaderName("CPUUID.UPNP.ORG")
-    public static let secureLocation = SSDPHeaderName("SECURELOCATION.UPNP.ORG")
+
+    public init(_ text: StaticString) {
+        self.staticText = text
+        let b = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        self.code = Self.code(of: b)
+    }
+
+    @inlinable
+    public var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: staticText.utf8Start, count: staticText.utf8CodeUnitCount)
+    }
+    public var text: String { staticText.description }
+
+    public static func == (a: Self, b: Self) -> Bool { a.bytes.elementsEqual(b.bytes) }
+    public func hash(into h: inout Hasher) { h.combine(bytes.count); for x in bytes { h.combine(x) } }
+
+    public static let host = SSDPHeaderName("HOST", code: 1)
+    public static let man = SSDPHeaderName("MAN", code: 2)
+    public static let mx = SSDPHeaderName("MX", code: 3)
+    public static let st = SSDPHeaderName("ST", code: 4)
+    public static let nt = SSDPHeaderName("NT", code: 5)
+    public static let nts = SSDPHeaderName("NTS", code: 6)
+    public static let usn = SSDPHeaderName("USN", code: 7)
+    public static let location = SSDPHeaderName("LOCATION", code: 8)
+    public static let cacheControl = SSDPHeaderName("CACHE-CONTROL", code: 9)
+    public static let server = SSDPHeaderName("SERVER", code: 10)
+    public static let userAgent = SSDPHeaderName("USER-AGENT", code: 11)
+    public static let ext = SSDPHeaderName("EXT", code: 12)
+    public static let date = SSDPHeaderName("DATE", code: 13)
+    public static let contentLength = SSDPHeaderName("CONTENT-LENGTH", code: 14)
+    public static let bootID = SSDPHeaderName("BOOTID.UPNP.ORG", code: 15)
+    public static let configID = SSDPHeaderName("CONFIGID.UPNP.ORG", code: 16)
+    public static let nextBootID = SSDPHeaderName("NEXTBOOTID.UPNP.ORG", code: 17)
+    public static let searchPort = SSDPHeaderName("SEARCHPORT.UPNP.ORG", code: 18)
+    public static let tcpPort = SSDPHeaderName("TCPPORT.UPNP.ORG", code: 19)
+    public static let cpfn = SSDPHeaderName("CPFN.UPNP.ORG", code: 20)
+    public static let cpuuid = SSDPHeaderName("CPUUID.UPNP.ORG", code: 21)
+    public static let secureLocation = SSDPHeaderName("SECURELOCATION.UPNP.ORG", code: 22)
+    public static let al = SSDPHeaderName("AL", code: 23)
+    public static let expires = SSDPHeaderName("EXPIRES", code: 24)
+    public static let contentType = SSDPHeaderName("CONTENT-TYPE", code: 25)
+    public static let connection = SSDPHeaderName("CONNECTION", code: 26)
+
+    /// Every name with a code, in code order.
+    public static let known: [SSDPHeaderName] = [
+        .host, .man, .mx, .st, .nt, .nts, .usn, .location, .cacheControl, .server, .userAgent, .ext, .date, .contentLength, .bootID, .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation, .al, .expires, .contentType, .connection,
+    ]
+
+    /// The code of a received name (ASCII case-insensitive), 0 when unknown.
+    @inlinable
+    public static func code<C: Collection>(of name: C) -> UInt8 where C.Element == UInt8 {
+        let n = name.count
+        for k in known where k.bytes.count == n && ASCII.equalsIgnoringCase(name, k.bytes) { return k.code }
+        return 0
+    }
 }
 
 /// Byte-level syntax helpers (RFC 2616/9110 tokens, UUIDs, URNs), no allocation.
 public enum SSDPSyntax {
     /// RFC 9110 tchar.
+    @inlinable
     public static func isTokenByte(_ b: UInt8) -> Bool {
         switch b {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
@@ -356,6 +403,7 @@ public enum SSDPSyntax {
         }
     }
 
+    @inlinable
     public static func isToken<C: Collection>(_ s: C) -> Bool where C.Element == UInt8 {
         !s.isEmpty && s.allSatisfy(isTokenByte)
     }

@@ -1,12 +1,14 @@
 /// Byte-level ASCII helpers used by the text protocols (SSDP) and by name comparison (DNS).
 public enum ASCII {
     @inline(__always)
+    @inlinable
     public static func lower(_ b: UInt8) -> UInt8 {
         (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b
     }
 
     /// ASCII case-insensitive equality of two byte sequences (RFC 4343 for DNS, RFC 9110 for
     /// header names). Non-ASCII bytes compare exactly.
+    @inlinable
     public static func equalsIgnoringCase<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
     where A.Element == UInt8, B.Element == UInt8 {
         guard a.count == b.count else { return false }
@@ -20,14 +22,18 @@ public enum ASCII {
         return true
     }
 
+    @inlinable
     public static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    @inlinable
     public static func isHexDigit(_ b: UInt8) -> Bool {
         isDigit(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
     }
+    @inlinable
     public static func isAlpha(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
 
     /// Parses an unsigned decimal number made only of digits; nil when empty, when any byte is
     /// not a digit, or on overflow of `UInt64`.
+    @inlinable
     public static func parseDecimal<C: Collection>(_ bytes: C) -> UInt64? where C.Element == UInt8 {
         guard !bytes.isEmpty else { return nil }
         var v: UInt64 = 0
@@ -42,6 +48,7 @@ public enum ASCII {
     }
 
     /// Whether the bytes are valid UTF-8.
+    @inlinable
     public static func isValidUTF8<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         var it = bytes.makeIterator()
         var decoder = UTF8()

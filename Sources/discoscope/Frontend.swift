@@ -44,12 +44,13 @@ final class Frontend {
         }
         var options = Analysis.Options()
         options.verbose = output.verbose
+        options.messageFields = output.format == .jsonl
         options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl
         options.disabledRules = settings.disabled
-        let collector = baselineOut
+        let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         analysis = Analysis(reporter: reporter, options: options, policy: { f in
             guard let kept = settings.apply(f) else { return nil }
-            collector.insert(kept)
+            collector?.insert(kept)
             if let b = settings.baseline, b.contains(kept) { return nil }
             return kept
         })

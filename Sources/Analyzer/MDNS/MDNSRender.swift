@@ -5,7 +5,7 @@ import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
 enum MDNSRender {
-    static func record(_ m: DNSMessage, _ d: Datagram, verbose: Bool) -> MessageRecord {
+    static func record(_ m: DNSMessage, _ d: Datagram, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         let p = m.payload
         let h = m.header
         var summary: String
@@ -35,6 +35,12 @@ enum MDNSRender {
             }
             for (s, rr) in m.records { detail.append("\(s.rawValue.dropLast()) \(full(rr, m))") }
         }
+        guard wantFields, m.payload.count >= 12 else {
+            return MessageRecord(
+                frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
+                dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summary: summary,
+                detail: detail)
+        }
         let fields: [(String, JSONValue)] = [
             ("id", .int(h.id)),
             ("flags", .object([
@@ -52,7 +58,7 @@ enum MDNSRender {
         return MessageRecord(
             frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summary: summary,
-            detail: detail, fields: m.payload.count < 12 ? [] : fields)
+            detail: detail, fields: fields)
     }
 
     static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {

@@ -8,7 +8,7 @@ import SSDP
 enum SSDPRender {
     static func text(_ v: ArraySlice<UInt8>) -> String { String(decoding: v, as: UTF8.self) }
 
-    static func record(_ m: SSDPMessage, _ d: Datagram, verbose: Bool) -> MessageRecord {
+    static func record(_ m: SSDPMessage, _ d: Datagram, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         var summary: String
         func add(_ label: String, _ name: SSDPHeaderName) {
             if let v = m.value(name) { summary += " \(label)=\(text(v))" }
@@ -44,6 +44,11 @@ enum SSDPRender {
                 detail.append(h.missingColon ? text(h.name) : "\(text(h.name)): \(text(h.value))")
             }
             if !m.body.isEmpty { detail.append("[\(m.body.count) byte(s) of body]") }
+        }
+        guard wantFields else {
+            return MessageRecord(
+                frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
+                dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summary: summary, detail: detail)
         }
         var fields: [(String, JSONValue)] = [
             ("start_line", .string(text(m.startLine))),

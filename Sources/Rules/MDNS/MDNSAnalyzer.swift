@@ -6,6 +6,8 @@ import WireFormat
 /// Decides which datagrams are mDNS (UDP 5353 either side: multicast traffic, legacy
 /// queries to 5353 and the unicast replies from 5353), decodes them and runs the mDNS rules.
 public struct MDNSAnalyzer {
+    private var enabledRules = MDNSRules.all
+    private var filteredFor: Set<RuleID> = []
     public init() {}
 
     public func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
@@ -22,7 +24,12 @@ public struct MDNSAnalyzer {
                 sink.device = t.presentation(in: m.payload)
             }
         }
-        for rule in MDNSRules.all where sink.isEnabled(rule.descriptor) {
+        // The enabled rules, filtered once per disabled set rather than hashed per message.
+        if sink.disabled != filteredFor {
+            filteredFor = sink.disabled
+            enabledRules = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }
+        }
+        for rule in enabledRules {
             rule.check(input, &sink)
         }
         return m

@@ -21,11 +21,19 @@ public struct MDNSInput: Sendable {
     public var truncated: Bool { datagram.isTruncated }
 
     /// Per-record facts computed once (labels and DNS-SD shape of owner names).
-    public struct RecordInfo: Sendable {
-        public var section: DNSSection
-        public var record: ResourceRecord
-        public var labels: [ArraySlice<UInt8>]
-        public var dnssd: DNSSDName
+    /// A class: the rules iterate these many times per message, and a reference is cheaper
+    /// to pass around than the struct's fields.
+    public final class RecordInfo: Sendable {
+        public let section: DNSSection
+        public let record: ResourceRecord
+        public let labels: [ArraySlice<UInt8>]
+        public let dnssd: DNSSDName
+        init(section: DNSSection, record: ResourceRecord, labels: [ArraySlice<UInt8>], dnssd: DNSSDName) {
+            self.section = section
+            self.record = record
+            self.labels = labels
+            self.dnssd = dnssd
+        }
     }
     public let records: [RecordInfo]
 
@@ -59,9 +67,9 @@ public struct MDNSInput: Sendable {
 
     public func isReverse(_ l: [ArraySlice<UInt8>]) -> Bool {
         guard l.count >= 2 else { return false }
-        return ASCII.equalsIgnoringCase(l[l.count - 1], Array("arpa".utf8))
-            && (ASCII.equalsIgnoringCase(l[l.count - 2], Array("in-addr".utf8))
-                || ASCII.equalsIgnoringCase(l[l.count - 2], Array("ip6".utf8)))
+        return ASCII.equalsIgnoringCase(l[l.count - 1], "arpa".utf8)
+            && (ASCII.equalsIgnoringCase(l[l.count - 2], "in-addr".utf8)
+                || ASCII.equalsIgnoringCase(l[l.count - 2], "ip6".utf8))
     }
 
     /// Host records: named by a host name or carrying one (A, AAAA, HINFO, SRV, reverse PTR).

@@ -493,7 +493,7 @@ public enum MDNSRules {
     }
 
     static func isLocal(_ l: [ArraySlice<UInt8>]) -> Bool {
-        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, Array(t.utf8)) }
+        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, t.utf8) }
         guard let last = l.last else { return true }
         if eq(last, "local") { return true }
         if l.count >= 4, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr"), eq(l[l.count - 3], "254"), eq(l[l.count - 4], "169") { return true }

@@ -29,6 +29,8 @@ public struct SSDPAnalyzer {
     /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
     static let slack = 0.5
 
+    private var enabledRules = SSDPRules.all
+    private var filteredFor: Set<RuleID> = []
     public init() {}
 
     /// SSDP: port 1900 either side, or a datagram to an endpoint that recently multicast an
@@ -38,7 +40,7 @@ public struct SSDPAnalyzer {
         guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)], d.time <= s.expires else {
             return false
         }
-        return d.payload.count >= 5 && ASCII.equalsIgnoringCase(d.payload.prefix(5), Array("HTTP/".utf8))
+        return d.payload.count >= 5 && ASCII.equalsIgnoringCase(d.payload.prefix(5), "HTTP/".utf8)
     }
 
     public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> SSDPMessage {
@@ -58,7 +60,11 @@ public struct SSDPAnalyzer {
         if claimed == nil, m.kind == .notify, let u = uuid, let known = versions[u] { version = known }
         if m.notificationSubtype == .update, version < .v1_1 { version = .v1_1 }
         let input = SSDPInput(message: m, datagram: d, version: version, claimedVersion: claimed, isCandidateResponse: candidate)
-        for rule in SSDPRules.all where sink.isEnabled(rule.descriptor) {
+        if sink.disabled != filteredFor {
+            filteredFor = sink.disabled
+            enabledRules = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }
+        }
+        for rule in enabledRules {
             rule.check(input, &sink)
         }
         switch m.kind {

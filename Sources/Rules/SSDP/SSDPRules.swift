@@ -14,8 +14,7 @@ public enum SSDPRules {
     ]
     /// Names UDA and HTTP define (SSDP-011 leaves these alone).
     static let knownNames: [SSDPHeaderName] = singleValued + [
-        .contentLength, SSDPHeaderName("AL"), SSDPHeaderName("EXPIRES"), SSDPHeaderName("CONTENT-TYPE"),
-        SSDPHeaderName("CONNECTION"),
+        .contentLength, .al, .expires, .contentType, .connection,
     ]
 
     static func missing(_ m: SSDPMessage, _ names: [SSDPHeaderName]) -> [String] {
@@ -126,12 +125,12 @@ public enum SSDPRules {
         },
         StatelessRule(C.vendorHeaders) { i, out in
             for h in i.message.headers where !h.missingColon {
-                if knownNames.contains(where: { ASCII.equalsIgnoringCase(h.name, $0.bytes) }) { continue }
+                if h.code != 0 { continue }
                 if h.name.contains(0x2E) { continue }  // token.domain
                 let legacy = SSDPSyntax.hasPrefix(h.name, "X-", caseInsensitive: true)
-                    || ASCII.equalsIgnoringCase(h.name, Array("OPT".utf8)) || h.name.count > 3
-                        && ASCII.equalsIgnoringCase(h.name.suffix(4), Array("-NLS".utf8))
-                    || ASCII.equalsIgnoringCase(h.name, Array("NLS".utf8))
+                    || ASCII.equalsIgnoringCase(h.name, "OPT".utf8) || h.name.count > 3
+                        && ASCII.equalsIgnoringCase(h.name.suffix(4), "-NLS".utf8)
+                    || ASCII.equalsIgnoringCase(h.name, "NLS".utf8)
                 out.report(C.vendorHeaders, severity: legacy ? .info : .warning,
                     "header \(SSDPText.show(h.name)) is not defined by UDA and not vendor-qualified (name.domain)", field: SSDPText.show(h.name))
             }
