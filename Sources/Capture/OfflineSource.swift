@@ -44,7 +44,12 @@ public enum OfflineSource {
             let msg = String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw CaptureError(input: display, reason: describeOpenError(msg))
         }
-        return PcapHandle(pcap: h, input: display, nanosecond: true)
+        let opened = PcapHandle(pcap: h, input: display, nanosecond: true)
+        if !gz && !isStdin {
+            var st = stat()
+            if stat(path, &st) == 0 { opened.totalBytes = Int64(st.st_size) }
+        }
+        return opened
     }
 
     static func isGzip(_ path: String) -> Bool {

@@ -26,6 +26,15 @@ public final class PcapHandle {
     /// Live capture in non-blocking mode: the descriptor to wait on between packets, so
     /// the caller regains control every `pollMilliseconds` (signals, --duration, -c).
     var selectableFD: Int32? = nil
+    /// Size of a plain capture file, for progress (nil for gzip, standard input, live).
+    public internal(set) var totalBytes: Int64? = nil
+
+    /// Bytes of the file read so far (plain files only).
+    public var bytesRead: Int64? {
+        guard totalBytes != nil, let f = pcap_file(pcap) else { return nil }
+        let pos = ftell(f)
+        return pos >= 0 ? Int64(pos) : nil
+    }
     var pollMilliseconds: Int32 = 100
     /// Whether the timestamps are nanosecond (offline files are opened that way).
     let nanosecond: Bool

@@ -249,3 +249,24 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(r.stdout.contains("findings    87 error(s), 507 warning(s), 674 info"), "\(r.stdout.suffix(900))")
     }
 }
+
+/// The progress line appears only on a terminal, never in pipes or CI logs.
+@Suite struct ProgressLineTests {
+    @Test func progressOnATerminalOnly() throws {
+        // A capture large enough to take a moment (generated, deterministic).
+        let big = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-progress-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: big) }
+        let gen = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/Benchmarks/make_capture.py", "-n", "30000", "-o", big])
+        #expect(gen.status == 0)
+        let script = Fixtures.packageRoot + "/Tests/CLITests/Live/ptyrun.py"
+        let tty = try runProcess("/usr/bin/python3", [script, Fixtures.binary, "analyze", big, "--fail-on", "never"],
+            currentDirectory: Fixtures.packageRoot, environment: ["PATH": "/usr/bin:/bin"])
+        #expect(tty.stdout.contains("packets/s"), "\(tty.stdout)")
+        #expect(tty.stdout.contains("% ("))
+        let ci = try runProcess("/usr/bin/python3", [script, Fixtures.binary, "analyze", big, "--fail-on", "never"],
+            currentDirectory: Fixtures.packageRoot, environment: ["PATH": "/usr/bin:/bin", "CI": "true"])
+        #expect(!ci.stdout.contains("packets/s"))
+        let piped = try run(["analyze", big, "--fail-on", "never", "-q"], cwd: Fixtures.packageRoot)
+        #expect(piped.stderr.isEmpty)
+    }
+}
