@@ -45,8 +45,8 @@ extension DiscoScope {
         @Flag(name: .long, help: "Do not put the interface into promiscuous mode.")
         var noPromiscuous = false
 
-        @Option(name: [.customShort("B"), .long], help: "Kernel capture buffer size in KiB.")
-        var bufferSize: Int32?
+        @Option(name: [.customShort("B"), .long], help: "Kernel capture buffer size in KiB (absorbs announcement storms).")
+        var bufferSize: Int32 = 8192
 
         @Option(name: .customShort("w"), help: "Also write the captured packets to FILE (pcap, flushed per packet).")
         var writeFile: String?
@@ -95,7 +95,7 @@ extension DiscoScope {
             var o = LiveSource.Options()
             o.snaplen = snaplen
             o.promiscuous = !noPromiscuous
-            o.bufferSize = bufferSize.map { $0 &* 1024 }
+            o.bufferSize = bufferSize.multipliedReportingOverflow(by: 1024).overflow ? Int32.max : bufferSize * 1024
             let handle: PcapHandle
             var expression = filterWords.joined(separator: " ")
             if let f = filter { expression = expression.isEmpty ? f : "(\(f)) and (\(expression))" }
