@@ -3,8 +3,10 @@ import WireFormat
 /// One rule violation observed in the traffic.
 public struct Finding: Sendable, Hashable {
     public var rule: RuleID
-    /// The rule's readable name (copied from its descriptor).
-    public var name: String
+    /// The rule's descriptor (shared, not copied: a finding costs one reference for it).
+    public let descriptor: RuleDescriptor
+    /// The rule's readable name.
+    public var name: String { descriptor.name }
     public var severity: Severity
     /// 1-based frame numbers as Wireshark counts them; the first is where the violation shows,
     /// the others are related packets (the M-SEARCH a late response answers, …).
@@ -12,8 +14,8 @@ public struct Finding: Sendable, Hashable {
     public var time: Timestamp
     /// One sentence about this instance.
     public var message: String
-    public var spec: String
-    public var interop: String?
+    public var spec: String { descriptor.spec }
+    public var interop: String? { descriptor.interop }
     /// Who sent the offending message, as text (`10.0.0.5` or `fe80::1`), for suppressions.
     public var source: String
     /// A device identity when the message carries one (SSDP UUID, mDNS host name), for
@@ -29,13 +31,11 @@ public struct Finding: Sendable, Hashable {
         message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
     ) {
         self.rule = descriptor.id
-        self.name = descriptor.name
+        self.descriptor = descriptor
         self.severity = severity ?? descriptor.severity
         self.frames = frames
         self.time = time
         self.message = message
-        self.spec = descriptor.spec
-        self.interop = descriptor.interop
         self.source = source
         self.device = device
         self.field = field

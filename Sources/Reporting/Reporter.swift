@@ -45,12 +45,17 @@ public struct RunSummary: Sendable {
     public var failOn: Severity? = .error
 
     /// Counts one reported finding.
+    /// Position of each rule in `findingsByRule`, keyed by descriptor identity (no string
+    /// hashing per finding).
+    private var ruleSlot: [ObjectIdentifier: Int] = [:]
+
     public mutating func count(_ f: Finding) {
         findingsBySeverity[f.severity, default: 0] += 1
-        if let i = findingsByRule.firstIndex(where: { $0.rule == f.rule }) {
+        if let i = ruleSlot[ObjectIdentifier(f.descriptor)] {
             findingsByRule[i].count += 1
             if f.severity > findingsByRule[i].severity { findingsByRule[i].severity = f.severity }
         } else {
+            ruleSlot[ObjectIdentifier(f.descriptor)] = findingsByRule.count
             findingsByRule.append((f.rule, f.name, f.severity, 1))
         }
     }

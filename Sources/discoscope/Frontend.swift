@@ -189,9 +189,9 @@ struct Settings: Sendable {
     /// Severity override, minimum severity and suppressions; nil when the finding is dropped.
     func apply(_ raw: Finding) -> Finding? {
         var f = raw
-        if let s = config.severity[f.rule] { f.severity = s }
+        if !config.severity.isEmpty, let s = config.severity[f.rule] { f.severity = s }
         if let m = minSeverity, f.severity < m { return nil }
-        if config.suppresses(f) { return nil }
+        if !config.suppressions.isEmpty, config.suppresses(f) { return nil }
         return f
     }
 }
