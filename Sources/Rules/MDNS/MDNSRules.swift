@@ -497,10 +497,10 @@ public enum MDNSRules {
         guard let last = l.last else { return true }
         if eq(last, "local") { return true }
         if l.count >= 4, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr"), eq(l[l.count - 3], "254"), eq(l[l.count - 4], "169") { return true }
-        if l.count >= 2, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr") { return true }  // reverse of on-link IPv4 is common
-        if l.count >= 5, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "ip6"), eq(l[l.count - 3], "f"), eq(l[l.count - 4], "e") {
-            return ["8", "9", "a", "b"].contains { eq(l[l.count - 5], $0) }
-        }
+        // RFC 6762 §4 names only 254.169.in-addr.arpa. and 8.e.f…b.e.f.ip6.arpa., but avahi
+        // and mDNSResponder publish reverse mappings for every address they announce (ULA
+        // and global ones too), so any in-addr.arpa / ip6.arpa name counts as local here.
+        if l.count >= 2, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr") || eq(l[l.count - 2], "ip6") { return true }
         return false
     }
 
