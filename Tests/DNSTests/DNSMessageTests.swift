@@ -186,7 +186,7 @@ private func announcement() -> [UInt8] {
     }
 
     @Test func randomBytesNeverTrap() {
-        var rng = SplitMix(seed: 0x5353)
+        var rng = SplitMix64(seed: 0x5353)
         var complete = 0
         for _ in 0..<20_000 {
             let n = Int(rng.next() % 300)
@@ -233,15 +233,3 @@ private func announcement() -> [UInt8] {
     }
 }
 
-/// Deterministic generator for the fuzz loop (no Foundation).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
