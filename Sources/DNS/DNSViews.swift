@@ -15,6 +15,54 @@ extension DNSMessage {
         return out
     }
 
+    /// Calls `body` with each character-string of a TXT (or HINFO) record, without building
+    /// an array; `body` returns false to stop early.
+    @inlinable
+    public func forEachCharacterString(_ rr: ResourceRecord, _ body: (ArraySlice<UInt8>) -> Bool) {
+        var o = rr.rdata.lowerBound
+        while o < rr.rdata.upperBound {
+            let l = Int(payload[o])
+            guard o + 1 + l <= rr.rdata.upperBound else { return }
+            if !body(payload[(o + 1)..<(o + 1 + l)]) { return }
+            o += 1 + l
+        }
+    }
+
+    /// Calls `body` with the byte ranges of each TXT string and of its key (up to the first
+    /// `=`, RFC 6763 §6.4), as plain index ranges: no slices, no reference counting.
+    @inlinable
+    public func forEachTXTKey(_ rr: ResourceRecord, _ body: (_ string: Range<Int>, _ key: Range<Int>) -> Bool) {
+        var o = rr.rdata.lowerBound
+        let end = rr.rdata.upperBound
+        while o < end {
+            let l = Int(payload[o])
+            guard o + 1 + l <= end else { return }
+            let start = o + 1
+            var k = start
+            while k < start + l && payload[k] != 0x3D { k += 1 }
+            if !body(start..<(start + l), start..<k) { return }
+            o = start + l
+        }
+    }
+
+    /// Whether an NSEC bitmap lists `type`, without building the type list.
+    public func nsecHas(_ bitmap: Range<Int>, _ type: RecordType) -> Bool {
+        let window = Int(type.rawValue >> 8)
+        let bit = Int(type.rawValue & 0xFF)
+        var o = bitmap.lowerBound
+        while o + 2 <= bitmap.upperBound {
+            let w = Int(payload[o])
+            let len = Int(payload[o + 1])
+            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { return false }
+            if w == window {
+                guard bit / 8 < len else { return false }
+                return payload[o + 2 + bit / 8] & (0x80 >> UInt8(bit % 8)) != 0
+            }
+            o += 2 + len
+        }
+        return false
+    }
+
     /// Types listed in an NSEC bitmap (RFC 4034 §4.1.2).
     public func nsecTypes(_ bitmap: Range<Int>) -> [RecordType] {
         var out: [RecordType] = []

@@ -20,20 +20,25 @@ public struct MDNSInput: Sendable {
     /// Malformed-findings are suppressed when the snap length cut the datagram.
     public var truncated: Bool { datagram.isTruncated }
 
-    /// Per-record facts computed once (labels and DNS-SD shape of owner names).
-    /// A class: the rules iterate these many times per message, and a reference is cheaper
-    /// to pass around than the struct's fields.
-    public final class RecordInfo: Sendable {
-        public let section: DNSSection
-        public let record: ResourceRecord
-        public let labels: [ArraySlice<UInt8>]
-        public let dnssd: DNSSDName
-        init(section: DNSSection, record: ResourceRecord, labels: [ArraySlice<UInt8>], dnssd: DNSSDName) {
-            self.section = section
-            self.record = record
-            self.labels = labels
-            self.dnssd = dnssd
-        }
+    /// Per-record facts computed once from the owner name's labels. Only plain values (no
+    /// references), so the rules iterate records without reference counting; the labels
+    /// themselves are rebuilt with `labels(_:)` when a finding needs to print them.
+    public struct RecordInfo: Sendable {
+        public var section: DNSSection
+        public var record: ResourceRecord
+        public var dnssd: DNSSDName
+        public var labelCount: Int
+        /// First label (the instance label of a service instance), as a payload range.
+        public var firstLabel: Range<Int>?
+        /// The `_service` label when `dnssd` found one.
+        public var serviceLabel: Range<Int>?
+        public var allLabelsUTF8: Bool
+        public var hasUnderscoreLabel: Bool
+        public var isReverse: Bool
+        /// Under local. or a reverse zone (MDNS-322).
+        public var isLocalName: Bool
+        /// Every label but the last is letters, digits and hyphens (MDNS-320).
+        public var hostLabelsLDH: Bool
     }
     public let records: [RecordInfo]
 
@@ -42,11 +47,40 @@ public struct MDNSInput: Sendable {
         self.datagram = datagram
         var info: [RecordInfo] = []
         info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
+        let p = message.payload
+        func range(_ l: ArraySlice<UInt8>) -> Range<Int> { l.startIndex..<l.endIndex }
         for (s, rr) in message.records {
-            let l = rr.name.labels(in: message.payload)
-            info.append(RecordInfo(section: s, record: rr, labels: l, dnssd: DNSSDName(labels: l)))
+            let l = rr.name.labels(in: p)
+            let d = DNSSDName(labels: l)
+            info.append(RecordInfo(
+                section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first.map(range),
+                serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? range(l[$0]) : nil },
+                allLabelsUTF8: l.allSatisfy { ASCII.isValidUTF8($0) },
+                hasUnderscoreLabel: l.contains { $0.first == 0x5F },
+                isReverse: Self.isReverse(l), isLocalName: l.isEmpty || Self.isLocal(l),
+                hostLabelsLDH: l.dropLast().allSatisfy(Self.isLDH)))
         }
         records = info
+    }
+
+    /// The owner name's labels (allocates; for messages of findings).
+    public func labels(_ r: RecordInfo) -> [ArraySlice<UInt8>] { r.record.name.labels(in: message.payload) }
+
+    public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
+
+    static func isLDH(_ l: ArraySlice<UInt8>) -> Bool {
+        !l.isEmpty && l.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
+    }
+
+    /// RFC 6762 §4 names only 254.169.in-addr.arpa. and 8.e.f…b.e.f.ip6.arpa., but avahi
+    /// and mDNSResponder publish reverse mappings for every address they announce (ULA and
+    /// global ones too), so any in-addr.arpa / ip6.arpa name counts as local here.
+    static func isLocal(_ l: [ArraySlice<UInt8>]) -> Bool {
+        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, t.utf8) }
+        guard let last = l.last else { return true }
+        if eq(last, "local") { return true }
+        if l.count >= 2, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr") || eq(l[l.count - 2], "ip6") { return true }
+        return false
     }
 
     public func name(_ n: DNSName) -> String { n.presentation(in: message.payload) }
@@ -60,12 +94,12 @@ public struct MDNSInput: Sendable {
     public func isUnique(_ r: RecordInfo) -> Bool {
         switch r.record.type {
         case .a, .aaaa, .srv, .txt, .hinfo, .nsec: return true
-        case .ptr: return isReverse(r.labels)
+        case .ptr: return r.isReverse
         default: return false
         }
     }
 
-    public func isReverse(_ l: [ArraySlice<UInt8>]) -> Bool {
+    public static func isReverse(_ l: [ArraySlice<UInt8>]) -> Bool {
         guard l.count >= 2 else { return false }
         return ASCII.equalsIgnoringCase(l[l.count - 1], "arpa".utf8)
             && (ASCII.equalsIgnoringCase(l[l.count - 2], "in-addr".utf8)
@@ -76,7 +110,7 @@ public struct MDNSInput: Sendable {
     public func isHostRecord(_ r: RecordInfo) -> Bool {
         switch r.record.type {
         case .a, .aaaa, .hinfo, .srv: return true
-        case .ptr: return isReverse(r.labels)
+        case .ptr: return r.isReverse
         default: return false
         }
     }

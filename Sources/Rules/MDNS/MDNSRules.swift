@@ -62,7 +62,7 @@ public enum MDNSRules {
         StatelessRule(C.utf8Names) { i, out in
             var bad: [String] = []
             for q in i.message.questions { q.name.forEachLabel(in: i.message.payload) { if !ASCII.isValidUTF8($0) { bad.append(i.name(q.name)) } } }
-            for r in i.records where r.labels.contains(where: { !ASCII.isValidUTF8($0) }) { bad.append(i.name(r.record.name)) }
+            for r in i.records where !r.allLabelsUTF8 { bad.append(i.name(r.record.name)) }
             if let first = bad.first { out.report(C.utf8Names, "name \(first) is not valid UTF-8") }
         },
         anomalyRule(C.rdlength, [.rdlengthOverrun]) { a in "RDLENGTH at offset \(a.offset) runs past the end of the datagram" },
@@ -86,7 +86,7 @@ public enum MDNSRules {
             if opts.count > 1 { out.report(C.opt, "\(opts.count) OPT records") }
             for o in opts {
                 if o.section != .additional { out.report(C.opt, "OPT record in the \(o.section.rawValue) section") }
-                if !o.labels.isEmpty { out.report(C.opt, "OPT owner is \(i.name(o.record.name)), not the root") }
+                if o.labelCount > 0 { out.report(C.opt, "OPT owner is \(i.name(o.record.name)), not the root") }
                 let version = (o.record.ttl >> 16) & 0xFF
                 if version != 0 { out.report(C.opt, "EDNS version \(version), not 0") }
                 if o.record.ttl & 0x7FFF != 0 { out.report(C.opt, "EDNS Z bits are not zero") }
@@ -244,8 +244,7 @@ public enum MDNSRules {
             for r in i.records {
                 guard case .nsec(_, let bitmap) = r.record.value else { continue }
                 // The bitmap lists the types that exist; any other type is denied.
-                let existing = i.message.nsecTypes(bitmap)
-                for o in i.records where o.record.type != .nsec && o.record.type != .opt && !existing.contains(o.record.type)
+                for o in i.records where o.record.type != .nsec && o.record.type != .opt && !i.message.nsecHas(bitmap, o.record.type)
                     && o.record.name.equals(r.record.name, in: i.message.payload, i.message.payload)
                 {
                     out.report(C.nsecConsistent, "NSEC \(i.name(r.record.name)) denies \(o.record.type) but the message carries one")
@@ -309,33 +308,61 @@ public enum MDNSRules {
                 if r.record.rdata.isEmpty {
                     out.report(C.emptyTXT, severity: .error, "TXT \(i.name(r.record.name)) is empty (RDLENGTH 0); use a single zero byte")
                 } else {
-                    let s = i.message.characterStrings(r.record)
-                    if s.count > 1 && s.contains(where: \.isEmpty) {
+                    var count = 0
+                    var empty = false
+                    i.message.forEachCharacterString(r.record) { s in
+                        count += 1
+                        if s.isEmpty { empty = true }
+                        return true
+                    }
+                    if count > 1 && empty {
                         out.report(C.emptyTXT, severity: .info, "TXT \(i.name(r.record.name)) mixes empty strings with others (avahi drops them)")
                     }
                 }
             }
         },
         StatelessRule(C.txtKeys) { i, out in
+            let p = i.message.payload
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
-                for s in i.message.characterStrings(r.record) where !s.isEmpty {
-                    let attr = TXTAttribute(s)
-                    if attr.key.isEmpty {
-                        out.report(C.txtKeys, severity: .error, "TXT \(i.name(r.record.name)) string \"\(MDNSText.show(s.prefix(40)))\" has no key")
-                    } else if attr.key.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
-                        out.report(C.txtKeys, severity: .error, "TXT \(i.name(r.record.name)) key \"\(MDNSText.show(attr.key))\" is not printable ASCII")
-                    } else if attr.key.count > 9 {
-                        out.report(C.txtKeys, severity: .warning, "TXT key \(MDNSText.show(attr.key)) is \(attr.key.count) characters (9 at most recommended)")
+                i.message.forEachTXTKey(r.record) { string, key in
+                    guard !string.isEmpty else { return true }
+                    if key.isEmpty {
+                        out.report(C.txtKeys, severity: .error, "TXT \(i.name(r.record.name)) string \"\(MDNSText.show(p[string].prefix(40)))\" has no key")
+                    } else if p[key].contains(where: { $0 < 0x20 || $0 > 0x7E }) {
+                        out.report(C.txtKeys, severity: .error, "TXT \(i.name(r.record.name)) key \"\(MDNSText.show(p[key]))\" is not printable ASCII")
+                    } else if key.count > 9 {
+                        out.report(C.txtKeys, severity: .warning, "TXT key \(MDNSText.show(p[key])) is \(key.count) characters (9 at most recommended)")
                     }
+                    return true
                 }
             }
         },
         StatelessRule(C.txtDuplicate) { i, out in
+            let p = i.message.payload
+            var keys: [Range<Int>] = []
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
-                let keys = i.message.characterStrings(r.record).map { TXTAttribute($0).key }.filter { !$0.isEmpty }
-                for (k, key) in keys.enumerated() where keys[..<k].contains(where: { ASCII.equalsIgnoringCase($0, key) }) {
-                    out.report(C.txtDuplicate, "TXT \(i.name(r.record.name)) repeats key \(MDNSText.show(key))")
-                    break
+                keys.removeAll(keepingCapacity: true)
+                var repeated: Range<Int>? = nil
+                i.message.forEachTXTKey(r.record) { _, key in
+                    guard !key.isEmpty else { return true }
+                    // Keys are compared with the earlier ones of the same record, ASCII
+                    // case-insensitively, by index (TXT records hold at most a few dozen).
+                    for k in keys where k.count == key.count {
+                        var same = true
+                        var x = k.lowerBound
+                        var y = key.lowerBound
+                        while x < k.upperBound {
+                            if ASCII.lower(p[x]) != ASCII.lower(p[y]) { same = false; break }
+                            x += 1
+                            y += 1
+                        }
+                        if same { repeated = key; return false }
+                    }
+                    keys.append(key)
+                    return true
+                }
+                if let key = repeated {
+                    out.report(C.txtDuplicate, "TXT \(i.name(r.record.name)) repeats key \(MDNSText.show(p[key]))")
                 }
             }
         },
@@ -349,7 +376,7 @@ public enum MDNSRules {
         StatelessRule(C.instanceStructure) { i, out in
             let p = i.message.payload
             for r in i.records {
-                if r.record.type == .srv && r.dnssd.kind != .instance && r.labels.contains(where: { $0.first == 0x5F }) == false {
+                if r.record.type == .srv && r.dnssd.kind != .instance && !r.hasUnderscoreLabel {
                     out.report(C.instanceStructure, "SRV owner \(i.name(r.record.name)) is not Instance.Service.Domain")
                 }
                 if case .name(let t) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype {
@@ -359,20 +386,22 @@ public enum MDNSRules {
             }
         },
         StatelessRule(C.serviceLabel) { i, out in
-            var names: [[ArraySlice<UInt8>]] = i.message.questions.map { $0.name.labels(in: i.message.payload) }
-            names += i.records.map(\.labels)
-            for l in names {
-                let d = DNSSDName(labels: l)
-                guard let s = d.serviceLabelIndex, s < l.count, d.kind != .other else { continue }
-                if let problem = serviceLabelProblem(l[s]) {
-                    out.report(C.serviceLabel, "service label \(MDNSText.show(l[s])): \(problem)")
-                    return
-                }
+            func check(_ label: ArraySlice<UInt8>?, _ d: DNSSDName) -> Bool {
+                guard let label, d.kind != .other, let problem = serviceLabelProblem(label) else { return false }
+                out.report(C.serviceLabel, "service label \(MDNSText.show(label)): \(problem)")
+                return true
             }
+            for q in i.message.questions {
+                let l = q.name.labels(in: i.message.payload)
+                let d = DNSSDName(labels: l)
+                if check(d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil }, d) { return }
+            }
+            for r in i.records where check(r.serviceLabel.map(i.bytes), r.dnssd) { return }
         },
         StatelessRule(C.instanceLabel) { i, out in
-            for r in i.records where r.dnssd.kind == .instance && !r.labels.isEmpty {
-                let label = r.labels[0]
+            for r in i.records where r.dnssd.kind == .instance {
+                guard let first = r.firstLabel else { continue }
+                let label = i.bytes(first)
                 if label.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
                     out.report(C.instanceLabel, "instance label of \(i.name(r.record.name)) contains control characters")
                     return
@@ -382,10 +411,10 @@ public enum MDNSRules {
         StatelessRule(C.subtype) { i, out in
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
-                guard case .name(let t) = r.record.value, let s = r.dnssd.serviceLabelIndex else { continue }
+                guard case .name(let t) = r.record.value, let service = r.serviceLabel else { continue }
                 let tl = t.labels(in: p)
                 let td = DNSSDName(labels: tl)
-                if let ts = td.serviceLabelIndex, td.kind == .instance, !ASCII.equalsIgnoringCase(tl[ts], r.labels[s]) {
+                if let ts = td.serviceLabelIndex, td.kind == .instance, !ASCII.equalsIgnoringCase(tl[ts], i.bytes(service)) {
                     out.report(C.subtype, "subtype PTR \(i.name(r.record.name)) points to \(i.name(t)) of another service")
                 }
             }
@@ -400,8 +429,8 @@ public enum MDNSRules {
             }
         },
         StatelessRule(C.hostNames) { i, out in
-            for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && !r.labels.isEmpty {
-                if let bad = r.labels.dropLast().first(where: { !isLDH($0) }) {
+            for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && r.labelCount > 0 && !r.hostLabelsLDH {
+                if let bad = i.labels(r).dropLast().first(where: { !MDNSInput.isLDH($0) }) {
                     out.report(C.hostNames, "host name \(i.name(r.record.name)) has label \(MDNSText.show(bad)) outside letters, digits and hyphens")
                     return
                 }
@@ -420,12 +449,13 @@ public enum MDNSRules {
             }
         },
         StatelessRule(C.localNames) { i, out in
-            var names = i.message.questions.map { $0.name.labels(in: i.message.payload) }
-            names += i.records.filter { $0.record.type != .opt }.map(\.labels)
-            for l in names where !l.isEmpty && !isLocal(l) {
+            func check(_ l: [ArraySlice<UInt8>]) -> Bool {
+                guard !l.isEmpty, !MDNSInput.isLocal(l) else { return false }
                 out.report(C.localNames, "\(l.map { DNSText.escapeLabel($0) }.joined(separator: ".")). is not under local. or a link-local reverse zone")
-                return
+                return true
             }
+            for q in i.message.questions where check(q.name.labels(in: i.message.payload)) { return }
+            for r in i.records where r.record.type != .opt && !r.isLocalName && check(i.labels(r)) { return }
         },
         StatelessRule(C.sourcePort) { i, out in
             if i.isResponse, i.datagram.srcPort != 5353 { out.report(C.sourcePort, "response from port \(i.datagram.srcPort); receivers must ignore it") }
@@ -486,22 +516,6 @@ public enum MDNSRules {
     static func hex16(_ v: UInt16) -> String {
         let s = String(v, radix: 16)
         return "0x" + String(repeating: "0", count: 4 - s.count) + s
-    }
-
-    static func isLDH(_ l: ArraySlice<UInt8>) -> Bool {
-        !l.isEmpty && l.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
-    }
-
-    static func isLocal(_ l: [ArraySlice<UInt8>]) -> Bool {
-        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, t.utf8) }
-        guard let last = l.last else { return true }
-        if eq(last, "local") { return true }
-        if l.count >= 4, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr"), eq(l[l.count - 3], "254"), eq(l[l.count - 4], "169") { return true }
-        // RFC 6762 §4 names only 254.169.in-addr.arpa. and 8.e.f…b.e.f.ip6.arpa., but avahi
-        // and mDNSResponder publish reverse mappings for every address they announce (ULA
-        // and global ones too), so any in-addr.arpa / ip6.arpa name counts as local here.
-        if l.count >= 2, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr") || eq(l[l.count - 2], "ip6") { return true }
-        return false
     }
 
     static func serviceLabelProblem(_ l: ArraySlice<UInt8>) -> String? {

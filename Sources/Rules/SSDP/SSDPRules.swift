@@ -124,15 +124,29 @@ public enum SSDPRules {
             }
         },
         StatelessRule(C.vendorHeaders) { i, out in
-            for h in i.message.headers where !h.missingColon {
-                if h.code != 0 { continue }
+            // One finding per message and severity, naming every such header (a Sonos
+            // NOTIFY carries five; one line each would bury everything else).
+            var legacyNames: [String] = []
+            var otherNames: [String] = []
+            for h in i.message.headers where !h.missingColon && h.code == 0 {
                 if h.name.contains(0x2E) { continue }  // token.domain
                 let legacy = SSDPSyntax.hasPrefix(h.name, "X-", caseInsensitive: true)
                     || ASCII.equalsIgnoringCase(h.name, "OPT".utf8) || h.name.count > 3
                         && ASCII.equalsIgnoringCase(h.name.suffix(4), "-NLS".utf8)
                     || ASCII.equalsIgnoringCase(h.name, "NLS".utf8)
-                out.report(C.vendorHeaders, severity: legacy ? .info : .warning,
-                    "header \(SSDPText.show(h.name)) is not defined by UDA and not vendor-qualified (name.domain)", field: SSDPText.show(h.name))
+                if legacy { legacyNames.append(SSDPText.show(h.name)) } else { otherNames.append(SSDPText.show(h.name)) }
+            }
+            func say(_ names: [String]) -> String {
+                names.count == 1 ? "header \(names[0]) is" : "headers \(names.joined(separator: ", ")) are"
+            }
+            if !otherNames.isEmpty {
+                out.report(C.vendorHeaders, severity: .warning,
+                    "\(say(otherNames)) not defined by UDA and not vendor-qualified (name.domain)", field: otherNames.joined(separator: ","))
+            }
+            if !legacyNames.isEmpty {
+                out.report(C.vendorHeaders, severity: .info,
+                    "\(say(legacyNames)) not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)",
+                    field: legacyNames.joined(separator: ","))
             }
         },
         StatelessRule(C.multicastGroup) { i, out in
