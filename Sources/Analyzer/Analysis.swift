@@ -35,7 +35,7 @@ public final class Analysis {
     /// below the minimum severity, in the baseline).
     private let policy: (Finding) -> Finding?
     private var frameBuffer: [UInt8] = []
-    private var devices: Set<String> = []
+    private var devices: Set<UInt64> = []
     private var services: Set<String> = []
     private static let maxDevices = 65536
     /// Called when an unsupported link type is first seen (the CLI prints a warning).
@@ -125,7 +125,7 @@ public final class Analysis {
         summary.datagrams += 1
         if d.isTruncated { summary.truncatedDatagrams += 1 }
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
-        if let dev = sink.device, devices.count < Self.maxDevices { devices.insert(dev) }
+        if sink.deviceKey != 0, devices.count < Self.maxDevices { devices.insert(sink.deviceKey) }
         let findings = accept(sink.findings)
         if var r = record {
             r.fileIndex = fileIndex

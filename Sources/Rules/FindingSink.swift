@@ -13,7 +13,10 @@ public struct FindingSink {
     public let fileIndex: Int
     /// Device identity for suppressions (SSDP UUID, mDNS host name), set by the protocol
     /// analyzer once known.
-    public var device: String?
+    public private(set) var device: String?
+    /// The device's identity for counting distinct devices (FNV-1a of its lowercased name
+    /// bytes; 0 when unknown). Cheap to compute for every message, unlike the text.
+    public var deviceKey: UInt64 = 0
     /// Rules switched off by configuration are never reported (and their checks may be
     /// skipped with `isEnabled`).
     public let disabled: Set<RuleID>
@@ -31,6 +34,25 @@ public struct FindingSink {
     public init(datagram d: Datagram, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
         self.init(frame: d.frame, time: d.time, source: d.src, fileIndex: fileIndex, disabled: disabled)
     }
+
+    /// Sets the device text of this datagram's findings; `text` runs only when there are
+    /// findings (it builds a string).
+    public mutating func attachDevice(_ text: () -> String) {
+        guard !findings.isEmpty else { return }
+        let d = text()
+        device = d
+        for k in findings.indices { findings[k].device = d }
+    }
+
+    /// FNV-1a over ASCII-lowercased bytes.
+    @inlinable
+    public static func key<C: Collection>(_ bytes: C, into h: inout UInt64) where C.Element == UInt8 {
+        for b in bytes {
+            h ^= UInt64(ASCII.lower(b))
+            h = h &* 0x0000_0100_0000_01B3
+        }
+    }
+    public static let keySeed: UInt64 = 0xcbf2_9ce4_8422_2325
 
     @inline(__always)
     public func isEnabled(_ d: RuleDescriptor) -> Bool { disabled.isEmpty || !disabled.contains(d.id) }

@@ -16,13 +16,22 @@ public struct MDNSAnalyzer {
         let m = DNSMessage(parsing: d.payload)
         let input = MDNSInput(message: m, datagram: d)
         // The host a response speaks for: the owner of its first address record, or the
-        // target of its first SRV (for suppressions by host name).
+        // target of its first SRV (for suppressions by host name and the device count).
+        var host: DNSName? = nil
         if input.isResponse {
             if let a = input.records.first(where: { $0.record.type == .a || $0.record.type == .aaaa }) {
-                sink.device = a.record.name.presentation(in: m.payload)
+                host = a.record.name
             } else if let s = input.records.first(where: { $0.record.type == .srv }), case .srv(_, _, _, let t) = s.record.value {
-                sink.device = t.presentation(in: m.payload)
+                host = t
             }
+        }
+        if let host {
+            var h = FindingSink.keySeed
+            host.forEachLabel(in: m.payload) { l in
+                FindingSink.key(l, into: &h)
+                h ^= 0x2E
+            }
+            sink.deviceKey = h
         }
         // The enabled rules, filtered once per disabled set rather than hashed per message.
         if sink.disabled != filteredFor {
@@ -32,6 +41,7 @@ public struct MDNSAnalyzer {
         for rule in enabledRules {
             rule.check(input, &sink)
         }
+        if let host { sink.attachDevice { host.presentation(in: m.payload) } }
         return m
     }
 

@@ -49,8 +49,12 @@ public struct MDNSInput: Sendable {
         info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
         let p = message.payload
         func range(_ l: ArraySlice<UInt8>) -> Range<Int> { l.startIndex..<l.endIndex }
-        for (s, rr) in message.records {
-            let l = rr.name.labels(in: p)
+        // One scratch list of label slices, reused for every record of the message.
+        var l: [ArraySlice<UInt8>] = []
+        l.reserveCapacity(16)
+        func add(_ s: DNSSection, _ rr: ResourceRecord) {
+            l.removeAll(keepingCapacity: true)
+            rr.name.forEachLabel(in: p) { l.append($0) }
             let d = DNSSDName(labels: l)
             info.append(RecordInfo(
                 section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first.map(range),
@@ -60,6 +64,9 @@ public struct MDNSInput: Sendable {
                 isReverse: Self.isReverse(l), isLocalName: l.isEmpty || Self.isLocal(l),
                 hostLabelsLDH: l.dropLast().allSatisfy(Self.isLDH)))
         }
+        for rr in message.answers { add(.answer, rr) }
+        for rr in message.authorities { add(.authority, rr) }
+        for rr in message.additionals { add(.additional, rr) }
         records = info
     }
 

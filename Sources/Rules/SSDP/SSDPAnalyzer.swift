@@ -23,7 +23,7 @@ public struct SSDPAnalyzer {
     }
 
     private var searches: [Endpoint: Search] = [:]
-    private var versions: [[UInt8]: UPnPVersion] = [:]
+    private var versions: [UInt64: UPnPVersion] = [:]  // keyed by the UUID's 64-bit key
     static let maxSearches = 1024
     static let maxVersions = 4096
     /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
@@ -47,9 +47,15 @@ public struct SSDPAnalyzer {
         let m = SSDPMessage(parsing: d.payload)
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
         var claimed = m.claimedUPnPVersion
-        let uuid = m.usnUUID.map { Array($0) }
+        // The UUID as a 64-bit key (FNV-1a, case-insensitive): no bytes copied per message.
+        let uuidSlice = m.usnUUID
+        let uuid: UInt64? = uuidSlice.map { u in
+            var h = FindingSink.keySeed
+            FindingSink.key(u, into: &h)
+            return h
+        }
         if let u = uuid {
-            sink.device = "uuid:" + String(decoding: u, as: UTF8.self)
+            sink.deviceKey = u
             if let c = claimed, m.kind != .mSearch {
                 if versions.count >= Self.maxVersions { versions.removeAll(keepingCapacity: true) }
                 versions[u] = c
@@ -67,6 +73,7 @@ public struct SSDPAnalyzer {
         for rule in enabledRules {
             rule.check(input, &sink)
         }
+        if let u = uuidSlice { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
         switch m.kind {
         case .mSearch where d.dst.isMulticast:
             remember(search: m, d, version: version)

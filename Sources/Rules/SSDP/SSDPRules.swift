@@ -17,6 +17,23 @@ public enum SSDPRules {
         .contentLength, .al, .expires, .contentType, .connection,
     ]
 
+    // Header lists the rules check, built once (an array literal in a rule would be
+    // allocated for every message).
+    static let responseRequired: [SSDPHeaderName] = [.cacheControl, .ext, .location, .server, .st, .usn]
+    static let responseRequired11: [SSDPHeaderName] = [.cacheControl, .ext, .location, .server, .st, .usn, .bootID, .configID]
+    static let aliveRequired: [SSDPHeaderName] = [.host, .cacheControl, .location, .nt, .nts, .server, .usn]
+    static let aliveRequired11: [SSDPHeaderName] = [.host, .cacheControl, .location, .nt, .nts, .server, .usn, .bootID, .configID]
+    static let byebyeRequired: [SSDPHeaderName] = [.host, .nt, .nts, .usn]
+    static let byebyeRequired11: [SSDPHeaderName] = [.host, .nt, .nts, .usn, .bootID, .configID]
+    static let searchRequired: [SSDPHeaderName] = [.host, .man, .st]
+    static let updateRequired: [SSDPHeaderName] = [.host, .location, .nt, .nts, .usn, .bootID, .configID, .nextBootID]
+    static let usnNTST: [SSDPHeaderName] = [.usn, .nt, .st]
+    static let typeFields: [SSDPHeaderName] = [.nt, .st]
+    static let bootFields: [SSDPHeaderName] = [.bootID, .configID, .nextBootID]
+    static let portFields: [SSDPHeaderName] = [.searchPort, .tcpPort]
+    static let notInResponses: [SSDPHeaderName] = [.man, .mx, .nt, .nts, .host]
+    static let notInByebye: [SSDPHeaderName] = [.cacheControl, .location, .server]
+
     static func missing(_ m: SSDPMessage, _ names: [SSDPHeaderName]) -> [String] {
         names.filter { !m.has($0) }.map(\.text)
     }
@@ -219,7 +236,7 @@ public enum SSDPRules {
         },
         StatelessRule(C.uuidFormat) { i, out in
             guard i.atLeast11 else { return }
-            for name in [SSDPHeaderName.usn, .nt, .st] {
+            for name in usnNTST {
                 guard let v = i.message.value(name), let u = SSDPSyntax.uuid(inUSN: v) else { continue }
                 if !SSDPSyntax.isCanonicalUUID(u) {
                     out.report(C.uuidFormat, "\(name.text) uuid \"\(SSDPText.show(u))\" is not an 8-4-4-4-12 hexadecimal UUID", field: name.text)
@@ -255,7 +272,7 @@ public enum SSDPRules {
             }
         },
         StatelessRule(C.urnForm) { i, out in
-            for name in [SSDPHeaderName.nt, .st] {
+            for name in typeFields {
                 guard let v = i.message.value(name), SSDPSyntax.hasPrefix(v, "urn:") else { continue }
                 guard let urn = SSDPSyntax.parseURN(v) else {
                     out.report(C.urnForm, "\(name.text) \(SSDPText.show(v)) is not urn:<domain>:device|service:<type>:<version>", field: name.text)
@@ -319,7 +336,7 @@ public enum SSDPRules {
         },
         StatelessRule(C.numericFields) { i, out in
             let m = i.message
-            for name in [SSDPHeaderName.bootID, .configID, .nextBootID] {
+            for name in bootFields {
                 guard let v = m.value(name) else { continue }
                 if let n = ASCII.parseDecimal(v), n <= 2_147_483_647, !(v.count > 1 && v.first == 0x30) {
                     if name == .configID, n > 16_777_215 {
@@ -329,7 +346,7 @@ public enum SSDPRules {
                     out.report(C.numericFields, "\(name.text) \"\(SSDPText.show(v))\" is not a decimal 0–2147483647 without leading zeros", field: name.text)
                 }
             }
-            for name in [SSDPHeaderName.searchPort, .tcpPort] {
+            for name in portFields {
                 guard let v = m.value(name) else { continue }
                 if let n = ASCII.parseDecimal(v), n >= 49152, n <= 65535, v.first != 0x30 { continue }
                 out.report(C.numericFields, "\(name.text) \"\(SSDPText.show(v))\" is not a port in 49152–65535", field: name.text)
@@ -337,7 +354,7 @@ public enum SSDPRules {
         },
         StatelessRule(C.searchHeaders) { i, out in
             guard i.kind == .mSearch, i.isMulticast else { return }
-            let miss = missing(i.message, [.host, .man, .st])
+            let miss = missing(i.message, searchRequired)
             if !miss.isEmpty { out.report(C.searchHeaders, "multicast M-SEARCH without \(miss.joined(separator: ", "))") }
         },
         StatelessRule(C.man) { i, out in
@@ -367,7 +384,7 @@ public enum SSDPRules {
         StatelessRule(C.unicastSearch) { i, out in
             guard i.kind == .mSearch, !i.isMulticast else { return }
             let m = i.message
-            let miss = missing(m, [.host, .man, .st])
+            let miss = missing(m, searchRequired)
             if !miss.isEmpty { out.report(C.unicastSearch, severity: .error, "unicast M-SEARCH without \(miss.joined(separator: ", "))") }
             if let host = m.value(.host), let a = SSDPAddressing.hostAddress(host), a.isMulticast {
                 out.report(C.unicastSearch, severity: .warning, "unicast M-SEARCH to \(i.datagram.dst) with HOST \(SSDPText.show(host)) (the multicast group)")
@@ -403,9 +420,7 @@ public enum SSDPRules {
         },
         StatelessRule(C.responseHeaders) { i, out in
             guard i.kind == .response else { return }
-            var names: [SSDPHeaderName] = [.cacheControl, .ext, .location, .server, .st, .usn]
-            if i.atLeast11 { names += [.bootID, .configID] }
-            let miss = missing(i.message, names)
+            let miss = missing(i.message, i.atLeast11 ? responseRequired11 : responseRequired)
             if !miss.isEmpty { out.report(C.responseHeaders, "search response without \(miss.joined(separator: ", "))") }
         },
         StatelessRule(C.ext) { i, out in
@@ -434,16 +449,14 @@ public enum SSDPRules {
         },
         StatelessRule(C.responseExtraHeaders) { i, out in
             guard i.kind == .response else { return }
-            let present = [SSDPHeaderName.man, .mx, .nt, .nts, .host].filter { i.message.has($0) }.map(\.text)
+            let present = notInResponses.filter { i.message.has($0) }.map(\.text)
             if !present.isEmpty {
                 out.report(C.responseExtraHeaders, "search response carries request/notify headers \(present.joined(separator: ", "))")
             }
         },
         StatelessRule(C.aliveHeaders) { i, out in
             guard i.message.notificationSubtype == .alive else { return }
-            var names: [SSDPHeaderName] = [.host, .cacheControl, .location, .nt, .nts, .server, .usn]
-            if i.atLeast11 { names += [.bootID, .configID] }
-            let miss = missing(i.message, names)
+            let miss = missing(i.message, i.atLeast11 ? aliveRequired11 : aliveRequired)
             if !miss.isEmpty { out.report(C.aliveHeaders, "ssdp:alive without \(miss.joined(separator: ", "))") }
             if let s = i.message.value(.secureLocation), !SSDPSyntax.hasPrefix(s, "https://", caseInsensitive: true) {
                 out.report(C.aliveHeaders, "SECURELOCATION.UPNP.ORG \(SSDPText.show(s)) is not an https URL")
@@ -475,16 +488,14 @@ public enum SSDPRules {
         },
         StatelessRule(C.byebyeHeaders) { i, out in
             guard i.message.notificationSubtype == .byebye else { return }
-            var names: [SSDPHeaderName] = [.host, .nt, .nts, .usn]
-            if i.atLeast11 { names += [.bootID, .configID] }
-            let miss = missing(i.message, names)
+            let miss = missing(i.message, i.atLeast11 ? byebyeRequired11 : byebyeRequired)
             if !miss.isEmpty { out.report(C.byebyeHeaders, severity: .error, "ssdp:byebye without \(miss.joined(separator: ", "))") }
-            let extra = [SSDPHeaderName.cacheControl, .location, .server].filter { i.message.has($0) }.map(\.text)
+            let extra = notInByebye.filter { i.message.has($0) }.map(\.text)
             if !extra.isEmpty { out.report(C.byebyeHeaders, severity: .info, "ssdp:byebye carries \(extra.joined(separator: ", "))") }
         },
         StatelessRule(C.updateHeaders) { i, out in
             guard i.message.notificationSubtype == .update else { return }
-            let miss = missing(i.message, [.host, .location, .nt, .nts, .usn, .bootID, .configID, .nextBootID])
+            let miss = missing(i.message, updateRequired)
             if !miss.isEmpty { out.report(C.updateHeaders, "ssdp:update without \(miss.joined(separator: ", "))") }
         },
         StatelessRule(C.nextBootID) { i, out in
