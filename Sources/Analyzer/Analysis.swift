@@ -113,12 +113,12 @@ public final class Analysis {
         if ssdp.claims(d) {
             let m = ssdp.analyze(d, into: &sink)
             summary.ssdpMessages += 1
-            if options.wantMessages { record = SSDPRender.record(m, d, verbose: options.verbose, fields: options.messageFields) }
+            if options.wantMessages { record = SSDPRender.record(m, d, srcText: addressText(d.src), dstText: addressText(d.dst), verbose: options.verbose, fields: options.messageFields) }
         } else if mdns.claims(d) {
             let m = mdns.analyze(d, into: &sink)
             summary.mdnsMessages += 1
             if m.header.qr { noteServices(m) }
-            if options.wantMessages { record = MDNSRender.record(m, d, verbose: options.verbose, fields: options.messageFields) }
+            if options.wantMessages { record = MDNSRender.record(m, d, srcText: addressText(d.src), dstText: addressText(d.dst), verbose: options.verbose, fields: options.messageFields) }
         } else {
             return
         }
@@ -135,6 +135,17 @@ public final class Analysis {
         } else {
             for f in findings { reporter.finding(f) }
         }
+    }
+
+    /// Address text, cached: the same few thousand devices and groups repeat on every line
+    /// (bounded: cleared when full).
+    private var addressCache: [IPAddress: String] = [:]
+    private func addressText(_ a: IPAddress) -> String {
+        if let t = addressCache[a] { return t }
+        if addressCache.count >= 4096 { addressCache.removeAll(keepingCapacity: true) }
+        let t = a.description
+        addressCache[a] = t
+        return t
     }
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.

@@ -75,14 +75,29 @@ public final class TextReporter: Reporter {
         addr.contains(":") ? "[\(addr)]:\(port)" : "\(addr):\(port)"
     }
 
-    /// `HH:MM:SS.uuuuuu` as tcpdump prints it (local time unless `utc`).
+    /// `HH:MM:SS.uuuuuu` as tcpdump prints it (local time unless `utc`). The `HH:MM:SS.`
+    /// part is computed once per second of capture time.
+    private var clockSecond: Int64 = .min
+    private var clockPrefix = ""
     func clock(_ t: Timestamp) -> String {
-        var secs = time_t(t.seconds)
-        var tmv = tm()
-        if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let micro = String(t.nanoseconds / 1000)
-        return "\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))." + String(repeating: "0", count: 6 - micro.count) + micro
+        if t.seconds != clockSecond {
+            var secs = time_t(t.seconds)
+            var tmv = tm()
+            if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
+            func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            clockPrefix = "\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))."
+            clockSecond = t.seconds
+        }
+        let micro = Int(t.nanoseconds / 1000)
+        var digits: [UInt8] = [0x30, 0x30, 0x30, 0x30, 0x30, 0x30]
+        var v = micro
+        var k = 5
+        while k >= 0 {
+            digits[k] = UInt8(0x30 + v % 10)
+            v /= 10
+            k -= 1
+        }
+        return clockPrefix + String(decoding: digits, as: UTF8.self)
     }
 
     public func finish(_ s: RunSummary) {

@@ -5,7 +5,7 @@ import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
 enum MDNSRender {
-    static func record(_ m: DNSMessage, _ d: Datagram, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
+    static func record(_ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         let p = m.payload
         let h = m.header
         var summary: String
@@ -37,7 +37,7 @@ enum MDNSRender {
         }
         guard wantFields, m.payload.count >= 12 else {
             return MessageRecord(
-                frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
+                frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
                 dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summary: summary,
                 detail: detail)
         }
@@ -56,7 +56,7 @@ enum MDNSRender {
             ("additionals", .array(m.additionals.map { json($0, m) })),
         ]
         return MessageRecord(
-            frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
+            frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summary: summary,
             detail: detail, fields: fields)
     }

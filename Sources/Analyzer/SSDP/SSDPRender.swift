@@ -8,7 +8,7 @@ import SSDP
 enum SSDPRender {
     static func text(_ v: ArraySlice<UInt8>) -> String { String(decoding: v, as: UTF8.self) }
 
-    static func record(_ m: SSDPMessage, _ d: Datagram, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
+    static func record(_ m: SSDPMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         var summary: String
         func add(_ label: String, _ name: SSDPHeaderName) {
             if let v = m.value(name) { summary += " \(label)=\(text(v))" }
@@ -47,7 +47,7 @@ enum SSDPRender {
         }
         guard wantFields else {
             return MessageRecord(
-                frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
+                frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
                 dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summary: summary, detail: detail)
         }
         var fields: [(String, JSONValue)] = [
@@ -59,7 +59,7 @@ enum SSDPRender {
         }
         if let v = m.claimedUPnPVersion { fields.append(("upnp_version", .string(v.description))) }
         return MessageRecord(
-            frame: d.frame, time: d.time, src: d.src.description, sport: d.srcPort, dst: d.dst.description,
+            frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summary: summary, detail: detail,
             fields: fields)
     }
