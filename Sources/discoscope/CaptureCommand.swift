@@ -27,16 +27,16 @@ extension DiscoScope {
         static let defaultFilter =
             "udp port 1900 or udp port 5353 or (udp and udp[8:4] = 0x48545450) or (ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] = 44)"
 
-        @Option(name: .shortAndLong, help: "Interface to capture on (`any` for all; see -D).")
+        @Option(name: .shortAndLong, help: ArgumentHelp("Interface to capture on (`any` for all; see -D).", valueName: "iface"))
         var interface: String?
 
         @Flag(name: [.customShort("D"), .long], help: "List the interfaces libpcap can capture on, and exit.")
         var listInterfaces = false
 
-        @Option(name: .customShort("c"), help: "Stop after COUNT packets.")
+        @Option(name: .customShort("c"), help: ArgumentHelp("Stop after COUNT packets.", valueName: "count"))
         var count: Int?
 
-        @Option(name: .long, help: "Stop after SECONDS.")
+        @Option(name: .long, help: ArgumentHelp("Stop after SECONDS.", valueName: "seconds"))
         var duration: Double?
 
         @Option(name: [.customShort("s"), .long], help: "Snapshot length in bytes.")
@@ -45,13 +45,13 @@ extension DiscoScope {
         @Flag(name: .long, help: "Do not put the interface into promiscuous mode.")
         var noPromiscuous = false
 
-        @Option(name: [.customShort("B"), .long], help: "Kernel capture buffer size in KiB (absorbs announcement storms).")
+        @Option(name: [.customShort("B"), .long], help: ArgumentHelp("Kernel capture buffer size in KiB (absorbs announcement storms).", valueName: "KiB"))
         var bufferSize: Int32 = 8192
 
-        @Option(name: .customShort("w"), help: "Also write the captured packets to FILE (pcap, flushed per packet).")
+        @Option(name: .customShort("w"), help: ArgumentHelp("Also write the captured packets to FILE (pcap, flushed per packet).", valueName: "file"))
         var writeFile: String?
 
-        @Option(name: .customShort("Z"), help: "Drop privileges to USER after opening the capture (default nobody when root).")
+        @Option(name: .customShort("Z"), help: ArgumentHelp("Drop privileges to USER after opening the capture (default nobody when root).", valueName: "user"))
         var user: String?
 
         @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")

@@ -30,7 +30,7 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: "Output format.")
     var format: OutputFormatOption = .text
 
-    @Option(name: .shortAndLong, help: "Write the report to PATH instead of standard output.")
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to PATH instead of standard output.", valueName: "path"))
     var output: String?
 
     @Flag(name: .shortAndLong, help: "Show every header and DNS section under each message.")
@@ -48,21 +48,21 @@ struct RuleOptions: ParsableArguments {
     @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains (default: error).")
     var failOn: FailOn?
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Run only these rules (IDs such as SSDP-104 or names).")
+    @Option(name: .long, help: ArgumentHelp("Run only these rules: IDs such as SSDP-104 or names, comma-separated; repeatable.", valueName: "rules"))
     var enable: [String] = []
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Do not run these rules (IDs or names).")
+    @Option(name: .long, help: ArgumentHelp("Do not run these rules: IDs or names, comma-separated; repeatable.", valueName: "rules"))
     var disable: [String] = []
 
     @Option(name: .long, help: "Report only findings at or above this severity.")
     var minSeverity: Severity?
 
-    @Option(name: .long, help: "Configuration file (default: .discoscope.yml in the current directory, if present).")
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: .discoscope.yml in the current directory, if present).", valueName: "file"))
     var config: String?
 
-    @Option(name: .long, help: "Known findings to ignore (written earlier with --write-baseline).")
+    @Option(name: .long, help: ArgumentHelp("Known findings to ignore (written earlier with --write-baseline).", valueName: "file"))
     var baseline: String?
 
-    @Option(name: .long, help: "Write the findings of this run to FILE as a baseline.")
+    @Option(name: .long, help: ArgumentHelp("Write the findings of this run to FILE as a baseline.", valueName: "file"))
     var writeBaseline: String?
 }

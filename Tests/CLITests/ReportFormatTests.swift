@@ -142,7 +142,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(try run(["analyze", "captures/link/ethernet.pcap", "-q"], cwd: root).status == 0)
         #expect(try run(["analyze", "captures/link/ethernet.pcap", "-q", "--fail-on", "info"], cwd: root).status == 1)
         // Disabling the rules that report errors (by ID and by name) passes the gate.
-        let off = try run(["analyze", Self.testbed, "-q", "--disable", "MDNS-103,query-aa-clear", "MDNS-109", "--disable", "urn-form"], cwd: root)
+        // Options before the file (as tcpdump users write them), comma lists and repetition.
+        let off = try run(["analyze", "--disable", "MDNS-103,query-aa-clear", "--disable", "MDNS-109", "-q", Self.testbed, "--disable", "urn-form"], cwd: root)
         #expect(off.status == 0, "\(off.stdout.suffix(600))")
         #expect(try run(["analyze", Self.testbed, "--fail-on", "bogus"], cwd: root).status == 2)
         let unknown = try run(["analyze", Self.testbed, "--disable", "SSDP-999"], cwd: root)
@@ -150,7 +151,7 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     }
 
     @Test func enableAndMinSeverityFilterFindings() throws {
-        let r = try run(["analyze", Self.testbed, "--format", "jsonl", "--enable", "MDNS-309", "SSDP-022", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let r = try run(["analyze", Self.testbed, "--format", "jsonl", "--enable", "MDNS-309,SSDP-022", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         let rules = Set(r.lines.filter { $0.contains(#""type":"finding""#) }.compactMap { l -> String? in
             l.range(of: #""rule":"[A-Z]+-[0-9]+""#, options: .regularExpression).map { String(l[$0].dropFirst(8).dropLast()) }
         })
