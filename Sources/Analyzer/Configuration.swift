@@ -40,12 +40,6 @@ public struct Configuration: Sendable {
         public var description: String
     }
 
-    /// Resolves a rule ID or readable name (case-insensitive) against the catalog.
-    public static func rule(_ text: String) -> RuleDescriptor? {
-        let t = text.uppercased()
-        return RuleCatalog.all.first { $0.id.rawValue == t || $0.name == text.lowercased() }
-    }
-
     public static func parse(_ yaml: String, path: String) throws -> Configuration {
         func fail(_ line: Int?, _ what: String) -> ConfigError {
             ConfigError(description: "\(path)\(line.map { ":\($0)" } ?? ""): \(what)")
@@ -71,7 +65,7 @@ public struct Configuration: Sendable {
         }
         func ruleID(_ n: Node, _ key: String) throws -> RuleID {
             let v = try scalar(n, key)
-            guard let d = rule(v) else { throw fail(n.mark?.line, "\(key): unknown rule '\(v)' (see `discoscope rules`)") }
+            guard let d = RuleCatalog.find(v) else { throw fail(n.mark?.line, "\(key): unknown rule '\(v)' (see `discoscope rules`)") }
             return d.id
         }
         func ruleList(_ n: Node, _ key: String) throws -> [RuleID] {
@@ -169,7 +163,7 @@ public struct Baseline: Sendable {
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard parts.count == 4, Configuration.rule(String(parts[0])) != nil else {
+            guard parts.count == 4, RuleCatalog.find(String(parts[0])) != nil else {
                 throw Configuration.ConfigError(description: "\(path):\(n + 1): not a baseline line (rule, source, device, message separated by tabs)")
             }
             b.keys.insert(String(line))

@@ -54,7 +54,7 @@ extension DiscoScope {
         var rule: String
 
         func run() throws {
-            guard let d = Configuration.rule(rule) else {
+            guard let d = RuleCatalog.find(rule) else {
                 FileHandleStderr.write("discoscope: unknown rule '\(rule)' (see `discoscope rules`)\n")
                 throw ExitCode(2)
             }
