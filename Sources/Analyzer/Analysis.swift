@@ -23,7 +23,6 @@ public final class Analysis {
     }
 
     public private(set) var summary = RunSummary()
-    public private(set) var findingCounts: [Severity: Int] = [:]
     /// Frames whose link type is not decoded, reported once per link type.
     private var unsupportedSeen: Set<LinkType> = []
     private var decoder = PacketDecoder()
@@ -164,7 +163,6 @@ public final class Analysis {
         for f in raw {
             if let kept = policy(f) {
                 out.append(kept)
-                findingCounts[kept.severity, default: 0] += 1
                 summary.count(kept)
             } else {
                 summary.suppressed += 1
@@ -200,6 +198,6 @@ public final class Analysis {
 
     /// Number of findings reported at or above `threshold`.
     public func count(atLeast threshold: Severity) -> Int {
-        findingCounts.filter { $0.key >= threshold }.reduce(0) { $0 + $1.value }
+        summary.findings(atLeast: threshold)
     }
 }

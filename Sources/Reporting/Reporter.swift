@@ -61,6 +61,11 @@ public struct RunSummary: Sendable {
     }
 
     public var totalFindings: Int { findingsBySeverity.values.reduce(0, +) }
+
+    /// Reported findings at or above `threshold` (the `--fail-on` verdict).
+    public func findings(atLeast threshold: Severity) -> Int {
+        findingsBySeverity.filter { $0.key >= threshold }.values.reduce(0, +)
+    }
     /// Wall-clock seconds the run took.
     public var elapsedSeconds: Double = 0
 

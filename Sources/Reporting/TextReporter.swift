@@ -127,7 +127,7 @@ public final class TextReporter: Reporter {
             row("capture", c)
         }
         if let t = s.failOn {
-            let n = s.findingsBySeverity.filter { $0.key >= t }.values.reduce(0, +)
+            let n = s.findings(atLeast: t)
             row("result", n == 0 ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)")
         }
         sink.write(out)
