@@ -100,9 +100,7 @@ final class Frontend {
         }
         sink.flush()
         if let path = rules.writeBaseline {
-            var b = Baseline()
-            for k in baselineOut.findings { b.insert(k) }
-            if !writeFile(path, b.text) {
+            if !writeFile(path, baselineOut.baseline.text) {
                 Frontend.warn("\(path): cannot write the baseline (\(String(cString: strerror(errno))))")
                 return 2
             }
@@ -137,13 +135,13 @@ final class Frontend {
     }
 }
 
-/// Collects the findings a run would report without its baseline (for --write-baseline).
+/// Collects the findings a run would report without its baseline (for --write-baseline),
+/// bounded at a million distinct identities.
 final class BaselineCollector {
-    private(set) var findings: [Finding] = []
-    private var seen: Set<String> = []
+    private(set) var baseline = Baseline()
     func insert(_ f: Finding) {
-        guard seen.count < 1_000_000, seen.insert(Baseline.key(f)).inserted else { return }
-        findings.append(f)
+        guard baseline.keys.count < 1_000_000 else { return }
+        baseline.insert(f)
     }
 }
 
@@ -166,7 +164,7 @@ struct Settings: Sendable {
         }
         func resolve(_ names: [String], _ flag: String) throws -> [RuleID] {
             try names.flatMap { $0.split(separator: ",").map(String.init) }.map { n in
-                guard let d = Configuration.rule(n) else { throw InputError("\(flag): unknown rule '\(n)' (see `discoscope rules`)") }
+                guard let d = RuleCatalog.find(n) else { throw InputError("\(flag): unknown rule '\(n)' (see `discoscope rules`)") }
                 return d.id
             }
         }
