@@ -35,13 +35,8 @@ enum MDNSRender {
             }
             for (s, rr) in m.records { detail.append("\(s.rawValue.dropLast()) \(full(rr, m))") }
         }
-        guard wantFields, m.payload.count >= 12 else {
-            return MessageRecord(
-                frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-                dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summary: summary,
-                detail: detail)
-        }
-        let fields: [(String, JSONValue)] = [
+        // JSON fields only for JSON lines, and only for a payload that holds a DNS header.
+        let fields: [(String, JSONValue)] = !wantFields || m.payload.count < 12 ? [] : [
             ("id", .int(h.id)),
             ("flags", .object([
                 ("qr", .bool(h.qr)), ("opcode", .int(h.opcode)), ("aa", .bool(h.aa)), ("tc", .bool(h.tc)), ("rd", .bool(h.rd)),

@@ -45,19 +45,17 @@ enum SSDPRender {
             }
             if !m.body.isEmpty { detail.append("[\(m.body.count) byte(s) of body]") }
         }
-        guard wantFields else {
-            return MessageRecord(
-                frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-                dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summary: summary, detail: detail)
+        var fields: [(String, JSONValue)] = []
+        if wantFields {
+            fields = [
+                ("start_line", .string(text(m.startLine))),
+                ("headers", .array(m.headers.map { .array([.string(text($0.name)), .string(text($0.value))]) })),
+            ]
+            if let sub = m.notificationSubtype {
+                fields.append(("nts", .string(sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")))
+            }
+            if let v = m.claimedUPnPVersion { fields.append(("upnp_version", .string(v.description))) }
         }
-        var fields: [(String, JSONValue)] = [
-            ("start_line", .string(text(m.startLine))),
-            ("headers", .array(m.headers.map { .array([.string(text($0.name)), .string(text($0.value))]) })),
-        ]
-        if let sub = m.notificationSubtype {
-            fields.append(("nts", .string(sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")))
-        }
-        if let v = m.claimedUPnPVersion { fields.append(("upnp_version", .string(v.description))) }
         return MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summary: summary, detail: detail,
