@@ -34,12 +34,12 @@ public enum LiveSource {
             pcap_close(p)
             throw CaptureError(input: interface, reason: describeActivateError(rc, detail, interface))
         }
-        if rc > 0 {
-            // Warnings (promiscuous mode not supported, …) do not stop the capture.
-            FileHandleStderrC.write("discoscope: \(interface): \(String(cString: pcap_statustostr(rc))): \(String(cString: pcap_geterr(p)))\n")
-        }
+        // Warnings (promiscuous mode not supported, …) do not stop the capture; the caller
+        // reports them.
+        let warning = rc > 0 ? "\(interface): \(String(cString: pcap_statustostr(rc))): \(String(cString: pcap_geterr(p)))" : nil
         let nanoActive = nano && pcap_get_tstamp_precision(p) == Int32(PCAP_TSTAMP_PRECISION_NANO)
         let handle = PcapHandle(pcap: p, input: interface, nanosecond: nanoActive)
+        handle.activationWarning = warning
         // Non-blocking reads plus our own poll: libpcap's blocking read on Linux may not
         // return on its timeout, and the loop must see Ctrl-C, -c and --duration.
         let fd = pcap_get_selectable_fd(p)
@@ -121,13 +121,5 @@ public enum LiveSource {
             cur = d.pointee.next
         }
         return out
-    }
-}
-
-/// Standard error without Foundation (libpcap warnings).
-enum FileHandleStderrC {
-    static func write(_ s: String) {
-        var s = s
-        s.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

@@ -26,6 +26,8 @@ public final class PcapHandle {
     /// Live capture in non-blocking mode: the descriptor to wait on between packets, so
     /// the caller regains control every `pollMilliseconds` (signals, --duration, -c).
     var selectableFD: Int32? = nil
+    /// libpcap's warning when a live capture was activated with reservations.
+    public internal(set) var activationWarning: String? = nil
     /// Size of a plain capture file, for progress (nil for gzip, standard input, live).
     public internal(set) var totalBytes: Int64? = nil
 

@@ -102,6 +102,7 @@ extension DiscoScope {
             if expression.isEmpty { expression = Self.defaultFilter }
             do {
                 handle = try LiveSource.open(interface, options: o)
+                if let w = handle.activationWarning { Frontend.warn(w) }
                 try LiveSource.setFilter(handle, expression)
                 if let w = writeFile { try LiveSource.dump(handle, to: w) }
             } catch {
