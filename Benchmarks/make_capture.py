@@ -12,17 +12,14 @@ Same arguments, same bytes.
 usage: make_capture.py -n 300000 -o /tmp/bench.pcap [--seed 7] [--devices 2000]
 """
 import argparse
+import os
 import random
 import struct
+import sys
 
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
+sys.dont_write_bytecode = True  # no __pycache__ in captures/
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures"))
+from make_fixtures import csum  # noqa: E402  (the one Internet checksum of the repo's generators)
 
 
 def eth(src_mac, dst_mac, ethertype, payload):
