@@ -236,15 +236,7 @@ let mdnsCases: [MDNSRuleCase] = [
         + (301...322).map { mdnsID($0) } + [401, 402, 404, 405, 406, 407, 408, 409, 410].map { mdnsID($0) }
 
     @Test func everyCatalogRuleIsImplementedOnceWithNameAndSpec() {
-        let ids = MDNSCatalog.descriptors.map(\.id.rawValue)
-        #expect(Set(ids) == Set(Self.expected))
-        #expect(ids.count == Set(ids).count)
-        let names = MDNSCatalog.descriptors.map(\.name)
-        #expect(names.count == Set(names).count)
-        for d in MDNSCatalog.descriptors {
-            #expect(!d.spec.isEmpty && !d.title.isEmpty && !d.example.isEmpty, "\(d.id)")
-            #expect(d.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }, "\(d.id) name \(d.name)")
-        }
+        expectCatalog(MDNSCatalog.descriptors, hasExactly: Self.expected)
     }
 
     @Test func everyRuleHasATriggerAndNearMissTest() {

@@ -227,15 +227,7 @@ let ssdpCases: [SSDPRuleCase] = [
     ]
 
     @Test func everyCatalogRuleIsImplementedOnceWithNameAndSpec() {
-        let ids = SSDPCatalog.descriptors.map(\.id.rawValue)
-        #expect(Set(ids) == Set(Self.expected))
-        #expect(ids.count == Set(ids).count)
-        let names = SSDPCatalog.descriptors.map(\.name)
-        #expect(names.count == Set(names).count)
-        for d in SSDPCatalog.descriptors {
-            #expect(!d.spec.isEmpty && !d.title.isEmpty && !d.example.isEmpty, "\(d.id)")
-            #expect(d.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }, "\(d.id) name \(d.name)")
-        }
+        expectCatalog(SSDPCatalog.descriptors, hasExactly: Self.expected)
     }
 
     @Test func everyRuleHasATriggerAndNearMissTest() {
@@ -246,5 +238,19 @@ let ssdpCases: [SSDPRuleCase] = [
         let checked = Set(SSDPRules.all.map(\.descriptor.id.rawValue))
         let stateless = Set(SSDPCatalog.descriptors.filter { $0.scope == .stateless }.map(\.id.rawValue))
         #expect(stateless.isSubset(of: checked))
+    }
+}
+
+/// Catalog invariants shared by both protocols: exactly the expected IDs, each once, unique
+/// kebab-case names, and a spec reference, title and example for every rule.
+func expectCatalog(_ descriptors: [RuleDescriptor], hasExactly expected: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    let ids = descriptors.map(\.id.rawValue)
+    #expect(Set(ids) == Set(expected), sourceLocation: sourceLocation)
+    #expect(ids.count == Set(ids).count, sourceLocation: sourceLocation)
+    let names = descriptors.map(\.name)
+    #expect(names.count == Set(names).count, sourceLocation: sourceLocation)
+    for d in descriptors {
+        #expect(!d.spec.isEmpty && !d.title.isEmpty && !d.example.isEmpty, "\(d.id)", sourceLocation: sourceLocation)
+        #expect(d.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }, "\(d.id) name \(d.name)", sourceLocation: sourceLocation)
     }
 }
