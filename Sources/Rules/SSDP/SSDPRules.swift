@@ -12,10 +12,8 @@ public enum SSDPRules {
         .host, .man, .mx, .st, .nt, .nts, .usn, .location, .server, .userAgent, .ext, .cacheControl, .date, .bootID,
         .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation,
     ]
-    /// Names UDA and HTTP define (SSDP-011 leaves these alone).
-    static let knownNames: [SSDPHeaderName] = singleValued + [
-        .contentLength, .al, .expires, .contentType, .connection,
-    ]
+    // Names UDA and HTTP define are exactly `SSDPHeaderName.known` (header code ≠ 0); SSDP-011
+    // leaves those alone.
 
     // Header lists the rules check, built once (an array literal in a rule would be
     // allocated for every message).
