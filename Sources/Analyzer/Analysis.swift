@@ -8,8 +8,13 @@ import SSDP
 import WireFormat
 
 /// The pipeline: frames → datagrams → SSDP / mDNS decoding → rules → configuration policy →
-/// reporter. One `Analysis` serves a whole run (several files, or a live capture), so the
-/// stateful rules see the traffic in order.
+/// reporter. One `Analysis` serves a whole run (several files, or a live capture).
+///
+/// Everything that depends on earlier packets runs in capture order on the calling thread:
+/// reading, IP reassembly, and SSDP's version and M-SEARCH bookkeeping. The per-message work
+/// (mDNS decoding, the stateless rules, configuration policy, formatting) runs in batches on
+/// `Options.jobs` worker threads, and the results are written in capture order, so the output
+/// is the same for any number of jobs.
 public final class Analysis {
     public struct Options: Sendable {
         /// Build message records for the reporter (text and JSON lines show messages).
@@ -19,6 +24,9 @@ public final class Analysis {
         public var messageFields: Bool = true
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
+        /// Worker threads for per-message work; 1 (or less) does everything on the calling
+        /// thread, message by message (live capture: each line appears at once).
+        public var jobs: Int = 1
         public init() {}
     }
 
@@ -27,16 +35,12 @@ public final class Analysis {
     private var unsupportedSeen: Set<LinkType> = []
     private var decoder = PacketDecoder()
     private var ssdp = SSDPAnalyzer()
-    private var mdns = MDNSAnalyzer()
     private var reporter: any Reporter
     private let options: Options
-    /// Turns a raw finding into the reported one (severity override) or nil (suppressed,
-    /// below the minimum severity, in the baseline).
-    private let policy: (Finding) -> Finding?
     private var frameBuffer: [UInt8] = []
     private var devices: Set<UInt64> = []
     private var services: Set<String> = []
-    private static let maxDevices = 65536
+    static let maxDevices = 65536
     /// Called when an unsupported link type is first seen (the CLI prints a warning).
     public var onWarning: ((String) -> Void)? = nil
     /// Datagrams on port 1900 or 5353 (either side), the figure tshark's
@@ -44,10 +48,28 @@ public final class Analysis {
     public private(set) var wellKnownPortDatagrams = 0
     private var fileIndex = 0
 
-    public init(reporter: any Reporter, options: Options = Options(), policy: @escaping (Finding) -> Finding? = { $0 }) {
+    /// Per-message work: used inline with one job, copied to each pool thread otherwise.
+    private var inline: MessageWorker
+    private var pool: WorkerPool<MessageWorker>? = nil
+    private var batch: [WorkItem] = []
+    static let batchSize = 256
+    /// Batches in flight per worker thread before the reader waits for output.
+    static let batchesPerWorker = 4
+
+    public init(
+        reporter: any Reporter, options: Options = Options(), policy: @escaping @Sendable (Finding) -> Finding? = { $0 }
+    ) {
         self.reporter = reporter
         self.options = options
-        self.policy = policy
+        inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
+        if options.jobs > 1 {
+            let workers = (0..<options.jobs).map { _ in
+                MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
+            }
+            let p = WorkerPool(workers: workers)
+            if p.isRunning { pool = p }
+        }
+        batch.reserveCapacity(Self.batchSize)
     }
 
     /// Reads one opened source to its end. A read error (damaged file) ends this source;
@@ -57,6 +79,7 @@ public final class Analysis {
     public func run(_ handle: PcapHandle, fileIndex: Int, shouldStop: () -> Bool = { false }) -> CaptureError? {
         self.fileIndex = fileIndex
         summary.files.append(handle.input)
+        defer { submitBatch() }
         do {
             while !shouldStop() {
                 let step = try handle.next { frame, bytes in
@@ -107,77 +130,66 @@ public final class Analysis {
             wellKnownPortDatagrams += 1
             summary.portDatagrams += 1
         }
-        var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
-        var record: MessageRecord? = nil
+        let item: WorkItem
         if ssdp.claims(d) {
-            let m = ssdp.analyze(d, into: &sink)
+            item = WorkItem(message: .ssdp(ssdp.prepare(d)), fileIndex: fileIndex)
             summary.ssdpMessages += 1
-            if options.wantMessages { record = SSDPRender.record(m, d, srcText: addressText(d.src), dstText: addressText(d.dst), verbose: options.verbose, fields: options.messageFields) }
-        } else if mdns.claims(d) {
-            let m = mdns.analyze(d, into: &sink)
+        } else if d.srcPort == 5353 || d.dstPort == 5353 {
+            item = WorkItem(message: .mdns(d), fileIndex: fileIndex)
             summary.mdnsMessages += 1
-            if m.header.qr { noteServices(m) }
-            if options.wantMessages { record = MDNSRender.record(m, d, srcText: addressText(d.src), dstText: addressText(d.dst), verbose: options.verbose, fields: options.messageFields) }
         } else {
             return
         }
         summary.datagrams += 1
         if d.isTruncated { summary.truncatedDatagrams += 1 }
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
-        if sink.deviceKey != 0, devices.count < Self.maxDevices { devices.insert(sink.deviceKey) }
-        let findings = accept(sink.findings)
-        if var r = record {
-            r.fileIndex = fileIndex
-            r.truncated = d.isTruncated
-            r.fragmentFrames = d.fragmentFrames
-            reporter.message(r, findings: findings)
-        } else {
-            for f in findings { reporter.finding(f) }
+        guard let pool else {
+            emit(inline.process([item]))
+            return
         }
+        batch.append(item)
+        if batch.count >= Self.batchSize { submitBatch() }
+        // Write what is ready; wait when the workers are too far behind (bounded memory).
+        while let r = pool.next(wait: pool.inFlight > options.jobs * Self.batchesPerWorker) { emit(r) }
     }
 
-    /// Address text, cached: the same few thousand devices and groups repeat on every line
-    /// (bounded: cleared when full).
-    private var addressCache: [IPAddress: String] = [:]
-    private func addressText(_ a: IPAddress) -> String {
-        if let t = addressCache[a] { return t }
-        if addressCache.count >= 4096 { addressCache.removeAll(keepingCapacity: true) }
-        let t = a.description
-        addressCache[a] = t
-        return t
+    private func submitBatch() {
+        guard let pool, !batch.isEmpty else { return }
+        pool.submit(batch)
+        batch.removeAll(keepingCapacity: true)
     }
 
-    /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
-    private func noteServices(_ m: DNSMessage) {
-        for rr in m.answers where rr.type == .ptr && services.count < Self.maxDevices && rr.name.labelCount(in: m.payload) == 3 {
-            let labels = rr.name.labels(in: m.payload)
-            if DNSSDName(labels: labels).kind == .serviceType {
-                services.insert(rr.name.presentation(in: m.payload).lowercased())
-            }
-        }
-    }
-
-    private func accept(_ raw: [Finding]) -> [Finding] {
-        guard !raw.isEmpty else { return raw }
-        var out: [Finding] = []
-        for f in raw {
-            if let kept = policy(f) {
-                out.append(kept)
-                summary.count(kept)
+    /// Takes one batch's results in capture order: counts, device and service sets, output.
+    private func emit(_ r: BatchOutput) {
+        for (descriptor, severity) in r.counted { summary.count(descriptor, severity) }
+        summary.suppressed += r.suppressed
+        for k in r.deviceKeys where devices.count < Self.maxDevices { devices.insert(k) }
+        for s in r.services where services.count < Self.maxDevices { services.insert(s) }
+        if !r.chunk.bytes.isEmpty { reporter.emit(r.chunk) }
+        for (record, findings) in r.messages {
+            if let record {
+                reporter.message(record, findings: findings)
             } else {
-                summary.suppressed += 1
+                for f in findings { reporter.finding(f) }
             }
         }
-        return out
+    }
+
+    /// Waits for every batch in flight and writes its results.
+    private func drain() {
+        submitBatch()
+        guard let pool else { return }
+        while let r = pool.next(wait: true) { emit(r) }
     }
 
     /// Ends the run: stateful rules conclude, the reporter writes its summary or document.
     public func finish(extra: (inout RunSummary) -> Void = { _ in }) -> RunSummary {
+        drain()
+        pool?.shutdown()
         var sink = FindingSink(
             frame: 0, time: .zero, source: .v4(0), fileIndex: fileIndex, disabled: options.disabledRules)
         ssdp.finish(into: &sink)
-        mdns.finish(into: &sink)
-        for f in accept(sink.findings) { reporter.finding(f) }
+        if !sink.findings.isEmpty { emit(inline.conclude(sink.findings)) }
         if decoder.reassembler.inFlight > 0 {
             summary.skip("IP fragments never completed", count: decoder.reassembler.inFlight)
         }

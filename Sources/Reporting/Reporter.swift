@@ -4,7 +4,15 @@ import WireFormat
 /// Where a reporter writes text (standard output or a file); the CLI provides it.
 public protocol OutputSink: AnyObject {
     func write(_ text: String)
+    /// Raw UTF-8 bytes (rendered chunks); by default passed on as a `String`.
+    func write(bytes: UnsafeRawBufferPointer)
     func flush()
+}
+
+extension OutputSink {
+    public func write(bytes: UnsafeRawBufferPointer) {
+        write(String(decoding: bytes, as: UTF8.self))
+    }
 }
 
 /// What a run saw, for the summary at the end of every format.
@@ -49,14 +57,17 @@ public struct RunSummary: Sendable {
     /// hashing per finding).
     private var ruleSlot: [ObjectIdentifier: Int] = [:]
 
-    public mutating func count(_ f: Finding) {
-        findingsBySeverity[f.severity, default: 0] += 1
-        if let i = ruleSlot[ObjectIdentifier(f.descriptor)] {
+    public mutating func count(_ f: Finding) { count(f.descriptor, f.severity) }
+
+    /// Counts one reported finding of `descriptor`'s rule at `severity`.
+    public mutating func count(_ descriptor: RuleDescriptor, _ severity: Severity) {
+        findingsBySeverity[severity, default: 0] += 1
+        if let i = ruleSlot[ObjectIdentifier(descriptor)] {
             findingsByRule[i].count += 1
-            if f.severity > findingsByRule[i].severity { findingsByRule[i].severity = f.severity }
+            if severity > findingsByRule[i].severity { findingsByRule[i].severity = severity }
         } else {
-            ruleSlot[ObjectIdentifier(f.descriptor)] = findingsByRule.count
-            findingsByRule.append((f.rule, f.name, f.severity, 1))
+            ruleSlot[ObjectIdentifier(descriptor)] = findingsByRule.count
+            findingsByRule.append((descriptor.id, descriptor.name, severity, 1))
         }
     }
 
@@ -92,4 +103,15 @@ public protocol Reporter {
     mutating func finding(_ finding: Finding)
     /// End of the run: the summary, and for document formats the whole document.
     mutating func finish(_ summary: RunSummary)
+    /// A formatter that may run on worker threads, for formats whose text for a message
+    /// depends only on that message and its findings; nil when the reporter must see every
+    /// message itself, in order (document formats).
+    func makeRenderer() -> (any MessageRenderer)?
+    /// Writes what a renderer from `makeRenderer` produced, in capture order.
+    mutating func emit(_ chunk: RenderedChunk)
+}
+
+extension Reporter {
+    public func makeRenderer() -> (any MessageRenderer)? { nil }
+    public mutating func emit(_ chunk: RenderedChunk) {}
 }

@@ -22,44 +22,46 @@ public final class TextReporter: Reporter {
     /// Rules whose interop note was already printed (once per rule per run, like a
     /// compiler's notes; -v prints it every time).
     private var interopShown: Set<RuleID> = []
+    private var renderer: TextRenderer
+    private var scratch = RenderedChunk()
     public init(sink: any OutputSink, options: Options = Options()) {
         self.sink = sink
         self.options = options
+        self.renderer = TextRenderer(options: options)
     }
     public var isStreaming: Bool { true }
 
+    public func makeRenderer() -> (any MessageRenderer)? { TextRenderer(options: options) }
+
     public func message(_ m: MessageRecord, findings: [Finding]) {
-        if options.quiet {
-            for f in findings { finding(f) }
-            return
-        }
-        var line = "\(m.frame) \(clock(m.time)) \(endpoint(m.src, m.sport)) > \(endpoint(m.dst, m.dport)) "
-        line += m.proto == .ssdp ? "SSDP " : "mDNS "
-        line += m.summary
-        if m.truncated { line += " [truncated]" }
-        if !m.fragmentFrames.isEmpty { line += " [reassembled from frames \(m.fragmentFrames.map(String.init).joined(separator: ","))]" }
-        sink.write(line + "\n")
-        if options.verbose { for d in m.detail { sink.write("        " + d + "\n") } }
-        for f in findings { sink.write(findingLines(f, indent: "    ")) }
+        scratch.removeAll()
+        renderer.render(m, findings: findings, into: &scratch)
+        emit(scratch)
     }
 
     public func finding(_ f: Finding) {
-        let whereText = f.frames.first.map { "frame \($0)" } ?? "end of capture"
-        sink.write(findingLines(f, indent: "", prefix: whereText + ": "))
+        scratch.removeAll()
+        renderer.render(finding: f, into: &scratch)
+        emit(scratch)
     }
 
-    func findingLines(_ f: Finding, indent: String, prefix: String = "") -> String {
-        var s = indent + prefix + paint(f.severity.rawValue, Self.color(f.severity)) + " " + paint(f.rule.rawValue, "1")
-            + " " + f.name + ": " + f.message + " [" + f.spec + "]"
-        if f.frames.count > 1 { s += " (frames \(f.frames.map(String.init).joined(separator: ", ")))" }
-        s += "\n"
-        if let i = f.interop, !i.isEmpty, options.verbose || interopShown.insert(f.rule).inserted {
-            s += indent + "    interop: " + i + "\n"
+    /// Writes a rendered chunk, inserting each rule's interop note after its first finding.
+    public func emit(_ chunk: RenderedChunk) {
+        var start = 0
+        chunk.bytes.withUnsafeBytes { all in
+            for n in chunk.notes where interopShown.insert(n.descriptor.id).inserted {
+                sink.write(bytes: UnsafeRawBufferPointer(rebasing: all[start..<n.offset]))
+                var note = String(repeating: " ", count: n.indent + 4) + "interop: "
+                note += n.descriptor.interop ?? ""
+                note += "\n"
+                sink.write(note)
+                start = n.offset
+            }
+            sink.write(bytes: UnsafeRawBufferPointer(rebasing: all[start...]))
         }
-        return s
     }
 
-    static func color(_ s: Severity) -> String {
+    static func color(_ s: Severity) -> StaticString {
         switch s {
         case .error: "31"
         case .warning: "33"
@@ -67,37 +69,8 @@ public final class TextReporter: Reporter {
         }
     }
 
-    func paint(_ text: String, _ code: String) -> String {
+    func paint(_ text: String, _ code: StaticString) -> String {
         options.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
-
-    func endpoint(_ addr: String, _ port: UInt16) -> String {
-        addr.contains(":") ? "[\(addr)]:\(port)" : "\(addr):\(port)"
-    }
-
-    /// `HH:MM:SS.uuuuuu` as tcpdump prints it (local time unless `utc`). The `HH:MM:SS.`
-    /// part is computed once per second of capture time.
-    private var clockSecond: Int64 = .min
-    private var clockPrefix = ""
-    func clock(_ t: Timestamp) -> String {
-        if t.seconds != clockSecond {
-            var secs = time_t(t.seconds)
-            var tmv = tm()
-            if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
-            func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-            clockPrefix = "\(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec))."
-            clockSecond = t.seconds
-        }
-        let micro = Int(t.nanoseconds / 1000)
-        var digits: [UInt8] = [0x30, 0x30, 0x30, 0x30, 0x30, 0x30]
-        var v = micro
-        var k = 5
-        while k >= 0 {
-            digits[k] = UInt8(0x30 + v % 10)
-            v /= 10
-            k -= 1
-        }
-        return clockPrefix + String(decoding: digits, as: UTF8.self)
     }
 
     public func finish(_ s: RunSummary) {
@@ -138,5 +111,137 @@ public final class TextReporter: Reporter {
 extension String {
     func padding(_ width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// The text format of one message and its findings, written as bytes (no intermediate
+/// strings per field).
+public struct TextRenderer: MessageRenderer {
+    let options: TextReporter.Options
+    public init(options: TextReporter.Options) { self.options = options }
+
+    public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
+        if options.quiet {
+            for f in findings { render(finding: f, into: &c) }
+            return
+        }
+        c.append(decimal: m.frame)
+        c.append(byte: 0x20)
+        clock(m.time, into: &c)
+        c.append(byte: 0x20)
+        endpoint(m.src, m.sport, into: &c)
+        c.append(" > " as StaticString)
+        endpoint(m.dst, m.dport, into: &c)
+        c.append(m.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
+        c.append(m.summary)
+        if m.truncated { c.append(" [truncated]" as StaticString) }
+        if !m.fragmentFrames.isEmpty {
+            c.append(" [reassembled from frames" as StaticString)
+            for (k, f) in m.fragmentFrames.enumerated() {
+                c.append(byte: k == 0 ? 0x20 : 0x2C)
+                c.append(decimal: f)
+            }
+            c.append(byte: 0x5D)
+        }
+        c.append(byte: 0x0A)
+        if options.verbose {
+            for d in m.detail {
+                c.append("        " as StaticString)
+                c.append(d)
+                c.append(byte: 0x0A)
+            }
+        }
+        for f in findings { findingLines(f, indent: 4, frameDescription: false, into: &c) }
+    }
+
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
+        findingLines(f, indent: 0, frameDescription: true, into: &c)
+    }
+
+    private func paint(_ text: String, _ code: StaticString, into c: inout RenderedChunk) {
+        if options.color {
+            c.append("\u{1B}[" as StaticString)
+            c.append(code)
+            c.append(byte: 0x6D)
+            c.append(text)
+            c.append("\u{1B}[0m" as StaticString)
+        } else {
+            c.append(text)
+        }
+    }
+
+    func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
+        for _ in 0..<indent { c.append(byte: 0x20) }
+        if frameDescription {
+            if let first = f.frames.first {
+                c.append("frame " as StaticString)
+                c.append(decimal: first)
+            } else {
+                c.append("end of capture" as StaticString)
+            }
+            c.append(": " as StaticString)
+        }
+        paint(f.severity.rawValue, TextReporter.color(f.severity), into: &c)
+        c.append(byte: 0x20)
+        paint(f.rule.rawValue, "1", into: &c)
+        c.append(byte: 0x20)
+        c.append(f.descriptor.name)
+        c.append(": " as StaticString)
+        c.append(f.message)
+        c.append(" [" as StaticString)
+        c.append(f.descriptor.spec)
+        c.append(byte: 0x5D)
+        if f.frames.count > 1 {
+            c.append(" (frames " as StaticString)
+            for (k, fr) in f.frames.enumerated() {
+                if k > 0 { c.append(", " as StaticString) }
+                c.append(decimal: fr)
+            }
+            c.append(byte: 0x29)
+        }
+        c.append(byte: 0x0A)
+        if let i = f.descriptor.interop, !i.isEmpty {
+            if options.verbose {
+                for _ in 0..<(indent + 4) { c.append(byte: 0x20) }
+                c.append("interop: " as StaticString)
+                c.append(i)
+                c.append(byte: 0x0A)
+            } else {
+                c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, descriptor: f.descriptor))
+            }
+        }
+    }
+
+    func endpoint(_ addr: String, _ port: UInt16, into c: inout RenderedChunk) {
+        if addr.utf8.contains(0x3A) {
+            c.append(byte: 0x5B)
+            c.append(addr)
+            c.append("]:" as StaticString)
+        } else {
+            c.append(addr)
+            c.append(byte: 0x3A)
+        }
+        c.append(decimal: Int(port))
+    }
+
+    /// `HH:MM:SS.uuuuuu` as tcpdump prints it (local time unless `utc`). The broken-down
+    /// time is computed once per second of capture time.
+    private var clockSecond: Int64 = .min
+    private var clockFields: (Int32, Int32, Int32) = (0, 0, 0)
+    mutating func clock(_ t: Timestamp, into c: inout RenderedChunk) {
+        if t.seconds != clockSecond {
+            var secs = time_t(t.seconds)
+            var tmv = tm()
+            if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
+            clockFields = (tmv.tm_hour, tmv.tm_min, tmv.tm_sec)
+            clockSecond = t.seconds
+        }
+        c.append(zeroPadded: Int(clockFields.0), width: 2)
+        c.append(byte: 0x3A)
+        c.append(zeroPadded: Int(clockFields.1), width: 2)
+        c.append(byte: 0x3A)
+        c.append(zeroPadded: Int(clockFields.2), width: 2)
+        c.append(byte: 0x2E)
+        c.append(zeroPadded: Int(t.nanoseconds / 1000), width: 6)
     }
 }

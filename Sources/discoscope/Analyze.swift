@@ -26,11 +26,19 @@ extension DiscoScope {
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
 
+        @Option(
+            name: [.customShort("j"), .long],
+            help: ArgumentHelp(
+                "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8). Output is the same for any number.",
+                valueName: "n"))
+        var jobs: Int?
+
         @OptionGroup var output: OutputOptions
         @OptionGroup var rules: RuleOptions
 
         func validate() throws {
             if arguments.isEmpty { throw ValidationError("Give at least one capture file (or - for standard input).") }
+            if let j = jobs, j < 1 || j > 256 { throw ValidationError("--jobs takes a number from 1 to 256.") }
         }
 
         /// Splits the positional arguments into files and the trailing filter words.
@@ -63,7 +71,8 @@ extension DiscoScope {
                 filterExpression = filterExpression.isEmpty ? f : "(\(f)) and (\(filterExpression))"
             }
             let status = try Frontend.analyze(
-                files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules)
+                files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
+                jobs: jobs ?? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8))
             throw ExitCode(status)
         }
     }

@@ -4,6 +4,7 @@ import Findings
 import Glibc
 import Reporting
 import Rules
+import Synchronization
 import WireFormat
 
 /// The work behind `analyze` and `capture`: output sink, reporter, rule policy and the
@@ -20,7 +21,7 @@ final class Frontend {
 
     /// Sets up output and rules; throws `InputError` (exit 2) for an unwritable output or a
     /// bad configuration.
-    init(output: OutputOptions, rules: RuleOptions, live: Bool = false) throws {
+    init(output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1) throws {
         self.rules = rules
         let settings = try Settings(rules)
         self.settings = settings
@@ -47,6 +48,7 @@ final class Frontend {
         options.messageFields = output.format == .jsonl
         options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl
         options.disabledRules = settings.disabled
+        options.jobs = live ? 1 : jobs
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         analysis = Analysis(reporter: reporter, options: options, policy: { f in
             guard let kept = settings.apply(f) else { return nil }
@@ -110,10 +112,10 @@ final class Frontend {
         return 0
     }
 
-    static func analyze(files: [String], filter: String?, output: OutputOptions, rules: RuleOptions) throws -> Int32 {
+    static func analyze(files: [String], filter: String?, output: OutputOptions, rules: RuleOptions, jobs: Int) throws -> Int32 {
         let frontend: Frontend
         do {
-            frontend = try Frontend(output: output, rules: rules)
+            frontend = try Frontend(output: output, rules: rules, jobs: jobs)
         } catch let e as InputError {
             warn(e.description)
             return 2
@@ -136,12 +138,15 @@ final class Frontend {
 }
 
 /// Collects the findings a run would report without its baseline (for --write-baseline),
-/// bounded at a million distinct identities.
-final class BaselineCollector {
-    private(set) var baseline = Baseline()
+/// bounded at a million distinct identities. Worker threads insert concurrently.
+final class BaselineCollector: Sendable {
+    private let state = Mutex(Baseline())
+    var baseline: Baseline { state.withLock { $0 } }
     func insert(_ f: Finding) {
-        guard baseline.keys.count < 1_000_000 else { return }
-        baseline.insert(f)
+        state.withLock { b in
+            guard b.keys.count < 1_000_000 else { return }
+            b.insert(f)
+        }
     }
 }
 

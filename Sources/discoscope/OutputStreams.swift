@@ -33,6 +33,11 @@ final class FileSink: OutputSink {
         if flushEachWrite { fflush(file) }
     }
 
+    func write(bytes: UnsafeRawBufferPointer) {
+        if bytes.count > 0 { _ = fwrite(bytes.baseAddress, 1, bytes.count, file) }
+        if flushEachWrite { fflush(file) }
+    }
+
     func flush() { fflush(file) }
 
     var isTerminal: Bool { isatty(fileno(file)) != 0 }

@@ -5,7 +5,7 @@ import WireFormat
 
 /// Decides which datagrams are mDNS (UDP 5353 either side: multicast traffic, legacy
 /// queries to 5353 and the unicast replies from 5353), decodes them and runs the mDNS rules.
-public struct MDNSAnalyzer {
+public struct MDNSAnalyzer: Sendable {
     private var enabledRules = MDNSRules.all
     private var filteredFor: Set<RuleID> = []
     public init() {}

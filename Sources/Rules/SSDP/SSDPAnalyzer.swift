@@ -29,8 +29,7 @@ public struct SSDPAnalyzer {
     /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
     static let slack = 0.5
 
-    private var enabledRules = SSDPRules.all
-    private var filteredFor: Set<RuleID> = []
+    private var checker = SSDPChecker()
     public init() {}
 
     /// SSDP: port 1900 either side, or a datagram to an endpoint that recently multicast an
@@ -43,46 +42,45 @@ public struct SSDPAnalyzer {
         return d.payload.count >= 5 && ASCII.equalsIgnoringCase(d.payload.prefix(5), "HTTP/".utf8)
     }
 
-    public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> SSDPMessage {
+    /// The in-order part of SSDP analysis: decodes the message, settles the UPnP version the
+    /// rules judge it by (claimed, remembered for the device, or 1.0), and pairs responses
+    /// with recent M-SEARCHes. The stateless rules then run on the result, on any thread
+    /// (`SSDPChecker`).
+    public mutating func prepare(_ d: Datagram) -> SSDPPrepared {
         let m = SSDPMessage(parsing: d.payload)
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
-        var claimed = m.claimedUPnPVersion
+        let claimed = m.claimedUPnPVersion
         // The UUID as a 64-bit key (FNV-1a, case-insensitive): no bytes copied per message.
-        let uuidSlice = m.usnUUID
-        let uuid: UInt64? = uuidSlice.map { u in
+        let uuid: UInt64? = m.usnUUID.map { u in
             var h = FindingSink.keySeed
             FindingSink.key(u, into: &h)
             return h
         }
-        if let u = uuid {
-            sink.deviceKey = u
-            if let c = claimed, m.kind != .mSearch {
-                if versions.count >= Self.maxVersions { versions.removeAll(keepingCapacity: true) }
-                versions[u] = c
-            }
+        if let u = uuid, let c = claimed, m.kind != .mSearch {
+            if versions.count >= Self.maxVersions { versions.removeAll(keepingCapacity: true) }
+            versions[u] = c
         }
-        if m.notificationSubtype == .update, claimed == nil { claimed = nil }
         var version = claimed ?? .v1_0
         if claimed == nil, m.kind == .notify, let u = uuid, let known = versions[u] { version = known }
         if m.notificationSubtype == .update, version < .v1_1 { version = .v1_1 }
         let input = SSDPInput(message: m, datagram: d, version: version, claimedVersion: claimed, isCandidateResponse: candidate)
-        if sink.disabled != filteredFor {
-            filteredFor = sink.disabled
-            enabledRules = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }
-        }
-        for rule in enabledRules {
-            rule.check(input, &sink)
-        }
-        if let u = uuidSlice { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
+        var pairing: [PendingReport] = []
         switch m.kind {
         case .mSearch where d.dst.isMulticast:
             remember(search: m, d, version: version)
         case .response:
-            pair(response: m, d, into: &sink)
+            pair(response: m, d, into: &pairing)
         default:
             break
         }
-        return m
+        return SSDPPrepared(input: input, deviceKey: uuid ?? 0, pairing: pairing)
+    }
+
+    /// Decodes and judges one datagram in order (`prepare` then the rules).
+    public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> SSDPMessage {
+        let p = prepare(d)
+        checker.check(p, into: &sink)
+        return p.input.message
     }
 
     private mutating func remember(search m: SSDPMessage, _ d: Datagram, version: UPnPVersion) {
@@ -100,24 +98,24 @@ public struct SSDPAnalyzer {
             frame: d.frame, time: d.time, mx: mx, st: Array(m.value(.st) ?? []), expires: expires)
     }
 
-    private func pair(response m: SSDPMessage, _ d: Datagram, into sink: inout FindingSink) {
+    private func pair(response m: SSDPMessage, _ d: Datagram, into out: inout [PendingReport]) {
         let key = Endpoint(address: d.dst, port: d.dstPort)
         guard let s = searches[key] else {
             // SSDP-205: sent to the searcher's address but not to the port it searched from.
             if let other = searches.first(where: { $0.key.address == d.dst && $0.value.expires >= d.time }) {
-                sink.report(
+                out.append(PendingReport(
                     SSDPCatalog.responseUnicast, severity: .error,
                     "response sent to port \(d.dstPort), but the M-SEARCH (frame \(other.value.frame)) came from port \(other.key.port)",
-                    related: [other.value.frame])
+                    related: [other.value.frame]))
             }
             return
         }
         let delay = Timestamp.seconds(from: s.time, to: d.time)
         if let mx = s.mx, delay > Double(mx) + Self.slack, delay < 130 {
-            sink.report(
+            out.append(PendingReport(
                 SSDPCatalog.mxWindow,
                 "response \(String(format1: delay)) s after the M-SEARCH of frame \(s.frame), whose MX allows \(mx) s",
-                related: [s.frame])
+                related: [s.frame]))
         }
         guard delay >= 0, delay < 130, let st = m.value(.st) else { return }
         let asked = s.st[...]
@@ -125,23 +123,68 @@ public struct SSDPAnalyzer {
         if SSDPSyntax.hasPrefix(asked, "urn:"), let a = SSDPSyntax.parseURN(asked), let r = SSDPSyntax.parseURN(st) {
             if a.kind == r.kind, a.domain.elementsEqual(r.domain), a.type.elementsEqual(r.type) {
                 if !a.version.elementsEqual(r.version) {
-                    sink.report(
+                    out.append(PendingReport(
                         SSDPCatalog.stEcho,
                         "search for version \(SSDPText.show(a.version)) (frame \(s.frame)) answered with version \(SSDPText.show(r.version)); the response must carry the requested version",
-                        related: [s.frame])
+                        related: [s.frame]))
                 }
                 return
             }
         }
         if !st.elementsEqual(asked) {
-            sink.report(
+            out.append(PendingReport(
                 SSDPCatalog.stEcho,
                 "response ST \(SSDPText.show(st)) does not match the search for \(SSDPText.show(asked)) (frame \(s.frame))",
-                related: [s.frame])
+                related: [s.frame]))
         }
     }
 
     public mutating func finish(into sink: inout FindingSink) {}
+}
+
+/// A finding decided in order (pairing a response with its M-SEARCH), reported when the
+/// message's other findings are.
+public struct PendingReport: Sendable {
+    public var descriptor: RuleDescriptor
+    public var severity: Severity?
+    public var message: String
+    public var related: [Int]
+    public init(_ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int]) {
+        self.descriptor = descriptor
+        self.severity = severity
+        self.message = message
+        self.related = related
+    }
+}
+
+/// An SSDP message ready for the stateless rules.
+public struct SSDPPrepared: Sendable {
+    public var input: SSDPInput
+    /// The root device's UUID as a key (0 when USN has none), for the device count.
+    public var deviceKey: UInt64
+    public var pairing: [PendingReport]
+}
+
+/// Runs the stateless SSDP rules (one per worker thread; it only caches the enabled list).
+public struct SSDPChecker: Sendable {
+    private var enabledRules = SSDPRules.all
+    private var filteredFor: Set<RuleID> = []
+    public init() {}
+
+    public mutating func check(_ p: SSDPPrepared, into sink: inout FindingSink) {
+        if p.deviceKey != 0 { sink.deviceKey = p.deviceKey }
+        if sink.disabled != filteredFor {
+            filteredFor = sink.disabled
+            enabledRules = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }
+        }
+        for rule in enabledRules {
+            rule.check(p.input, &sink)
+        }
+        for r in p.pairing {
+            sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
+        }
+        if let u = p.input.message.usnUUID { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
+    }
 }
 
 extension String {

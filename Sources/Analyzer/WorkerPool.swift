@@ -1,0 +1,122 @@
+import Glibc
+
+/// Work done on a pool thread: each thread owns one worker value (its caches), so workers
+/// share nothing but the jobs and results passed through the pool.
+protocol BatchWorker: Sendable {
+    associatedtype Job: Sendable
+    associatedtype Output: Sendable
+    mutating func process(_ job: Job) -> Output
+}
+
+/// A fixed set of threads that process jobs and hand the results back in submission order.
+/// The submitting thread bounds the jobs in flight (`inFlight`), so memory stays bounded
+/// however fast the input arrives.
+final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
+    // Heap-allocated: pthread objects must not move (a stored property's address is not stable).
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let resultReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var jobs: [(seq: Int, job: W.Job)] = []
+    private var jobHead = 0
+    private var results: [Int: W.Output] = [:]
+    private var submitted = 0
+    private var delivered = 0
+    private var stopping = false
+    private var threads: [pthread_t] = []
+
+    init(workers: [W]) {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(workReady, nil)
+        pthread_cond_init(resultReady, nil)
+        for w in workers {
+            let body = ThreadBody { [unowned self] in self.loop(w) }
+            var tid = pthread_t()
+            let rc = pthread_create(&tid, nil, { raw in
+                guard let raw else { return nil }
+                let body = Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue()
+                body.run()
+                return nil
+            }, Unmanaged.passRetained(body).toOpaque())
+            if rc == 0 { threads.append(tid) }
+        }
+    }
+
+    /// Whether any thread started (if none did, the caller processes jobs itself).
+    var isRunning: Bool { !threads.isEmpty }
+
+    /// Jobs submitted and not yet taken back with `next`.
+    var inFlight: Int { submitted - delivered }
+
+    func submit(_ job: W.Job) {
+        pthread_mutex_lock(mutex)
+        jobs.append((submitted, job))
+        submitted += 1
+        pthread_cond_signal(workReady)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The result of the oldest job not yet taken; waits for it when `wait`, else nil when
+    /// it is not ready. Nil when nothing is in flight.
+    func next(wait: Bool) -> W.Output? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while true {
+            guard delivered < submitted else { return nil }
+            if let r = results.removeValue(forKey: delivered) {
+                delivered += 1
+                return r
+            }
+            if !wait { return nil }
+            pthread_cond_wait(resultReady, mutex)
+        }
+    }
+
+    private func loop(_ initial: W) {
+        var worker = initial
+        while true {
+            pthread_mutex_lock(mutex)
+            while jobHead == jobs.count && !stopping { pthread_cond_wait(workReady, mutex) }
+            if jobHead == jobs.count {
+                pthread_mutex_unlock(mutex)
+                return
+            }
+            let (seq, job) = jobs[jobHead]
+            jobHead += 1
+            if jobHead > 64 && jobHead * 2 > jobs.count {
+                jobs.removeFirst(jobHead)
+                jobHead = 0
+            }
+            pthread_mutex_unlock(mutex)
+            let out = worker.process(job)
+            pthread_mutex_lock(mutex)
+            results[seq] = out
+            pthread_cond_broadcast(resultReady)
+            pthread_mutex_unlock(mutex)
+        }
+    }
+
+    /// Lets the threads finish the queued jobs and exit; results not taken are dropped.
+    func shutdown() {
+        pthread_mutex_lock(mutex)
+        stopping = true
+        pthread_cond_broadcast(workReady)
+        pthread_mutex_unlock(mutex)
+        for t in threads { pthread_join(t, nil) }
+        threads.removeAll()
+    }
+
+    deinit {
+        shutdown()
+        pthread_cond_destroy(workReady)
+        pthread_cond_destroy(resultReady)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        workReady.deallocate()
+        resultReady.deallocate()
+    }
+}
+
+private final class ThreadBody: @unchecked Sendable {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
