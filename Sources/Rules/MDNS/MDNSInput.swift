@@ -5,7 +5,8 @@ import WireFormat
 
 /// What an mDNS rule sees: the message, its datagram, and how it is classified
 /// (RFC 6762 terms, see shared/rules/mdns.md "Conventions").
-public struct MDNSInput: Sendable {
+/// A class, passed to every rule by reference (see `SSDPInput`).
+public final class MDNSInput: Sendable {
     public let message: DNSMessage
     public let datagram: Datagram
     public var header: DNSHeader { message.header }

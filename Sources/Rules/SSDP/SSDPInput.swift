@@ -6,7 +6,10 @@ import WireFormat
 /// What an SSDP rule sees: the decoded message, its datagram, and the UDA version it is
 /// judged against (from its `UPnP/x.y` token, or for a byebye the version the same root
 /// device claimed earlier; none means 1.0).
-public struct SSDPInput: Sendable {
+///
+/// A class: every rule of the catalog receives it, and passing a reference costs nothing
+/// where copying the struct retained each of its arrays once per rule.
+public final class SSDPInput: Sendable {
     public let message: SSDPMessage
     public let datagram: Datagram
     public let version: UPnPVersion
@@ -15,6 +18,14 @@ public struct SSDPInput: Sendable {
     /// Recognised only because it was sent to an endpoint that had just multicast an
     /// M-SEARCH (a response from a port other than 1900).
     public let isCandidateResponse: Bool
+
+    public init(message: SSDPMessage, datagram: Datagram, version: UPnPVersion, claimedVersion: UPnPVersion?, isCandidateResponse: Bool) {
+        self.message = message
+        self.datagram = datagram
+        self.version = version
+        self.claimedVersion = claimedVersion
+        self.isCandidateResponse = isCandidateResponse
+    }
 
     public var isMulticast: Bool { datagram.dst.isMulticast }
     public var atLeast11: Bool { version >= .v1_1 }
