@@ -23,7 +23,12 @@ public struct Datagram: Sendable {
     /// fragmented.
     public var fragmentFrames: [Int]
     /// Source MAC address when the link layer had one (6 bytes), else empty.
-    public var srcMAC: [UInt8]
+    public var srcMAC: [UInt8] {
+        get { sourceMAC.bytes }
+        set { sourceMAC = MACBytes(newValue[...]) }
+    }
+    /// The same, kept as an integer (no allocation per datagram).
+    public var sourceMAC = MACBytes()
 
     public init(
         frame: Int, time: Timestamp, src: IPAddress, dst: IPAddress, srcPort: UInt16, dstPort: UInt16,
@@ -50,4 +55,20 @@ public struct Datagram: Sendable {
     public var isTruncated: Bool { payload.count < udpPayloadLength }
     public var wasFragmented: Bool { !fragmentFrames.isEmpty }
     public var isIPv6: Bool { src.isIPv6 }
+}
+
+/// A link-layer address of up to 8 bytes, as a value (no heap storage).
+public struct MACBytes: Sendable, Hashable {
+    public private(set) var bits: UInt64 = 0
+    public private(set) var count: Int = 0
+    public init() {}
+    public init<C: Collection>(_ b: C) where C.Element == UInt8 {
+        for x in b.prefix(8) {
+            bits = bits << 8 | UInt64(x)
+            count += 1
+        }
+    }
+    public var bytes: [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: bits >> UInt64(8 * (count - 1 - $0))) }
+    }
 }

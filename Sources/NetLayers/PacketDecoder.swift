@@ -97,11 +97,11 @@ public struct PacketDecoder: Sendable {
         default:
             return .unsupportedLink(linkType)
         }
-        let srcMAC: [UInt8]
-        if let (start, len) = mac, start + len <= frameBytes.count {
-            srcMAC = Array(frameBytes[start..<(start + len)])
+        let srcMAC: MACBytes
+        if let (start, len) = mac, len <= 8, start + len <= frameBytes.count {
+            srcMAC = MACBytes(frameBytes[start..<(start + len)])
         } else {
-            srcMAC = []
+            srcMAC = MACBytes()
         }
         switch ethertype {
         case 0x0800:
@@ -149,7 +149,7 @@ public struct PacketDecoder: Sendable {
     }
 
     private mutating func decodeIPv4(
-        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: [UInt8],
+        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: MACBytes,
         _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
         let b = bytes.span
@@ -195,7 +195,7 @@ public struct PacketDecoder: Sendable {
     }
 
     private mutating func decodeIPv6(
-        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: [UInt8],
+        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: MACBytes,
         _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
         let b = bytes.span
@@ -285,7 +285,7 @@ public struct PacketDecoder: Sendable {
     /// payload.
     private func udp(
         _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ available: Int, _ claimed: Int,
-        _ src: IPAddress, _ dst: IPAddress, _ hop: UInt8, ipPacketLength: Int, fragments: [Int], _ srcMAC: [UInt8],
+        _ src: IPAddress, _ dst: IPAddress, _ hop: UInt8, ipPacketLength: Int, fragments: [Int], _ srcMAC: MACBytes,
         _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
         let b = bytes.span
@@ -307,10 +307,11 @@ public struct PacketDecoder: Sendable {
         let have = min(available - 8, claimedPayload)
         let payloadStart = start + 8
         let payload = Array(bytes[payloadStart..<(payloadStart + max(0, have))])
-        return .datagram(
-            Datagram(
-                frame: frame, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport, hopLimit: hop,
-                payload: payload, udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
-                fragmentFrames: fragments, srcMAC: srcMAC))
+        var d = Datagram(
+            frame: frame, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport, hopLimit: hop,
+            payload: payload, udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
+            fragmentFrames: fragments)
+        d.sourceMAC = srcMAC
+        return .datagram(d)
     }
 }

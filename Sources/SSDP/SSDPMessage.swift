@@ -287,10 +287,9 @@ public struct UPnPVersion: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// Finds `UPnP/x.y` (case-insensitive `upnp/`) anywhere in a SERVER/USER-AGENT value.
     public static func find(in value: ArraySlice<UInt8>) -> UPnPVersion? {
-        let needle = Array("upnp/".utf8)
         var i = value.startIndex
         while i + 5 <= value.endIndex {
-            if ASCII.equalsIgnoringCase(value[i..<(i + 5)], needle) {
+            if SSDPSyntax.hasPrefix(value[i..<(i + 5)], "upnp/", caseInsensitive: true) {
                 var k = i + 5
                 var major = 0
                 var digits = 0
@@ -408,11 +407,17 @@ public enum SSDPSyntax {
         !s.isEmpty && s.allSatisfy(isTokenByte)
     }
 
-    public static func hasPrefix(_ s: ArraySlice<UInt8>, _ p: String, caseInsensitive: Bool = false) -> Bool {
-        let pb = Array(p.utf8)
+    @inlinable
+    public static func hasPrefix(_ s: ArraySlice<UInt8>, _ p: StaticString, caseInsensitive: Bool = false) -> Bool {
+        let pb = UnsafeBufferPointer(start: p.utf8Start, count: p.utf8CodeUnitCount)
         guard s.count >= pb.count else { return false }
-        let head = s.prefix(pb.count)
-        return caseInsensitive ? ASCII.equalsIgnoringCase(head, pb) : head.elementsEqual(pb)
+        var i = s.startIndex
+        for b in pb {
+            let x = s[i]
+            if caseInsensitive ? ASCII.lower(x) != ASCII.lower(b) : x != b { return false }
+            i += 1
+        }
+        return true
     }
 
     public static func uuid(inUSN usn: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
@@ -455,17 +460,30 @@ public enum SSDPSyntax {
     /// formed; nil otherwise.
     public static func parseURN(_ s: ArraySlice<UInt8>) -> (kind: URNKind, domain: ArraySlice<UInt8>, type: ArraySlice<UInt8>, version: ArraySlice<UInt8>)? {
         guard hasPrefix(s, "urn:") else { return nil }
-        let parts = s.split(separator: 0x3A, omittingEmptySubsequences: false)
-        guard parts.count == 5 else { return nil }
+        // Exactly five colon-separated parts: urn, domain, device|service, type, version.
+        var colons: (Int, Int, Int, Int) = (0, 0, 0, 0)
+        var n = 0
+        for i in s.indices where s[i] == 0x3A {
+            switch n {
+            case 0: colons.0 = i
+            case 1: colons.1 = i
+            case 2: colons.2 = i
+            case 3: colons.3 = i
+            default: return nil
+            }
+            n += 1
+        }
+        guard n == 4 else { return nil }
+        let kindPart = s[(colons.1 + 1)..<colons.2]
         let kind: URNKind
-        if parts[2].elementsEqual("device".utf8) {
+        if kindPart.elementsEqual("device".utf8) {
             kind = .device
-        } else if parts[2].elementsEqual("service".utf8) {
+        } else if kindPart.elementsEqual("service".utf8) {
             kind = .service
         } else {
             return nil
         }
-        return (kind, parts[1], parts[3], parts[4])
+        return (kind, s[(colons.0 + 1)..<colons.1], s[(colons.2 + 1)..<colons.3], s[(colons.3 + 1)..<s.endIndex])
     }
 
     /// `max-age = N` inside a CACHE-CONTROL value (directive names case-insensitive).

@@ -6,7 +6,8 @@ import WireFormat
 /// Decides which datagrams are mDNS (UDP 5353 either side: multicast traffic, legacy
 /// queries to 5353 and the unicast replies from 5353), decodes them and runs the mDNS rules.
 public struct MDNSAnalyzer: Sendable {
-    private var enabledRules = MDNSRules.all
+    /// The enabled rules' checks, as plain function values (see `SSDPChecker`).
+    private var checks = MDNSRules.all.map(\.check)
     private var filteredFor: Set<RuleID> = []
     public init() {}
 
@@ -36,10 +37,10 @@ public struct MDNSAnalyzer: Sendable {
         // The enabled rules, filtered once per disabled set rather than hashed per message.
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
-            enabledRules = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }
+            checks = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(\.check)
         }
-        for rule in enabledRules {
-            rule.check(input, &sink)
+        for check in checks {
+            check(input, &sink)
         }
         if let host { sink.attachDevice { host.presentation(in: m.payload) } }
         return m

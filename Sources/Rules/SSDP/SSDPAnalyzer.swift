@@ -167,7 +167,9 @@ public struct SSDPPrepared: Sendable {
 
 /// Runs the stateless SSDP rules (one per worker thread; it only caches the enabled list).
 public struct SSDPChecker: Sendable {
-    private var enabledRules = SSDPRules.all
+    /// The enabled rules' checks, as plain function values (calling through the rule objects
+    /// retained and released each one per message).
+    private var checks = SSDPRules.all.map(\.check)
     private var filteredFor: Set<RuleID> = []
     public init() {}
 
@@ -175,10 +177,10 @@ public struct SSDPChecker: Sendable {
         if p.deviceKey != 0 { sink.deviceKey = p.deviceKey }
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
-            enabledRules = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }
+            checks = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(\.check)
         }
-        for rule in enabledRules {
-            rule.check(p.input, &sink)
+        for check in checks {
+            check(p.input, &sink)
         }
         for r in p.pairing {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
