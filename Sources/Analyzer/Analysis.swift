@@ -57,7 +57,7 @@ public final class Analysis {
     static let batchesPerWorker = 4
 
     public init(
-        reporter: any Reporter, options: Options = Options(), policy: @escaping @Sendable (Finding) -> Finding? = { $0 }
+        reporter: any Reporter, options: Options = Options(), policy: (@Sendable (Finding) -> Finding?)? = nil
     ) {
         self.reporter = reporter
         self.options = options

@@ -39,7 +39,8 @@ struct MessageWorker: BatchWorker {
     let options: Analysis.Options
     /// Turns a raw finding into the reported one (severity override) or nil (suppressed,
     /// below the minimum severity, in the baseline).
-    let policy: @Sendable (Finding) -> Finding?
+    /// nil: every finding is kept as it is (no configuration).
+    let policy: (@Sendable (Finding) -> Finding?)?
     var renderer: (any MessageRenderer)?
     private var ssdpChecker = SSDPChecker()
     private var mdns = MDNSAnalyzer()
@@ -47,7 +48,7 @@ struct MessageWorker: BatchWorker {
     /// (bounded: cleared when full).
     private var addressCache: [IPAddress: String] = [:]
 
-    init(options: Analysis.Options, policy: @escaping @Sendable (Finding) -> Finding?, renderer: (any MessageRenderer)?) {
+    init(options: Analysis.Options, policy: (@Sendable (Finding) -> Finding?)?, renderer: (any MessageRenderer)?) {
         self.options = options
         self.policy = policy
         self.renderer = renderer
@@ -119,6 +120,10 @@ struct MessageWorker: BatchWorker {
 
     private func accept(_ raw: [Finding], into out: inout BatchOutput) -> [Finding] {
         guard !raw.isEmpty else { return raw }
+        guard let policy else {
+            for f in raw { out.counted.append((f.descriptor, f.severity)) }
+            return raw
+        }
         var kept: [Finding] = []
         kept.reserveCapacity(raw.count)
         for f in raw {

@@ -53,6 +53,9 @@ public struct SSDPMessage: Sendable {
     /// response (raw tokens of the start line).
     public private(set) var startTokens: [ArraySlice<UInt8>] = []
     public private(set) var headers: [Header] = []
+    /// For each known header code, 1 + the index of the first header with that code (0: none),
+    /// so a lookup neither scans nor copies the headers it passes.
+    private var firstByCode = SIMD32<UInt8>(repeating: 0)
     public private(set) var anomalies: [Anomaly] = []
     /// Bytes after the blank line that ends the header block.
     public private(set) var body: ArraySlice<UInt8> = []
@@ -119,7 +122,12 @@ public struct SSDPMessage: Sendable {
             } else if headers.count >= Self.maxHeaders {
                 note(.tooManyHeaders, i)
             } else {
-                headers.append(parseHeader(line, at: i))
+                let h = parseHeader(line, at: i)
+                let code = Int(h.code)
+                if code != 0, code < 32, firstByCode[code] == 0, headers.count < 255 {
+                    firstByCode[code] = UInt8(headers.count + 1)
+                }
+                headers.append(h)
             }
             lineIndex += 1
             i = next
@@ -205,21 +213,37 @@ public struct SSDPMessage: Sendable {
 
     /// The first header with this name (compared ASCII-case-insensitively).
     public func first(_ name: SSDPHeaderName) -> Header? {
-        if name.code != 0 {
-            for h in headers where h.code == name.code { return h }
-            return nil
-        }
-        return headers.first { !$0.missingColon && ASCII.equalsIgnoringCase($0.name, name.bytes) }
+        firstIndex(name).map { headers[$0] }
     }
 
-    public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? { first(name)?.value }
+    /// Index in `headers` of the first header with this name.
+    public func firstIndex(_ name: SSDPHeaderName) -> Int? {
+        let code = Int(name.code)
+        if code != 0, code < 32 {
+            let k = Int(firstByCode[code])
+            if k != 0 { return k - 1 }
+            // Past the 255th header the table has no room: scan.
+            guard headers.count > 255 else { return nil }
+        }
+        for k in headers.indices where !headers[k].missingColon {
+            if code != 0 ? headers[k].code == name.code : ASCII.equalsIgnoringCase(headers[k].name, name.bytes) { return k }
+        }
+        return nil
+    }
+
+    public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? { firstIndex(name).map { headers[$0].value } }
 
     public func count(_ name: SSDPHeaderName) -> Int {
-        if name.code != 0 { return headers.reduce(0) { $0 + ($1.code == name.code ? 1 : 0) } }
-        return headers.reduce(0) { $0 + (!$1.missingColon && ASCII.equalsIgnoringCase($1.name, name.bytes) ? 1 : 0) }
+        var n = 0
+        if name.code != 0 {
+            for k in headers.indices where headers[k].code == name.code { n += 1 }
+        } else {
+            for k in headers.indices where !headers[k].missingColon && ASCII.equalsIgnoringCase(headers[k].name, name.bytes) { n += 1 }
+        }
+        return n
     }
 
-    public func has(_ name: SSDPHeaderName) -> Bool { first(name) != nil }
+    public func has(_ name: SSDPHeaderName) -> Bool { firstIndex(name) != nil }
 
     // MARK: - Typed views
 

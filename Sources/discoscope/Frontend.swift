@@ -50,12 +50,18 @@ final class Frontend {
         options.disabledRules = settings.disabled
         options.jobs = live ? 1 : jobs
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
-        analysis = Analysis(reporter: reporter, options: options, policy: { f in
-            guard let kept = settings.apply(f) else { return nil }
-            collector?.insert(kept)
-            if let b = settings.baseline, b.contains(kept) { return nil }
-            return kept
-        })
+        let policy: (@Sendable (Finding) -> Finding?)?
+        if settings.isIdentity && collector == nil {
+            policy = nil
+        } else {
+            policy = { f in
+                guard let kept = settings.apply(f) else { return nil }
+                collector?.insert(kept)
+                if let b = settings.baseline, b.contains(kept) { return nil }
+                return kept
+            }
+        }
+        analysis = Analysis(reporter: reporter, options: options, policy: policy)
         analysis.onWarning = { Frontend.warn($0) }
         started = Self.now()
         showProgress = !live && isatty(2) != 0 && getenv("CI") == nil && (output.output != nil || !sink.isTerminal)
@@ -187,6 +193,12 @@ struct Settings: Sendable {
             }
             do { baseline = try Baseline.parse(text, path: b) } catch let e as Configuration.ConfigError { throw InputError(e.description) }
         }
+    }
+
+    /// Whether `apply` keeps every finding as it is (no overrides, minimum, suppressions or
+    /// baseline), so the analysis can skip it.
+    var isIdentity: Bool {
+        config.severity.isEmpty && minSeverity == nil && config.suppressions.isEmpty && baseline == nil
     }
 
     /// Severity override, minimum severity and suppressions; nil when the finding is dropped.
