@@ -79,14 +79,21 @@ public struct DNSName: Sendable, Hashable {
     /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a
     /// backslash `\\`, other bytes outside printable ASCII `\DDD` unless the label is UTF-8.
     public func presentation(in payload: [UInt8]) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(wireLength + 8)
+        appendPresentation(in: payload, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The presentation form appended as UTF-8 bytes (no intermediate strings).
+    public func appendPresentation(in payload: [UInt8], to out: inout [UInt8]) {
         var any = false
         forEachLabel(in: payload) { label in
             any = true
-            out += DNSText.escapeLabel(label)
-            out += "."
+            DNSText.appendEscapedLabel(label, to: &out)
+            out.append(0x2E)
         }
-        return any ? out : "."
+        if !any { out.append(0x2E) }
     }
 }
 
@@ -124,45 +131,47 @@ struct LabelCursor {
 
 public enum DNSText {
     public static func escapeLabel(_ label: ArraySlice<UInt8>) -> String {
-        let utf8 = ASCII.isValidUTF8(label)
-        var needs = false
-        for b in label where b == 0x2E || b == 0x5C || b < 0x20 || b == 0x7F || (b >= 0x80 && !utf8) {
-            needs = true
-            break
-        }
-        if !needs { return String(decoding: label, as: UTF8.self) }
-        var s = ""
-        var bytes: [UInt8] = []
+        var out: [UInt8] = []
+        out.reserveCapacity(label.count)
+        appendEscapedLabel(label, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label is
+    /// valid UTF-8) bytes above 0x7F as `\DDD`.
+    public static func appendEscapedLabel(_ label: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        var utf8State = 0  // 0 unknown, 1 valid, 2 invalid
         for b in label {
             if b == 0x2E || b == 0x5C {
-                bytes.append(0x5C)
-                bytes.append(b)
-            } else if b < 0x20 || b == 0x7F || (b >= 0x80 && !utf8) {
-                let d = String(b)
-                bytes.append(0x5C)
-                bytes += Array((String(repeating: "0", count: 3 - d.count) + d).utf8)
+                out.append(0x5C)
+                out.append(b)
+            } else if b < 0x20 || b == 0x7F {
+                out.append(decimalEscape: b)
+            } else if b >= 0x80 {
+                if utf8State == 0 { utf8State = ASCII.isValidUTF8(label) ? 1 : 2 }
+                if utf8State == 1 { out.append(b) } else { out.append(decimalEscape: b) }
             } else {
-                bytes.append(b)
+                out.append(b)
             }
         }
-        s = String(decoding: bytes, as: UTF8.self)
-        return s
     }
 
     /// A character-string (TXT, HINFO) as text: UTF-8 as is, else `\DDD` escapes.
     public static func characterString(_ s: ArraySlice<UInt8>) -> String {
         if ASCII.isValidUTF8(s) { return String(decoding: s, as: UTF8.self) }
         var bytes: [UInt8] = []
-        for b in s {
-            if b >= 0x20 && b < 0x7F && b != 0x5C {
-                bytes.append(b)
-            } else {
-                let d = String(b)
-                bytes.append(0x5C)
-                bytes += Array((String(repeating: "0", count: 3 - d.count) + d).utf8)
-            }
-        }
+        appendCharacterString(s, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public static func appendCharacterString(_ s: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        if ASCII.isValidUTF8(s) {
+            out.append(contentsOf: s)
+            return
+        }
+        for b in s {
+            if b >= 0x20 && b < 0x7F && b != 0x5C { out.append(b) } else { out.append(decimalEscape: b) }
+        }
     }
 }
 

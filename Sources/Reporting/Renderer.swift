@@ -17,45 +17,18 @@ public struct RenderedChunk: Sendable {
     }
 
     @inlinable
-    public mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
+    public mutating func append(_ s: String) { bytes.append(string: s) }
 
     @inlinable
-    public mutating func append(_ s: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
+    public mutating func append(_ s: StaticString) { bytes.append(s) }
 
     @inlinable
     public mutating func append(byte b: UInt8) { bytes.append(b) }
 
-    /// A non-negative or negative integer in decimal, without building a `String`.
-    public mutating func append(decimal value: Int) {
-        var v = value.magnitude
-        if value < 0 { bytes.append(0x2D) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[19 - n] = UInt8(truncatingIfNeeded: 0x30 &+ v % 10)
-                v /= 10
-                n += 1
-            } while v != 0 && n < 20
-            bytes.append(contentsOf: d[(20 - n)...])
-        }
-    }
+    public mutating func append(decimal value: Int) { bytes.append(decimal: value) }
 
     /// `value` as exactly `width` decimal digits with leading zeros (clock fields).
-    public mutating func append(zeroPadded value: Int, width: Int) {
-        var div = 1
-        for _ in 1..<max(width, 1) { div &*= 10 }
-        var v = value
-        while div > 0 {
-            bytes.append(UInt8(truncatingIfNeeded: 0x30 &+ (v / div) % 10))
-            v %= div
-            div /= 10
-        }
-    }
+    public mutating func append(zeroPadded value: Int, width: Int) { bytes.append(zeroPadded: value, width: width) }
 }
 
 /// Where a rule's interop note may be inserted: after the finding line that ends at

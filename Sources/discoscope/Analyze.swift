@@ -27,7 +27,7 @@ extension DiscoScope {
         var filter: String?
 
         @Option(
-            name: [.customShort("j"), .long],
+            name: [.customShort("j", allowingJoined: true), .long],
             help: ArgumentHelp(
                 "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8). Output is the same for any number.",
                 valueName: "n"))

@@ -8,25 +8,47 @@ enum MDNSRender {
     static func record(_ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         let p = m.payload
         let h = m.header
-        var summary: String
+        // The summary is built as bytes and made a String once.
+        var b: [UInt8] = []
+        b.reserveCapacity(256)
         if m.payload.count < 12 {
-            summary = "not DNS (\(m.payload.count) bytes)"
+            b.append("not DNS (")
+            b.append(decimal: m.payload.count)
+            b.append(" bytes)")
         } else if !h.qr {
-            var parts: [String] = []
-            for q in m.questions {
-                parts.append((q.unicastResponse ? "[QU] " : "") + "\(q.type) \(q.name.presentation(in: p))")
+            b.append(d.srcPort != 5353 ? "legacy query" : m.authorities.isEmpty ? "query" : "probe")
+            if h.id != 0 {
+                b.append(" id ")
+                b.append(decimal: Int(h.id))
             }
-            summary = (d.srcPort != 5353 ? "legacy query" : m.authorities.isEmpty ? "query" : "probe")
-                + (h.id != 0 ? " id \(h.id)" : "") + (parts.isEmpty ? "" : " " + parts.joined(separator: ", "))
-            if !m.answers.isEmpty { summary += " (\(m.answers.count) known answer\(m.answers.count == 1 ? "" : "s"))" }
-            if h.tc { summary += " [TC]" }
+            for (k, q) in m.questions.enumerated() {
+                b.append(k == 0 ? " " : ", ")
+                if q.unicastResponse { b.append("[QU] ") }
+                b.append(string: q.type.description)
+                b.append(0x20)
+                q.name.appendPresentation(in: p, to: &b)
+            }
+            if !m.answers.isEmpty {
+                b.append(" (")
+                b.append(decimal: m.answers.count)
+                b.append(m.answers.count == 1 ? " known answer)" : " known answers)")
+            }
+            if h.tc { b.append(" [TC]") }
         } else {
-            summary = (d.dstPort != 5353 ? "legacy response" : "response") + ":"
-            summary += " " + m.answers.map { brief($0, m) }.joined(separator: ", ")
-            if !m.additionals.isEmpty { summary += " (+\(m.additionals.count) additional)" }
+            b.append(d.dstPort != 5353 ? "legacy response: " : "response: ")
+            for (k, rr) in m.answers.enumerated() {
+                if k > 0 { b.append(", ") }
+                appendBrief(rr, m, to: &b)
+            }
+            if !m.additionals.isEmpty {
+                b.append(" (+")
+                b.append(decimal: m.additionals.count)
+                b.append(" additional)")
+            }
         }
-        if !m.isComplete && m.payload.count >= 12 { summary += " [malformed]" }
-        if d.isTruncated { summary += " [truncated]" }
+        if !m.isComplete && m.payload.count >= 12 { b.append(" [malformed]") }
+        if d.isTruncated { b.append(" [truncated]") }
+        let summary = String(decoding: b, as: UTF8.self)
         var detail: [String] = []
         if verbose {
             detail.append("id \(h.id) flags 0x\(String(h.flags, radix: 16)) qd \(h.qdcount) an \(h.ancount) ns \(h.nscount) ar \(h.arcount)")
@@ -57,25 +79,79 @@ enum MDNSRender {
     }
 
     static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
+        var b: [UInt8] = []
+        appendRdata(rr, m, to: &b)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    static func appendRdata(_ rr: ResourceRecord, _ m: DNSMessage, to b: inout [UInt8]) {
         let p = m.payload
         switch rr.value {
-        case .a(let v): return IPAddress.v4(v).description
-        case .aaaa(let hi, let lo): return IPAddress.v6(hi, lo).description
-        case .name(let n): return n.presentation(in: p)
-        case .srv(let pr, let w, let port, let t): return "\(pr) \(w) \(port) \(t.presentation(in: p))"
-        case .txt: return "[" + m.characterStrings(rr).map { DNSText.characterString($0) }.joined(separator: " ") + "]"
-        case .hinfo: return m.characterStrings(rr).map { "\"\(DNSText.characterString($0))\"" }.joined(separator: " ")
-        case .nsec(let n, let bitmap): return "\(n.presentation(in: p)) (\(m.nsecTypes(bitmap).map(\.description).joined(separator: " ")))"
-        case .opt: return "udp \(rr.rawClass)"
-        case .unknown: return "\(rr.rdata.count) bytes"
+        case .a(let v): b.append(string: IPAddress.v4(v).description)
+        case .aaaa(let hi, let lo): b.append(string: IPAddress.v6(hi, lo).description)
+        case .name(let n): n.appendPresentation(in: p, to: &b)
+        case .srv(let pr, let w, let port, let t):
+            b.append(decimal: Int(pr))
+            b.append(0x20)
+            b.append(decimal: Int(w))
+            b.append(0x20)
+            b.append(decimal: Int(port))
+            b.append(0x20)
+            t.appendPresentation(in: p, to: &b)
+        case .txt:
+            b.append(0x5B)
+            var first = true
+            m.forEachCharacterString(rr) { s in
+                if !first { b.append(0x20) }
+                first = false
+                DNSText.appendCharacterString(s, to: &b)
+                return true
+            }
+            b.append(0x5D)
+        case .hinfo:
+            var first = true
+            m.forEachCharacterString(rr) { s in
+                if !first { b.append(0x20) }
+                first = false
+                b.append(0x22)
+                DNSText.appendCharacterString(s, to: &b)
+                b.append(0x22)
+                return true
+            }
+        case .nsec(let n, let bitmap):
+            n.appendPresentation(in: p, to: &b)
+            b.append(" (")
+            for (k, t) in m.nsecTypes(bitmap).enumerated() {
+                if k > 0 { b.append(0x20) }
+                b.append(string: t.description)
+            }
+            b.append(0x29)
+        case .opt:
+            b.append("udp ")
+            b.append(decimal: Int(rr.rawClass))
+        case .unknown:
+            b.append(decimal: rr.rdata.count)
+            b.append(" bytes")
         }
     }
 
     static func brief(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
-        var s = "\(rr.type) \(rdataText(rr, m))"
-        if rr.cacheFlush { s += " (flush)" }
-        s += rr.ttl == 0 ? " goodbye" : " TTL \(rr.ttl)"
-        return s
+        var b: [UInt8] = []
+        appendBrief(rr, m, to: &b)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    static func appendBrief(_ rr: ResourceRecord, _ m: DNSMessage, to b: inout [UInt8]) {
+        b.append(string: rr.type.description)
+        b.append(0x20)
+        appendRdata(rr, m, to: &b)
+        if rr.cacheFlush { b.append(" (flush)") }
+        if rr.ttl == 0 {
+            b.append(" goodbye")
+        } else {
+            b.append(" TTL ")
+            b.append(decimal: Int(rr.ttl))
+        }
     }
 
     static func full(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
