@@ -69,6 +69,7 @@ struct MessageWorker: BatchWorker {
         case .ssdp(let p):
             d = p.input.datagram
             sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
+            sink.sourceText = addressText(d.src)
             ssdpChecker.check(p, into: &sink)
             if options.wantMessages {
                 record = SSDPRender.record(
@@ -78,6 +79,7 @@ struct MessageWorker: BatchWorker {
         case .mdns(let datagram):
             d = datagram
             sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
+            sink.sourceText = addressText(d.src)
             let m = mdns.analyze(d, into: &sink)
             if m.header.qr { noteServices(m, into: &out.services) }
             if options.wantMessages {

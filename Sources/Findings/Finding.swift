@@ -10,7 +10,17 @@ public struct Finding: Sendable, Hashable {
     public var severity: Severity
     /// 1-based frame numbers as Wireshark counts them; the first is where the violation shows,
     /// the others are related packets (the M-SEARCH a late response answers, …).
-    public var frames: [Int]
+    public var frames: [Int] {
+        get { firstFrame.map { [$0] + relatedFrames } ?? relatedFrames }
+        set {
+            firstFrame = newValue.first
+            relatedFrames = Array(newValue.dropFirst())
+        }
+    }
+    /// `frames` kept as its first element and the rest (most findings have one frame, and
+    /// then no array is allocated).
+    public private(set) var firstFrame: Int?
+    public private(set) var relatedFrames: [Int]
     public var time: Timestamp
     /// One sentence about this instance.
     public var message: String
@@ -26,6 +36,24 @@ public struct Finding: Sendable, Hashable {
     /// Index of the input file this finding came from (for SARIF locations and JUnit suites).
     public var fileIndex: Int
 
+    /// A finding on `frame` (and `related` frames that explain it).
+    public init(
+        descriptor: RuleDescriptor, severity: Severity? = nil, frame: Int, related: [Int] = [], time: Timestamp,
+        message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
+    ) {
+        self.rule = descriptor.id
+        self.descriptor = descriptor
+        self.severity = severity ?? descriptor.severity
+        self.firstFrame = frame
+        self.relatedFrames = related
+        self.time = time
+        self.message = message
+        self.source = source
+        self.device = device
+        self.field = field
+        self.fileIndex = fileIndex
+    }
+
     public init(
         descriptor: RuleDescriptor, severity: Severity? = nil, frames: [Int], time: Timestamp,
         message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
@@ -33,7 +61,8 @@ public struct Finding: Sendable, Hashable {
         self.rule = descriptor.id
         self.descriptor = descriptor
         self.severity = severity ?? descriptor.severity
-        self.frames = frames
+        self.firstFrame = frames.first
+        self.relatedFrames = frames.count > 1 ? Array(frames.dropFirst()) : []
         self.time = time
         self.message = message
         self.source = source

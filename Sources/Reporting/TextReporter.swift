@@ -173,7 +173,7 @@ public struct TextRenderer: MessageRenderer {
     func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
         for _ in 0..<indent { c.append(byte: 0x20) }
         if frameDescription {
-            if let first = f.frames.first {
+            if let first = f.firstFrame {
                 c.append("frame " as StaticString)
                 c.append(decimal: first)
             } else {
@@ -191,9 +191,17 @@ public struct TextRenderer: MessageRenderer {
         c.append(" [" as StaticString)
         c.append(f.descriptor.spec)
         c.append(byte: 0x5D)
-        if f.frames.count > 1 {
+        if let first = f.firstFrame, !f.relatedFrames.isEmpty {
             c.append(" (frames " as StaticString)
-            for (k, fr) in f.frames.enumerated() {
+            c.append(decimal: first)
+            for fr in f.relatedFrames {
+                c.append(", " as StaticString)
+                c.append(decimal: fr)
+            }
+            c.append(byte: 0x29)
+        } else if f.firstFrame == nil, f.relatedFrames.count > 1 {
+            c.append(" (frames " as StaticString)
+            for (k, fr) in f.relatedFrames.enumerated() {
                 if k > 0 { c.append(", " as StaticString) }
                 c.append(decimal: fr)
             }

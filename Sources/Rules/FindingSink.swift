@@ -20,8 +20,9 @@ public struct FindingSink {
     /// Rules switched off by configuration are never reported (and their checks may be
     /// skipped with `isEnabled`).
     public let disabled: Set<RuleID>
-    /// The source as text, built once per datagram on the first report.
-    private var sourceText: String? = nil
+    /// The source as text, built once per datagram on the first report (or given by the
+    /// caller, who may have it cached).
+    public var sourceText: String? = nil
 
     public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
         self.frame = frame
@@ -72,7 +73,7 @@ public struct FindingSink {
         }
         findings.append(
             Finding(
-                descriptor: descriptor, severity: severity, frames: related.isEmpty ? [frame] : [frame] + related, time: time,
+                descriptor: descriptor, severity: severity, frame: frame, related: related, time: time,
                 message: message, source: src, device: device, field: field, fileIndex: fileIndex
             )
         )

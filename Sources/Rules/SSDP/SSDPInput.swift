@@ -39,6 +39,10 @@ public final class SSDPInput: Sendable {
 public enum SSDPText {
     /// The bytes as text, invalid UTF-8 replaced, control characters escaped, long values cut.
     public static func show<C: Collection>(_ v: C, limit: Int = 120) -> String where C.Element == UInt8 {
+        // Usual case: short printable ASCII, taken as it is.
+        if v.count <= limit, v.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return String(decoding: v, as: UTF8.self)
+        }
         var s = ""
         for scalar in String(decoding: Array(v.prefix(limit)), as: UTF8.self).unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F {
