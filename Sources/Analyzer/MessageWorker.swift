@@ -80,8 +80,9 @@ struct MessageWorker: BatchWorker {
             d = datagram
             sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
             sink.sourceText = addressText(d.src)
-            let m = mdns.analyze(d, into: &sink)
-            if m.header.qr { noteServices(m, into: &out.services) }
+            let input = mdns.judge(d, into: &sink)
+            let m = input.message
+            if m.header.qr { noteServices(input, into: &out.services) }
             if options.wantMessages {
                 record = MDNSRender.record(
                     m, d, srcText: addressText(d.src), dstText: addressText(d.dst),
@@ -148,12 +149,9 @@ struct MessageWorker: BatchWorker {
     }
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
-    private func noteServices(_ m: DNSMessage, into services: inout [String]) {
-        for rr in m.answers where rr.type == .ptr && rr.name.labelCount(in: m.payload) == 3 {
-            let labels = rr.name.labels(in: m.payload)
-            if DNSSDName(labels: labels).kind == .serviceType {
-                services.append(rr.name.presentation(in: m.payload).lowercased())
-            }
+    private func noteServices(_ input: MDNSInput, into services: inout [String]) {
+        for r in input.records where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
+            services.append(r.record.name.presentation(in: input.message.payload).lowercased())
         }
     }
 }

@@ -11,7 +11,15 @@ public struct DNSName: Sendable, Hashable {
     public let compressed: Bool
 
     /// Calls `body` with each label (as a slice of `payload`), in order.
+    @inlinable
     public func forEachLabel(in payload: [UInt8], _ body: (ArraySlice<UInt8>) -> Void) {
+        forEachLabelRange(in: payload) { body(payload[$0]) }
+    }
+
+    /// Calls `body` with the range in `payload` of each label, in order (no slices, so no
+    /// reference counting).
+    @inlinable
+    public func forEachLabelRange(in payload: [UInt8], _ body: (Range<Int>) -> Void) {
         var pos = offset
         var lowest = offset
         while pos < payload.count {
@@ -27,7 +35,7 @@ public struct DNSName: Sendable, Hashable {
                 continue
             }
             guard l & 0xC0 == 0, pos + 1 + Int(l) <= payload.count else { return }
-            body(payload[(pos + 1)..<(pos + 1 + Int(l))])
+            body((pos + 1)..<(pos + 1 + Int(l)))
             pos += 1 + Int(l)
         }
     }

@@ -135,10 +135,18 @@ public struct DNSSDName: Sendable {
     public var serviceLabelIndex: Int?
 
     public init(labels l: [ArraySlice<UInt8>]) {
-        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, t.utf8) }
+        self.init(count: l.count, first: { l[$0].first }, equals: { ASCII.equalsIgnoringCase(l[$0], UnsafeBufferPointer(start: $1.utf8Start, count: $1.utf8CodeUnitCount)) })
+    }
+
+    /// The same from label ranges of one payload (no slices).
+    public init(payload p: [UInt8], labels r: [Range<Int>]) {
+        self.init(count: r.count, first: { r[$0].isEmpty ? nil : p[r[$0].lowerBound] }, equals: { ASCII.equalsIgnoringCase(p, r[$0], $1) })
+    }
+
+    private init(count n: Int, first: (Int) -> UInt8?, equals eq: (Int, StaticString) -> Bool) {
         // Find the protocol label `_tcp`/`_udp` nearest the start that follows a `_` label.
         var proto: Int? = nil
-        for (i, x) in l.enumerated() where i > 0 && (eq(x, "_tcp") || eq(x, "_udp")) && l[i - 1].first == 0x5F {
+        for i in 0..<n where i > 0 && (eq(i, "_tcp") || eq(i, "_udp")) && first(i - 1) == 0x5F {
             proto = i
             break
         }
@@ -148,11 +156,11 @@ public struct DNSSDName: Sendable {
             return
         }
         serviceLabelIndex = p - 1
-        if p == 2, eq(l[0], "_services"), eq(l[1], "_dns-sd"), eq(l[2], "_udp") {
+        if p == 2, eq(0, "_services"), eq(1, "_dns-sd"), eq(2, "_udp") {
             kind = .serviceEnumeration
         } else if p == 1 {
             kind = .serviceType
-        } else if p >= 3, eq(l[p - 2], "_sub") {
+        } else if p >= 3, eq(p - 2, "_sub") {
             kind = .subtype
             serviceLabelIndex = p - 1
         } else if p == 2 {

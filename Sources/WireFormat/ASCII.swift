@@ -60,4 +60,29 @@ public enum ASCII {
             }
         }
     }
+
+    /// Case-insensitive equality of `bytes[range]` with a literal, without making a slice.
+    @inlinable
+    public static func equalsIgnoringCase(_ bytes: [UInt8], _ range: Range<Int>, _ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard range.count == n, range.lowerBound >= 0, range.upperBound <= bytes.count else { return false }
+        let t = literal.utf8Start
+        var k = 0
+        while k < n {
+            if lower(bytes[range.lowerBound + k]) != lower(t[k]) { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// Whether `bytes[range]` is valid UTF-8 (pure ASCII answers without decoding).
+    @inlinable
+    public static func isValidUTF8(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        var ascii = true
+        for i in range where bytes[i] >= 0x80 {
+            ascii = false
+            break
+        }
+        return ascii || isValidUTF8(bytes[range])
+    }
 }

@@ -14,6 +14,11 @@ public struct MDNSAnalyzer: Sendable {
     public func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
 
     public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> DNSMessage {
+        judge(d, into: &sink).message
+    }
+
+    /// Decodes and judges one datagram; returns the rules' view of it (message and per-record facts).
+    public mutating func judge(_ d: Datagram, into sink: inout FindingSink) -> MDNSInput {
         let m = DNSMessage(parsing: d.payload)
         let input = MDNSInput(message: m, datagram: d)
         // The host a response speaks for: the owner of its first address record, or the
@@ -43,7 +48,7 @@ public struct MDNSAnalyzer: Sendable {
             check(input, &sink)
         }
         if let host { sink.attachDevice { host.presentation(in: m.payload) } }
-        return m
+        return input
     }
 
     public mutating func finish(into sink: inout FindingSink) {}

@@ -49,21 +49,27 @@ public final class MDNSInput: Sendable {
         var info: [RecordInfo] = []
         info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
         let p = message.payload
-        func range(_ l: ArraySlice<UInt8>) -> Range<Int> { l.startIndex..<l.endIndex }
-        // One scratch list of label slices, reused for every record of the message.
-        var l: [ArraySlice<UInt8>] = []
+        // One scratch list of label ranges, reused for every record of the message.
+        var l: [Range<Int>] = []
         l.reserveCapacity(16)
         func add(_ s: DNSSection, _ rr: ResourceRecord) {
             l.removeAll(keepingCapacity: true)
-            rr.name.forEachLabel(in: p) { l.append($0) }
-            let d = DNSSDName(labels: l)
+            rr.name.forEachLabelRange(in: p) { l.append($0) }
+            let d = DNSSDName(payload: p, labels: l)
+            var utf8 = true
+            var underscore = false
+            var ldh = true
+            for (k, r) in l.enumerated() {
+                if utf8 && !ASCII.isValidUTF8(p, r) { utf8 = false }
+                if !r.isEmpty && p[r.lowerBound] == 0x5F { underscore = true }
+                if ldh && k < l.count - 1 && !Self.isLDH(p, r) { ldh = false }
+            }
             info.append(RecordInfo(
-                section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first.map(range),
-                serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? range(l[$0]) : nil },
-                allLabelsUTF8: l.allSatisfy { ASCII.isValidUTF8($0) },
-                hasUnderscoreLabel: l.contains { $0.first == 0x5F },
-                isReverse: Self.isReverse(l), isLocalName: l.isEmpty || Self.isLocal(l),
-                hostLabelsLDH: l.dropLast().allSatisfy(Self.isLDH)))
+                section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first,
+                serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
+                allLabelsUTF8: utf8, hasUnderscoreLabel: underscore,
+                isReverse: Self.isReverse(p, l), isLocalName: l.isEmpty || Self.isLocal(p, l),
+                hostLabelsLDH: ldh))
         }
         for rr in message.answers { add(.answer, rr) }
         for rr in message.authorities { add(.authority, rr) }
@@ -75,6 +81,24 @@ public final class MDNSInput: Sendable {
     public func labels(_ r: RecordInfo) -> [ArraySlice<UInt8>] { r.record.name.labels(in: message.payload) }
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
+
+    static func isLDH(_ p: [UInt8], _ r: Range<Int>) -> Bool {
+        guard !r.isEmpty else { return false }
+        for i in r where !(ASCII.isAlpha(p[i]) || ASCII.isDigit(p[i]) || p[i] == 0x2D) { return false }
+        return true
+    }
+
+    static func isLocal(_ p: [UInt8], _ l: [Range<Int>]) -> Bool {
+        guard let last = l.last else { return true }
+        if ASCII.equalsIgnoringCase(p, last, "local") { return true }
+        return isReverse(p, l)
+    }
+
+    static func isReverse(_ p: [UInt8], _ l: [Range<Int>]) -> Bool {
+        guard l.count >= 2 else { return false }
+        return ASCII.equalsIgnoringCase(p, l[l.count - 1], "arpa")
+            && (ASCII.equalsIgnoringCase(p, l[l.count - 2], "in-addr") || ASCII.equalsIgnoringCase(p, l[l.count - 2], "ip6"))
+    }
 
     static func isLDH(_ l: ArraySlice<UInt8>) -> Bool {
         !l.isEmpty && l.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
