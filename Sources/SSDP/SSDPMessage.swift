@@ -76,10 +76,13 @@ public struct SSDPMessage: Sendable {
 
     private mutating func parse() {
         let p = payload
-        let n = p.count
+        // Scanning reads through a span (bounds-checked, no reference counting); slices of
+        // `payload` are made only for what is kept.
+        let sp = p.span
+        let n = sp.count
         var i = 0
         // Leading empty lines (RFC 2616 §4.1 tolerates them; UDA does not).
-        while i < n, p[i] == 0x0D || p[i] == 0x0A {
+        while i < n, sp[i] == 0x0D || sp[i] == 0x0A {
             note(.leadingEmptyLine, i)
             i += 1
         }
@@ -88,12 +91,11 @@ public struct SSDPMessage: Sendable {
         while i < n {
             // Find the end of this line: CRLF, bare LF or bare CR.
             var j = i
-            while j < n, p[j] != 0x0A, p[j] != 0x0D { j += 1 }
-            let line = p[i..<j]
+            while j < n, sp[j] != 0x0A, sp[j] != 0x0D { j += 1 }
             var next = j
             if j < n {
-                if p[j] == 0x0D {
-                    if j + 1 < n, p[j + 1] == 0x0A {
+                if sp[j] == 0x0D {
+                    if j + 1 < n, sp[j + 1] == 0x0A {
                         next = j + 2
                     } else {
                         note(.bareCR, j)
@@ -104,25 +106,25 @@ public struct SSDPMessage: Sendable {
                     next = j + 1
                 }
             }
-            if line.isEmpty {
+            if j == i {
                 sawBlank = true
                 i = next
                 break
             }
             if lineIndex == 0 {
-                startLine = line
-                parseStartLine(line)
-            } else if p[i] == 0x20 || p[i] == 0x09 {
+                startLine = p[i..<j]
+                parseStartLine(sp, i..<j)
+            } else if sp[i] == 0x20 || sp[i] == 0x09 {
                 note(.obsoleteLineFolding, i)
                 if var last = headers.popLast() {
                     // Keep the folded text as part of the previous value (its range grows).
-                    last.value = p[last.value.startIndex..<trimEnd(line).endIndex]
+                    last.value = p[last.value.startIndex..<Self.trimEnd(sp, i..<j).upperBound]
                     headers.append(last)
                 }
             } else if headers.count >= Self.maxHeaders {
                 note(.tooManyHeaders, i)
             } else {
-                let h = parseHeader(line, at: i)
+                let h = parseHeader(p, sp, i..<j)
                 let code = Int(h.code)
                 if code != 0, code < 32, firstByCode[code] == 0, headers.count < 255 {
                     firstByCode[code] = UInt8(headers.count + 1)
@@ -140,62 +142,77 @@ public struct SSDPMessage: Sendable {
         }
     }
 
-    private func trimEnd(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var e = s.endIndex
-        while e > s.startIndex, s[e - 1] == 0x20 || s[e - 1] == 0x09 { e -= 1 }
-        return s[s.startIndex..<e]
+    private static func trimEnd(_ sp: Span<UInt8>, _ r: Range<Int>) -> Range<Int> {
+        var e = r.upperBound
+        while e > r.lowerBound, sp[e - 1] == 0x20 || sp[e - 1] == 0x09 { e -= 1 }
+        return r.lowerBound..<e
     }
 
-    private func trim(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var b = s.startIndex
-        while b < s.endIndex, s[b] == 0x20 || s[b] == 0x09 { b += 1 }
-        return trimEnd(s[b..<s.endIndex])
+    private static func trim(_ sp: Span<UInt8>, _ r: Range<Int>) -> Range<Int> {
+        var b = r.lowerBound
+        while b < r.upperBound, sp[b] == 0x20 || sp[b] == 0x09 { b += 1 }
+        return trimEnd(sp, b..<r.upperBound)
     }
 
-    private mutating func parseStartLine(_ line: ArraySlice<UInt8>) {
+    private static func equalsIgnoringCase(_ sp: Span<UInt8>, _ r: Range<Int>, _ t: StaticString) -> Bool {
+        let n = t.utf8CodeUnitCount
+        guard r.count >= n else { return false }
+        let u = t.utf8Start
+        for k in 0..<n where ASCII.lower(sp[r.lowerBound + k]) != ASCII.lower(u[k]) { return false }
+        return true
+    }
+
+    private mutating func parseStartLine(_ sp: Span<UInt8>, _ line: Range<Int>) {
+        let p = payload
         var tokens: [ArraySlice<UInt8>] = []
-        var k = line.startIndex
+        var k = line.lowerBound
         // Split on single spaces into at most 3 tokens (the reason phrase may contain spaces).
-        while k < line.endIndex, tokens.count < 2 {
+        while k < line.upperBound, tokens.count < 2 {
             var e = k
-            while e < line.endIndex, line[e] != 0x20 { e += 1 }
-            tokens.append(line[k..<e])
-            k = e < line.endIndex ? e + 1 : e
+            while e < line.upperBound, sp[e] != 0x20 { e += 1 }
+            tokens.append(p[k..<e])
+            k = e < line.upperBound ? e + 1 : e
         }
-        if k < line.endIndex || (tokens.count == 2 && k == line.endIndex && line.last == 0x20) {
-            tokens.append(line[k..<line.endIndex])
+        if k < line.upperBound || (tokens.count == 2 && k == line.upperBound && sp[line.upperBound - 1] == 0x20) {
+            tokens.append(p[k..<line.upperBound])
         }
         startTokens = tokens
-        let first = tokens.first ?? []
-        if ASCII.equalsIgnoringCase(first.prefix(5), "HTTP/".utf8) {
+        let first = tokens.first.map { $0.startIndex..<$0.endIndex } ?? line.lowerBound..<line.lowerBound
+        // `HTTP/` as a prefix of the first token (a status line).
+        if Self.equalsIgnoringCase(sp, first.lowerBound..<min(first.upperBound, first.lowerBound + 5), "HTTP/") {
             kind = .response
             looksLikeHTTP = true
-        } else if tokens.count == 3, ASCII.equalsIgnoringCase(tokens[2].prefix(5), "HTTP/".utf8) {
+        } else if tokens.count == 3,
+            Self.equalsIgnoringCase(sp, tokens[2].startIndex..<min(tokens[2].endIndex, tokens[2].startIndex + 5), "HTTP/")
+        {
             looksLikeHTTP = true
-            if ASCII.equalsIgnoringCase(first, "M-SEARCH".utf8) {
+            if first.count == 8, Self.equalsIgnoringCase(sp, first, "M-SEARCH") {
                 kind = .mSearch
-            } else if ASCII.equalsIgnoringCase(first, "NOTIFY".utf8) {
+            } else if first.count == 6, Self.equalsIgnoringCase(sp, first, "NOTIFY") {
                 kind = .notify
             }
         }
     }
 
-    private mutating func parseHeader(_ line: ArraySlice<UInt8>, at offset: Int) -> Header {
-        guard let colon = line.firstIndex(of: 0x3A) else {
+    private mutating func parseHeader(_ p: [UInt8], _ sp: Span<UInt8>, _ line: Range<Int>) -> Header {
+        let offset = line.lowerBound
+        var colon = line.lowerBound
+        while colon < line.upperBound, sp[colon] != 0x3A { colon += 1 }
+        guard colon < line.upperBound else {
             note(.headerWithoutColon, offset)
-            return Header(name: line, value: [], offset: offset, spaceBeforeColon: false, missingColon: true)
+            return Header(name: p[line], value: [], offset: offset, spaceBeforeColon: false, missingColon: true)
         }
-        let rawName = line[line.startIndex..<colon]
-        let name = trimEnd(rawName)
-        let spaceBefore = name.count != rawName.count
+        let name = Self.trimEnd(sp, line.lowerBound..<colon)
+        let spaceBefore = name.upperBound != colon
         if spaceBefore { note(.spaceBeforeColon, offset) }
-        for b in name where !SSDPSyntax.isTokenByte(b) {
+        for k in name where !SSDPSyntax.isTokenByte(sp[k]) {
             note(.invalidNameCharacter, offset)
             break
         }
-        let value = trim(line[(colon + 1)..<line.endIndex])
+        let value = Self.trim(sp, (colon + 1)..<line.upperBound)
         var nonASCII = false
-        for b in value {
+        for k in value {
+            let b = sp[k]
             if (b < 0x20 && b != 0x09) || b == 0x7F {
                 note(.controlCharacter, offset)
             } else if b >= 0x80 {
@@ -203,10 +220,10 @@ public struct SSDPMessage: Sendable {
             }
         }
         if nonASCII {
-            note(ASCII.isValidUTF8(value) ? .nonASCII : .invalidUTF8, offset)
+            note(ASCII.isValidUTF8(p[value]) ? .nonASCII : .invalidUTF8, offset)
         }
-        return Header(name: name, value: value, offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
-            code: SSDPHeaderName.code(of: name))
+        return Header(name: p[name], value: p[value], offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
+            code: SSDPHeaderName.code(of: p[name]))
     }
 
     // MARK: - Lookups (case-insensitive on bytes, no allocation)
