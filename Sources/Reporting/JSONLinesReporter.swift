@@ -9,9 +9,17 @@ public final class JSONLinesReporter: Reporter {
     public init(sink: any OutputSink) { self.sink = sink }
     public var isStreaming: Bool { true }
 
+    /// Lines are serialised on the worker threads; this reporter only writes them.
+    public func makeRenderer() -> (any MessageRenderer)? { JSONLinesRenderer() }
+
+    public func emit(_ chunk: RenderedChunk) {
+        chunk.bytes.withUnsafeBytes { sink.write(bytes: $0) }
+    }
+
     public func message(_ m: MessageRecord, findings: [Finding]) {
-        sink.write(Self.messageObject(m).serialized() + "\n")
-        for f in findings { finding(f) }
+        var c = RenderedChunk()
+        JSONLinesRenderer.render(m, findings: findings, into: &c)
+        emit(c)
     }
 
     public func finding(_ f: Finding) {
@@ -67,5 +75,28 @@ public final class JSONLinesReporter: Reporter {
         if let d = s.packetsDropped { fields.append(("packets_dropped", .int(Int(clamping: d)))) }
         if let d = s.packetsDroppedByInterface { fields.append(("packets_dropped_by_interface", .int(Int(clamping: d)))) }
         return .object(fields)
+    }
+}
+
+/// One JSON line per message, then one per finding.
+public struct JSONLinesRenderer: MessageRenderer {
+    public init() {}
+
+    static func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
+        c.append(JSONLinesReporter.messageObject(m).serialized())
+        c.append(byte: 0x0A)
+        for f in findings {
+            c.append(JSONLinesReporter.findingObject(f).serialized())
+            c.append(byte: 0x0A)
+        }
+    }
+
+    public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
+        Self.render(m, findings: findings, into: &c)
+    }
+
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
+        c.append(JSONLinesReporter.findingObject(f).serialized())
+        c.append(byte: 0x0A)
     }
 }
