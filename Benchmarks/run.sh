@@ -41,6 +41,7 @@ measure() {  # mode args…
         awk -v n="$N" -v m="$mode" '{ s = ($1 > 0 ? $1 : 0.01); printf "%-14s %10d pkts/s %8.1f MiB peak\n", m, n / s, $2 / 1024 }'
 }
 measure text
+measure text-1-thread -j1
 measure text-quiet -q
 measure jsonl --format jsonl
 measure sarif --format sarif
