@@ -85,19 +85,26 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text (with `::`, optional trailing dotted quad
     /// not supported; a `%zone` suffix is ignored). nil when not an address.
     public init?<C: Collection>(text: C) where C.Element == UInt8 {
-        var s = Array(text)
-        if let pct = s.firstIndex(of: UInt8(ascii: "%")) { s = Array(s[..<pct]) }
-        if s.contains(UInt8(ascii: ":")) {
-            guard let v = IPAddress.parseV6(s) else { return nil }
+        self.init(text: ArraySlice(text))
+    }
+
+    /// The same on a slice (concrete, so callers in other modules run specialised code).
+    public init?(text whole: ArraySlice<UInt8>) {
+        // IPv4 (the usual case) is read in place; IPv6 text is copied for its parser.
+        let text = whole[..<(whole.firstIndex(of: UInt8(ascii: "%")) ?? whole.endIndex)]
+        if text.contains(UInt8(ascii: ":")) {
+            guard let v = IPAddress.parseV6(Array(text)) else { return nil }
             self = v
         } else {
-            var parts: [UInt32] = []
+            var value: UInt32 = 0
+            var count = 0
             var cur: UInt32 = 0
             var digits = 0
-            for b in s {
+            for b in text {
                 if b == UInt8(ascii: ".") {
-                    guard digits > 0 else { return nil }
-                    parts.append(cur)
+                    guard digits > 0, count < 3 else { return nil }
+                    value = value << 8 | cur
+                    count += 1
                     cur = 0
                     digits = 0
                 } else if b >= 0x30 && b <= 0x39 {
@@ -108,10 +115,8 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
                     return nil
                 }
             }
-            guard digits > 0 else { return nil }
-            parts.append(cur)
-            guard parts.count == 4 else { return nil }
-            self = .v4(parts[0] << 24 | parts[1] << 16 | parts[2] << 8 | parts[3])
+            guard digits > 0, count == 3 else { return nil }
+            self = .v4(value << 8 | cur)
         }
     }
 
