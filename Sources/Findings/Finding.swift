@@ -41,28 +41,30 @@ public struct Finding: Sendable, Hashable {
         descriptor: RuleDescriptor, severity: Severity? = nil, frame: Int, related: [Int] = [], time: Timestamp,
         message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
     ) {
-        self.rule = descriptor.id
-        self.descriptor = descriptor
-        self.severity = severity ?? descriptor.severity
-        self.firstFrame = frame
-        self.relatedFrames = related
-        self.time = time
-        self.message = message
-        self.source = source
-        self.device = device
-        self.field = field
-        self.fileIndex = fileIndex
+        self.init(
+            descriptor: descriptor, severity: severity, firstFrame: frame, related: related, time: time, message: message,
+            source: source, device: device, field: field, fileIndex: fileIndex)
     }
 
+    /// A finding on `frames` (the first is where it shows; none: the end of the capture).
     public init(
         descriptor: RuleDescriptor, severity: Severity? = nil, frames: [Int], time: Timestamp,
         message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
     ) {
+        self.init(
+            descriptor: descriptor, severity: severity, firstFrame: frames.first, related: Array(frames.dropFirst()),
+            time: time, message: message, source: source, device: device, field: field, fileIndex: fileIndex)
+    }
+
+    private init(
+        descriptor: RuleDescriptor, severity: Severity?, firstFrame: Int?, related: [Int], time: Timestamp,
+        message: String, source: String, device: String?, field: String?, fileIndex: Int
+    ) {
         self.rule = descriptor.id
         self.descriptor = descriptor
         self.severity = severity ?? descriptor.severity
-        self.firstFrame = frames.first
-        self.relatedFrames = frames.count > 1 ? Array(frames.dropFirst()) : []
+        self.firstFrame = firstFrame
+        self.relatedFrames = related
         self.time = time
         self.message = message
         self.source = source

@@ -199,13 +199,6 @@ public struct TextRenderer: MessageRenderer {
                 c.append(decimal: fr)
             }
             c.append(byte: 0x29)
-        } else if f.firstFrame == nil, f.relatedFrames.count > 1 {
-            c.append(" (frames " as StaticString)
-            for (k, fr) in f.relatedFrames.enumerated() {
-                if k > 0 { c.append(", " as StaticString) }
-                c.append(decimal: fr)
-            }
-            c.append(byte: 0x29)
         }
         c.append(byte: 0x0A)
         if let i = f.descriptor.interop, !i.isEmpty {
