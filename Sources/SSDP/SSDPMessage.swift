@@ -154,14 +154,6 @@ public struct SSDPMessage: Sendable {
         return trimEnd(sp, b..<r.upperBound)
     }
 
-    private static func equalsIgnoringCase(_ sp: Span<UInt8>, _ r: Range<Int>, _ t: StaticString) -> Bool {
-        let n = t.utf8CodeUnitCount
-        guard r.count >= n else { return false }
-        let u = t.utf8Start
-        for k in 0..<n where ASCII.lower(sp[r.lowerBound + k]) != ASCII.lower(u[k]) { return false }
-        return true
-    }
-
     private mutating func parseStartLine(_ sp: Span<UInt8>, _ line: Range<Int>) {
         let p = payload
         var tokens: [ArraySlice<UInt8>] = []
@@ -179,16 +171,16 @@ public struct SSDPMessage: Sendable {
         startTokens = tokens
         let first = tokens.first.map { $0.startIndex..<$0.endIndex } ?? line.lowerBound..<line.lowerBound
         // `HTTP/` as a prefix of the first token (a status line).
-        if Self.equalsIgnoringCase(sp, first.lowerBound..<min(first.upperBound, first.lowerBound + 5), "HTTP/") {
+        if ASCII.equalsIgnoringCase(p, first.lowerBound..<min(first.upperBound, first.lowerBound + 5), "HTTP/") {
             kind = .response
             looksLikeHTTP = true
         } else if tokens.count == 3,
-            Self.equalsIgnoringCase(sp, tokens[2].startIndex..<min(tokens[2].endIndex, tokens[2].startIndex + 5), "HTTP/")
+            ASCII.equalsIgnoringCase(p, tokens[2].startIndex..<min(tokens[2].endIndex, tokens[2].startIndex + 5), "HTTP/")
         {
             looksLikeHTTP = true
-            if first.count == 8, Self.equalsIgnoringCase(sp, first, "M-SEARCH") {
+            if ASCII.equalsIgnoringCase(p, first, "M-SEARCH") {
                 kind = .mSearch
-            } else if first.count == 6, Self.equalsIgnoringCase(sp, first, "NOTIFY") {
+            } else if ASCII.equalsIgnoringCase(p, first, "NOTIFY") {
                 kind = .notify
             }
         }

@@ -82,12 +82,22 @@ public final class MDNSInput: Sendable {
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
 
+    /// A name's labels as ranges of the payload (allocates; for rules that need them listed).
+    public func labelRanges(_ n: DNSName) -> [Range<Int>] {
+        var l: [Range<Int>] = []
+        n.forEachLabelRange(in: message.payload) { l.append($0) }
+        return l
+    }
+
     static func isLDH(_ p: [UInt8], _ r: Range<Int>) -> Bool {
         guard !r.isEmpty else { return false }
         for i in r where !(ASCII.isAlpha(p[i]) || ASCII.isDigit(p[i]) || p[i] == 0x2D) { return false }
         return true
     }
 
+    /// RFC 6762 §4 names only 254.169.in-addr.arpa. and 8.e.f…b.e.f.ip6.arpa., but avahi
+    /// and mDNSResponder publish reverse mappings for every address they announce (ULA and
+    /// global ones too), so any in-addr.arpa / ip6.arpa name counts as local here.
     static func isLocal(_ p: [UInt8], _ l: [Range<Int>]) -> Bool {
         guard let last = l.last else { return true }
         if ASCII.equalsIgnoringCase(p, last, "local") { return true }
@@ -98,21 +108,6 @@ public final class MDNSInput: Sendable {
         guard l.count >= 2 else { return false }
         return ASCII.equalsIgnoringCase(p, l[l.count - 1], "arpa")
             && (ASCII.equalsIgnoringCase(p, l[l.count - 2], "in-addr") || ASCII.equalsIgnoringCase(p, l[l.count - 2], "ip6"))
-    }
-
-    static func isLDH(_ l: ArraySlice<UInt8>) -> Bool {
-        !l.isEmpty && l.allSatisfy { ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }
-    }
-
-    /// RFC 6762 §4 names only 254.169.in-addr.arpa. and 8.e.f…b.e.f.ip6.arpa., but avahi
-    /// and mDNSResponder publish reverse mappings for every address they announce (ULA and
-    /// global ones too), so any in-addr.arpa / ip6.arpa name counts as local here.
-    static func isLocal(_ l: [ArraySlice<UInt8>]) -> Bool {
-        func eq(_ x: ArraySlice<UInt8>, _ t: String) -> Bool { ASCII.equalsIgnoringCase(x, t.utf8) }
-        guard let last = l.last else { return true }
-        if eq(last, "local") { return true }
-        if l.count >= 2, eq(l[l.count - 1], "arpa"), eq(l[l.count - 2], "in-addr") || eq(l[l.count - 2], "ip6") { return true }
-        return false
     }
 
     public func name(_ n: DNSName) -> String { n.presentation(in: message.payload) }
@@ -129,13 +124,6 @@ public final class MDNSInput: Sendable {
         case .ptr: return r.isReverse
         default: return false
         }
-    }
-
-    public static func isReverse(_ l: [ArraySlice<UInt8>]) -> Bool {
-        guard l.count >= 2 else { return false }
-        return ASCII.equalsIgnoringCase(l[l.count - 1], "arpa".utf8)
-            && (ASCII.equalsIgnoringCase(l[l.count - 2], "in-addr".utf8)
-                || ASCII.equalsIgnoringCase(l[l.count - 2], "ip6".utf8))
     }
 
     /// Host records: named by a host name or carrying one (A, AAAA, HINFO, SRV, reverse PTR).

@@ -430,8 +430,9 @@ public enum MDNSRules {
         },
         StatelessRule(C.hostNames) { i, out in
             for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && r.labelCount > 0 && !r.hostLabelsLDH {
-                if let bad = i.labels(r).dropLast().first(where: { !MDNSInput.isLDH($0) }) {
-                    out.report(C.hostNames, "host name \(i.name(r.record.name)) has label \(MDNSText.show(bad)) outside letters, digits and hyphens")
+                let p = i.message.payload
+                if let bad = i.labelRanges(r.record.name).dropLast().first(where: { !MDNSInput.isLDH(p, $0) }) {
+                    out.report(C.hostNames, "host name \(i.name(r.record.name)) has label \(MDNSText.show(p[bad])) outside letters, digits and hyphens")
                     return
                 }
             }
@@ -449,13 +450,14 @@ public enum MDNSRules {
             }
         },
         StatelessRule(C.localNames) { i, out in
-            func check(_ l: [ArraySlice<UInt8>]) -> Bool {
-                guard !l.isEmpty, !MDNSInput.isLocal(l) else { return false }
-                out.report(C.localNames, "\(l.map { DNSText.escapeLabel($0) }.joined(separator: ".")). is not under local. or a link-local reverse zone")
+            func check(_ n: DNSName) -> Bool {
+                let l = i.labelRanges(n)
+                guard !l.isEmpty, !MDNSInput.isLocal(i.message.payload, l) else { return false }
+                out.report(C.localNames, "\(i.name(n)) is not under local. or a link-local reverse zone")
                 return true
             }
-            for q in i.message.questions where check(q.name.labels(in: i.message.payload)) { return }
-            for r in i.records where r.record.type != .opt && !r.isLocalName && check(i.labels(r)) { return }
+            for q in i.message.questions where check(q.name) { return }
+            for r in i.records where r.record.type != .opt && !r.isLocalName && check(r.record.name) { return }
         },
         StatelessRule(C.sourcePort) { i, out in
             if i.isResponse, i.datagram.srcPort != 5353 { out.report(C.sourcePort, "response from port \(i.datagram.srcPort); receivers must ignore it") }
