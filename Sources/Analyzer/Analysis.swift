@@ -45,7 +45,7 @@ public final class Analysis {
     public var onWarning: ((String) -> Void)? = nil
     /// Datagrams on port 1900 or 5353 (either side), the figure tshark's
     /// `udp.port==1900 || udp.port==5353` counts.
-    public private(set) var wellKnownPortDatagrams = 0
+    public var wellKnownPortDatagrams: Int { summary.portDatagrams }
     private var fileIndex = 0
 
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
@@ -125,16 +125,14 @@ public final class Analysis {
 
     /// Analyses one UDP datagram (also the entry point for tests).
     public func datagram(_ d: Datagram) {
-        let wellKnown = d.srcPort == 1900 || d.dstPort == 1900 || d.srcPort == 5353 || d.dstPort == 5353
-        if wellKnown {
-            wellKnownPortDatagrams += 1
+        if d.srcPort == 1900 || d.dstPort == 1900 || d.srcPort == 5353 || d.dstPort == 5353 {
             summary.portDatagrams += 1
         }
         let item: WorkItem
         if ssdp.claims(d) {
             item = WorkItem(message: .ssdp(ssdp.prepare(d)), fileIndex: fileIndex)
             summary.ssdpMessages += 1
-        } else if d.srcPort == 5353 || d.dstPort == 5353 {
+        } else if MDNSAnalyzer.claims(d) {
             item = WorkItem(message: .mdns(d), fileIndex: fileIndex)
             summary.mdnsMessages += 1
         } else {

@@ -16,6 +16,13 @@ struct WorkItem: Sendable {
     }
     var message: Message
     var fileIndex: Int
+
+    var datagram: Datagram {
+        switch message {
+        case .ssdp(let p): p.input.datagram
+        case .mdns(let d): d
+        }
+    }
 }
 
 /// What a batch of messages produced, taken back in capture order.
@@ -62,30 +69,26 @@ struct MessageWorker: BatchWorker {
     }
 
     private mutating func process(_ item: WorkItem, into out: inout BatchOutput) {
-        let d: Datagram
-        var sink: FindingSink
+        let d = item.datagram
+        let srcText = addressText(d.src)
+        var sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
+        sink.sourceText = srcText
         var record: MessageRecord? = nil
         switch item.message {
         case .ssdp(let p):
-            d = p.input.datagram
-            sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
-            sink.sourceText = addressText(d.src)
             ssdpChecker.check(p, into: &sink)
             if options.wantMessages {
                 record = SSDPRender.record(
-                    p.input.message, d, srcText: addressText(d.src), dstText: addressText(d.dst),
+                    p.input.message, d, srcText: srcText, dstText: addressText(d.dst),
                     verbose: options.verbose, fields: options.messageFields)
             }
-        case .mdns(let datagram):
-            d = datagram
-            sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
-            sink.sourceText = addressText(d.src)
+        case .mdns:
             let input = mdns.judge(d, into: &sink)
             let m = input.message
             if m.header.qr { noteServices(input, into: &out.services) }
             if options.wantMessages {
                 record = MDNSRender.record(
-                    m, d, srcText: addressText(d.src), dstText: addressText(d.dst),
+                    m, d, srcText: srcText, dstText: addressText(d.dst),
                     verbose: options.verbose, fields: options.messageFields)
             }
         }

@@ -11,7 +11,8 @@ public struct MDNSAnalyzer: Sendable {
     private var filteredFor: Set<RuleID> = []
     public init() {}
 
-    public func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
+    public static func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
+    public func claims(_ d: Datagram) -> Bool { Self.claims(d) }
 
     public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> DNSMessage {
         judge(d, into: &sink).message
