@@ -190,12 +190,7 @@ let mdnsCases: [MDNSRuleCase] = [
 @Suite struct MDNSRuleTests {
     @Test(arguments: mdnsCases)
     func ruleTriggersAndNearMissStaysClean(_ c: MDNSRuleCase) {
-        let hit = mdnsFindings(c.trigger).filter { $0.rule.rawValue == c.id }
-        #expect(!hit.isEmpty, "\(c.id) did not trigger")
-        if let s = c.severity { #expect(hit.contains { $0.severity == s }, "\(c.id) severity \(hit.map(\.severity))") }
-        let miss = mdnsFindings(c.clean).filter { $0.rule.rawValue == c.id }
-        #expect(miss.isEmpty, "\(c.id) near-miss raised: \(miss.map(\.message))")
-        for f in hit { #expect(!f.message.isEmpty && !f.spec.isEmpty) }
+        expectRule(c.id, severity: c.severity, firesOn: mdnsFindings(c.trigger), notOn: mdnsFindings(c.clean))
     }
 
     /// The named pairs, spelled out.

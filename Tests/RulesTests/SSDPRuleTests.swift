@@ -160,11 +160,7 @@ let ssdpCases: [SSDPRuleCase] = [
 @Suite struct SSDPRuleTests {
     @Test(arguments: ssdpCases)
     func ruleFiresOnItsTriggerAndStaysSilentOnTheNearMiss(_ c: SSDPRuleCase) {
-        let hit = ssdpFindings(c.trigger).filter { $0.rule.rawValue == c.id }
-        #expect(!hit.isEmpty, "\(c.id) did not fire on its triggering input")
-        if let s = c.severity { #expect(hit.contains { $0.severity == s }, "\(c.id) severity") }
-        let miss = ssdpFindings(c.clean).filter { $0.rule.rawValue == c.id }
-        #expect(miss.isEmpty, "\(c.id) fired on its near-miss: \(miss.map(\.message))")
+        expectRule(c.id, severity: c.severity, firesOn: ssdpFindings(c.trigger), notOn: ssdpFindings(c.clean))
     }
 
     @Test func wellFormedMessagesOfEveryKindRaiseNothing() {
@@ -239,6 +235,22 @@ let ssdpCases: [SSDPRuleCase] = [
         let stateless = Set(SSDPCatalog.descriptors.filter { $0.scope == .stateless }.map(\.id.rawValue))
         #expect(stateless.isSubset(of: checked))
     }
+}
+
+/// Trigger and near miss, shared by both protocols: the rule fires on its trigger (at the
+/// expected severity, with a message and a spec reference) and stays silent on the near miss.
+func expectRule(
+    _ id: String, severity: Severity?, firesOn trigger: [Finding], notOn clean: [Finding],
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let hit = trigger.filter { $0.rule.rawValue == id }
+    #expect(!hit.isEmpty, "\(id) did not fire on its triggering input", sourceLocation: sourceLocation)
+    if let s = severity {
+        #expect(hit.contains { $0.severity == s }, "\(id) severity \(hit.map(\.severity))", sourceLocation: sourceLocation)
+    }
+    let miss = clean.filter { $0.rule.rawValue == id }
+    #expect(miss.isEmpty, "\(id) fired on its near miss: \(miss.map(\.message))", sourceLocation: sourceLocation)
+    for f in hit { #expect(!f.message.isEmpty && !f.spec.isEmpty, "\(id)", sourceLocation: sourceLocation) }
 }
 
 /// Catalog invariants shared by both protocols: exactly the expected IDs, each once, unique
