@@ -6,8 +6,8 @@ import WireFormat
 /// Decides which datagrams are mDNS (UDP 5353 either side: multicast traffic, legacy
 /// queries to 5353 and the unicast replies from 5353), decodes them and runs the mDNS rules.
 public struct MDNSAnalyzer: Sendable {
-    /// The enabled rules' checks, as plain function values (see `SSDPChecker`).
-    private var checks = MDNSRules.all.map(\.check)
+    /// The enabled rules, unretained (see `SSDPChecker`).
+    private var rules = MDNSRules.all.map(Unmanaged.passUnretained)
     private var filteredFor: Set<RuleID> = []
     public init() {}
 
@@ -43,10 +43,10 @@ public struct MDNSAnalyzer: Sendable {
         // The enabled rules, filtered once per disabled set rather than hashed per message.
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
-            checks = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(\.check)
+            rules = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(Unmanaged.passUnretained)
         }
-        for check in checks {
-            check(input, &sink)
+        for rule in rules {
+            rule._withUnsafeGuaranteedRef { $0.check(input, &sink) }
         }
         if let host { sink.attachDevice { host.presentation(in: m.payload) } }
         return input

@@ -8,9 +8,9 @@ public enum MDNSRules {
     typealias C = MDNSCatalog
 
     static func anomalyRule(_ d: RuleDescriptor, _ kinds: [DNSAnomaly.Kind], severity: Severity? = nil, suppressWhenTruncated: Bool = true,
-        _ text: @escaping @Sendable (DNSAnomaly) -> String) -> StatelessRule<MDNSInput>
+        _ text: @escaping @Sendable (DNSAnomaly) -> String) -> MDNSRule
     {
-        StatelessRule(d) { i, out in
+        MDNSRule(d) { i, out in
             if suppressWhenTruncated && i.truncated { return }
             for a in i.message.anomalies where kinds.contains(a.kind) {
                 let place = a.section.map { " (\($0.rawValue)[\(a.index)])" } ?? ""
@@ -28,14 +28,14 @@ public enum MDNSRules {
     static let metaTypes: Set<UInt16> = [0, 251, 252, 253, 254, 255]
     static let nameCompressible: Set<UInt16> = [2, 5, 12, 39, 6, 15, 18, 21, 36, 17, 26, 33, 47]
 
-    public static let all: [StatelessRule<MDNSInput>] = [
-        StatelessRule(C.header) { i, out in
+    public static let all: [MDNSRule] = [
+        MDNSRule(C.header) { i, out in
             if i.message.anomalies.contains(where: { $0.kind == .shortHeader }) && !i.truncated {
                 out.report(C.header, "payload of \(i.datagram.payload.count) byte(s) is shorter than a DNS header"
                     + (looksLikeText(i.datagram.payload) ? " and looks like text, not DNS: an application misusing the mDNS group" : ""))
             }
         },
-        StatelessRule(C.counts) { i, out in
+        MDNSRule(C.counts) { i, out in
             guard !i.truncated, i.message.payload.count >= 12, !i.message.isComplete else { return }
             let h = i.header
             if looksLikeText(i.message.payload) {
@@ -50,7 +50,7 @@ public enum MDNSRules {
         anomalyRule(C.labels, [.labelType]) { a in "label length byte at offset \(a.offset) has a reserved or extended label type" },
         anomalyRule(C.nameLength, [.nameTooLong]) { a in "name at offset \(a.offset) is longer than 255 octets" },
         anomalyRule(C.pointerDirection, [.badPointer]) { a in "compression pointer at offset \(a.offset) does not point backwards into the message body" },
-        StatelessRule(C.pointerLoop) { i, out in
+        MDNSRule(C.pointerLoop) { i, out in
             for a in i.message.anomalies {
                 if a.kind == .pointerLoop {
                     out.report(C.pointerLoop, severity: .error, "compression pointer at offset \(a.offset) re-enters labels already read (a loop)", field: "offset \(a.offset)")
@@ -59,7 +59,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.utf8Names) { i, out in
+        MDNSRule(C.utf8Names) { i, out in
             var bad: [String] = []
             for q in i.message.questions { q.name.forEachLabel(in: i.message.payload) { if !ASCII.isValidUTF8($0) { bad.append(i.name(q.name)) } } }
             for r in i.records where !r.allLabelsUTF8 { bad.append(i.name(r.record.name)) }
@@ -67,12 +67,12 @@ public enum MDNSRules {
         },
         anomalyRule(C.rdlength, [.rdlengthOverrun]) { a in "RDLENGTH at offset \(a.offset) runs past the end of the datagram" },
         anomalyRule(C.rdata, [.rdataLength]) { a in "RDATA at offset \(a.offset) does not fill its RDLENGTH exactly for its type" },
-        StatelessRule(C.ttlMSB) { i, out in
+        MDNSRule(C.ttlMSB) { i, out in
             for r in i.records where r.record.type != .opt && r.record.ttl & 0x8000_0000 != 0 {
                 out.report(C.ttlMSB, "\(i.name(r.record.name)) \(r.record.type) has TTL \(r.record.ttl) with the top bit set (receivers read 0)")
             }
         },
-        StatelessRule(C.rrClass) { i, out in
+        MDNSRule(C.rrClass) { i, out in
             for r in i.records where r.record.type != .opt {
                 if metaTypes.contains(r.record.type.rawValue) {
                     out.report(C.rrClass, severity: .error, "\(i.name(r.record.name)) is a record of query-only type \(r.record.type)")
@@ -81,7 +81,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.opt) { i, out in
+        MDNSRule(C.opt) { i, out in
             let opts = i.records.filter { $0.record.type == .opt }
             if opts.count > 1 { out.report(C.opt, "\(opts.count) OPT records") }
             for o in opts {
@@ -99,63 +99,63 @@ public enum MDNSRules {
         },
         anomalyRule(C.rdataCompression, [.compressedRDataName], suppressWhenTruncated: false) { a in "compression pointer at offset \(a.offset) inside RDATA of a type whose names are not compressed" },
         anomalyRule(C.nsecBitmap, [.nsecBitmap]) { a in "NSEC type bitmap block at offset \(a.offset) is out of order, empty, longer than 32 bytes or ends in a zero octet" },
-        StatelessRule(C.queryID) { i, out in
+        MDNSRule(C.queryID) { i, out in
             if i.isQuery, i.isMulticast, i.datagram.srcPort == 5353, i.header.id != 0 {
                 out.report(C.queryID, "multicast query from port 5353 has ID \(hex16(i.header.id)), not 0")
             }
         },
-        StatelessRule(C.responseID) { i, out in
+        MDNSRule(C.responseID) { i, out in
             if i.isResponse, i.isMulticast, i.header.id != 0 {
                 out.report(C.responseID, "multicast response has ID \(hex16(i.header.id)), not 0")
             }
         },
-        StatelessRule(C.responseAA) { i, out in
+        MDNSRule(C.responseAA) { i, out in
             if i.isResponse, !i.header.aa { out.report(C.responseAA, "response without the AA bit (flags \(hex16(i.header.flags)))") }
         },
-        StatelessRule(C.queryAA) { i, out in
+        MDNSRule(C.queryAA) { i, out in
             if i.isQuery, i.header.aa { out.report(C.queryAA, "query with the AA bit set (flags \(hex16(i.header.flags)))") }
         },
-        StatelessRule(C.opcode) { i, out in
+        MDNSRule(C.opcode) { i, out in
             if i.header.opcode != 0 && i.datagram.dstPort == 5353 { out.report(C.opcode, "OPCODE \(i.header.opcode); receivers ignore the message") }
         },
-        StatelessRule(C.rcode) { i, out in
+        MDNSRule(C.rcode) { i, out in
             if i.header.rcode != 0 && !i.isLegacyResponse { out.report(C.rcode, "RCODE \(i.header.rcode); receivers ignore the message") }
         },
-        StatelessRule(C.tc) { i, out in
+        MDNSRule(C.tc) { i, out in
             if i.isResponse, i.isMulticast, i.header.tc { out.report(C.tc, "multicast response with TC set") }
         },
-        StatelessRule(C.rd) { i, out in
+        MDNSRule(C.rd) { i, out in
             if i.header.rd { out.report(C.rd, severity: i.isLegacyQuery || i.isLegacyResponse ? .info : .warning, "RD is set") }
         },
-        StatelessRule(C.zFlags) { i, out in
+        MDNSRule(C.zFlags) { i, out in
             guard i.isMulticast else { return }
             let h = i.header
             let set = [("RA", h.ra), ("Z", h.z), ("AD", h.ad), ("CD", h.cd)].filter(\.1).map(\.0)
             if !set.isEmpty { out.report(C.zFlags, "\(set.joined(separator: ", ")) set in a multicast message (flags \(hex16(h.flags)))") }
         },
-        StatelessRule(C.questionsInResponse) { i, out in
+        MDNSRule(C.questionsInResponse) { i, out in
             if i.isResponse, !i.isLegacyResponse, i.header.qdcount > 0 {
                 out.report(C.questionsInResponse, "response carries \(i.header.qdcount) question(s); avahi drops the whole packet")
             }
         },
-        StatelessRule(C.qclass) { i, out in
+        MDNSRule(C.qclass) { i, out in
             for q in i.message.questions where q.qclass != 1 && q.qclass != 255 {
                 out.report(C.qclass, "question \(i.name(q.name)) has class \(q.qclass)")
             }
         },
-        StatelessRule(C.qtype) { i, out in
+        MDNSRule(C.qtype) { i, out in
             for q in i.message.questions where (251...254).contains(q.type.rawValue) {
                 out.report(C.qtype, "question \(i.name(q.name)) asks for \(q.type)")
             }
         },
-        StatelessRule(C.legacyQuery) { i, out in
+        MDNSRule(C.legacyQuery) { i, out in
             guard i.isLegacyQuery else { return }
             if i.message.questions.contains(where: \.unicastResponse) { out.report(C.legacyQuery, "legacy query (port \(i.datagram.srcPort)) sets the QU bit") }
             if i.header.ancount > 0 || i.header.nscount > 0 {
                 out.report(C.legacyQuery, "legacy query carries \(i.header.ancount) answer(s) and \(i.header.nscount) authority record(s); avahi drops it")
             }
         },
-        StatelessRule(C.authority) { i, out in
+        MDNSRule(C.authority) { i, out in
             let auth = i.records.filter { $0.section == .authority }
             guard !auth.isEmpty else { return }
             if i.isResponse {
@@ -166,19 +166,19 @@ public enum MDNSRules {
                 out.report(C.authority, severity: .error, "probe record \(i.name(a.record.name)) matches no question")
             }
         },
-        StatelessRule(C.knownAnswerFlush) { i, out in
+        MDNSRule(C.knownAnswerFlush) { i, out in
             guard i.isQuery else { return }
             for r in i.records where r.section == .answer && r.record.cacheFlush {
                 out.report(C.knownAnswerFlush, "known answer \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
             }
         },
-        StatelessRule(C.probeFlush) { i, out in
+        MDNSRule(C.probeFlush) { i, out in
             guard i.isQuery else { return }
             for r in i.records where r.section == .authority && r.record.cacheFlush {
                 out.report(C.probeFlush, "probe record \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
             }
         },
-        StatelessRule(C.sections) { i, out in
+        MDNSRule(C.sections) { i, out in
             guard i.message.isComplete else { return }
             let h = i.header
             if i.isResponse && h.ancount == 0 {
@@ -187,18 +187,18 @@ public enum MDNSRules {
                 out.report(C.sections, severity: .warning, "query with neither questions nor known answers")
             }
         },
-        StatelessRule(C.sharedFlush) { i, out in
+        MDNSRule(C.sharedFlush) { i, out in
             for r in i.records where r.record.cacheFlush && i.isShared(r) {
                 out.report(C.sharedFlush, "shared record \(i.name(r.record.name)) PTR has the cache-flush bit")
             }
         },
-        StatelessRule(C.uniqueFlush) { i, out in
+        MDNSRule(C.uniqueFlush) { i, out in
             guard i.isResponse, i.isMulticast, !i.isLegacyResponse else { return }
             for r in i.records where r.section != .authority && i.isUnique(r) && !r.record.cacheFlush && r.record.ttl != 0 {
                 out.report(C.uniqueFlush, "unique record \(i.name(r.record.name)) \(r.record.type) lacks the cache-flush bit")
             }
         },
-        StatelessRule(C.ttls) { i, out in
+        MDNSRule(C.ttls) { i, out in
             guard i.isResponse, !i.isLegacyResponse else { return }
             for r in i.records where r.record.type != .opt && r.record.type != .nsec && r.record.ttl != 0 {
                 let host = i.isHostRecord(r)
@@ -213,7 +213,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.rrsetTTL) { i, out in
+        MDNSRule(C.rrsetTTL) { i, out in
             // Known answers in a query carry remaining TTLs, which legitimately differ.
             guard i.isResponse else { return }
             var reported = false
@@ -228,7 +228,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.nsecForm) { i, out in
+        MDNSRule(C.nsecForm) { i, out in
             guard i.isResponse else { return }
             for r in i.records {
                 guard case .nsec(let next, let bitmap) = r.record.value else { continue }
@@ -240,7 +240,7 @@ public enum MDNSRules {
                 if types.contains(.nsec) { out.report(C.nsecForm, severity: .error, "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC") }
             }
         },
-        StatelessRule(C.nsecConsistent) { i, out in
+        MDNSRule(C.nsecConsistent) { i, out in
             for r in i.records {
                 guard case .nsec(_, let bitmap) = r.record.value else { continue }
                 // The bitmap lists the types that exist; any other type is denied.
@@ -252,7 +252,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.srvTarget) { i, out in
+        MDNSRule(C.srvTarget) { i, out in
             for r in i.records {
                 guard case .srv(_, _, _, let target) = r.record.value else { continue }
                 let l = target.labels(in: i.message.payload)
@@ -260,7 +260,7 @@ public enum MDNSRules {
                 else if DNSSDName(labels: l).kind == .instance { out.report(C.srvTarget, "SRV target \(i.name(target)) is a service instance name, not a host") }
             }
         },
-        StatelessRule(C.additionalRecords) { i, out in
+        MDNSRule(C.additionalRecords) { i, out in
             guard i.isResponse, i.isMulticast else { return }
             let p = i.message.payload
             for r in i.records where r.section == .answer {
@@ -275,7 +275,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.otherFamily) { i, out in
+        MDNSRule(C.otherFamily) { i, out in
             guard i.isResponse, i.isMulticast else { return }
             let p = i.message.payload
             for r in i.records where r.section == .answer && (r.record.type == .a || r.record.type == .aaaa) {
@@ -287,7 +287,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.addressValid) { i, out in
+        MDNSRule(C.addressValid) { i, out in
             guard i.isResponse else { return }
             for r in i.records {
                 let addr: IPAddress
@@ -303,7 +303,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.emptyTXT) { i, out in
+        MDNSRule(C.emptyTXT) { i, out in
             for r in i.records where r.record.type == .txt {
                 if r.record.rdata.isEmpty {
                     out.report(C.emptyTXT, severity: .error, "TXT \(i.name(r.record.name)) is empty (RDLENGTH 0); use a single zero byte")
@@ -321,7 +321,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.txtKeys) { i, out in
+        MDNSRule(C.txtKeys) { i, out in
             let p = i.message.payload
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
                 i.message.forEachTXTKey(r.record) { string, key in
@@ -337,7 +337,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.txtDuplicate) { i, out in
+        MDNSRule(C.txtDuplicate) { i, out in
             let p = i.message.payload
             var keys: [Range<Int>] = []
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
@@ -366,14 +366,14 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.txtSize) { i, out in
+        MDNSRule(C.txtSize) { i, out in
             for r in i.records where r.record.type == .txt {
                 let n = r.record.rdata.count
                 if n > 1300 { out.report(C.txtSize, severity: .warning, "TXT \(i.name(r.record.name)) is \(n) bytes (over 1300 is not recommended)") }
                 else if n > 400 { out.report(C.txtSize, severity: .info, "TXT \(i.name(r.record.name)) is \(n) bytes") }
             }
         },
-        StatelessRule(C.instanceStructure) { i, out in
+        MDNSRule(C.instanceStructure) { i, out in
             let p = i.message.payload
             for r in i.records {
                 if r.record.type == .srv && r.dnssd.kind != .instance && !r.hasUnderscoreLabel {
@@ -385,7 +385,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.serviceLabel) { i, out in
+        MDNSRule(C.serviceLabel) { i, out in
             func check(_ label: ArraySlice<UInt8>?, _ d: DNSSDName) -> Bool {
                 guard let label, d.kind != .other, let problem = serviceLabelProblem(label) else { return false }
                 out.report(C.serviceLabel, "service label \(MDNSText.show(label)): \(problem)")
@@ -398,7 +398,7 @@ public enum MDNSRules {
             }
             for r in i.records where check(r.serviceLabel.map(i.bytes), r.dnssd) { return }
         },
-        StatelessRule(C.instanceLabel) { i, out in
+        MDNSRule(C.instanceLabel) { i, out in
             for r in i.records where r.dnssd.kind == .instance {
                 guard let first = r.firstLabel else { continue }
                 let label = i.bytes(first)
@@ -408,7 +408,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.subtype) { i, out in
+        MDNSRule(C.subtype) { i, out in
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
                 guard case .name(let t) = r.record.value, let service = r.serviceLabel else { continue }
@@ -419,7 +419,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.enumeration) { i, out in
+        MDNSRule(C.enumeration) { i, out in
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .serviceEnumeration {
                 guard case .name(let t) = r.record.value else { continue }
@@ -428,7 +428,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.hostNames) { i, out in
+        MDNSRule(C.hostNames) { i, out in
             for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && r.labelCount > 0 && !r.hostLabelsLDH {
                 let p = i.message.payload
                 if let bad = i.labelRanges(r.record.name).dropLast().first(where: { !MDNSInput.isLDH(p, $0) }) {
@@ -437,7 +437,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.duplicates) { i, out in
+        MDNSRule(C.duplicates) { i, out in
             let p = i.message.payload
             for (k, a) in i.records.enumerated() where a.record.type != .opt {
                 if i.records[(k + 1)...].contains(where: { b in
@@ -449,7 +449,7 @@ public enum MDNSRules {
                 }
             }
         },
-        StatelessRule(C.localNames) { i, out in
+        MDNSRule(C.localNames) { i, out in
             func check(_ n: DNSName) -> Bool {
                 let l = i.labelRanges(n)
                 guard !l.isEmpty, !MDNSInput.isLocal(i.message.payload, l) else { return false }
@@ -459,19 +459,19 @@ public enum MDNSRules {
             for q in i.message.questions where check(q.name) { return }
             for r in i.records where r.record.type != .opt && !r.isLocalName && check(r.record.name) { return }
         },
-        StatelessRule(C.sourcePort) { i, out in
+        MDNSRule(C.sourcePort) { i, out in
             if i.isResponse, i.datagram.srcPort != 5353 { out.report(C.sourcePort, "response from port \(i.datagram.srcPort); receivers must ignore it") }
         },
-        StatelessRule(C.responseDestination) { i, out in
+        MDNSRule(C.responseDestination) { i, out in
             guard i.isResponse, i.isMulticast else { return }
             if i.datagram.dstPort != 5353 { out.report(C.responseDestination, "multicast response to port \(i.datagram.dstPort)") }
         },
-        StatelessRule(C.legacyQuestion) { i, out in
+        MDNSRule(C.legacyQuestion) { i, out in
             if i.isLegacyResponse, i.header.qdcount == 0 {
                 out.report(C.legacyQuestion, "unicast response to port \(i.datagram.dstPort) does not repeat the question")
             }
         },
-        StatelessRule(C.legacyTTL) { i, out in
+        MDNSRule(C.legacyTTL) { i, out in
             guard i.isLegacyResponse else { return }
             if let r = i.records.first(where: { $0.record.cacheFlush }) {
                 out.report(C.legacyTTL, severity: .error, "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
@@ -480,7 +480,7 @@ public enum MDNSRules {
                 out.report(C.legacyTTL, severity: .warning, "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) TTL \(r.record.ttl) (10 s at most)")
             }
         },
-        StatelessRule(C.ipTTL) { i, out in
+        MDNSRule(C.ipTTL) { i, out in
             guard i.datagram.hopLimit != 255 else { return }
             if i.isResponse {
                 out.report(C.ipTTL, severity: .warning, "response sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit); older queriers ignore anything but 255")
@@ -488,22 +488,22 @@ public enum MDNSRules {
                 out.report(C.ipTTL, severity: .info, "query sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit)")
             }
         },
-        StatelessRule(C.onLink) { i, out in
+        MDNSRule(C.onLink) { i, out in
             guard i.isResponse, !i.isMulticast, case .v4(let s) = i.datagram.src, case .v4(let d) = i.datagram.dst else { return }
             if s >> 8 != d >> 8 {
                 out.report(C.onLink, severity: .info, "unicast response from \(i.datagram.src) to \(i.datagram.dst): not on the same /24, possibly off-link")
             }
         },
-        StatelessRule(C.size) { i, out in
+        MDNSRule(C.size) { i, out in
             if i.datagram.ipPacketLength > 9000 { out.report(C.size, "packet of \(i.datagram.ipPacketLength) bytes (9000 at most)") }
         },
-        StatelessRule(C.fragmented) { i, out in
+        MDNSRule(C.fragmented) { i, out in
             let n = i.message.answers.count + i.message.authorities.count + i.message.additionals.count
             if i.datagram.wasFragmented && n > 1 {
                 out.report(C.fragmented, "IP-fragmented packet carries \(n) records; a packet larger than the MTU may carry only one")
             }
         },
-        StatelessRule(C.group) { i, out in
+        MDNSRule(C.group) { i, out in
             let d = i.datagram
             guard d.dst.isMulticast, d.dstPort == 5353 else { return }
             if d.dst == .mdnsIPv4 || d.dst == .mdnsIPv6 { return }

@@ -167,9 +167,12 @@ public struct SSDPPrepared: Sendable {
 
 /// Runs the stateless SSDP rules (one per worker thread; it only caches the enabled list).
 public struct SSDPChecker: Sendable {
-    /// The enabled rules' checks, as plain function values (calling through the rule objects
-    /// retained and released each one per message).
-    private var checks = SSDPRules.all.map(\.check)
+    /// The enabled rules, unretained: `SSDPRules.all` keeps them alive for the whole run, and
+    /// calling through a retained reference cost an atomic retain/release pair per rule per
+    /// message, on objects shared by every worker thread. (An array of the check closures
+    /// themselves is no better: arrays store functions at the generic abstraction, so each
+    /// element is a heap-allocated reabstraction thunk, retained per call.)
+    private var rules = SSDPRules.all.map(Unmanaged.passUnretained)
     private var filteredFor: Set<RuleID> = []
     public init() {}
 
@@ -177,10 +180,11 @@ public struct SSDPChecker: Sendable {
         if p.deviceKey != 0 { sink.deviceKey = p.deviceKey }
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
-            checks = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(\.check)
+            rules = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(Unmanaged.passUnretained)
         }
-        for check in checks {
-            check(p.input, &sink)
+        let input = p.input
+        for rule in rules {
+            rule._withUnsafeGuaranteedRef { $0.check(input, &sink) }
         }
         for r in p.pairing {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)

@@ -36,8 +36,8 @@ public enum SSDPRules {
         names.filter { !m.has($0) }.map(\.text)
     }
 
-    public static let all: [StatelessRule<SSDPInput>] = [
-        StatelessRule(C.datagramSize) { i, out in
+    public static let all: [SSDPRule] = [
+        SSDPRule(C.datagramSize) { i, out in
             if i.datagram.wasFragmented {
                 out.report(C.datagramSize, severity: .warning,
                     "the message was IP-fragmented (\(i.datagram.fragmentFrames.count) fragments); it must fit in one UDP packet")
@@ -46,7 +46,7 @@ public enum SSDPRules {
                     "\(i.datagram.udpPayloadLength)-byte payload; some stacks accept only about 512-byte SSDP datagrams")
             }
         },
-        StatelessRule(C.startLine) { i, out in
+        SSDPRule(C.startLine) { i, out in
             let m = i.message
             guard m.kind != .response else { return }
             let line = m.startLine
@@ -54,7 +54,7 @@ public enum SSDPRules {
                 out.report(C.startLine, "start line \"\(SSDPText.show(line))\" is not NOTIFY * HTTP/1.1, M-SEARCH * HTTP/1.1 or HTTP/1.1 200 OK")
             }
         },
-        StatelessRule(C.requestLine) { i, out in
+        SSDPRule(C.requestLine) { i, out in
             let m = i.message
             guard m.kind == .mSearch || m.kind == .notify, m.startTokens.count == 3 else { return }
             let method = m.startTokens[0]
@@ -70,7 +70,7 @@ public enum SSDPRules {
             }
             if !problems.isEmpty { out.report(C.requestLine, problems.joined(separator: "; ")) }
         },
-        StatelessRule(C.statusLine) { i, out in
+        SSDPRule(C.statusLine) { i, out in
             let m = i.message
             guard m.kind == .response else { return }
             let t = m.startTokens
@@ -86,7 +86,7 @@ public enum SSDPRules {
                 out.report(C.statusLine, severity: .warning, "reason phrase is \"\(SSDPText.show(reason))\", not OK")
             }
         },
-        StatelessRule(C.lineEndings) { i, out in
+        SSDPRule(C.lineEndings) { i, out in
             for a in i.message.anomalies where a.kind == .bareLF || a.kind == .bareCR {
                 out.report(C.lineEndings,
                     "line ending at offset \(a.offset) is a bare \(a.kind == .bareLF ? "LF" : "CR"), not CRLF",
@@ -94,7 +94,7 @@ public enum SSDPRules {
                 break
             }
         },
-        StatelessRule(C.blankLine) { i, out in
+        SSDPRule(C.blankLine) { i, out in
             for a in i.message.anomalies {
                 if a.kind == .missingBlankLine, !i.datagram.isTruncated {
                     out.report(C.blankLine, "the header block is not terminated by an empty line (CRLF CRLF)")
@@ -103,7 +103,7 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.headerSyntax) { i, out in
+        SSDPRule(C.headerSyntax) { i, out in
             for h in i.message.headers {
                 if h.missingColon {
                     out.report(C.headerSyntax, "header line \"\(SSDPText.show(h.name))\" has no colon", field: "offset \(h.offset)")
@@ -114,12 +114,12 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.duplicateHeader) { i, out in
+        SSDPRule(C.duplicateHeader) { i, out in
             for name in singleValued where i.message.count(name) > 1 {
                 out.report(C.duplicateHeader, "\(name.text) appears \(i.message.count(name)) times", field: name.text)
             }
         },
-        StatelessRule(C.headerValueBytes) { i, out in
+        SSDPRule(C.headerValueBytes) { i, out in
             for a in i.message.anomalies {
                 switch a.kind {
                 case .controlCharacter: out.report(C.headerValueBytes, severity: .warning, "a header value contains a control character", field: "offset \(a.offset)")
@@ -130,7 +130,7 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.body) { i, out in
+        SSDPRule(C.body) { i, out in
             let m = i.message
             if !m.body.isEmpty {
                 out.report(C.body, "\(m.body.count) byte(s) of body after the header block")
@@ -138,7 +138,7 @@ public enum SSDPRules {
                 out.report(C.body, "Content-Length is \(SSDPText.show(cl)), not 0")
             }
         },
-        StatelessRule(C.vendorHeaders) { i, out in
+        SSDPRule(C.vendorHeaders) { i, out in
             // One finding per message and severity, naming every such header (a Sonos
             // NOTIFY carries five; one line each would bury everything else).
             var legacyNames: [String] = []
@@ -164,7 +164,7 @@ public enum SSDPRules {
                     field: legacyNames.joined(separator: ","))
             }
         },
-        StatelessRule(C.multicastGroup) { i, out in
+        SSDPRule(C.multicastGroup) { i, out in
             let m = i.message
             let d = i.datagram
             guard m.kind == .notify || (m.kind == .mSearch && d.dst.isMulticast) else { return }
@@ -184,7 +184,7 @@ public enum SSDPRules {
                 out.report(C.multicastGroup, "sent to port \(d.dstPort), not 1900")
             }
         },
-        StatelessRule(C.hostHeader) { i, out in
+        SSDPRule(C.hostHeader) { i, out in
             let m = i.message
             let d = i.datagram
             guard m.kind == .notify || m.kind == .mSearch else { return }
@@ -212,7 +212,7 @@ public enum SSDPRules {
                 out.report(C.hostHeader, "HOST port \(p) differs from the destination port \(d.dstPort)")
             }
         },
-        StatelessRule(C.ipTTL) { i, out in
+        SSDPRule(C.ipTTL) { i, out in
             let d = i.datagram
             guard d.dst.isMulticast, !d.isIPv6, i.kind == .notify || i.kind == .mSearch else { return }
             let limit: UInt8 = i.atLeast11 ? 2 : 4
@@ -220,7 +220,7 @@ public enum SSDPRules {
                 out.report(C.ipTTL, "multicast with IP TTL \(d.hopLimit); UDA \(i.atLeast11 ? "1.1+" : "1.0") default is \(limit)")
             }
         },
-        StatelessRule(C.ipv6Scope) { i, out in
+        SSDPRule(C.ipv6Scope) { i, out in
             let d = i.datagram
             guard d.isIPv6, let scope = d.dst.ipv6MulticastScope, d.dst.isMulticast else { return }
             let loc = i.message.value(.location).flatMap { SSDPAddressing.urlHost($0)?.address }
@@ -232,7 +232,7 @@ public enum SSDPRules {
                 if let l = loc, l.isLinkLocal { out.report(C.ipv6Scope, "LOCATION literal \(l) is link-local on a message to FF05::C") }
             }
         },
-        StatelessRule(C.uuidFormat) { i, out in
+        SSDPRule(C.uuidFormat) { i, out in
             guard i.atLeast11 else { return }
             for name in usnNTST {
                 guard let v = i.message.value(name), let u = SSDPSyntax.uuid(inUSN: v) else { continue }
@@ -241,7 +241,7 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.usnForm) { i, out in
+        SSDPRule(C.usnForm) { i, out in
             let m = i.message
             guard let usn = m.value(.usn) else { return }
             guard let uuid = SSDPSyntax.uuid(inUSN: usn), !uuid.isEmpty else {
@@ -269,7 +269,7 @@ public enum SSDPRules {
                 out.report(C.usnForm, "USN \(SSDPText.show(usn)) does not end in ::\(SSDPText.show(t)) as \(targetName) requires")
             }
         },
-        StatelessRule(C.urnForm) { i, out in
+        SSDPRule(C.urnForm) { i, out in
             for name in typeFields {
                 guard let v = i.message.value(name), SSDPSyntax.hasPrefix(v, "urn:") else { continue }
                 guard let urn = SSDPSyntax.parseURN(v) else {
@@ -285,7 +285,7 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.productTokens) { i, out in
+        SSDPRule(C.productTokens) { i, out in
             guard let claimed = i.claimedVersion, claimed >= .v1_1 else { return }
             let field: SSDPHeaderName = i.kind == .mSearch ? .userAgent : .server
             guard let v = i.message.value(field) else { return }
@@ -293,7 +293,7 @@ public enum SSDPRules {
                 out.report(C.productTokens, "\(field.text) \"\(SSDPText.show(v))\": \(problem)", field: field.text)
             }
         },
-        StatelessRule(C.location) { i, out in
+        SSDPRule(C.location) { i, out in
             guard let v = i.message.value(.location) else { return }
             guard let host = SSDPAddressing.urlHost(v) else {
                 out.report(C.location, "LOCATION \"\(SSDPText.show(v))\" is not an absolute http(s) URL")
@@ -309,7 +309,7 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.cacheControl) { i, out in
+        SSDPRule(C.cacheControl) { i, out in
             guard let v = i.message.value(.cacheControl) else { return }
             guard let age = SSDPSyntax.maxAge(in: v) else {
                 out.report(C.cacheControl, "CACHE-CONTROL \"\(SSDPText.show(v))\" has no max-age=<seconds>")
@@ -324,7 +324,7 @@ public enum SSDPRules {
                 out.report(C.cacheControl, severity: .info, "CACHE-CONTROL \"\(SSDPText.show(v))\" is not exactly max-age=N")
             }
         },
-        StatelessRule(C.maxAge) { i, out in
+        SSDPRule(C.maxAge) { i, out in
             guard let age = i.message.maxAge else { return }
             if age == 0 {
                 out.report(C.maxAge, severity: .error, "max-age=0: the advertisement expires immediately")
@@ -332,7 +332,7 @@ public enum SSDPRules {
                 out.report(C.maxAge, severity: .warning, "max-age=\(age) is below the 1800 s UDA asks for")
             }
         },
-        StatelessRule(C.numericFields) { i, out in
+        SSDPRule(C.numericFields) { i, out in
             let m = i.message
             for name in bootFields {
                 guard let v = m.value(name) else { continue }
@@ -350,23 +350,23 @@ public enum SSDPRules {
                 out.report(C.numericFields, "\(name.text) \"\(SSDPText.show(v))\" is not a port in 49152–65535", field: name.text)
             }
         },
-        StatelessRule(C.searchHeaders) { i, out in
+        SSDPRule(C.searchHeaders) { i, out in
             guard i.kind == .mSearch, i.isMulticast else { return }
             let miss = missing(i.message, searchRequired)
             if !miss.isEmpty { out.report(C.searchHeaders, "multicast M-SEARCH without \(miss.joined(separator: ", "))") }
         },
-        StatelessRule(C.man) { i, out in
+        SSDPRule(C.man) { i, out in
             guard i.kind == .mSearch, let v = i.message.value(.man) else { return }
             if !v.elementsEqual("\"ssdp:discover\"".utf8) {
                 out.report(C.man, "MAN is \(SSDPText.show(v)), not \"ssdp:discover\" (with the quotes)")
             }
         },
-        StatelessRule(C.mxPresent) { i, out in
+        SSDPRule(C.mxPresent) { i, out in
             if i.kind == .mSearch, i.isMulticast, !i.message.has(.mx) {
                 out.report(C.mxPresent, "multicast M-SEARCH without MX: devices must ignore it")
             }
         },
-        StatelessRule(C.mxRange) { i, out in
+        SSDPRule(C.mxRange) { i, out in
             guard i.kind == .mSearch, let v = i.message.value(.mx) else { return }
             guard let mx = ASCII.parseDecimal(v), mx >= 1 else {
                 out.report(C.mxRange, severity: .error, "MX \"\(SSDPText.show(v))\" is not an integer of at least 1")
@@ -379,7 +379,7 @@ public enum SSDPRules {
                 out.report(C.mxRange, severity: .warning, "MX=\(mx) is above UDA 1.0's 120")
             }
         },
-        StatelessRule(C.unicastSearch) { i, out in
+        SSDPRule(C.unicastSearch) { i, out in
             guard i.kind == .mSearch, !i.isMulticast else { return }
             let m = i.message
             let miss = missing(m, searchRequired)
@@ -389,7 +389,7 @@ public enum SSDPRules {
             }
             if m.has(.mx) { out.report(C.unicastSearch, severity: .info, "MX is not part of a unicast M-SEARCH") }
         },
-        StatelessRule(C.stForm) { i, out in
+        SSDPRule(C.stForm) { i, out in
             guard i.kind == .mSearch, let st = i.message.value(.st) else { return }
             switch SSDPAddressing.targetForm(st) {
             case .valid: break
@@ -399,13 +399,13 @@ public enum SSDPRules {
             case .invalid: out.report(C.stForm, severity: .error, "ST \(SSDPText.show(st)) is not ssdp:all, upnp:rootdevice, uuid:… or a URN")
             }
         },
-        StatelessRule(C.userAgent) { i, out in
+        SSDPRule(C.userAgent) { i, out in
             guard i.kind == .mSearch, let v = i.message.value(.userAgent) else { return }
             if UPnPVersion.find(in: v) == nil {
                 out.report(C.userAgent, "USER-AGENT \"\(SSDPText.show(v))\" names no UPnP/x.y version")
             }
         },
-        StatelessRule(C.cpfn) { i, out in
+        SSDPRule(C.cpfn) { i, out in
             guard i.kind == .mSearch, let claimed = i.claimedVersion, claimed >= .v2_0 else { return }
             if i.isMulticast && !i.message.has(.cpfn) {
                 out.report(C.cpfn, "UPnP/2.0 multicast M-SEARCH without CPFN.UPNP.ORG")
@@ -416,28 +416,28 @@ public enum SSDPRules {
                 }
             }
         },
-        StatelessRule(C.responseHeaders) { i, out in
+        SSDPRule(C.responseHeaders) { i, out in
             guard i.kind == .response else { return }
             let miss = missing(i.message, i.atLeast11 ? responseRequired11 : responseRequired)
             if !miss.isEmpty { out.report(C.responseHeaders, "search response without \(miss.joined(separator: ", "))") }
         },
-        StatelessRule(C.ext) { i, out in
+        SSDPRule(C.ext) { i, out in
             guard i.kind == .response, let v = i.message.value(.ext), !v.isEmpty else { return }
             out.report(C.ext, "EXT has the value \"\(SSDPText.show(v))\"; it must be empty")
         },
-        StatelessRule(C.date) { i, out in
+        SSDPRule(C.date) { i, out in
             guard let v = i.message.value(.date) else { return }
             if !SSDPAddressing.isRFC1123Date(v) {
                 out.report(C.date, "DATE \"\(SSDPText.show(v))\" is not an RFC 1123 date in GMT")
             }
         },
-        StatelessRule(C.stUSN) { i, out in
+        SSDPRule(C.stUSN) { i, out in
             guard i.kind == .response, let st = i.message.value(.st) else { return }
             if st.elementsEqual("ssdp:all".utf8) {
                 out.report(C.stUSN, "a response carries ST: ssdp:all; it must name what matched")
             }
         },
-        StatelessRule(C.responseUnicast) { i, out in
+        SSDPRule(C.responseUnicast) { i, out in
             guard i.kind == .response else { return }
             if i.isMulticast {
                 out.report(C.responseUnicast, severity: .error, "search response sent to multicast \(i.datagram.dst)")
@@ -445,14 +445,14 @@ public enum SSDPRules {
                 out.report(C.responseUnicast, severity: .info, "search response from port \(i.datagram.srcPort), not 1900 (firewall helpers key on 1900)")
             }
         },
-        StatelessRule(C.responseExtraHeaders) { i, out in
+        SSDPRule(C.responseExtraHeaders) { i, out in
             guard i.kind == .response else { return }
             let present = notInResponses.filter { i.message.has($0) }.map(\.text)
             if !present.isEmpty {
                 out.report(C.responseExtraHeaders, "search response carries request/notify headers \(present.joined(separator: ", "))")
             }
         },
-        StatelessRule(C.aliveHeaders) { i, out in
+        SSDPRule(C.aliveHeaders) { i, out in
             guard i.message.notificationSubtype == .alive else { return }
             let miss = missing(i.message, i.atLeast11 ? aliveRequired11 : aliveRequired)
             if !miss.isEmpty { out.report(C.aliveHeaders, "ssdp:alive without \(miss.joined(separator: ", "))") }
@@ -460,7 +460,7 @@ public enum SSDPRules {
                 out.report(C.aliveHeaders, "SECURELOCATION.UPNP.ORG \(SSDPText.show(s)) is not an https URL")
             }
         },
-        StatelessRule(C.nts) { i, out in
+        SSDPRule(C.nts) { i, out in
             guard i.kind == .notify else { return }
             guard let v = i.message.value(.nts) else {
                 out.report(C.nts, "NOTIFY without NTS")
@@ -470,7 +470,7 @@ public enum SSDPRules {
                 out.report(C.nts, "NTS \"\(SSDPText.show(v))\" is not ssdp:alive, ssdp:byebye or ssdp:update")
             }
         },
-        StatelessRule(C.ntForm) { i, out in
+        SSDPRule(C.ntForm) { i, out in
             guard i.kind == .notify, let nt = i.message.value(.nt) else { return }
             switch SSDPAddressing.targetForm(nt) {
             case .valid:
@@ -479,24 +479,24 @@ public enum SSDPRules {
             default: out.report(C.ntForm, "NT \(SSDPText.show(nt)) is not upnp:rootdevice, uuid:… or a device/service URN")
             }
         },
-        StatelessRule(C.notifyMulticast) { i, out in
+        SSDPRule(C.notifyMulticast) { i, out in
             if i.kind == .notify, !i.isMulticast {
                 out.report(C.notifyMulticast, "NOTIFY sent to \(i.datagram.dst); notifications are multicast")
             }
         },
-        StatelessRule(C.byebyeHeaders) { i, out in
+        SSDPRule(C.byebyeHeaders) { i, out in
             guard i.message.notificationSubtype == .byebye else { return }
             let miss = missing(i.message, i.atLeast11 ? byebyeRequired11 : byebyeRequired)
             if !miss.isEmpty { out.report(C.byebyeHeaders, severity: .error, "ssdp:byebye without \(miss.joined(separator: ", "))") }
             let extra = notInByebye.filter { i.message.has($0) }.map(\.text)
             if !extra.isEmpty { out.report(C.byebyeHeaders, severity: .info, "ssdp:byebye carries \(extra.joined(separator: ", "))") }
         },
-        StatelessRule(C.updateHeaders) { i, out in
+        SSDPRule(C.updateHeaders) { i, out in
             guard i.message.notificationSubtype == .update else { return }
             let miss = missing(i.message, updateRequired)
             if !miss.isEmpty { out.report(C.updateHeaders, "ssdp:update without \(miss.joined(separator: ", "))") }
         },
-        StatelessRule(C.nextBootID) { i, out in
+        SSDPRule(C.nextBootID) { i, out in
             guard i.message.notificationSubtype == .update,
                 let b = i.message.value(.bootID).flatMap({ ASCII.parseDecimal($0) }),
                 let n = i.message.value(.nextBootID).flatMap({ ASCII.parseDecimal($0) })
