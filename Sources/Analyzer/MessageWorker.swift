@@ -85,7 +85,7 @@ struct MessageWorker: BatchWorker {
         case .mdns:
             let input = mdns.judge(d, into: &sink)
             let m = input.message
-            if m.header.qr { noteServices(input, into: &out.services) }
+            if m.header.qr { Self.noteServices(input, into: &out.services) }
             if options.wantMessages {
                 record = MDNSRender.record(
                     m, d, srcText: srcText, dstText: addressText(d.dst),
@@ -93,7 +93,7 @@ struct MessageWorker: BatchWorker {
             }
         }
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
-        let findings = accept(sink.findings, into: &out)
+        let findings = Self.accept(sink.findings, policy: policy, into: &out)
         if var r = record {
             r.fileIndex = item.fileIndex
             r.truncated = d.isTruncated
@@ -111,7 +111,7 @@ struct MessageWorker: BatchWorker {
     /// Findings of the end of the run (stateful rules that conclude late), formatted the same way.
     mutating func conclude(_ raw: [Finding]) -> BatchOutput {
         var out = BatchOutput()
-        let findings = accept(raw, into: &out)
+        let findings = Self.accept(raw, policy: policy, into: &out)
         show(findings, into: &out)
         return out
     }
@@ -124,7 +124,7 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private func accept(_ raw: [Finding], into out: inout BatchOutput) -> [Finding] {
+    private static func accept(_ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput) -> [Finding] {
         guard !raw.isEmpty else { return raw }
         guard let policy else {
             for f in raw { out.counted.append((f.descriptor, f.severity)) }
@@ -152,7 +152,7 @@ struct MessageWorker: BatchWorker {
     }
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
-    private func noteServices(_ input: MDNSInput, into services: inout [String]) {
+    private static func noteServices(_ input: MDNSInput, into services: inout [String]) {
         for r in input.records where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
             services.append(r.record.name.presentation(in: input.message.payload).lowercased())
         }

@@ -214,13 +214,18 @@ public struct TextRenderer: MessageRenderer {
     }
 
     func endpoint(_ addr: String, _ port: UInt16, into c: inout RenderedChunk) {
-        if addr.utf8.contains(0x3A) {
-            c.append(byte: 0x5B)
-            c.append(addr)
-            c.append("]:" as StaticString)
-        } else {
-            c.append(addr)
-            c.append(byte: 0x3A)
+        // Through the contiguous UTF-8 buffer: `addr.utf8.contains` goes the generic,
+        // per-character way, and this runs twice per line.
+        var a = addr
+        a.withUTF8 { u in
+            if u.contains(0x3A) {
+                c.append(byte: 0x5B)
+                c.bytes.append(contentsOf: u)
+                c.append("]:" as StaticString)
+            } else {
+                c.bytes.append(contentsOf: u)
+                c.append(byte: 0x3A)
+            }
         }
         c.append(decimal: Int(port))
     }

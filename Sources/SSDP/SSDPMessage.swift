@@ -262,9 +262,9 @@ public struct SSDPMessage: Sendable {
     public var notificationSubtype: NotificationSubtype? {
         guard kind == .notify else { return nil }
         guard let v = value(.nts) else { return .other }
-        if v.elementsEqual("ssdp:alive".utf8) { return .alive }
-        if v.elementsEqual("ssdp:byebye".utf8) { return .byebye }
-        if v.elementsEqual("ssdp:update".utf8) { return .update }
+        if v.equals("ssdp:alive") { return .alive }
+        if v.equals("ssdp:byebye") { return .byebye }
+        if v.equals("ssdp:update") { return .update }
         return .other
     }
 
@@ -509,9 +509,9 @@ public enum SSDPSyntax {
         guard n == 4 else { return nil }
         let kindPart = s[(colons.1 + 1)..<colons.2]
         let kind: URNKind
-        if kindPart.elementsEqual("device".utf8) {
+        if kindPart.equals("device") {
             kind = .device
-        } else if kindPart.elementsEqual("service".utf8) {
+        } else if kindPart.equals("service") {
             kind = .service
         } else {
             return nil

@@ -86,3 +86,22 @@ public enum ASCII {
         return ascii || isValidUTF8(bytes[range])
     }
 }
+
+extension ArraySlice where Element == UInt8 {
+    /// Byte-exact equality with a literal (`elementsEqual("…".utf8)` walks the String view
+    /// through the generic path, several times slower on the rules' hot paths).
+    @inlinable
+    public func equals(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard count == n else { return false }
+        let t = literal.utf8Start
+        return withUnsafeBufferPointer { b in
+            var k = 0
+            while k < n {
+                if b[k] != t[k] { return false }
+                k += 1
+            }
+            return true
+        }
+    }
+}

@@ -93,7 +93,7 @@ enum SSDPAddressing {
     static func targetForm(_ v: ArraySlice<UInt8>) -> TargetForm {
         if v.isEmpty { return .empty }
         if v.contains(0x20) || v.contains(0x2C) { return .list }
-        if v.elementsEqual("ssdp:all".utf8) || v.elementsEqual("upnp:rootdevice".utf8) { return .valid }
+        if v.equals("ssdp:all") || v.equals("upnp:rootdevice") { return .valid }
         if SSDPSyntax.hasPrefix(v, "uuid:") { return v.count > 5 ? .valid : .invalid }
         if SSDPSyntax.hasPrefix(v, "urn:") { return SSDPSyntax.parseURN(v) != nil ? .valid : .invalid }
         if SSDPSyntax.hasPrefix(v, "ssdp:") || SSDPSyntax.hasPrefix(v, "upnp:") { return .invalid }
@@ -105,7 +105,7 @@ enum SSDPAddressing {
         let p = v.split(separator: 0x20)
         guard p.count == 6, p[0].count == 4, p[0].last == 0x2C, p[1].count == 2, p[1].allSatisfy(ASCII.isDigit),
             p[2].count == 3, p[3].count == 4, p[3].allSatisfy(ASCII.isDigit), p[4].count == 8,
-            p[5].elementsEqual("GMT".utf8)
+            p[5].equals("GMT")
         else { return false }
         let days = ["Mon,", "Tue,", "Wed,", "Thu,", "Fri,", "Sat,", "Sun,"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

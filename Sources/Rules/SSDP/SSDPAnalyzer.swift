@@ -119,7 +119,7 @@ public struct SSDPAnalyzer {
         }
         guard delay >= 0, delay < 130, let st = m.value(.st) else { return }
         let asked = s.st[...]
-        if asked.elementsEqual("ssdp:all".utf8) || asked.isEmpty { return }
+        if asked.equals("ssdp:all") || asked.isEmpty { return }
         if SSDPSyntax.hasPrefix(asked, "urn:"), let a = SSDPSyntax.parseURN(asked), let r = SSDPSyntax.parseURN(st) {
             if a.kind == r.kind, a.domain.elementsEqual(r.domain), a.type.elementsEqual(r.type) {
                 if !a.version.elementsEqual(r.version) {

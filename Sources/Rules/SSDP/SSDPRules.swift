@@ -50,7 +50,7 @@ public enum SSDPRules {
             let m = i.message
             guard m.kind != .response else { return }
             let line = m.startLine
-            if !(line.elementsEqual("NOTIFY * HTTP/1.1".utf8) || line.elementsEqual("M-SEARCH * HTTP/1.1".utf8)) {
+            if !(line.equals("NOTIFY * HTTP/1.1") || line.equals("M-SEARCH * HTTP/1.1")) {
                 out.report(C.startLine, "start line \"\(SSDPText.show(line))\" is not NOTIFY * HTTP/1.1, M-SEARCH * HTTP/1.1 or HTTP/1.1 200 OK")
             }
         },
@@ -59,13 +59,13 @@ public enum SSDPRules {
             guard m.kind == .mSearch || m.kind == .notify, m.startTokens.count == 3 else { return }
             let method = m.startTokens[0]
             var problems: [String] = []
-            if !(method.elementsEqual("M-SEARCH".utf8) || method.elementsEqual("NOTIFY".utf8)) {
+            if !(method.equals("M-SEARCH") || method.equals("NOTIFY")) {
                 problems.append("method \"\(SSDPText.show(method))\" is not upper case")
             }
-            if !m.startTokens[1].elementsEqual("*".utf8) {
+            if !m.startTokens[1].equals("*") {
                 problems.append("Request-URI is \"\(SSDPText.show(m.startTokens[1]))\", not *")
             }
-            if !m.startTokens[2].elementsEqual("HTTP/1.1".utf8) {
+            if !m.startTokens[2].equals("HTTP/1.1") {
                 problems.append("version is \(SSDPText.show(m.startTokens[2])), not HTTP/1.1")
             }
             if !problems.isEmpty { out.report(C.requestLine, problems.joined(separator: "; ")) }
@@ -77,12 +77,12 @@ public enum SSDPRules {
             let version = t.first ?? []
             let status = t.count > 1 ? t[1] : []
             let reason = t.count > 2 ? t[2] : []
-            if !version.elementsEqual("HTTP/1.1".utf8) {
+            if !version.equals("HTTP/1.1") {
                 out.report(C.statusLine, severity: .error, "response version is \(SSDPText.show(version)), not HTTP/1.1")
-            } else if !status.elementsEqual("200".utf8) {
+            } else if !status.equals("200") {
                 out.report(C.statusLine, severity: .error,
                     "status \(SSDPText.show(status)) \(SSDPText.show(reason)) on SSDP; UDA has no error responses (receivers must stay silent)")
-            } else if !reason.elementsEqual("OK".utf8) {
+            } else if !reason.equals("OK") {
                 out.report(C.statusLine, severity: .warning, "reason phrase is \"\(SSDPText.show(reason))\", not OK")
             }
         },
@@ -134,7 +134,7 @@ public enum SSDPRules {
             let m = i.message
             if !m.body.isEmpty {
                 out.report(C.body, "\(m.body.count) byte(s) of body after the header block")
-            } else if let cl = m.value(.contentLength), !cl.elementsEqual("0".utf8) {
+            } else if let cl = m.value(.contentLength), !cl.equals("0") {
                 out.report(C.body, "Content-Length is \(SSDPText.show(cl)), not 0")
             }
         },
@@ -259,7 +259,7 @@ public enum SSDPRules {
             } else {
                 return
             }
-            guard let t = target, !t.elementsEqual("ssdp:all".utf8) else { return }
+            guard let t = target, !t.equals("ssdp:all") else { return }
             let suffix = SSDPSyntax.suffix(ofUSN: usn)
             if SSDPSyntax.hasPrefix(t, "uuid:", caseInsensitive: true) {
                 if suffix != nil || !t.elementsEqual(usn) {
@@ -357,7 +357,7 @@ public enum SSDPRules {
         },
         SSDPRule(C.man) { i, out in
             guard i.kind == .mSearch, let v = i.message.value(.man) else { return }
-            if !v.elementsEqual("\"ssdp:discover\"".utf8) {
+            if !v.equals("\"ssdp:discover\"") {
                 out.report(C.man, "MAN is \(SSDPText.show(v)), not \"ssdp:discover\" (with the quotes)")
             }
         },
@@ -433,7 +433,7 @@ public enum SSDPRules {
         },
         SSDPRule(C.stUSN) { i, out in
             guard i.kind == .response, let st = i.message.value(.st) else { return }
-            if st.elementsEqual("ssdp:all".utf8) {
+            if st.equals("ssdp:all") {
                 out.report(C.stUSN, "a response carries ST: ssdp:all; it must name what matched")
             }
         },
@@ -474,7 +474,7 @@ public enum SSDPRules {
             guard i.kind == .notify, let nt = i.message.value(.nt) else { return }
             switch SSDPAddressing.targetForm(nt) {
             case .valid:
-                if nt.elementsEqual("ssdp:all".utf8) { out.report(C.ntForm, "NT: ssdp:all is a search target, not a notification type") }
+                if nt.equals("ssdp:all") { out.report(C.ntForm, "NT: ssdp:all is a search target, not a notification type") }
             case .empty: out.report(C.ntForm, "NT is empty")
             default: out.report(C.ntForm, "NT \(SSDPText.show(nt)) is not upnp:rootdevice, uuid:… or a device/service URN")
             }
