@@ -49,6 +49,9 @@ struct MessageWorker: BatchWorker {
     /// nil: every finding is kept as it is (no configuration).
     let policy: (@Sendable (Finding) -> Finding?)?
     var renderer: (any MessageRenderer)?
+    /// Whether `renderer` is set. Tested instead of `renderer != nil`, which copies the
+    /// existential (and retains what the renderer holds, shared by all workers) per message.
+    private let renders: Bool
     private var ssdpChecker = SSDPChecker()
     private var mdns = MDNSAnalyzer()
     /// Address text, cached: the same few thousand devices and groups repeat on every line
@@ -59,11 +62,12 @@ struct MessageWorker: BatchWorker {
         self.options = options
         self.policy = policy
         self.renderer = renderer
+        self.renders = renderer != nil
     }
 
     mutating func process(_ items: [WorkItem]) -> BatchOutput {
         var out = BatchOutput()
-        if renderer != nil { out.chunk.bytes.reserveCapacity(items.count * 320) }
+        if renders { out.chunk.bytes.reserveCapacity(items.count * 320) }
         for item in items { process(item, into: &out) }
         return out
     }
@@ -98,7 +102,7 @@ struct MessageWorker: BatchWorker {
             r.fileIndex = item.fileIndex
             r.truncated = d.isTruncated
             r.fragmentFrames = d.fragmentFrames
-            if renderer != nil {
+            if renders {
                 renderer?.render(r, findings: findings, into: &out.chunk)
             } else {
                 out.messages.append((r, findings))
@@ -117,7 +121,7 @@ struct MessageWorker: BatchWorker {
     }
 
     private mutating func show(_ findings: [Finding], into out: inout BatchOutput) {
-        if renderer != nil {
+        if renders {
             for f in findings { renderer?.render(finding: f, into: &out.chunk) }
         } else {
             out.messages.append((nil, findings))
