@@ -21,6 +21,15 @@ public final class MDNSInput: Sendable {
     /// Malformed-findings are suppressed when the snap length cut the datagram.
     public var truncated: Bool { datagram.isTruncated }
 
+    /// Facts about a name that rules ask of record targets and questions, computed once from
+    /// its label ranges (no label slices).
+    public struct NameInfo: Sendable {
+        public var dnssd: DNSSDName
+        public var labelCount: Int
+        /// The `_service` label when `dnssd` found one.
+        public var serviceLabel: Range<Int>?
+    }
+
     /// Per-record facts computed once from the owner name's labels. Only plain values (no
     /// references), so the rules iterate records without reference counting; the labels
     /// themselves are rebuilt with `labels(_:)` when a finding needs to print them.
@@ -40,41 +49,63 @@ public final class MDNSInput: Sendable {
         public var isLocalName: Bool
         /// Every label but the last is letters, digits and hyphens (MDNS-320).
         public var hostLabelsLDH: Bool
+        /// The name a PTR, CNAME or NS points to, or an SRV's target.
+        public var target: NameInfo?
     }
     public let records: [RecordInfo]
+    /// The questions' names, in order.
+    public let questionNames: [NameInfo]
 
     public init(message: DNSMessage, datagram: Datagram) {
         self.message = message
         self.datagram = datagram
-        var info: [RecordInfo] = []
-        info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
         let p = message.payload
-        // One scratch list of label ranges, reused for every record of the message.
+        // One scratch list of label ranges, reused for every name of the message.
         var l: [Range<Int>] = []
         l.reserveCapacity(16)
-        func add(_ s: DNSSection, _ rr: ResourceRecord) {
-            l.removeAll(keepingCapacity: true)
-            rr.name.forEachLabelRange(in: p) { l.append($0) }
-            let d = DNSSDName(payload: p, labels: l)
-            var utf8 = true
-            var underscore = false
-            var ldh = true
-            for (k, r) in l.enumerated() {
-                if utf8 && !ASCII.isValidUTF8(p, r) { utf8 = false }
-                if !r.isEmpty && p[r.lowerBound] == 0x5F { underscore = true }
-                if ldh && k < l.count - 1 && !Self.isLDH(p, r) { ldh = false }
-            }
-            info.append(RecordInfo(
-                section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first,
-                serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
-                allLabelsUTF8: utf8, hasUnderscoreLabel: underscore,
-                isReverse: Self.isReverse(p, l), isLocalName: l.isEmpty || Self.isLocal(p, l),
-                hostLabelsLDH: ldh))
-        }
-        for rr in message.answers { add(.answer, rr) }
-        for rr in message.authorities { add(.authority, rr) }
-        for rr in message.additionals { add(.additional, rr) }
+        var q: [NameInfo] = []
+        q.reserveCapacity(message.questions.count)
+        for question in message.questions { q.append(Self.nameInfo(question.name, p, &l)) }
+        questionNames = q
+        var info: [RecordInfo] = []
+        info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
+        for rr in message.answers { info.append(Self.recordInfo(.answer, rr, p, &l)) }
+        for rr in message.authorities { info.append(Self.recordInfo(.authority, rr, p, &l)) }
+        for rr in message.additionals { info.append(Self.recordInfo(.additional, rr, p, &l)) }
         records = info
+    }
+
+    static func nameInfo(_ n: DNSName, _ p: [UInt8], _ l: inout [Range<Int>]) -> NameInfo {
+        l.removeAll(keepingCapacity: true)
+        n.forEachLabelRange(in: p) { l.append($0) }
+        let d = DNSSDName(payload: p, labels: l)
+        return NameInfo(dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil })
+    }
+
+    static func recordInfo(_ s: DNSSection, _ rr: ResourceRecord, _ p: [UInt8], _ l: inout [Range<Int>]) -> RecordInfo {
+        var target: NameInfo? = nil
+        switch rr.value {
+        case .name(let t), .srv(_, _, _, let t): target = nameInfo(t, p, &l)
+        default: break
+        }
+        l.removeAll(keepingCapacity: true)
+        rr.name.forEachLabelRange(in: p) { l.append($0) }
+        let d = DNSSDName(payload: p, labels: l)
+        var utf8 = true
+        var underscore = false
+        var ldh = true
+        for k in l.indices {
+            let r = l[k]
+            if utf8 && !ASCII.isValidUTF8(p, r) { utf8 = false }
+            if !r.isEmpty && p[r.lowerBound] == 0x5F { underscore = true }
+            if ldh && k < l.count - 1 && !isLDH(p, r) { ldh = false }
+        }
+        return RecordInfo(
+            section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first,
+            serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
+            allLabelsUTF8: utf8, hasUnderscoreLabel: underscore,
+            isReverse: isReverse(p, l), isLocalName: l.isEmpty || isLocal(p, l),
+            hostLabelsLDH: ldh, target: target)
     }
 
     /// The owner name's labels (allocates; for messages of findings).

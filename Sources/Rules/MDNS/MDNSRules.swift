@@ -254,10 +254,9 @@ public enum MDNSRules {
         },
         MDNSRule(C.srvTarget) { i, out in
             for r in i.records {
-                guard case .srv(_, _, _, let target) = r.record.value else { continue }
-                let l = target.labels(in: i.message.payload)
-                if l.isEmpty { out.report(C.srvTarget, "SRV \(i.name(r.record.name)) has the root as target") }
-                else if DNSSDName(labels: l).kind == .instance { out.report(C.srvTarget, "SRV target \(i.name(target)) is a service instance name, not a host") }
+                guard case .srv(_, _, _, let target) = r.record.value, let t = r.target else { continue }
+                if t.labelCount == 0 { out.report(C.srvTarget, "SRV \(i.name(r.record.name)) has the root as target") }
+                else if t.dnssd.kind == .instance { out.report(C.srvTarget, "SRV target \(i.name(target)) is a service instance name, not a host") }
             }
         },
         MDNSRule(C.additionalRecords) { i, out in
@@ -265,7 +264,7 @@ public enum MDNSRules {
             let p = i.message.payload
             for r in i.records where r.section == .answer {
                 if case .name(let target) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype,
-                    DNSSDName(labels: target.labels(in: p)).kind == .instance
+                    r.target?.dnssd.kind == .instance
                 {
                     let hasSRV = i.records.contains { $0.record.type == .srv && $0.record.name.equals(target, in: p, p) }
                     let hasTXT = i.records.contains { $0.record.type == .txt && $0.record.name.equals(target, in: p, p) }
@@ -380,8 +379,7 @@ public enum MDNSRules {
                     out.report(C.instanceStructure, "SRV owner \(i.name(r.record.name)) is not Instance.Service.Domain")
                 }
                 if case .name(let t) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype {
-                    let k = DNSSDName(labels: t.labels(in: p)).kind
-                    if k != .instance { out.report(C.instanceStructure, "browse PTR \(i.name(r.record.name)) points to \(i.name(t)), not a service instance") }
+                    if r.target?.dnssd.kind != .instance { out.report(C.instanceStructure, "browse PTR \(i.name(r.record.name)) points to \(i.name(t)), not a service instance") }
                 }
             }
         },
@@ -391,11 +389,7 @@ public enum MDNSRules {
                 out.report(C.serviceLabel, "service label \(MDNSText.show(label)): \(problem)")
                 return true
             }
-            for q in i.message.questions {
-                let l = q.name.labels(in: i.message.payload)
-                let d = DNSSDName(labels: l)
-                if check(d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil }, d) { return }
-            }
+            for q in i.questionNames where check(q.serviceLabel.map(i.bytes), q.dnssd) { return }
             for r in i.records where check(r.serviceLabel.map(i.bytes), r.dnssd) { return }
         },
         MDNSRule(C.instanceLabel) { i, out in
@@ -411,10 +405,8 @@ public enum MDNSRules {
         MDNSRule(C.subtype) { i, out in
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
-                guard case .name(let t) = r.record.value, let service = r.serviceLabel else { continue }
-                let tl = t.labels(in: p)
-                let td = DNSSDName(labels: tl)
-                if let ts = td.serviceLabelIndex, td.kind == .instance, !ASCII.equalsIgnoringCase(tl[ts], i.bytes(service)) {
+                guard case .name(let t) = r.record.value, let service = r.serviceLabel, let td = r.target else { continue }
+                if let ts = td.serviceLabel, td.dnssd.kind == .instance, !ASCII.equalsIgnoringCase(i.bytes(ts), i.bytes(service)) {
                     out.report(C.subtype, "subtype PTR \(i.name(r.record.name)) points to \(i.name(t)) of another service")
                 }
             }
@@ -423,7 +415,7 @@ public enum MDNSRules {
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .serviceEnumeration {
                 guard case .name(let t) = r.record.value else { continue }
-                if DNSSDName(labels: t.labels(in: p)).kind != .serviceType {
+                if r.target?.dnssd.kind != .serviceType {
                     out.report(C.enumeration, "_services._dns-sd._udp PTR points to \(i.name(t)), not a service type")
                 }
             }
