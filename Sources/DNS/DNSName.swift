@@ -148,6 +148,16 @@ public enum DNSText {
     /// `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label is
     /// valid UTF-8) bytes above 0x7F as `\DDD`.
     public static func appendEscapedLabel(_ label: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        // Most labels need no escape: copy them whole instead of byte by byte.
+        var plain = true
+        for b in label where b == 0x2E || b == 0x5C || b < 0x20 || b >= 0x7F {
+            plain = false
+            break
+        }
+        if plain {
+            out.append(contentsOf: label)
+            return
+        }
         var utf8State = 0  // 0 unknown, 1 valid, 2 invalid
         for b in label {
             if b == 0x2E || b == 0x5C {
