@@ -88,9 +88,8 @@ public final class MDNSInput: Sendable {
         case .name(let t), .srv(_, _, _, let t): target = nameInfo(t, p, &l)
         default: break
         }
-        l.removeAll(keepingCapacity: true)
-        rr.name.forEachLabelRange(in: p) { l.append($0) }
-        let d = DNSSDName(payload: p, labels: l)
+        // The owner's facts; `l` keeps its label ranges for the checks below.
+        let owner = nameInfo(rr.name, p, &l)
         var utf8 = true
         var underscore = false
         var ldh = true
@@ -101,8 +100,8 @@ public final class MDNSInput: Sendable {
             if ldh && k < l.count - 1 && !isLDH(p, r) { ldh = false }
         }
         return RecordInfo(
-            section: s, record: rr, dnssd: d, labelCount: l.count, firstLabel: l.first,
-            serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
+            section: s, record: rr, dnssd: owner.dnssd, labelCount: owner.labelCount, firstLabel: l.first,
+            serviceLabel: owner.serviceLabel,
             allLabelsUTF8: utf8, hasUnderscoreLabel: underscore,
             isReverse: isReverse(p, l), isLocalName: l.isEmpty || isLocal(p, l),
             hostLabelsLDH: ldh, target: target)
