@@ -40,12 +40,6 @@ public struct DNSName: Sendable, Hashable {
         }
     }
 
-    public func labels(in payload: [UInt8]) -> [ArraySlice<UInt8>] {
-        var out: [ArraySlice<UInt8>] = []
-        forEachLabel(in: payload) { out.append($0) }
-        return out
-    }
-
     public func labelCount(in payload: [UInt8]) -> Int {
         var n = 0
         forEachLabel(in: payload) { _ in n += 1 }
@@ -75,13 +69,6 @@ public struct DNSName: Sendable, Hashable {
             default: return false
             }
         }
-    }
-
-    /// Whether the name ends with `suffix` (labels given as text, compared case-insensitively).
-    public func hasSuffix(_ suffix: [String], in payload: [UInt8]) -> Bool {
-        let l = labels(in: payload)
-        guard l.count >= suffix.count else { return false }
-        return zip(l.suffix(suffix.count), suffix).allSatisfy { ASCII.equalsIgnoringCase($0, $1.utf8) }
     }
 
     /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a

@@ -134,16 +134,11 @@ public struct DNSSDName: Sendable {
     /// Index of the `_service` label (the one before `_tcp`/`_udp`), when there is one.
     public var serviceLabelIndex: Int?
 
-    public init(labels l: [ArraySlice<UInt8>]) {
-        self.init(count: l.count, first: { l[$0].first }, equals: { ASCII.equalsIgnoringCase(l[$0], UnsafeBufferPointer(start: $1.utf8Start, count: $1.utf8CodeUnitCount)) })
-    }
-
-    /// The same from label ranges of one payload (no slices).
-    public init(payload p: [UInt8], labels r: [Range<Int>]) {
-        self.init(count: r.count, first: { r[$0].isEmpty ? nil : p[r[$0].lowerBound] }, equals: { ASCII.equalsIgnoringCase(p, r[$0], $1) })
-    }
-
-    private init(count n: Int, first: (Int) -> UInt8?, equals eq: (Int, StaticString) -> Bool) {
+    /// Classifies a name given as label ranges of one payload (no slices).
+    public init(payload: [UInt8], labels r: [Range<Int>]) {
+        let n = r.count
+        func eq(_ i: Int, _ s: StaticString) -> Bool { ASCII.equalsIgnoringCase(payload, r[i], s) }
+        func first(_ i: Int) -> UInt8? { r[i].isEmpty ? nil : payload[r[i].lowerBound] }
         // Find the protocol label `_tcp`/`_udp` nearest the start that follows a `_` label.
         var proto: Int? = nil
         for i in 0..<n where i > 0 && (eq(i, "_tcp") || eq(i, "_udp")) && first(i - 1) == 0x5F {

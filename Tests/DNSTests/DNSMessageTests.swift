@@ -159,10 +159,10 @@ private func announcement() -> [UInt8] {
     @Test func dnssdNamesAreClassified() {
         func kind(_ s: String) -> DNSSDName.Kind {
             let n = B.name(s)
-            var labels: [ArraySlice<UInt8>] = []
+            var labels: [Range<Int>] = []
             var o = 0
-            while o < n.count, n[o] != 0 { labels.append(n[(o + 1)..<(o + 1 + Int(n[o]))]); o += 1 + Int(n[o]) }
-            return DNSSDName(labels: labels).kind
+            while o < n.count, n[o] != 0 { labels.append((o + 1)..<(o + 1 + Int(n[o]))); o += 1 + Int(n[o]) }
+            return DNSSDName(payload: n, labels: labels).kind
         }
         #expect(kind("_services._dns-sd._udp.local") == .serviceEnumeration)
         #expect(kind("_ipp._tcp.local") == .serviceType)

@@ -31,8 +31,8 @@ public final class MDNSInput: Sendable {
     }
 
     /// Per-record facts computed once from the owner name's labels. Only plain values (no
-    /// references), so the rules iterate records without reference counting; the labels
-    /// themselves are rebuilt with `labels(_:)` when a finding needs to print them.
+    /// references), so the rules iterate records without reference counting; a rule that
+    /// needs the labels themselves walks them with `labelRanges(_:)`.
     public struct RecordInfo: Sendable {
         public var section: DNSSection
         public var record: ResourceRecord
@@ -106,9 +106,6 @@ public final class MDNSInput: Sendable {
             isReverse: isReverse(p, l), isLocalName: l.isEmpty || isLocal(p, l),
             hostLabelsLDH: ldh, target: target)
     }
-
-    /// The owner name's labels (allocates; for messages of findings).
-    public func labels(_ r: RecordInfo) -> [ArraySlice<UInt8>] { r.record.name.labels(in: message.payload) }
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
 
