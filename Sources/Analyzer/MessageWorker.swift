@@ -68,48 +68,72 @@ struct MessageWorker: BatchWorker {
     mutating func process(_ items: [WorkItem]) -> BatchOutput {
         var out = BatchOutput()
         if renders { out.chunk.bytes.reserveCapacity(items.count * 320) }
-        for item in items { process(item, into: &out) }
+        // By index, and the message's cases taken apart in place: copying an item (or its
+        // datagram, or the record built below) retains every array and string it holds.
+        for k in items.indices {
+            switch items[k].message {
+            case .ssdp(let p): ssdp(p, fileIndex: items[k].fileIndex, into: &out)
+            case .mdns(let d): mdns(d, fileIndex: items[k].fileIndex, into: &out)
+            }
+        }
         return out
     }
 
-    private mutating func process(_ item: WorkItem, into out: inout BatchOutput) {
-        let d = item.datagram
-        let srcText = addressText(d.src)
-        var sink = FindingSink(datagram: d, fileIndex: item.fileIndex, disabled: options.disabledRules)
+    private mutating func ssdp(_ p: borrowing SSDPPrepared, fileIndex: Int, into out: inout BatchOutput) {
+        let input = p.input
+        let srcText = addressText(input.datagram.src)
+        var sink = FindingSink(datagram: input.datagram, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
-        var record: MessageRecord? = nil
-        switch item.message {
-        case .ssdp(let p):
-            ssdpChecker.check(p, into: &sink)
-            if options.wantMessages {
-                record = SSDPRender.record(
-                    p.input.message, d, srcText: srcText, dstText: addressText(d.dst),
-                    verbose: options.verbose, fields: options.messageFields)
-            }
-        case .mdns:
-            let input = mdns.judge(d, into: &sink)
-            let m = input.message
-            if m.header.qr { Self.noteServices(input, into: &out.services) }
-            if options.wantMessages {
-                record = MDNSRender.record(
-                    m, d, srcText: srcText, dstText: addressText(d.dst),
-                    verbose: options.verbose, fields: options.messageFields)
-            }
+        ssdpChecker.check(p, into: &sink)
+        if options.wantMessages {
+            let record = SSDPRender.record(
+                input.message, input.datagram, srcText: srcText, dstText: addressText(input.datagram.dst),
+                verbose: options.verbose, fields: options.messageFields)
+            finish(record, sink: sink, input.datagram, fileIndex: fileIndex, into: &out)
+        } else {
+            finish(sink: sink, into: &out)
         }
+    }
+
+    private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
+        let srcText = addressText(d.src)
+        var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
+        sink.sourceText = srcText
+        let input = mdns.judge(d, into: &sink)
+        let m = input.message
+        if m.header.qr { Self.noteServices(input, into: &out.services) }
+        if options.wantMessages {
+            let record = MDNSRender.record(
+                m, d, srcText: srcText, dstText: addressText(d.dst),
+                verbose: options.verbose, fields: options.messageFields)
+            finish(record, sink: sink, d, fileIndex: fileIndex, into: &out)
+        } else {
+            finish(sink: sink, into: &out)
+        }
+    }
+
+    /// A message's record with its findings: formatted, or kept for the reporter.
+    private mutating func finish(
+        _ record: consuming MessageRecord, sink: borrowing FindingSink, _ d: borrowing Datagram, fileIndex: Int,
+        into out: inout BatchOutput
+    ) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         let findings = Self.accept(sink.findings, policy: policy, into: &out)
-        if var r = record {
-            r.fileIndex = item.fileIndex
-            r.truncated = d.isTruncated
-            r.fragmentFrames = d.fragmentFrames
-            if renders {
-                renderer?.render(r, findings: findings, into: &out.chunk)
-            } else {
-                out.messages.append((r, findings))
-            }
-        } else if !findings.isEmpty {
-            show(findings, into: &out)
+        record.fileIndex = fileIndex
+        record.truncated = d.isTruncated
+        record.fragmentFrames = d.fragmentFrames
+        if renders {
+            renderer?.render(record, findings: findings, into: &out.chunk)
+        } else {
+            out.messages.append((record, findings))
         }
+    }
+
+    /// Findings of a message shown without it (`-q`, SARIF, JUnit).
+    private mutating func finish(sink: borrowing FindingSink, into out: inout BatchOutput) {
+        if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
+        let findings = Self.accept(sink.findings, policy: policy, into: &out)
+        if !findings.isEmpty { show(findings, into: &out) }
     }
 
     /// Findings of the end of the run (stateful rules that conclude late), formatted the same way.
@@ -131,7 +155,10 @@ struct MessageWorker: BatchWorker {
     private static func accept(_ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput) -> [Finding] {
         guard !raw.isEmpty else { return raw }
         guard let policy else {
-            for f in raw { out.counted.append((f.descriptor, f.severity)) }
+            // Through the buffer: iterating copies each finding (retaining its strings).
+            raw.withUnsafeBufferPointer { fs in
+                for k in fs.indices { out.counted.append((fs[k].descriptor, fs[k].severity)) }
+            }
             return raw
         }
         var kept: [Finding] = []

@@ -121,8 +121,12 @@ public struct TextRenderer: MessageRenderer {
     public init(options: TextReporter.Options) { self.options = options }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
+        // Findings through the buffer: iterating the array (or its subscript) copies each
+        // finding, retaining its strings.
         if options.quiet {
-            for f in findings { render(finding: f, into: &c) }
+            findings.withUnsafeBufferPointer { fs in
+                for k in fs.indices { render(finding: fs[k], into: &c) }
+            }
             return
         }
         c.append(decimal: m.frame)
@@ -151,10 +155,12 @@ public struct TextRenderer: MessageRenderer {
                 c.append(byte: 0x0A)
             }
         }
-        for f in findings { findingLines(f, indent: 4, frameDescription: false, into: &c) }
+        findings.withUnsafeBufferPointer { fs in
+            for k in fs.indices { findingLines(fs[k], indent: 4, frameDescription: false, into: &c) }
+        }
     }
 
-    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
+    public mutating func render(finding f: borrowing Finding, into c: inout RenderedChunk) {
         findingLines(f, indent: 0, frameDescription: true, into: &c)
     }
 
@@ -170,7 +176,7 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
+    func findingLines(_ f: borrowing Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
         for _ in 0..<indent { c.append(byte: 0x20) }
         if frameDescription {
             if let first = f.firstFrame {
@@ -216,8 +222,7 @@ public struct TextRenderer: MessageRenderer {
     func endpoint(_ addr: String, _ port: UInt16, into c: inout RenderedChunk) {
         // Through the contiguous UTF-8 buffer: `addr.utf8.contains` goes the generic,
         // per-character way, and this runs twice per line.
-        var a = addr
-        a.withUTF8 { u in
+        let done: Void? = addr.utf8.withContiguousStorageIfAvailable { u in
             if u.contains(0x3A) {
                 c.append(byte: 0x5B)
                 c.bytes.append(contentsOf: u)
@@ -225,6 +230,19 @@ public struct TextRenderer: MessageRenderer {
             } else {
                 c.bytes.append(contentsOf: u)
                 c.append(byte: 0x3A)
+            }
+        }
+        if done == nil {
+            var a = addr
+            a.withUTF8 { u in
+                if u.contains(0x3A) {
+                    c.append(byte: 0x5B)
+                    c.bytes.append(contentsOf: u)
+                    c.append("]:" as StaticString)
+                } else {
+                    c.bytes.append(contentsOf: u)
+                    c.append(byte: 0x3A)
+                }
             }
         }
         c.append(decimal: Int(port))

@@ -6,8 +6,13 @@ extension Array where Element == UInt8 {
         append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
+    /// Through the string's contiguous UTF-8 (no reference counting: `append(contentsOf:)`
+    /// takes its argument owned, so passing the view retains the string's buffer).
     @inlinable
-    public mutating func append(string s: String) { append(contentsOf: s.utf8) }
+    public mutating func append(string s: String) {
+        let copied: Void? = s.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
+        if copied == nil { append(contentsOf: s.utf8) }
+    }
 
     /// An integer in decimal.
     public mutating func append(decimal value: Int) {
