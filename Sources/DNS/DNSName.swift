@@ -71,6 +71,56 @@ public struct DNSName: Sendable, Hashable {
         }
     }
 
+    /// The same comparison for two names of one message. Names there mostly share their
+    /// labels through compression pointers: once both walks stand on the same byte, the rest
+    /// is the same, so most comparisons end after the first pointer. Reads through a span (no
+    /// reference counting).
+    public func equals(_ other: DNSName, in payload: [UInt8]) -> Bool {
+        if offset == other.offset { return true }
+        if wireLength != other.wireLength { return false }
+        let p = payload.span
+        var x = offset, xLowest = offset
+        var y = other.offset, yLowest = other.offset
+        while true {
+            x = Self.labelStart(p, x, &xLowest)
+            y = Self.labelStart(p, y, &yLowest)
+            // Both ended, or both at the same label of this payload: equal from here on.
+            if x == y { return true }
+            if x < 0 || y < 0 { return false }
+            let n = Int(p[x])
+            guard n == Int(p[y]), x + n < p.count, y + n < p.count else { return false }
+            var k = 1
+            while k <= n {
+                if ASCII.lower(p[x + k]) != ASCII.lower(p[y + k]) { return false }
+                k += 1
+            }
+            x += 1 + n
+            y += 1 + n
+        }
+    }
+
+    /// From `pos`, follows compression pointers to the next label's length byte; -1 at the
+    /// end of the name or where the walk is not valid (as `LabelCursor` stops).
+    @inline(__always)
+    static func labelStart(_ p: Span<UInt8>, _ start: Int, _ lowest: inout Int) -> Int {
+        var pos = start
+        while pos >= 0 && pos < p.count {
+            let l = p[pos]
+            if l == 0 { return -1 }
+            if l & 0xC0 == 0xC0 {
+                guard pos + 1 < p.count else { return -1 }
+                let target = Int(l & 0x3F) << 8 | Int(p[pos + 1])
+                guard target < lowest else { return -1 }
+                lowest = target
+                pos = target
+                continue
+            }
+            guard l & 0xC0 == 0, pos + 1 + Int(l) <= p.count else { return -1 }
+            return pos
+        }
+        return -1
+    }
+
     /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a
     /// backslash `\\`, other bytes outside printable ASCII `\DDD` unless the label is UTF-8.
     public func presentation(in payload: [UInt8]) -> String {

@@ -51,6 +51,41 @@ private func announcement() -> [UInt8] {
         #expect(m.questions[0].name.presentation(in: m.payload) == "_HTTP._tcp.LOCAL.")
     }
 
+    /// Same-message comparison (`equals(_:in:)`) against the general one, over names written
+    /// out, compressed at different labels, and differing in case, length or one label.
+    @Test func sameMessageNameComparison() {
+        // 12: "a.host.local" in place; 26: "b.host.local" whose suffix points to 14 ("host.local");
+        // 30: "A.HOST.LOCAL" in place; 44: pointer to 12; 46: "host.local" in place;
+        // 58: "a" + pointer to 46; 62: "ab.host.local" in place.
+        var bytes = B.query().bytes
+        let names: [[UInt8]] = [
+            B.name("a.host.local"), [1, 0x62, 0xC0, 14], B.name("A.HOST.LOCAL"), [0xC0, 12],
+            B.name("host.local"), [1, 0x61, 0xC0, 46], B.name("ab.host.local"),
+        ]
+        var offsets: [Int] = []
+        for n in names {
+            offsets.append(bytes.count)
+            bytes += n
+        }
+        #expect(offsets == [12, 26, 30, 44, 46, 58, 62])
+        var read: [DNSName] = []
+        for o in offsets {
+            guard case .success(let r) = DNSNameReader.read(bytes, at: o) else {
+                Issue.record("name at \(o) not read")
+                return
+            }
+            read.append(r.name)
+        }
+        let equal: Set<[Int]> = [[0, 2], [0, 3], [0, 5], [2, 3], [2, 5], [3, 5]]
+        for i in read.indices {
+            for j in read.indices {
+                let expected = i == j || equal.contains([min(i, j), max(i, j)])
+                #expect(read[i].equals(read[j], in: bytes) == expected, "names \(i) and \(j)")
+                #expect(read[i].equals(read[j], in: bytes, bytes) == expected, "names \(i) and \(j), general form")
+            }
+        }
+    }
+
     @Test func backwardPointerIsFollowed() {
         // Question "host.local" at 12; answer owner is a pointer to it.
         var bytes = B.query().bytes

@@ -162,7 +162,7 @@ public enum MDNSRules {
                 out.report(C.authority, severity: .warning, "response carries \(auth.count) authority record(s); avahi drops it")
                 return
             }
-            for a in auth where !i.message.questions.contains(where: { $0.name.equals(a.record.name, in: i.message.payload, i.message.payload) }) {
+            for a in auth where !i.message.questions.contains(where: { $0.name.equals(a.record.name, in: i.message.payload) }) {
                 out.report(C.authority, severity: .error, "probe record \(i.name(a.record.name)) matches no question")
             }
         },
@@ -220,7 +220,7 @@ public enum MDNSRules {
             for (k, a) in i.records.enumerated() where a.record.type != .opt && !reported {
                 for b in i.records[(k + 1)...] where b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
                     && b.record.ttl != a.record.ttl && a.record.ttl != 0 && b.record.ttl != 0
-                    && b.record.name.equals(a.record.name, in: i.message.payload, i.message.payload)
+                    && b.record.name.equals(a.record.name, in: i.message.payload)
                 {
                     out.report(C.rrsetTTL, "\(i.name(a.record.name)) \(a.record.type) records carry TTLs \(a.record.ttl) and \(b.record.ttl)")
                     reported = true
@@ -232,7 +232,7 @@ public enum MDNSRules {
             guard i.isResponse else { return }
             for r in i.records {
                 guard case .nsec(let next, let bitmap) = r.record.value else { continue }
-                if !next.equals(r.record.name, in: i.message.payload, i.message.payload) {
+                if !next.equals(r.record.name, in: i.message.payload) {
                     out.report(C.nsecForm, severity: .warning, "NSEC \(i.name(r.record.name)) names \(i.name(next)) as next, not itself")
                 }
                 let types = i.message.nsecTypes(bitmap)
@@ -245,7 +245,7 @@ public enum MDNSRules {
                 guard case .nsec(_, let bitmap) = r.record.value else { continue }
                 // The bitmap lists the types that exist; any other type is denied.
                 for o in i.records where o.record.type != .nsec && o.record.type != .opt && !i.message.nsecHas(bitmap, o.record.type)
-                    && o.record.name.equals(r.record.name, in: i.message.payload, i.message.payload)
+                    && o.record.name.equals(r.record.name, in: i.message.payload)
                 {
                     out.report(C.nsecConsistent, "NSEC \(i.name(r.record.name)) denies \(o.record.type) but the message carries one")
                     break
@@ -266,8 +266,8 @@ public enum MDNSRules {
                 if case .name(let target) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype,
                     r.target?.dnssd.kind == .instance
                 {
-                    let hasSRV = i.records.contains { $0.record.type == .srv && $0.record.name.equals(target, in: p, p) }
-                    let hasTXT = i.records.contains { $0.record.type == .txt && $0.record.name.equals(target, in: p, p) }
+                    let hasSRV = i.records.contains { $0.record.type == .srv && $0.record.name.equals(target, in: p) }
+                    let hasTXT = i.records.contains { $0.record.type == .txt && $0.record.name.equals(target, in: p) }
                     if !hasSRV || !hasTXT {
                         out.report(C.additionalRecords, "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))")
                     }
@@ -279,7 +279,7 @@ public enum MDNSRules {
             let p = i.message.payload
             for r in i.records where r.section == .answer && (r.record.type == .a || r.record.type == .aaaa) {
                 let other: RecordType = r.record.type == .a ? .aaaa : .a
-                let covered = i.records.contains { ($0.record.type == other || $0.record.type == .nsec) && $0.record.name.equals(r.record.name, in: p, p) }
+                let covered = i.records.contains { ($0.record.type == other || $0.record.type == .nsec) && $0.record.name.equals(r.record.name, in: p) }
                 if !covered {
                     out.report(C.otherFamily, "\(r.record.type) answer for \(i.name(r.record.name)) without \(other) or an NSEC denying it")
                     return
@@ -434,7 +434,7 @@ public enum MDNSRules {
             for (k, a) in i.records.enumerated() where a.record.type != .opt {
                 if i.records[(k + 1)...].contains(where: { b in
                     b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
-                        && b.record.name.equals(a.record.name, in: p, p) && sameRData(a.record, b.record, p)
+                        && b.record.name.equals(a.record.name, in: p) && sameRData(a.record, b.record, p)
                 }) {
                     out.report(C.duplicates, "\(i.name(a.record.name)) \(a.record.type) appears twice in the packet")
                     return
@@ -526,10 +526,10 @@ public enum MDNSRules {
     /// RDATA equality, comparing embedded names by value (they may be compressed differently).
     static func sameRData(_ a: ResourceRecord, _ b: ResourceRecord, _ p: [UInt8]) -> Bool {
         switch (a.value, b.value) {
-        case (.name(let x), .name(let y)): return x.equals(y, in: p, p)
+        case (.name(let x), .name(let y)): return x.equals(y, in: p)
         case (.srv(let p1, let w1, let o1, let x), .srv(let p2, let w2, let o2, let y)):
-            return p1 == p2 && w1 == w2 && o1 == o2 && x.equals(y, in: p, p)
-        case (.nsec(let x, let bx), .nsec(let y, let by)): return x.equals(y, in: p, p) && p[bx].elementsEqual(p[by])
+            return p1 == p2 && w1 == w2 && o1 == o2 && x.equals(y, in: p)
+        case (.nsec(let x, let bx), .nsec(let y, let by)): return x.equals(y, in: p) && p[bx].elementsEqual(p[by])
         default: return p[a.rdata].elementsEqual(p[b.rdata])
         }
     }
