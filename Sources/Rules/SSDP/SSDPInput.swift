@@ -54,4 +54,13 @@ public enum SSDPText {
         if v.count > limit { s += "…" }
         return s
     }
+
+    /// `show(v)` appended as UTF-8 bytes (the usual printable case without a String).
+    public static func append(_ v: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        if v.count <= 120, !v.contains(where: { $0 < 0x20 || $0 >= 0x7F }) {
+            out.append(contentsOf: v)
+        } else {
+            out.append(string: show(v))
+        }
+    }
 }

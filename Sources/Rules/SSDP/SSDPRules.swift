@@ -141,27 +141,24 @@ public enum SSDPRules {
         SSDPRule(C.vendorHeaders) { i, out in
             // One finding per message and severity, naming every such header (a Sonos
             // NOTIFY carries five; one line each would bury everything else).
-            var legacyNames: [String] = []
-            var otherNames: [String] = []
+            var legacyNames = NameList()
+            var otherNames = NameList()
             for h in i.message.headers where !h.missingColon && h.code == 0 {
                 if h.name.contains(0x2E) { continue }  // token.domain
                 let legacy = SSDPSyntax.hasPrefix(h.name, "X-", caseInsensitive: true)
                     || ASCII.equalsIgnoringCase(h.name, "OPT".utf8) || h.name.count > 3
                         && ASCII.equalsIgnoringCase(h.name.suffix(4), "-NLS".utf8)
                     || ASCII.equalsIgnoringCase(h.name, "NLS".utf8)
-                if legacy { legacyNames.append(SSDPText.show(h.name)) } else { otherNames.append(SSDPText.show(h.name)) }
+                if legacy { legacyNames.add(h.name) } else { otherNames.add(h.name) }
             }
-            func say(_ names: [String]) -> String {
-                names.count == 1 ? "header \(names[0]) is" : "headers \(names.joined(separator: ", ")) are"
-            }
-            if !otherNames.isEmpty {
+            if otherNames.count > 0 {
                 out.report(C.vendorHeaders, severity: .warning,
-                    "\(say(otherNames)) not defined by UDA and not vendor-qualified (name.domain)", field: otherNames.joined(separator: ","))
+                    otherNames.sentence("not defined by UDA and not vendor-qualified (name.domain)"), field: otherNames.field)
             }
-            if !legacyNames.isEmpty {
+            if legacyNames.count > 0 {
                 out.report(C.vendorHeaders, severity: .info,
-                    "\(say(legacyNames)) not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)",
-                    field: legacyNames.joined(separator: ","))
+                    legacyNames.sentence("not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"),
+                    field: legacyNames.field)
             }
         },
         SSDPRule(C.multicastGroup) { i, out in
@@ -504,4 +501,35 @@ public enum SSDPRules {
             if n <= b { out.report(C.nextBootID, "NEXTBOOTID.UPNP.ORG \(n) is not greater than BOOTID.UPNP.ORG \(b)") }
         },
     ]
+}
+
+/// Header names for one SSDP-011 finding, kept as the two texts it needs (the sentence's
+/// `a, b` and the field's `a,b`) instead of a string per name.
+struct NameList {
+    private(set) var count = 0
+    private var sentenceNames: [UInt8] = []
+    private var fieldNames: [UInt8] = []
+
+    mutating func add(_ name: ArraySlice<UInt8>) {
+        if count > 0 {
+            sentenceNames.append(", ")
+            fieldNames.append(0x2C)
+        }
+        SSDPText.append(name, to: &sentenceNames)
+        SSDPText.append(name, to: &fieldNames)
+        count += 1
+    }
+
+    /// `header A is <rest>` or `headers A, B are <rest>`.
+    func sentence(_ rest: StaticString) -> String {
+        var b: [UInt8] = []
+        b.reserveCapacity(sentenceNames.count + rest.utf8CodeUnitCount + 16)
+        b.append(count == 1 ? "header " : "headers ")
+        b.append(contentsOf: sentenceNames)
+        b.append(count == 1 ? " is " : " are ")
+        b.append(rest)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    var field: String { String(decoding: fieldNames, as: UTF8.self) }
 }
