@@ -47,9 +47,22 @@ public enum ASCII {
         return v
     }
 
+    /// Whether a slice is valid UTF-8; pure ASCII (most header values and labels) answers
+    /// without decoding.
+    @inlinable
+    public static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let ascii = bytes.withUnsafeBufferPointer { b in !b.contains(where: { $0 >= 0x80 }) }
+        return ascii || decodesAsUTF8(bytes)
+    }
+
     /// Whether the bytes are valid UTF-8.
     @inlinable
     public static func isValidUTF8<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        decodesAsUTF8(bytes)
+    }
+
+    @inlinable
+    static func decodesAsUTF8<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         var it = bytes.makeIterator()
         var decoder = UTF8()
         while true {
@@ -83,7 +96,7 @@ public enum ASCII {
             ascii = false
             break
         }
-        return ascii || isValidUTF8(bytes[range])
+        return ascii || decodesAsUTF8(bytes[range])
     }
 }
 

@@ -2,41 +2,67 @@ import Findings
 import NetLayers
 import Rules
 import SSDP
+import WireFormat
 
 /// SSDP messages as text lines and JSON fields (strings are built only here).
 /// Bytes that are not valid UTF-8 are shown with U+FFFD replacement characters.
 enum SSDPRender {
     static func text(_ v: ArraySlice<UInt8>) -> String { String(decoding: v, as: UTF8.self) }
 
+    /// `text(v)` appended as bytes: valid UTF-8 as it is, else through the repairing decoder.
+    static func appendText(_ v: ArraySlice<UInt8>, to b: inout [UInt8]) {
+        if ASCII.isValidUTF8(v) { b.append(contentsOf: v) } else { b.append(string: text(v)) }
+    }
+
     static func record(_ m: SSDPMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
-        var summary: String
-        func add(_ label: String, _ name: SSDPHeaderName) {
-            if let v = m.value(name) { summary += " \(label)=\(text(v))" }
+        // The summary is built as bytes and made a String once.
+        var b: [UInt8] = []
+        b.reserveCapacity(192)
+        func add(_ label: StaticString, _ name: SSDPHeaderName) {
+            guard let v = m.value(name) else { return }
+            b.append(0x20)
+            b.append(label)
+            b.append(0x3D)
+            appendText(v, to: &b)
         }
         switch m.kind {
         case .mSearch:
-            summary = d.dst.isMulticast ? "M-SEARCH" : "M-SEARCH (unicast)"
+            b.append(d.dst.isMulticast ? "M-SEARCH" : "M-SEARCH (unicast)")
             add("ST", .st)
             add("MX", .mx)
         case .notify:
             switch m.notificationSubtype {
-            case .alive: summary = "NOTIFY alive"
-            case .byebye: summary = "NOTIFY byebye"
-            case .update: summary = "NOTIFY update"
-            default: summary = "NOTIFY" + (m.value(.nts).map { " NTS=\(text($0))" } ?? "")
+            case .alive: b.append("NOTIFY alive")
+            case .byebye: b.append("NOTIFY byebye")
+            case .update: b.append("NOTIFY update")
+            default:
+                b.append("NOTIFY")
+                if let nts = m.value(.nts) {
+                    b.append(" NTS=")
+                    appendText(nts, to: &b)
+                }
             }
             add("NT", .nt)
             add("USN", .usn)
             if m.notificationSubtype != .byebye { add("LOCATION", .location) }
         case .response:
-            let status = m.startTokens.dropFirst().map { text($0) }.joined(separator: " ")
-            summary = status.isEmpty ? text(m.startLine) : status
+            // The status tokens after the version, else the whole start line.
+            if m.startTokens.count > 1 {
+                for k in 1..<m.startTokens.count {
+                    if k > 1 { b.append(0x20) }
+                    appendText(m.startTokens[k], to: &b)
+                }
+            }
+            if b.isEmpty { appendText(m.startLine, to: &b) }
             add("ST", .st)
             add("USN", .usn)
             add("LOCATION", .location)
         case .other:
-            summary = "other \"\(text(m.startLine.prefix(80)))\""
+            b.append("other \"")
+            appendText(m.startLine.prefix(80), to: &b)
+            b.append(0x22)
         }
+        let summary = String(decoding: b, as: UTF8.self)
         var detail: [String] = []
         if verbose {
             detail.append(text(m.startLine))
