@@ -63,6 +63,22 @@ extension DNSMessage {
         return false
     }
 
+    /// Whether an NSEC bitmap lists any type above 255 (a window other than 0), without
+    /// building the type list.
+    public func nsecHasTypeAbove255(_ bitmap: Range<Int>) -> Bool {
+        var o = bitmap.lowerBound
+        while o + 2 <= bitmap.upperBound {
+            let window = Int(payload[o])
+            let len = Int(payload[o + 1])
+            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { return false }
+            if window > 0 {
+                for k in 0..<len where payload[o + 2 + k] != 0 { return true }
+            }
+            o += 2 + len
+        }
+        return false
+    }
+
     /// Types listed in an NSEC bitmap (RFC 4034 §4.1.2).
     public func nsecTypes(_ bitmap: Range<Int>) -> [RecordType] {
         var out: [RecordType] = []

@@ -80,6 +80,9 @@ public struct SSDPMessage: Sendable {
         // `payload` are made only for what is kept.
         let sp = p.span
         let n = sp.count
+        // One allocation for the header list (instead of regrowing 1, 2, 4, 8, 16): a line
+        // takes at least 2 bytes, real messages carry 5 to 20 headers.
+        headers.reserveCapacity(min(16, n / 2 + 1))
         var i = 0
         // Leading empty lines (RFC 2616 §4.1 tolerates them; UDA does not).
         while i < n, sp[i] == 0x0D || sp[i] == 0x0A {
@@ -157,6 +160,7 @@ public struct SSDPMessage: Sendable {
     private mutating func parseStartLine(_ sp: Span<UInt8>, _ line: Range<Int>) {
         let p = payload
         var tokens: [ArraySlice<UInt8>] = []
+        tokens.reserveCapacity(3)
         var k = line.lowerBound
         // Split on single spaces into at most 3 tokens (the reason phrase may contain spaces).
         while k < line.upperBound, tokens.count < 2 {
@@ -521,18 +525,20 @@ public enum SSDPSyntax {
 
     /// `max-age = N` inside a CACHE-CONTROL value (directive names case-insensitive).
     public static func maxAge(in v: ArraySlice<UInt8>) -> UInt64? {
-        for directive in v.split(separator: 0x2C) {
-            var d = directive[...]
+        var age: UInt64? = nil
+        ASCII.forEachPiece(of: v, separatedBy: 0x2C) { directive in
+            var d = directive
             while let f = d.first, f == 0x20 || f == 0x09 { d = d.dropFirst() }
-            guard hasPrefix(d, "max-age", caseInsensitive: true) else { continue }
+            guard hasPrefix(d, "max-age", caseInsensitive: true) else { return true }
             var rest = d.dropFirst(7)
             while let f = rest.first, f == 0x20 || f == 0x09 { rest = rest.dropFirst() }
-            guard rest.first == 0x3D else { return nil }
+            guard rest.first == 0x3D else { return false }
             rest = rest.dropFirst()
             while let f = rest.first, f == 0x20 || f == 0x09 || f == 0x22 { rest = rest.dropFirst() }
             while let l = rest.last, l == 0x20 || l == 0x09 || l == 0x22 { rest = rest.dropLast() }
-            return ASCII.parseDecimal(rest)
+            age = ASCII.parseDecimal(rest)
+            return false
         }
-        return nil
+        return age
     }
 }

@@ -47,6 +47,31 @@ public enum ASCII {
         return v
     }
 
+    /// How many times `byte` occurs (no filtered copy).
+    @inlinable
+    public static func count(_ byte: UInt8, in bytes: ArraySlice<UInt8>) -> Int {
+        var n = 0
+        for b in bytes where b == byte { n += 1 }
+        return n
+    }
+
+    /// The pieces of `bytes` between `separator`s, empty pieces left out (as
+    /// `split(separator:)`, without building the array).
+    @inlinable
+    public static func forEachPiece(
+        of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ body: (ArraySlice<UInt8>) -> Bool
+    ) {
+        var start = bytes.startIndex
+        var k = start
+        while k <= bytes.endIndex {
+            if k == bytes.endIndex || bytes[k] == separator {
+                if k > start, !body(bytes[start..<k]) { return }
+                start = k + 1
+            }
+            k += 1
+        }
+    }
+
     /// Whether a slice is valid UTF-8; pure ASCII (most header values and labels) answers
     /// without decoding.
     @inlinable

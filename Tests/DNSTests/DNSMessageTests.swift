@@ -39,6 +39,30 @@ private func announcement() -> [UInt8] {
         #expect(m.nsecTypes(bitmap) == [.a])
     }
 
+    /// The NSEC bitmap checks that do not build the type list agree with it.
+    @Test func nsecBitmapQueries() {
+        for types: [UInt16] in [[1], [1, 47], [28, 300], [1, 65535], []] {
+            // Windows in increasing order, each as long as its highest type needs.
+            var bitmap: [UInt8] = []
+            for window in Set(types.map { $0 >> 8 }).sorted() {
+                let inWindow = types.filter { $0 >> 8 == window }.map { Int($0 & 0xFF) }
+                var bits = [UInt8](repeating: 0, count: (inWindow.max() ?? 0) / 8 + 1)
+                for t in inWindow { bits[t / 8] |= 0x80 >> UInt8(t % 8) }
+                bitmap += [UInt8(window), UInt8(bits.count)] + bits
+            }
+            var r = B()
+            r.record(.answer, "h.local", 47, rdata: B.name("h.local") + bitmap)
+            let m = DNSMessage(parsing: r.bytes)
+            guard case .nsec(_, let bits) = m.answers.first?.value else {
+                Issue.record("NSEC \(types) not typed")
+                continue
+            }
+            #expect(m.nsecTypes(bits).map(\.rawValue) == types)
+            #expect(m.nsecHasTypeAbove255(bits) == types.contains { $0 > 255 }, "\(types)")
+            #expect(m.nsecHas(bits, .nsec) == types.contains(47), "\(types)")
+        }
+    }
+
     @Test func quBitAndCaseInsensitiveNames() {
         var q = B.query()
         q.question("_HTTP._tcp.LOCAL", 12, qu: true)

@@ -19,6 +19,18 @@ private let notify = Array(
         #expect(m.anomalies.isEmpty)
     }
 
+    /// max-age is found among other CACHE-CONTROL directives, with spaces and quotes around
+    /// its value; a max-age without `=` ends the search; empty directives are skipped.
+    @Test func maxAgeAmongCacheControlDirectives() {
+        let cases: [(String, UInt64?)] = [
+            ("max-age=1800", 1800), ("no-cache, max-age = \"60\"", 60), (",,private,,max-age=5,", 5),
+            ("no-cache", nil), ("max-age, max-age=10", nil), ("MAX-AGE=7", 7), ("", nil), ("max-age=", nil),
+        ]
+        for (value, expected) in cases {
+            #expect(SSDPSyntax.maxAge(in: ArraySlice(value.utf8)) == expected, "\(value)")
+        }
+    }
+
     @Test func headerNamesMatchCaseInsensitivelyAndKeepTheirCase() {
         let m = SSDPMessage(parsing: Array("M-SEARCH * HTTP/1.1\r\nst: ssdp:all\r\nMx: 3\r\nST: dup\r\n\r\n".utf8))
         #expect(m.kind == .mSearch)

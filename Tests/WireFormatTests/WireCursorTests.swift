@@ -32,6 +32,24 @@ import WireFormat
         #expect(ASCII.parseDecimal(Array("99999999999999999999999".utf8)) == nil)
     }
 
+    /// `forEachPiece` yields what `split(separator:)` returns (empty pieces left out), and
+    /// stops when asked to.
+    @Test func piecesMatchSplit() {
+        for text in ["a,b", ",a,,b,", "", ",", "abc", "a,", ",,,x"] {
+            let bytes = Array(("#" + text + "#").utf8).dropFirst().dropLast()  // a slice not starting at 0
+            var pieces: [[UInt8]] = []
+            ASCII.forEachPiece(of: bytes, separatedBy: 0x2C) { pieces.append(Array($0)); return true }
+            #expect(pieces == bytes.split(separator: 0x2C).map { Array($0) }, "\(text)")
+            #expect(ASCII.count(0x2C, in: bytes) == text.filter { $0 == "," }.count)
+        }
+        var seen = 0
+        ASCII.forEachPiece(of: ArraySlice("a,b,c".utf8), separatedBy: 0x2C) { _ in
+            seen += 1
+            return seen < 2
+        }
+        #expect(seen == 2)
+    }
+
     @Test func caseInsensitiveComparisonFoldsOnlyASCII() {
         #expect(ASCII.equalsIgnoringCase(Array("Cache-Control".utf8), Array("CACHE-CONTROL".utf8)))
         #expect(!ASCII.equalsIgnoringCase([0xC3, 0xA9], [0xC3, 0x89]))

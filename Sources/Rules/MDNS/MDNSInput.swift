@@ -28,6 +28,8 @@ public final class MDNSInput: Sendable {
         public var labelCount: Int
         /// The `_service` label when `dnssd` found one.
         public var serviceLabel: Range<Int>?
+        /// Under local. or a reverse zone, or the root (MDNS-322).
+        public var isLocalName: Bool
     }
 
     /// Per-record facts computed once from the owner name's labels. Only plain values (no
@@ -79,7 +81,9 @@ public final class MDNSInput: Sendable {
         l.removeAll(keepingCapacity: true)
         n.forEachLabelRange(in: p) { l.append($0) }
         let d = DNSSDName(payload: p, labels: l)
-        return NameInfo(dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil })
+        return NameInfo(
+            dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
+            isLocalName: l.isEmpty || isLocal(p, l))
     }
 
     static func recordInfo(_ s: DNSSection, _ rr: ResourceRecord, _ p: [UInt8], _ l: inout [Range<Int>]) -> RecordInfo {
@@ -103,7 +107,7 @@ public final class MDNSInput: Sendable {
             section: s, record: rr, dnssd: owner.dnssd, labelCount: owner.labelCount, firstLabel: l.first,
             serviceLabel: owner.serviceLabel,
             allLabelsUTF8: utf8, hasUnderscoreLabel: underscore,
-            isReverse: isReverse(p, l), isLocalName: l.isEmpty || isLocal(p, l),
+            isReverse: isReverse(p, l), isLocalName: owner.isLocalName,
             hostLabelsLDH: ldh, target: target)
     }
 

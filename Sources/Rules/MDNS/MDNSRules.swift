@@ -156,13 +156,12 @@ public enum MDNSRules {
             }
         },
         MDNSRule(C.authority) { i, out in
-            let auth = i.records.filter { $0.section == .authority }
-            guard !auth.isEmpty else { return }
+            guard !i.message.authorities.isEmpty else { return }
             if i.isResponse {
-                out.report(C.authority, severity: .warning, "response carries \(auth.count) authority record(s); avahi drops it")
+                out.report(C.authority, severity: .warning, "response carries \(i.message.authorities.count) authority record(s); avahi drops it")
                 return
             }
-            for a in auth where !i.message.questions.contains(where: { $0.name.equals(a.record.name, in: i.message.payload) }) {
+            for a in i.records where a.section == .authority && !i.message.questions.contains(where: { $0.name.equals(a.record.name, in: i.message.payload) }) {
                 out.report(C.authority, severity: .error, "probe record \(i.name(a.record.name)) matches no question")
             }
         },
@@ -235,9 +234,8 @@ public enum MDNSRules {
                 if !next.equals(r.record.name, in: i.message.payload) {
                     out.report(C.nsecForm, severity: .warning, "NSEC \(i.name(r.record.name)) names \(i.name(next)) as next, not itself")
                 }
-                let types = i.message.nsecTypes(bitmap)
-                if types.contains(where: { $0.rawValue > 255 }) { out.report(C.nsecForm, severity: .warning, "NSEC \(i.name(r.record.name)) uses a window other than 0") }
-                if types.contains(.nsec) { out.report(C.nsecForm, severity: .error, "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC") }
+                if i.message.nsecHasTypeAbove255(bitmap) { out.report(C.nsecForm, severity: .warning, "NSEC \(i.name(r.record.name)) uses a window other than 0") }
+                if i.message.nsecHas(bitmap, .nsec) { out.report(C.nsecForm, severity: .error, "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC") }
             }
         },
         MDNSRule(C.nsecConsistent) { i, out in
@@ -340,6 +338,8 @@ public enum MDNSRules {
             let p = i.message.payload
             var keys: [Range<Int>] = []
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
+                // One allocation for the keys of all the message's TXT records.
+                if keys.capacity == 0 { keys.reserveCapacity(32) }
                 keys.removeAll(keepingCapacity: true)
                 var repeated: Range<Int>? = nil
                 i.message.forEachTXTKey(r.record) { _, key in
@@ -442,14 +442,15 @@ public enum MDNSRules {
             }
         },
         MDNSRule(C.localNames) { i, out in
-            func check(_ n: DNSName) -> Bool {
-                let l = i.labelRanges(n)
-                guard !l.isEmpty, !MDNSInput.isLocal(i.message.payload, l) else { return false }
-                out.report(C.localNames, "\(i.name(n)) is not under local. or a link-local reverse zone")
-                return true
+            func report(_ n: DNSName) { out.report(C.localNames, "\(i.name(n)) is not under local. or a link-local reverse zone") }
+            for (q, info) in zip(i.message.questions, i.questionNames) where !info.isLocalName {
+                report(q.name)
+                return
             }
-            for q in i.message.questions where check(q.name) { return }
-            for r in i.records where r.record.type != .opt && !r.isLocalName && check(r.record.name) { return }
+            for r in i.records where r.record.type != .opt && !r.isLocalName {
+                report(r.record.name)
+                return
+            }
         },
         MDNSRule(C.sourcePort) { i, out in
             if i.isResponse, i.datagram.srcPort != 5353 { out.report(C.sourcePort, "response from port \(i.datagram.srcPort); receivers must ignore it") }

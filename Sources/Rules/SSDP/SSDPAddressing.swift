@@ -14,7 +14,7 @@ enum SSDPAddressing {
             guard rest.first == 0x3A, let p = ASCII.parseDecimal(rest.dropFirst()), p <= 65535 else { return nil }
             return (a, UInt16(p), true)
         }
-        let colons = v.filter { $0 == 0x3A }.count
+        let colons = ASCII.count(0x3A, in: v)
         if colons > 1 {
             // Unbracketed IPv6, maybe with a trailing :port; report it as mis-bracketed.
             if let a = IPAddress(text: v) { return (a, nil, false) }
@@ -52,7 +52,7 @@ enum SSDPAddressing {
             guard let close = authority.firstIndex(of: 0x5D) else { return nil }
             return (IPAddress(text: authority[(authority.startIndex + 1)..<close]), true)
         }
-        let colons = authority.filter { $0 == 0x3A }.count
+        let colons = ASCII.count(0x3A, in: authority)
         if colons > 1 {
             if let a = IPAddress(text: authority) { return (a, false) }
             if let last = authority.lastIndex(of: 0x3A), let a = IPAddress(text: authority[authority.startIndex..<last]) {
@@ -100,15 +100,27 @@ enum SSDPAddressing {
         return v.contains(0x3A) ? .vendor : .invalid
     }
 
+    static let days: [StaticString] = ["Mon,", "Tue,", "Wed,", "Thu,", "Fri,", "Sat,", "Sun,"]
+    static let months: [StaticString] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func isRFC1123Date(_ v: ArraySlice<UInt8>) -> Bool {
-        let p = v.split(separator: 0x20)
-        guard p.count == 6, p[0].count == 4, p[0].last == 0x2C, p[1].count == 2, p[1].allSatisfy(ASCII.isDigit),
-            p[2].count == 3, p[3].count == 4, p[3].allSatisfy(ASCII.isDigit), p[4].count == 8,
-            p[5].equals("GMT")
-        else { return false }
-        let days = ["Mon,", "Tue,", "Wed,", "Thu,", "Fri,", "Sat,", "Sun,"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return days.contains { p[0].elementsEqual($0.utf8) } && months.contains { p[2].elementsEqual($0.utf8) }
+        // `Sun, 06 Nov 1994 08:49:37 GMT`: six space-separated pieces, checked as they come.
+        var n = 0
+        var ok = true
+        ASCII.forEachPiece(of: v, separatedBy: 0x20) { p in
+            switch n {
+            case 0: ok = days.contains { p.equals($0) }
+            case 1: ok = p.count == 2 && p.allSatisfy(ASCII.isDigit)
+            case 2: ok = months.contains { p.equals($0) }
+            case 3: ok = p.count == 4 && p.allSatisfy(ASCII.isDigit)
+            case 4: ok = p.count == 8
+            case 5: ok = p.equals("GMT")
+            default: ok = false
+            }
+            n += 1
+            return ok
+        }
+        return ok && n == 6
     }
 }

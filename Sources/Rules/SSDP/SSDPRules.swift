@@ -313,8 +313,12 @@ public enum SSDPRules {
                 return
             }
             _ = age
-            let directives = v.split(separator: 0x2C)
-            if directives.count > 1 {
+            var directives = 0
+            ASCII.forEachPiece(of: v, separatedBy: 0x2C) { _ in
+                directives += 1
+                return directives < 2
+            }
+            if directives > 1 {
                 out.report(C.cacheControl, severity: i.atLeast11 ? .error : .warning,
                     "CACHE-CONTROL \"\(SSDPText.show(v))\" has directives besides max-age")
             } else if v.contains(0x20) || v.contains(0x22) {
@@ -514,6 +518,9 @@ struct NameList {
         if count > 0 {
             sentenceNames.append(", ")
             fieldNames.append(0x2C)
+        } else {
+            sentenceNames.reserveCapacity(96)
+            fieldNames.reserveCapacity(96)
         }
         SSDPText.append(name, to: &sentenceNames)
         SSDPText.append(name, to: &fieldNames)
