@@ -39,7 +39,7 @@ public final class Analysis {
     private let options: Options
     private var frameBuffer: [UInt8] = []
     private var devices: Set<UInt64> = []
-    private var services: Set<String> = []
+    private var services: Set<UInt64> = []
     static let maxDevices = 65536
     /// Called when an unsupported link type is first seen (the CLI prints a warning).
     public var onWarning: ((String) -> Void)? = nil

@@ -36,8 +36,8 @@ struct BatchOutput: Sendable {
     var counted: [(RuleDescriptor, Severity)] = []
     var suppressed = 0
     var deviceKeys: [UInt64] = []
-    /// DNS-SD service types announced (lowercased).
-    var services: [String] = []
+    /// DNS-SD service types announced, as keys of their case-folded names.
+    var services: [UInt64] = []
 }
 
 /// The per-message stage: mDNS decoding, the stateless rules, configuration policy and
@@ -183,9 +183,9 @@ struct MessageWorker: BatchWorker {
     }
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
-    private static func noteServices(_ input: MDNSInput, into services: inout [String]) {
+    private static func noteServices(_ input: MDNSInput, into services: inout [UInt64]) {
         for r in input.records where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
-            services.append(r.record.name.presentation(in: input.message.payload).lowercased())
+            services.append(r.record.name.key(in: input.message.payload, seed: FindingSink.keySeed))
         }
     }
 }

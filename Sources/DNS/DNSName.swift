@@ -131,14 +131,33 @@ public struct DNSName: Sendable, Hashable {
     }
 
     /// The presentation form appended as UTF-8 bytes (no intermediate strings).
+    /// Labels are read through the payload's buffer (a slice per label would retain it).
     public func appendPresentation(in payload: [UInt8], to out: inout [UInt8]) {
-        var any = false
-        forEachLabel(in: payload) { label in
-            any = true
-            DNSText.appendEscapedLabel(label, to: &out)
-            out.append(0x2E)
+        payload.withUnsafeBufferPointer { buf in
+            var any = false
+            forEachLabelRange(in: payload) { r in
+                any = true
+                DNSText.appendEscapedLabel(UnsafeBufferPointer(rebasing: buf[r]), to: &out)
+                out.append(0x2E)
+            }
+            if !any { out.append(0x2E) }
         }
-        if !any { out.append(0x2E) }
+    }
+
+    /// FNV-1a over the ASCII-lowercased labels, each followed by a dot: the name's identity
+    /// for counting distinct names (no string built).
+    public func key(in payload: [UInt8], seed: UInt64) -> UInt64 {
+        var h = seed
+        payload.withUnsafeBufferPointer { buf in
+            forEachLabelRange(in: payload) { r in
+                for b in buf[r] {
+                    h ^= UInt64(ASCII.lower(b))
+                    h = h &* 0x0000_0100_0000_01B3
+                }
+                h ^= 0x2E
+            }
+        }
+        return h
     }
 }
 
@@ -185,6 +204,10 @@ public enum DNSText {
     /// `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label is
     /// valid UTF-8) bytes above 0x7F as `\DDD`.
     public static func appendEscapedLabel(_ label: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        label.withUnsafeBufferPointer { appendEscapedLabel($0, to: &out) }
+    }
+
+    public static func appendEscapedLabel(_ label: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         // Most labels need no escape: copy them whole instead of byte by byte.
         var plain = true
         for b in label where b == 0x2E || b == 0x5C || b < 0x20 || b >= 0x7F {

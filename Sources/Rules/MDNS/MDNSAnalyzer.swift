@@ -32,14 +32,7 @@ public struct MDNSAnalyzer: Sendable {
                 host = t
             }
         }
-        if let host {
-            var h = FindingSink.keySeed
-            host.forEachLabel(in: m.payload) { l in
-                FindingSink.key(l, into: &h)
-                h ^= 0x2E
-            }
-            sink.deviceKey = h
-        }
+        if let host { sink.deviceKey = host.key(in: m.payload, seed: FindingSink.keySeed) }
         // The enabled rules, filtered once per disabled set rather than hashed per message.
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
