@@ -150,8 +150,19 @@ public struct DNSSDName: Sendable {
     /// Index of the `_service` label (the one before `_tcp`/`_udp`), when there is one.
     public var serviceLabelIndex: Int?
 
+    public init(kind: Kind, serviceLabelIndex: Int?) {
+        self.kind = kind
+        self.serviceLabelIndex = serviceLabelIndex
+    }
+
     /// Classifies a name given as label ranges of one payload (no slices).
     public init(payload: [UInt8], labels r: [Range<Int>]) {
+        self = Self.classify(payload: payload, labels: r)
+    }
+
+    /// The same as a static function: an initialiser takes its arguments owned, so each call
+    /// retained both arrays; a function borrows them.
+    public static func classify(payload: [UInt8], labels r: [Range<Int>]) -> DNSSDName {
         let n = r.count
         func eq(_ i: Int, _ s: StaticString) -> Bool { ASCII.equalsIgnoringCase(payload, r[i], s) }
         func first(_ i: Int) -> UInt8? { r[i].isEmpty ? nil : payload[r[i].lowerBound] }
@@ -161,23 +172,17 @@ public struct DNSSDName: Sendable {
             proto = i
             break
         }
-        guard let p = proto else {
-            kind = .other
-            serviceLabelIndex = nil
-            return
-        }
-        serviceLabelIndex = p - 1
+        guard let p = proto else { return DNSSDName(kind: .other, serviceLabelIndex: nil) }
         if p == 2, eq(0, "_services"), eq(1, "_dns-sd"), eq(2, "_udp") {
-            kind = .serviceEnumeration
+            return DNSSDName(kind: .serviceEnumeration, serviceLabelIndex: p - 1)
         } else if p == 1 {
-            kind = .serviceType
+            return DNSSDName(kind: .serviceType, serviceLabelIndex: p - 1)
         } else if p >= 3, eq(p - 2, "_sub") {
-            kind = .subtype
-            serviceLabelIndex = p - 1
+            return DNSSDName(kind: .subtype, serviceLabelIndex: p - 1)
         } else if p == 2 {
-            kind = .instance
+            return DNSSDName(kind: .instance, serviceLabelIndex: p - 1)
         } else {
-            kind = .other
+            return DNSSDName(kind: .other, serviceLabelIndex: p - 1)
         }
     }
 }

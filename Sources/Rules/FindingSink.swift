@@ -32,7 +32,8 @@ public struct FindingSink {
         self.disabled = disabled
     }
 
-    public init(datagram d: Datagram, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
+    /// Borrows the datagram (an initialiser would otherwise retain its arrays).
+    public init(datagram d: borrowing Datagram, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
         self.init(frame: d.frame, time: d.time, source: d.src, fileIndex: fileIndex, disabled: disabled)
     }
 

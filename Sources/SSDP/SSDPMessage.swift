@@ -24,6 +24,8 @@ public struct SSDPMessage: Sendable {
         public var missingColon: Bool
         /// `SSDPHeaderName.code` of the name (0: not a known name, or no colon).
         public var code: UInt8 = 0
+        /// The name is an HTTP token (non-empty, token characters only); false without a colon.
+        public var nameIsToken = false
     }
 
     public struct Anomaly: Sendable, Hashable {
@@ -201,8 +203,10 @@ public struct SSDPMessage: Sendable {
         let name = Self.trimEnd(sp, line.lowerBound..<colon)
         let spaceBefore = name.upperBound != colon
         if spaceBefore { note(.spaceBeforeColon, offset) }
+        var token = !name.isEmpty
         for k in name where !SSDPSyntax.isTokenByte(sp[k]) {
             note(.invalidNameCharacter, offset)
+            token = false
             break
         }
         let value = Self.trim(sp, (colon + 1)..<line.upperBound)
@@ -219,7 +223,7 @@ public struct SSDPMessage: Sendable {
             note(ASCII.isValidUTF8(p[value]) ? .nonASCII : .invalidUTF8, offset)
         }
         return Header(name: p[name], value: p[value], offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
-            code: SSDPHeaderName.code(of: p[name]))
+            code: SSDPHeaderName.code(of: p[name]), nameIsToken: token)
     }
 
     // MARK: - Lookups (case-insensitive on bytes, no allocation)

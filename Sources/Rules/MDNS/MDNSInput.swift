@@ -80,7 +80,7 @@ public final class MDNSInput: Sendable {
     static func nameInfo(_ n: DNSName, _ p: [UInt8], _ l: inout [Range<Int>]) -> NameInfo {
         l.removeAll(keepingCapacity: true)
         n.forEachLabelRange(in: p) { l.append($0) }
-        let d = DNSSDName(payload: p, labels: l)
+        let d = DNSSDName.classify(payload: p, labels: l)
         return NameInfo(
             dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
             isLocalName: l.isEmpty || isLocal(p, l))

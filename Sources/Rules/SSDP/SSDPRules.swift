@@ -104,12 +104,15 @@ public enum SSDPRules {
             }
         },
         SSDPRule(C.headerSyntax) { i, out in
-            for h in i.message.headers {
+            // By index, reading flags only: a copy of each header retains its two slices.
+            let headers = i.message.headers
+            for k in headers.indices where headers[k].missingColon || headers[k].spaceBeforeColon || !headers[k].nameIsToken {
+                let h = headers[k]
                 if h.missingColon {
                     out.report(C.headerSyntax, "header line \"\(SSDPText.show(h.name))\" has no colon", field: "offset \(h.offset)")
                 } else if h.spaceBeforeColon {
                     out.report(C.headerSyntax, "whitespace between header name \(SSDPText.show(h.name)) and its colon", field: "offset \(h.offset)")
-                } else if !SSDPSyntax.isToken(h.name) {
+                } else {
                     out.report(C.headerSyntax, "header name \"\(SSDPText.show(h.name))\" is not an HTTP token", field: "offset \(h.offset)")
                 }
             }
@@ -143,7 +146,9 @@ public enum SSDPRules {
             // NOTIFY carries five; one line each would bury everything else).
             var legacyNames = NameList()
             var otherNames = NameList()
-            for h in i.message.headers where !h.missingColon && h.code == 0 {
+            let headers = i.message.headers
+            for k in headers.indices where !headers[k].missingColon && headers[k].code == 0 {
+                let h = headers[k]
                 if h.name.contains(0x2E) { continue }  // token.domain
                 let legacy = SSDPSyntax.hasPrefix(h.name, "X-", caseInsensitive: true)
                     || ASCII.equalsIgnoringCase(h.name, "OPT".utf8) || h.name.count > 3
