@@ -100,12 +100,15 @@ struct MessageWorker: BatchWorker {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
         let input = mdns.judge(d, into: &sink)
-        let m = input.message
-        if m.header.qr { Self.noteServices(input, into: &out.services) }
+        if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
-            let record = MDNSRender.record(
-                m, d, srcText: srcText, dstText: addressText(d.dst),
-                verbose: options.verbose, fields: options.messageFields)
+            // `input` outlives the call, so its message is passed by reference: otherwise the
+            // message is copied (each of its arrays retained) in case `input` dies first.
+            let record = withExtendedLifetime(input) {
+                MDNSRender.record(
+                    input.message, d, srcText: srcText, dstText: addressText(d.dst),
+                    verbose: options.verbose, fields: options.messageFields)
+            }
             finish(record, sink: sink, d, fileIndex: fileIndex, into: &out)
         } else {
             finish(sink: sink, into: &out)

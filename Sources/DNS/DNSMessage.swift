@@ -319,13 +319,46 @@ public struct RecordType: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let aaaa = Self(rawValue: 28), srv = Self(rawValue: 33), opt = Self(rawValue: 41)
     public static let nsec = Self(rawValue: 47), any = Self(rawValue: 255)
 
-    static let names: [UInt16: String] = [
-        1: "A", 2: "NS", 5: "CNAME", 6: "SOA", 12: "PTR", 13: "HINFO", 15: "MX", 16: "TXT", 28: "AAAA", 33: "SRV",
-        35: "NAPTR", 41: "OPT", 47: "NSEC", 50: "NSEC3", 64: "SVCB", 65: "HTTPS", 251: "IXFR", 252: "AXFR",
-        253: "MAILB", 254: "MAILA", 255: "ANY",
-    ]
+    /// The mnemonic of a type that has one (a switch: no table lookup, no string).
+    public var mnemonic: StaticString? {
+        switch rawValue {
+        case 1: "A"
+        case 2: "NS"
+        case 5: "CNAME"
+        case 6: "SOA"
+        case 12: "PTR"
+        case 13: "HINFO"
+        case 15: "MX"
+        case 16: "TXT"
+        case 28: "AAAA"
+        case 33: "SRV"
+        case 35: "NAPTR"
+        case 41: "OPT"
+        case 47: "NSEC"
+        case 50: "NSEC3"
+        case 64: "SVCB"
+        case 65: "HTTPS"
+        case 251: "IXFR"
+        case 252: "AXFR"
+        case 253: "MAILB"
+        case 254: "MAILA"
+        case 255: "ANY"
+        default: nil
+        }
+    }
+
     /// Mnemonic, or `TYPE<n>` (RFC 3597).
-    public var description: String { Self.names[rawValue] ?? "TYPE\(rawValue)" }
+    public var description: String { mnemonic.map { $0.description } ?? "TYPE\(rawValue)" }
+
+    /// `description` appended as bytes.
+    public func append(to out: inout [UInt8]) {
+        if let m = mnemonic {
+            out.append(m)
+        } else {
+            out.append("TYPE")
+            out.append(decimal: Int(rawValue))
+        }
+    }
 }
 
 /// Something noticed while decoding, for the rules to judge.

@@ -5,7 +5,7 @@ import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
 enum MDNSRender {
-    static func record(_ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
+    static func record(_ m: borrowing DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         let p = m.payload
         let h = m.header
         // The summary is built as bytes and made a String once.
@@ -24,7 +24,7 @@ enum MDNSRender {
             for (k, q) in m.questions.enumerated() {
                 b.append(k == 0 ? " " : ", ")
                 if q.unicastResponse { b.append("[QU] ") }
-                b.append(string: q.type.description)
+                q.type.append(to: &b)
                 b.append(0x20)
                 q.name.appendPresentation(in: p, to: &b)
             }
@@ -123,7 +123,7 @@ enum MDNSRender {
             b.append(" (")
             for (k, t) in m.nsecTypes(bitmap).enumerated() {
                 if k > 0 { b.append(0x20) }
-                b.append(string: t.description)
+                t.append(to: &b)
             }
             b.append(0x29)
         case .opt:
@@ -142,7 +142,7 @@ enum MDNSRender {
     }
 
     static func appendBrief(_ rr: ResourceRecord, _ m: DNSMessage, to b: inout [UInt8]) {
-        b.append(string: rr.type.description)
+        rr.type.append(to: &b)
         b.append(0x20)
         appendRdata(rr, m, to: &b)
         if rr.cacheFlush { b.append(" (flush)") }

@@ -216,11 +216,17 @@ public enum MDNSRules {
             // Known answers in a query carry remaining TTLs, which legitimately differ.
             guard i.isResponse else { return }
             var reported = false
-            for (k, a) in i.records.enumerated() where a.record.type != .opt && !reported {
-                for b in i.records[(k + 1)...] where b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
-                    && b.record.ttl != a.record.ttl && a.record.ttl != 0 && b.record.ttl != 0
-                    && b.record.name.equals(a.record.name, in: i.message.payload)
-                {
+            // Pairs by index (record facts are plain values; a slice of the list would be
+            // retained for each record).
+            let records = i.records
+            for k in records.indices where records[k].record.type != .opt && !reported {
+                let a = records[k]
+                for j in (k + 1)..<records.count {
+                    let b = records[j]
+                    guard b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
+                        && b.record.ttl != a.record.ttl && a.record.ttl != 0 && b.record.ttl != 0
+                        && b.record.name.equals(a.record.name, in: i.message.payload)
+                    else { continue }
                     out.report(C.rrsetTTL, "\(i.name(a.record.name)) \(a.record.type) records carry TTLs \(a.record.ttl) and \(b.record.ttl)")
                     reported = true
                     break
@@ -384,13 +390,17 @@ public enum MDNSRules {
             }
         },
         MDNSRule(C.serviceLabel) { i, out in
-            func check(_ label: ArraySlice<UInt8>?, _ d: DNSSDName) -> Bool {
-                guard let label, d.kind != .other, let problem = serviceLabelProblem(label) else { return false }
+            // Labels are checked as payload ranges; a slice and the problem's text are made
+            // only for a label that fails.
+            func check(_ range: Range<Int>?, _ d: DNSSDName) -> Bool {
+                guard let range, d.kind != .other, !isValidServiceLabel(i.message.payload, range) else { return false }
+                let label = i.bytes(range)
+                guard let problem = serviceLabelProblem(label) else { return false }
                 out.report(C.serviceLabel, "service label \(MDNSText.show(label)): \(problem)")
                 return true
             }
-            for q in i.questionNames where check(q.serviceLabel.map(i.bytes), q.dnssd) { return }
-            for r in i.records where check(r.serviceLabel.map(i.bytes), r.dnssd) { return }
+            for q in i.questionNames where check(q.serviceLabel, q.dnssd) { return }
+            for r in i.records where check(r.serviceLabel, r.dnssd) { return }
         },
         MDNSRule(C.instanceLabel) { i, out in
             for r in i.records where r.dnssd.kind == .instance {
@@ -431,9 +441,12 @@ public enum MDNSRules {
         },
         MDNSRule(C.duplicates) { i, out in
             let p = i.message.payload
-            for (k, a) in i.records.enumerated() where a.record.type != .opt {
-                if i.records[(k + 1)...].contains(where: { b in
-                    b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
+            let records = i.records
+            for k in records.indices where records[k].record.type != .opt {
+                let a = records[k]
+                if ((k + 1)..<records.count).contains(where: { j in
+                    let b = records[j]
+                    return b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
                         && b.record.name.equals(a.record.name, in: p) && sameRData(a.record, b.record, p)
                 }) {
                     out.report(C.duplicates, "\(i.name(a.record.name)) \(a.record.type) appears twice in the packet")
@@ -511,6 +524,26 @@ public enum MDNSRules {
     static func hex16(_ v: UInt16) -> String {
         let s = String(v, radix: 16)
         return "0x" + String(repeating: "0", count: 4 - s.count) + s
+    }
+
+    /// `serviceLabelProblem(p[r]) == nil`, without a slice: `_`, then 1–15 letters, digits
+    /// and single inner hyphens, at least one letter.
+    static func isValidServiceLabel(_ p: [UInt8], _ r: Range<Int>) -> Bool {
+        guard r.lowerBound >= 0, r.upperBound <= p.count, r.count >= 2, r.count <= 16, p[r.lowerBound] == 0x5F else { return false }
+        var letter = false
+        var previous: UInt8 = 0x5F
+        for k in (r.lowerBound + 1)..<r.upperBound {
+            let b = p[k]
+            if ASCII.isAlpha(b) {
+                letter = true
+            } else if b == 0x2D {
+                if previous == 0x2D || previous == 0x5F { return false }
+            } else if !ASCII.isDigit(b) {
+                return false
+            }
+            previous = b
+        }
+        return letter && previous != 0x2D
     }
 
     static func serviceLabelProblem(_ l: ArraySlice<UInt8>) -> String? {
