@@ -1,7 +1,7 @@
 import DNS
 import Findings
 import NetLayers
-import Rules
+@testable import Rules
 import Testing
 import TestSupport
 import WireFormat
@@ -221,6 +221,22 @@ let mdnsCases: [MDNSRuleCase] = [
         d.udpPayloadLength = service().bytes.count
         let f = mdnsFindings(d)
         #expect(!f.contains { ["MDNS-002", "MDNS-009", "MDNS-010"].contains($0.rule.rawValue) })
+    }
+}
+
+/// MDNS-316's quick range check agrees with the rule's explanation of what is wrong.
+@Suite struct ServiceLabelCheckTests {
+    @Test func rangeCheckAgreesWithTheProblemText() {
+        let labels = [
+            "_http", "_ipp", "_a", "_1", "_a-b", "_googlecast", "_companion-link", "_abcdefghijklmno", "_abcdefghijklmnop",
+            "http", "_", "_-ab", "_ab-", "_a--b", "_123", "_a_b", "_a.b", "_\u{e9}", "", "_A-1-b",
+        ]
+        for text in labels {
+            let bytes = Array(("xx" + text + "yy").utf8)
+            let range = 2..<(bytes.count - 2)
+            let expected = MDNSRules.serviceLabelProblem(bytes[range]) == nil
+            #expect(MDNSRules.isValidServiceLabel(bytes, range) == expected, "\(text)")
+        }
     }
 }
 
