@@ -146,8 +146,11 @@ public final class Analysis {
             return
         }
         batch.append(item)
-        if batch.count >= Self.batchSize { submitBatch() }
-        // Write what is ready; wait when the workers are too far behind (bounded memory).
+        guard batch.count >= Self.batchSize else { return }
+        submitBatch()
+        // Once per batch (not per datagram: each look takes the pool's lock, which the workers
+        // contend for): write what is ready; wait when the workers are too far behind
+        // (bounded memory).
         while let r = pool.next(wait: pool.inFlight > options.jobs * Self.batchesPerWorker) { emit(r) }
     }
 
