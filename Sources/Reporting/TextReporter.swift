@@ -222,7 +222,7 @@ public struct TextRenderer: MessageRenderer {
     func endpoint(_ addr: String, _ port: UInt16, into c: inout RenderedChunk) {
         // Through the contiguous UTF-8 buffer: `addr.utf8.contains` goes the generic,
         // per-character way, and this runs twice per line.
-        let done: Void? = addr.utf8.withContiguousStorageIfAvailable { u in
+        func put(_ u: UnsafeBufferPointer<UInt8>, _ c: inout RenderedChunk) {
             if u.contains(0x3A) {
                 c.append(byte: 0x5B)
                 c.bytes.append(contentsOf: u)
@@ -232,18 +232,9 @@ public struct TextRenderer: MessageRenderer {
                 c.append(byte: 0x3A)
             }
         }
-        if done == nil {
+        if addr.utf8.withContiguousStorageIfAvailable({ put($0, &c) }) == nil {
             var a = addr
-            a.withUTF8 { u in
-                if u.contains(0x3A) {
-                    c.append(byte: 0x5B)
-                    c.bytes.append(contentsOf: u)
-                    c.append("]:" as StaticString)
-                } else {
-                    c.bytes.append(contentsOf: u)
-                    c.append(byte: 0x3A)
-                }
-            }
+            a.withUTF8 { put($0, &c) }
         }
         c.append(decimal: Int(port))
     }
