@@ -121,12 +121,8 @@ public struct TextRenderer: MessageRenderer {
     public init(options: TextReporter.Options) { self.options = options }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
-        // Findings through the buffer: iterating the array (or its subscript) copies each
-        // finding, retaining its strings.
         if options.quiet {
-            findings.withUnsafeBufferPointer { fs in
-                for k in fs.indices { render(finding: fs[k], into: &c) }
-            }
+            for f in findings { render(finding: f, into: &c) }
             return
         }
         c.append(decimal: m.frame)
@@ -155,12 +151,10 @@ public struct TextRenderer: MessageRenderer {
                 c.append(byte: 0x0A)
             }
         }
-        findings.withUnsafeBufferPointer { fs in
-            for k in fs.indices { findingLines(fs[k], indent: 4, frameDescription: false, into: &c) }
-        }
+        for f in findings { findingLines(f, indent: 4, frameDescription: false, into: &c) }
     }
 
-    public mutating func render(finding f: borrowing Finding, into c: inout RenderedChunk) {
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
         findingLines(f, indent: 0, frameDescription: true, into: &c)
     }
 
@@ -176,7 +170,7 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    func findingLines(_ f: borrowing Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
+    func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
         for _ in 0..<indent { c.append(byte: 0x20) }
         if frameDescription {
             if let first = f.firstFrame {
