@@ -188,7 +188,7 @@ struct MessageWorker: BatchWorker {
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
     private static func noteServices(_ input: MDNSInput, into services: inout [UInt64]) {
         for r in input.records where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
-            services.append(r.record.name.key(in: input.message.payload, seed: FindingSink.keySeed))
+            services.append(r.record.name.key(in: input.message.payload))
         }
     }
 }

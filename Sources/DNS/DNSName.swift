@@ -20,24 +20,9 @@ public struct DNSName: Sendable, Hashable {
     /// reference counting).
     @inlinable
     public func forEachLabelRange(in payload: [UInt8], _ body: (Range<Int>) -> Void) {
-        var pos = offset
-        var lowest = offset
-        while pos < payload.count {
-            let l = payload[pos]
-            if l == 0 { return }
-            if l & 0xC0 == 0xC0 {
-                guard pos + 1 < payload.count else { return }
-                let target = Int(l & 0x3F) << 8 | Int(payload[pos + 1])
-                // The reader's invariant: each target strictly below the last; ends any walk.
-                guard target < lowest else { return }
-                lowest = target
-                pos = target
-                continue
-            }
-            guard l & 0xC0 == 0, pos + 1 + Int(l) <= payload.count else { return }
-            body((pos + 1)..<(pos + 1 + Int(l)))
-            pos += 1 + Int(l)
-        }
+        let p = payload.span
+        var cursor = LabelCursor(start: offset)
+        while let r = cursor.next(in: p) { body(r) }
     }
 
     public func labelCount(in payload: [UInt8]) -> Int {
@@ -49,15 +34,25 @@ public struct DNSName: Sendable, Hashable {
     /// ASCII-case-insensitive comparison with another name (RFC 4343), possibly of another
     /// message. Walks both names label by label without allocating.
     public func equals(_ other: DNSName, in a: [UInt8], _ b: [UInt8]) -> Bool {
+        equals(other, a.span, b.span, samePayload: false)
+    }
+
+    /// The same comparison for two names of one message. Names there mostly share their
+    /// labels through compression pointers: once both walks stand on the same label, the
+    /// rest is the same, so most comparisons end after the first pointer.
+    public func equals(_ other: DNSName, in payload: [UInt8]) -> Bool {
+        offset == other.offset || equals(other, payload.span, payload.span, samePayload: true)
+    }
+
+    private func equals(_ other: DNSName, _ a: Span<UInt8>, _ b: Span<UInt8>, samePayload: Bool) -> Bool {
         if wireLength != other.wireLength { return false }
-        var x = LabelCursor(payload: a, start: offset)
-        var y = LabelCursor(payload: b, start: other.offset)
+        var x = LabelCursor(start: offset)
+        var y = LabelCursor(start: other.offset)
         while true {
-            let l = x.next()
-            let r = y.next()
-            switch (l, r) {
+            switch (x.next(in: a), y.next(in: b)) {
             case (nil, nil): return true
             case (let l?, let r?):
+                if samePayload && l.lowerBound == r.lowerBound { return true }
                 guard l.count == r.count else { return false }
                 var i = l.lowerBound
                 var j = r.lowerBound
@@ -69,56 +64,6 @@ public struct DNSName: Sendable, Hashable {
             default: return false
             }
         }
-    }
-
-    /// The same comparison for two names of one message. Names there mostly share their
-    /// labels through compression pointers: once both walks stand on the same byte, the rest
-    /// is the same, so most comparisons end after the first pointer. Reads through a span (no
-    /// reference counting).
-    public func equals(_ other: DNSName, in payload: [UInt8]) -> Bool {
-        if offset == other.offset { return true }
-        if wireLength != other.wireLength { return false }
-        let p = payload.span
-        var x = offset, xLowest = offset
-        var y = other.offset, yLowest = other.offset
-        while true {
-            x = Self.labelStart(p, x, &xLowest)
-            y = Self.labelStart(p, y, &yLowest)
-            // Both ended, or both at the same label of this payload: equal from here on.
-            if x == y { return true }
-            if x < 0 || y < 0 { return false }
-            let n = Int(p[x])
-            guard n == Int(p[y]), x + n < p.count, y + n < p.count else { return false }
-            var k = 1
-            while k <= n {
-                if ASCII.lower(p[x + k]) != ASCII.lower(p[y + k]) { return false }
-                k += 1
-            }
-            x += 1 + n
-            y += 1 + n
-        }
-    }
-
-    /// From `pos`, follows compression pointers to the next label's length byte; -1 at the
-    /// end of the name or where the walk is not valid (as `LabelCursor` stops).
-    @inline(__always)
-    static func labelStart(_ p: Span<UInt8>, _ start: Int, _ lowest: inout Int) -> Int {
-        var pos = start
-        while pos >= 0 && pos < p.count {
-            let l = p[pos]
-            if l == 0 { return -1 }
-            if l & 0xC0 == 0xC0 {
-                guard pos + 1 < p.count else { return -1 }
-                let target = Int(l & 0x3F) << 8 | Int(p[pos + 1])
-                guard target < lowest else { return -1 }
-                lowest = target
-                pos = target
-                continue
-            }
-            guard l & 0xC0 == 0, pos + 1 + Int(l) <= p.count else { return -1 }
-            return pos
-        }
-        return -1
     }
 
     /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a
@@ -144,16 +89,13 @@ public struct DNSName: Sendable, Hashable {
         }
     }
 
-    /// FNV-1a over the ASCII-lowercased labels, each followed by a dot: the name's identity
-    /// for counting distinct names (no string built).
-    public func key(in payload: [UInt8], seed: UInt64) -> UInt64 {
-        var h = seed
+    /// The name's identity for counting distinct names (`ASCII.addToKey` over its labels,
+    /// each followed by a dot; no string built).
+    public func key(in payload: [UInt8]) -> UInt64 {
+        var h = ASCII.keySeed
         payload.withUnsafeBufferPointer { buf in
             forEachLabelRange(in: payload) { r in
-                for b in buf[r] {
-                    h ^= UInt64(ASCII.lower(b))
-                    h = h &* 0x0000_0100_0000_01B3
-                }
+                ASCII.addToKey(buf[r], &h)
                 h ^= 0x2E
             }
         }
@@ -163,22 +105,26 @@ public struct DNSName: Sendable, Hashable {
 
 /// Walks the labels of a validated name, yielding each label's byte range; no allocation.
 /// Follows the reader's invariant (each pointer target below the previous), so it ends.
+@usableFromInline
 struct LabelCursor {
-    let payload: [UInt8]
-    var pos: Int
-    var lowest: Int
-    init(payload: [UInt8], start: Int) {
-        self.payload = payload
+    @usableFromInline var pos: Int
+    @usableFromInline var lowest: Int
+
+    @inlinable
+    init(start: Int) {
         pos = start
         lowest = start
     }
-    mutating func next() -> Range<Int>? {
+
+    @inlinable
+    mutating func next(in payload: Span<UInt8>) -> Range<Int>? {
         while pos < payload.count {
             let l = payload[pos]
             if l == 0 { return nil }
             if l & 0xC0 == 0xC0 {
                 guard pos + 1 < payload.count else { return nil }
                 let target = Int(l & 0x3F) << 8 | Int(payload[pos + 1])
+                // The reader's invariant: each target strictly below the last; ends any walk.
                 guard target < lowest else { return nil }
                 lowest = target
                 pos = target

@@ -46,16 +46,6 @@ public struct FindingSink {
         for k in findings.indices { findings[k].device = d }
     }
 
-    /// FNV-1a over ASCII-lowercased bytes.
-    @inlinable
-    public static func key<C: Collection>(_ bytes: C, into h: inout UInt64) where C.Element == UInt8 {
-        for b in bytes {
-            h ^= UInt64(ASCII.lower(b))
-            h = h &* 0x0000_0100_0000_01B3
-        }
-    }
-    public static let keySeed: UInt64 = 0xcbf2_9ce4_8422_2325
-
     @inline(__always)
     public func isEnabled(_ d: RuleDescriptor) -> Bool { disabled.isEmpty || !disabled.contains(d.id) }
 

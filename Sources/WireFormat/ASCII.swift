@@ -6,6 +6,19 @@ public enum ASCII {
         (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b
     }
 
+    /// Start of a case-insensitive identity key (FNV-1a offset basis).
+    public static let keySeed: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    /// Adds bytes, ASCII-lowercased, to a key (FNV-1a): how devices and service types are
+    /// counted without keeping their names.
+    @inlinable
+    public static func addToKey<C: Collection>(_ bytes: C, _ h: inout UInt64) where C.Element == UInt8 {
+        for b in bytes {
+            h ^= UInt64(lower(b))
+            h = h &* 0x0000_0100_0000_01B3
+        }
+    }
+
     /// ASCII case-insensitive equality of two byte sequences (RFC 4343 for DNS, RFC 9110 for
     /// header names). Non-ASCII bytes compare exactly.
     @inlinable

@@ -32,7 +32,7 @@ public struct MDNSAnalyzer: Sendable {
                 host = t
             }
         }
-        if let host { sink.deviceKey = host.key(in: m.payload, seed: FindingSink.keySeed) }
+        if let host { sink.deviceKey = host.key(in: m.payload) }
         // The enabled rules, filtered once per disabled set rather than hashed per message.
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled

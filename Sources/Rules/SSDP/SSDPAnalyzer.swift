@@ -52,8 +52,8 @@ public struct SSDPAnalyzer {
         let claimed = m.claimedUPnPVersion
         // The UUID as a 64-bit key (FNV-1a, case-insensitive): no bytes copied per message.
         let uuid: UInt64? = m.usnUUID.map { u in
-            var h = FindingSink.keySeed
-            FindingSink.key(u, into: &h)
+            var h = ASCII.keySeed
+            ASCII.addToKey(u, &h)
             return h
         }
         if let u = uuid, let c = claimed, m.kind != .mSearch {
