@@ -155,12 +155,8 @@ public struct DNSSDName: Sendable {
         self.serviceLabelIndex = serviceLabelIndex
     }
 
-    /// Classifies a name given as label ranges of one payload (no slices).
-    public init(payload: [UInt8], labels r: [Range<Int>]) {
-        self = Self.classify(payload: payload, labels: r)
-    }
-
-    /// The same as a static function: an initialiser takes its arguments owned, so each call
+    /// Classifies a name given as label ranges of one payload (no slices). A static function
+    /// rather than an initialiser: an initialiser takes its arguments owned, so each call
     /// retained both arrays; a function borrows them.
     public static func classify(payload: [UInt8], labels r: [Range<Int>]) -> DNSSDName {
         let n = r.count

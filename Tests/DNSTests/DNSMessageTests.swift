@@ -221,7 +221,7 @@ private func announcement() -> [UInt8] {
             var labels: [Range<Int>] = []
             var o = 0
             while o < n.count, n[o] != 0 { labels.append((o + 1)..<(o + 1 + Int(n[o]))); o += 1 + Int(n[o]) }
-            return DNSSDName(payload: n, labels: labels).kind
+            return DNSSDName.classify(payload: n, labels: labels).kind
         }
         #expect(kind("_services._dns-sd._udp.local") == .serviceEnumeration)
         #expect(kind("_ipp._tcp.local") == .serviceType)

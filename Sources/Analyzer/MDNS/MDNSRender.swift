@@ -5,7 +5,7 @@ import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
 enum MDNSRender {
-    static func record(_ m: borrowing DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
+    static func record(_ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
         let p = m.payload
         let h = m.header
         // The summary is built as bytes and made a String once.

@@ -105,7 +105,7 @@ enum SSDPAddressing {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func isRFC1123Date(_ v: ArraySlice<UInt8>) -> Bool {
-        // `Sun, 06 Nov 1994 08:49:37 GMT`: six space-separated pieces, checked as they come.
+        // Six space-separated pieces, checked as they come.
         var n = 0
         var ok = true
         ASCII.forEachPiece(of: v, separatedBy: 0x20) { p in

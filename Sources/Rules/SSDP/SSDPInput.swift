@@ -40,9 +40,7 @@ public enum SSDPText {
     /// The bytes as text, invalid UTF-8 replaced, control characters escaped, long values cut.
     public static func show<C: Collection>(_ v: C, limit: Int = 120) -> String where C.Element == UInt8 {
         // Usual case: short printable ASCII, taken as it is.
-        if v.count <= limit, v.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            return String(decoding: v, as: UTF8.self)
-        }
+        if isPlain(v, limit: limit) { return String(decoding: v, as: UTF8.self) }
         var s = ""
         for scalar in String(decoding: Array(v.prefix(limit)), as: UTF8.self).unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F {
@@ -57,10 +55,11 @@ public enum SSDPText {
 
     /// `show(v)` appended as UTF-8 bytes (the usual printable case without a String).
     public static func append(_ v: ArraySlice<UInt8>, to out: inout [UInt8]) {
-        if v.count <= 120, !v.contains(where: { $0 < 0x20 || $0 >= 0x7F }) {
-            out.append(contentsOf: v)
-        } else {
-            out.append(string: show(v))
-        }
+        if isPlain(v, limit: 120) { out.append(contentsOf: v) } else { out.append(string: show(v)) }
+    }
+
+    /// Short printable ASCII, shown as it is.
+    static func isPlain<C: Collection>(_ v: C, limit: Int) -> Bool where C.Element == UInt8 {
+        v.count <= limit && v.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 }
