@@ -89,11 +89,11 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The same on a slice (concrete, so callers in other modules run specialised code).
+    /// Read in place: no allocation.
     public init?(text whole: ArraySlice<UInt8>) {
-        // IPv4 (the usual case) is read in place; IPv6 text is copied for its parser.
         let text = whole[..<(whole.firstIndex(of: UInt8(ascii: "%")) ?? whole.endIndex)]
         if text.contains(UInt8(ascii: ":")) {
-            guard let v = IPAddress.parseV6(Array(text)) else { return nil }
+            guard let v = IPAddress.parseV6(text) else { return nil }
             self = v
         } else {
             var value: UInt32 = 0
@@ -120,89 +120,131 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func parseV6(_ s: [UInt8]) -> IPAddress? {
-        var head: [UInt16] = []
-        var tail: [UInt16] = []
-        var seenDouble = false
-        var i = 0
-        let n = s.count
-        if n >= 2 && s[0] == UInt8(ascii: ":") && s[1] == UInt8(ascii: ":") {
-            seenDouble = true
-            i = 2
-            if n == 2 { return .v6(0, 0) }
+    /// RFC 4291 text: up to eight groups, at most one `::` standing for the missing ones.
+    private static func parseV6(_ s: ArraySlice<UInt8>) -> IPAddress? {
+        // The groups in order, and how many came before `::` (nil: no `::`).
+        var groups = InlineArray<8, UInt16>(repeating: 0)
+        var count = 0
+        var beforeDouble: Int? = nil
+        var i = s.startIndex
+        let end = s.endIndex
+        if s.count >= 2 && s[i] == UInt8(ascii: ":") && s[i + 1] == UInt8(ascii: ":") {
+            beforeDouble = 0
+            i += 2
+            if i == end { return .v6(0, 0) }
         }
-        while i < n {
-            var v: UInt32 = 0
+        while i < end {
+            var v: UInt16 = 0
             var digits = 0
-            while i < n, ASCII_isHex(s[i]) {
-                v = v << 4 | UInt32(hexValue(s[i]))
+            while i < end, ASCII_isHex(s[i]) {
+                v = v << 4 | UInt16(hexValue(s[i]))
                 digits += 1
                 guard digits <= 4 else { return nil }
                 i += 1
             }
-            guard digits > 0 else { return nil }
-            if seenDouble { tail.append(UInt16(v)) } else { head.append(UInt16(v)) }
-            if i == n { break }
+            guard digits > 0, count < 8 else { return nil }
+            groups[count] = v
+            count += 1
+            if i == end { break }
             guard s[i] == UInt8(ascii: ":") else { return nil }
             i += 1
-            if i < n && s[i] == UInt8(ascii: ":") {
-                guard !seenDouble else { return nil }
-                seenDouble = true
+            if i < end && s[i] == UInt8(ascii: ":") {
+                guard beforeDouble == nil else { return nil }
+                beforeDouble = count
                 i += 1
-                if i == n { break }
-            } else if i == n {
+                if i == end { break }
+            } else if i == end {
                 return nil
             }
         }
-        let total = head.count + tail.count
-        guard seenDouble ? total <= 7 : total == 8 else { return nil }
-        let words = head + Array(repeating: 0, count: 8 - total) + tail
+        guard beforeDouble != nil ? count <= 7 : count == 8 else { return nil }
+        let head = beforeDouble ?? 8
+        let zeros = 8 - count
         var hi: UInt64 = 0
         var lo: UInt64 = 0
-        for k in 0..<4 { hi = hi << 16 | UInt64(words[k]) }
-        for k in 4..<8 { lo = lo << 16 | UInt64(words[k]) }
+        for k in 0..<8 {
+            let w = k < head ? groups[k] : k < head + zeros ? 0 : groups[k - zeros]
+            if k < 4 { hi = hi << 16 | UInt64(w) } else { lo = lo << 16 | UInt64(w) }
+        }
         return .v6(hi, lo)
     }
 
     /// Dotted quad, or RFC 5952 canonical IPv6 text (lower case, longest zero run as `::`).
     public var description: String {
-        switch self {
-        case .v4(let a):
-            return "\(a >> 24).\((a >> 16) & 0xFF).\((a >> 8) & 0xFF).\(a & 0xFF)"
-        case .v6(let hi, let lo):
-            var words: [UInt16] = []
-            for s in stride(from: 48, through: 0, by: -16) { words.append(UInt16((hi >> UInt64(s)) & 0xFFFF)) }
-            for s in stride(from: 48, through: 0, by: -16) { words.append(UInt16((lo >> UInt64(s)) & 0xFFFF)) }
-            var bestStart = -1
-            var bestLen = 0
-            var k = 0
-            while k < 8 {
-                if words[k] == 0 {
-                    var e = k
-                    while e < 8 && words[e] == 0 { e += 1 }
-                    if e - k > bestLen {
-                        bestLen = e - k
-                        bestStart = k
+        withText { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `description`'s bytes appended (no String built).
+    public func appendText(to out: inout [UInt8]) {
+        withText { out.append(contentsOf: $0) }
+    }
+
+    /// The text written into a stack buffer (at most 39 bytes: eight groups of four hex
+    /// digits and seven colons).
+    private func withText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { buf in
+            var n = 0
+            func put(_ b: UInt8) {
+                buf[n] = b
+                n += 1
+            }
+            func decimal(_ v: UInt32) {
+                if v >= 100 { put(0x30 + UInt8(v / 100)) }
+                if v >= 10 { put(0x30 + UInt8(v / 10 % 10)) }
+                put(0x30 + UInt8(v % 10))
+            }
+            switch self {
+            case .v4(let a):
+                decimal(a >> 24)
+                put(0x2E)
+                decimal((a >> 16) & 0xFF)
+                put(0x2E)
+                decimal((a >> 8) & 0xFF)
+                put(0x2E)
+                decimal(a & 0xFF)
+            case .v6(let hi, let lo):
+                func word(_ k: Int) -> UInt16 {
+                    UInt16(truncatingIfNeeded: (k < 4 ? hi : lo) >> UInt64(48 - 16 * (k % 4)))
+                }
+                // The longest run of at least two zero groups (the first such), shown as `::`.
+                var bestStart = -1
+                var bestLen = 0
+                var k = 0
+                while k < 8 {
+                    if word(k) == 0 {
+                        var e = k
+                        while e < 8 && word(e) == 0 { e += 1 }
+                        if e - k > bestLen {
+                            bestLen = e - k
+                            bestStart = k
+                        }
+                        k = e
+                    } else {
+                        k += 1
                     }
-                    k = e
-                } else {
-                    k += 1
+                }
+                if bestLen < 2 { bestStart = -1 }
+                var j = 0
+                while j < 8 {
+                    if j == bestStart {
+                        put(0x3A)
+                        put(0x3A)
+                        j += bestLen
+                        continue
+                    }
+                    if n > 0 && buf[n - 1] != 0x3A { put(0x3A) }
+                    let w = word(j)
+                    var shift = 12
+                    while shift > 0 && (w >> UInt16(shift)) == 0 { shift -= 4 }
+                    while shift >= 0 {
+                        let d = UInt8((w >> UInt16(shift)) & 0xF)
+                        put(d < 10 ? 0x30 + d : 0x57 + d)
+                        shift -= 4
+                    }
+                    j += 1
                 }
             }
-            if bestLen < 2 { bestStart = -1 }
-            var out = ""
-            var j = 0
-            while j < 8 {
-                if j == bestStart {
-                    out += "::"
-                    j += bestLen
-                    continue
-                }
-                if !out.isEmpty && !out.hasSuffix(":") { out += ":" }
-                out += String(words[j], radix: 16)
-                j += 1
-            }
-            return out
+            return body(UnsafeBufferPointer(rebasing: buf[..<n]))
         }
     }
 }

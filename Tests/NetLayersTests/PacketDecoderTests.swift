@@ -166,4 +166,71 @@ private let ipv4UDP = hex(
         #expect(IPAddress(text: Array("1.2.3".utf8)) == nil)
         #expect(IPAddress(text: Array("1::2::3".utf8)) == nil)
     }
+
+    @Test(arguments: ["1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "::1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::8", "12345::", "1:", ":1", "1.2.3.4.5", "256.1.1.1"])
+    func rejectsMalformedText(text: String) {
+        #expect(IPAddress(text: Array(text.utf8)) == nil)
+    }
+
+    /// The text writer (a stack buffer, no arrays) against a plain RFC 5952 writer built from
+    /// strings, and the parser against the writer, on addresses with zero runs of every length
+    /// and place.
+    @Test func textMatchesReferenceWriterAndParsesBack() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state
+        }
+        for round in 0..<4000 {
+            var words = (0..<8).map { _ in UInt16(truncatingIfNeeded: next() >> 40) & (round % 3 == 0 ? 0x00FF : 0xFFFF) }
+            let start = Int(next() % 8)
+            let len = Int(next() % UInt64(9 - start))
+            for k in start..<(start + len) { words[k] = 0 }
+            if round % 5 == 0 { words[Int(next() % 8)] = 0 }
+            var hi: UInt64 = 0
+            var lo: UInt64 = 0
+            for k in 0..<4 { hi = hi << 16 | UInt64(words[k]) }
+            for k in 4..<8 { lo = lo << 16 | UInt64(words[k]) }
+            let a = IPAddress.v6(hi, lo)
+            #expect(a.description == Self.reference(words), "\(words)")
+            #expect(IPAddress(text: Array(a.description.utf8)) == a)
+            var b: [UInt8] = []
+            a.appendText(to: &b)
+            #expect(b == Array(a.description.utf8))
+            let v4 = IPAddress.v4(UInt32(truncatingIfNeeded: next()))
+            #expect(IPAddress(text: Array(v4.description.utf8)) == v4)
+        }
+    }
+
+    /// RFC 5952 §4 with strings: lower case, no leading zeros, the first longest run of two or
+    /// more zero groups as `::`.
+    static func reference(_ words: [UInt16]) -> String {
+        var bestStart = -1
+        var bestLen = 0
+        var k = 0
+        while k < 8 {
+            if words[k] == 0 {
+                var e = k
+                while e < 8 && words[e] == 0 { e += 1 }
+                if e - k > bestLen { (bestStart, bestLen) = (k, e - k) }
+                k = e
+            } else {
+                k += 1
+            }
+        }
+        if bestLen < 2 { bestStart = -1 }
+        var out = ""
+        var j = 0
+        while j < 8 {
+            if j == bestStart {
+                out += "::"
+                j += bestLen
+                continue
+            }
+            if !out.isEmpty && !out.hasSuffix(":") { out += ":" }
+            out += String(words[j], radix: 16)
+            j += 1
+        }
+        return out
+    }
 }

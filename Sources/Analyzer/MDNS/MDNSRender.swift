@@ -87,8 +87,8 @@ enum MDNSRender {
     static func appendRdata(_ rr: ResourceRecord, _ m: DNSMessage, to b: inout [UInt8]) {
         let p = m.payload
         switch rr.value {
-        case .a(let v): b.append(string: IPAddress.v4(v).description)
-        case .aaaa(let hi, let lo): b.append(string: IPAddress.v6(hi, lo).description)
+        case .a(let v): IPAddress.v4(v).appendText(to: &b)
+        case .aaaa(let hi, let lo): IPAddress.v6(hi, lo).appendText(to: &b)
         case .name(let n): n.appendPresentation(in: p, to: &b)
         case .srv(let pr, let w, let port, let t):
             b.append(decimal: Int(pr))
