@@ -57,6 +57,8 @@ struct MessageWorker: BatchWorker {
     /// Address text, cached: the same few thousand devices and groups repeat on every line
     /// (bounded: cleared when full).
     private var addressCache: [IPAddress: String] = [:]
+    /// A message summary's bytes, before they become its one String (the buffer is reused).
+    private var summaryBytes: [UInt8] = []
 
     init(options: Analysis.Options, policy: (@Sendable (Finding) -> Finding?)?, renderer: (any MessageRenderer)?) {
         self.options = options
@@ -88,7 +90,7 @@ struct MessageWorker: BatchWorker {
         if options.wantMessages {
             let record = SSDPRender.record(
                 input.message, input.datagram, srcText: srcText, dstText: addressText(input.datagram.dst),
-                verbose: options.verbose, fields: options.messageFields)
+                verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
             finish(record, sink: sink, input.datagram, fileIndex: fileIndex, into: &out)
         } else {
             finish(sink: sink, into: &out)
@@ -107,7 +109,7 @@ struct MessageWorker: BatchWorker {
             let record = withExtendedLifetime(input) {
                 MDNSRender.record(
                     input.message, d, srcText: srcText, dstText: addressText(d.dst),
-                    verbose: options.verbose, fields: options.messageFields)
+                    verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
             }
             finish(record, sink: sink, d, fileIndex: fileIndex, into: &out)
         } else {

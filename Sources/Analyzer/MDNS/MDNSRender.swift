@@ -5,12 +5,15 @@ import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
 enum MDNSRender {
-    static func record(_ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
+    /// `b`: the caller's buffer for the summary's bytes (reused message after message).
+    static func record(
+        _ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
+        scratch b: inout [UInt8]
+    ) -> MessageRecord {
         let p = m.payload
         let h = m.header
         // The summary is built as bytes and made a String once.
-        var b: [UInt8] = []
-        b.reserveCapacity(256)
+        b.removeAll(keepingCapacity: true)
         if m.payload.count < 12 {
             b.append("not DNS (")
             b.append(decimal: m.payload.count)

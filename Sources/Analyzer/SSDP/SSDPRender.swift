@@ -14,10 +14,13 @@ enum SSDPRender {
         if ASCII.isValidUTF8(v) { b.append(contentsOf: v) } else { b.append(string: text(v)) }
     }
 
-    static func record(_ m: SSDPMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true) -> MessageRecord {
+    /// `b`: the caller's buffer for the summary's bytes (reused message after message).
+    static func record(
+        _ m: SSDPMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
+        scratch b: inout [UInt8]
+    ) -> MessageRecord {
         // The summary is built as bytes and made a String once.
-        var b: [UInt8] = []
-        b.reserveCapacity(192)
+        b.removeAll(keepingCapacity: true)
         func add(_ label: StaticString, _ name: SSDPHeaderName) {
             guard let v = m.value(name) else { return }
             b.append(0x20)
