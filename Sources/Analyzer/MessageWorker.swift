@@ -57,7 +57,7 @@ struct MessageWorker: BatchWorker {
     /// Address text, cached: the same few thousand devices and groups repeat on every line
     /// (bounded: cleared when full).
     private var addressCache: [IPAddress: String] = [:]
-    /// A message summary's bytes, before they become its one String (the buffer is reused).
+    /// A message summary's bytes: lent to its record, taken back once the line is formatted.
     private var summaryBytes: [UInt8] = []
 
     init(options: Analysis.Options, policy: (@Sendable (Finding) -> Finding?)?, renderer: (any MessageRenderer)?) {
@@ -129,6 +129,8 @@ struct MessageWorker: BatchWorker {
         record.fragmentFrames = d.fragmentFrames
         if renders {
             renderer?.render(record, findings: findings, into: &out.chunk)
+            // The summary buffer back, for the next message.
+            swap(&summaryBytes, &record.summaryUTF8)
         } else {
             out.messages.append((record, findings))
         }

@@ -13,8 +13,11 @@ public struct MessageRecord: Sendable {
     public var proto: RuleProtocol
     /// Protocol-specific kind: `m-search`, `notify`, `response`, `other`, `query`, `response`.
     public var kind: String
-    /// The one-line summary for text output (`M-SEARCH ST=ssdp:all MX=3`).
-    public var summary: String
+    /// The one-line summary for text output (`M-SEARCH ST=ssdp:all MX=3`), as UTF-8: built
+    /// as bytes and written as bytes (the analyzer lends its reused buffer here, and takes it
+    /// back once the line is formatted).
+    public var summaryUTF8: [UInt8]
+    public var summary: String { String(decoding: summaryUTF8, as: UTF8.self) }
     /// Extra lines shown with `-v` (every header, every section).
     public var detail: [String]
     /// Protocol fields for JSON lines, after the common ones (`kind`, `start_line`, `headers`…).
@@ -31,6 +34,17 @@ public struct MessageRecord: Sendable {
         proto: RuleProtocol, kind: String, summary: String, detail: [String] = [],
         fields: [(String, JSONValue)] = [], truncated: Bool = false, fragmentFrames: [Int] = []
     ) {
+        self.init(
+            frame: frame, time: time, src: src, sport: sport, dst: dst, dport: dport, ipTTL: ipTTL, proto: proto,
+            kind: kind, summaryUTF8: Array(summary.utf8), detail: detail, fields: fields, truncated: truncated,
+            fragmentFrames: fragmentFrames)
+    }
+
+    public init(
+        frame: Int, time: Timestamp, src: String, sport: UInt16, dst: String, dport: UInt16, ipTTL: UInt8,
+        proto: RuleProtocol, kind: String, summaryUTF8: [UInt8], detail: [String] = [],
+        fields: [(String, JSONValue)] = [], truncated: Bool = false, fragmentFrames: [Int] = []
+    ) {
         self.frame = frame
         self.time = time
         self.src = src
@@ -40,7 +54,7 @@ public struct MessageRecord: Sendable {
         self.ipTTL = ipTTL
         self.proto = proto
         self.kind = kind
-        self.summary = summary
+        self.summaryUTF8 = summaryUTF8
         self.detail = detail
         self.fields = fields
         self.truncated = truncated

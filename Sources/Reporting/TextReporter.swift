@@ -133,7 +133,7 @@ public struct TextRenderer: MessageRenderer {
         c.append(" > " as StaticString)
         endpoint(m.dst, m.dport, into: &c)
         c.append(m.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
-        c.append(m.summary)
+        c.bytes.append(contentsOf: m.summaryUTF8)
         if m.truncated { c.append(" [truncated]" as StaticString) }
         if !m.fragmentFrames.isEmpty {
             c.append(" [reassembled from frames" as StaticString)

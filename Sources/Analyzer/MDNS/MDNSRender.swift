@@ -51,7 +51,6 @@ enum MDNSRender {
         }
         if !m.isComplete && m.payload.count >= 12 { b.append(" [malformed]") }
         if d.isTruncated { b.append(" [truncated]") }
-        let summary = String(decoding: b, as: UTF8.self)
         var detail: [String] = []
         if verbose {
             detail.append("id \(h.id) flags 0x\(String(h.flags, radix: 16)) qd \(h.qdcount) an \(h.ancount) ns \(h.nscount) ar \(h.arcount)")
@@ -75,10 +74,13 @@ enum MDNSRender {
             ("authorities", .array(m.authorities.map { json($0, m) })),
             ("additionals", .array(m.additionals.map { json($0, m) })),
         ]
-        return MessageRecord(
+        var r = MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summary: summary,
+            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summaryUTF8: [],
             detail: detail, fields: fields)
+        // The summary's buffer is lent to the record (the caller takes it back).
+        swap(&r.summaryUTF8, &b)
+        return r
     }
 
     static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {

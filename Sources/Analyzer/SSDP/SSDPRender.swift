@@ -65,7 +65,6 @@ enum SSDPRender {
             appendText(m.startLine.prefix(80), to: &b)
             b.append(0x22)
         }
-        let summary = String(decoding: b, as: UTF8.self)
         var detail: [String] = []
         if verbose {
             detail.append(text(m.startLine))
@@ -85,9 +84,12 @@ enum SSDPRender {
             }
             if let v = m.claimedUPnPVersion { fields.append(("upnp_version", .string(v.description))) }
         }
-        return MessageRecord(
+        var r = MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-            dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summary: summary, detail: detail,
+            dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summaryUTF8: [], detail: detail,
             fields: fields)
+        // The summary's buffer is lent to the record (the caller takes it back).
+        swap(&r.summaryUTF8, &b)
+        return r
     }
 }
