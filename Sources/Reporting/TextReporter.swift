@@ -133,7 +133,8 @@ public struct TextRenderer: MessageRenderer {
         c.append(" > " as StaticString)
         endpoint(m.dst, m.dport, into: &c)
         c.append(m.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
-        c.bytes.append(contentsOf: m.summaryUTF8)
+        // Through the buffer: `append(contentsOf:)` takes its argument owned (a retain).
+        m.summaryUTF8.withUnsafeBufferPointer { c.bytes.append(contentsOf: $0) }
         if m.truncated { c.append(" [truncated]" as StaticString) }
         if !m.fragmentFrames.isEmpty {
             c.append(" [reassembled from frames" as StaticString)

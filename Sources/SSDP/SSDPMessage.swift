@@ -11,11 +11,14 @@ public struct SSDPMessage: Sendable {
         case other
     }
 
+    /// One header line, as ranges of the payload (`SSDPMessage.name(of:)` and `value(of:)`
+    /// give the bytes). Plain values: the header list is built, copied and freed without
+    /// reference counting, where two slices per header each held the payload.
     public struct Header: Sendable {
         /// Field name exactly as received (before the colon, without trailing whitespace).
-        public var name: ArraySlice<UInt8>
+        public var nameRange: Range<Int>
         /// Field value with surrounding whitespace removed.
-        public var value: ArraySlice<UInt8>
+        public var valueRange: Range<Int>
         /// Offset of the line in the payload.
         public var offset: Int
         /// Whitespace between the name and the colon (RFC 9110 forbids it).
@@ -123,7 +126,7 @@ public struct SSDPMessage: Sendable {
                 note(.obsoleteLineFolding, i)
                 if var last = headers.popLast() {
                     // Keep the folded text as part of the previous value (its range grows).
-                    last.value = p[last.value.startIndex..<Self.trimEnd(sp, i..<j).upperBound]
+                    last.valueRange = last.valueRange.lowerBound..<Self.trimEnd(sp, i..<j).upperBound
                     headers.append(last)
                 }
             } else if headers.count >= Self.maxHeaders {
@@ -198,7 +201,9 @@ public struct SSDPMessage: Sendable {
         while colon < line.upperBound, sp[colon] != 0x3A { colon += 1 }
         guard colon < line.upperBound else {
             note(.headerWithoutColon, offset)
-            return Header(name: p[line], value: [], offset: offset, spaceBeforeColon: false, missingColon: true)
+            return Header(
+                nameRange: line, valueRange: line.upperBound..<line.upperBound, offset: offset, spaceBeforeColon: false,
+                missingColon: true)
         }
         let name = Self.trimEnd(sp, line.lowerBound..<colon)
         let spaceBefore = name.upperBound != colon
@@ -222,11 +227,18 @@ public struct SSDPMessage: Sendable {
         if nonASCII {
             note(ASCII.isValidUTF8(p[value]) ? .nonASCII : .invalidUTF8, offset)
         }
-        return Header(name: p[name], value: p[value], offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
+        return Header(
+            nameRange: name, valueRange: value, offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
             code: SSDPHeaderName.code(of: p[name]), nameIsToken: token)
     }
 
     // MARK: - Lookups (case-insensitive on bytes, no allocation)
+
+    /// A header's name as received.
+    public func name(of h: Header) -> ArraySlice<UInt8> { payload[h.nameRange] }
+
+    /// A header's value, surrounding whitespace removed.
+    public func value(of h: Header) -> ArraySlice<UInt8> { payload[h.valueRange] }
 
     /// The first header with this name (compared ASCII-case-insensitively).
     public func first(_ name: SSDPHeaderName) -> Header? {
@@ -243,19 +255,22 @@ public struct SSDPMessage: Sendable {
             guard headers.count > 255 else { return nil }
         }
         for k in headers.indices where !headers[k].missingColon {
-            if code != 0 ? headers[k].code == name.code : ASCII.equalsIgnoringCase(headers[k].name, name.bytes) { return k }
+            if code != 0 ? headers[k].code == name.code : ASCII.equalsIgnoringCase(payload[headers[k].nameRange], name.bytes) { return k }
         }
         return nil
     }
 
-    public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? { firstIndex(name).map { headers[$0].value } }
+    public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? {
+        guard let k = firstIndex(name) else { return nil }
+        return payload[headers[k].valueRange]
+    }
 
     public func count(_ name: SSDPHeaderName) -> Int {
         var n = 0
         if name.code != 0 {
             for k in headers.indices where headers[k].code == name.code { n += 1 }
         } else {
-            for k in headers.indices where !headers[k].missingColon && ASCII.equalsIgnoringCase(headers[k].name, name.bytes) { n += 1 }
+            for k in headers.indices where !headers[k].missingColon && ASCII.equalsIgnoringCase(payload[headers[k].nameRange], name.bytes) { n += 1 }
         }
         return n
     }

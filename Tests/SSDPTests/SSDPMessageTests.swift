@@ -37,7 +37,7 @@ private let notify = Array(
         #expect(m.value(.st).map { Array($0) } == Array("ssdp:all".utf8))
         #expect(m.count(.st) == 2)
         #expect(m.mx == 3)
-        #expect(m.headers.first.map { Array($0.name) } == Array("st".utf8))
+        #expect(m.headers.first.map { Array(m.name(of: $0)) } == Array("st".utf8))
     }
 
     @Test func bareLFMissingBlankLineAndBodyAreDecodedAndNoted() {

@@ -69,7 +69,7 @@ enum SSDPRender {
         if verbose {
             detail.append(text(m.startLine))
             for h in m.headers {
-                detail.append(h.missingColon ? text(h.name) : "\(text(h.name)): \(text(h.value))")
+                detail.append(h.missingColon ? text(m.name(of: h)) : "\(text(m.name(of: h))): \(text(m.value(of: h)))")
             }
             if !m.body.isEmpty { detail.append("[\(m.body.count) byte(s) of body]") }
         }
@@ -77,7 +77,7 @@ enum SSDPRender {
         if wantFields {
             fields = [
                 ("start_line", .string(text(m.startLine))),
-                ("headers", .array(m.headers.map { .array([.string(text($0.name)), .string(text($0.value))]) })),
+                ("headers", .array(m.headers.map { .array([.string(text(m.name(of: $0))), .string(text(m.value(of: $0)))]) })),
             ]
             if let sub = m.notificationSubtype {
                 fields.append(("nts", .string(sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")))

@@ -109,11 +109,11 @@ public enum SSDPRules {
             for k in headers.indices where headers[k].missingColon || headers[k].spaceBeforeColon || !headers[k].nameIsToken {
                 let h = headers[k]
                 if h.missingColon {
-                    out.report(C.headerSyntax, "header line \"\(SSDPText.show(h.name))\" has no colon", field: "offset \(h.offset)")
+                    out.report(C.headerSyntax, "header line \"\(SSDPText.show(i.message.name(of: h)))\" has no colon", field: "offset \(h.offset)")
                 } else if h.spaceBeforeColon {
-                    out.report(C.headerSyntax, "whitespace between header name \(SSDPText.show(h.name)) and its colon", field: "offset \(h.offset)")
+                    out.report(C.headerSyntax, "whitespace between header name \(SSDPText.show(i.message.name(of: h))) and its colon", field: "offset \(h.offset)")
                 } else {
-                    out.report(C.headerSyntax, "header name \"\(SSDPText.show(h.name))\" is not an HTTP token", field: "offset \(h.offset)")
+                    out.report(C.headerSyntax, "header name \"\(SSDPText.show(i.message.name(of: h)))\" is not an HTTP token", field: "offset \(h.offset)")
                 }
             }
         },
@@ -148,13 +148,13 @@ public enum SSDPRules {
             var otherNames = NameList()
             let headers = i.message.headers
             for k in headers.indices where !headers[k].missingColon && headers[k].code == 0 {
-                let h = headers[k]
-                if h.name.contains(0x2E) { continue }  // token.domain
-                let legacy = SSDPSyntax.hasPrefix(h.name, "X-", caseInsensitive: true)
-                    || ASCII.equalsIgnoringCase(h.name, "OPT".utf8) || h.name.count > 3
-                        && ASCII.equalsIgnoringCase(h.name.suffix(4), "-NLS".utf8)
-                    || ASCII.equalsIgnoringCase(h.name, "NLS".utf8)
-                if legacy { legacyNames.add(h.name) } else { otherNames.add(h.name) }
+                let name = i.message.name(of: headers[k])
+                if name.contains(0x2E) { continue }  // token.domain
+                let legacy = SSDPSyntax.hasPrefix(name, "X-", caseInsensitive: true)
+                    || ASCII.equalsIgnoringCase(name, "OPT".utf8) || name.count > 3
+                        && ASCII.equalsIgnoringCase(name.suffix(4), "-NLS".utf8)
+                    || ASCII.equalsIgnoringCase(name, "NLS".utf8)
+                if legacy { legacyNames.add(name) } else { otherNames.add(name) }
             }
             if otherNames.count > 0 {
                 out.report(C.vendorHeaders, severity: .warning,
