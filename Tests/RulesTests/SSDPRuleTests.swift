@@ -222,6 +222,22 @@ let ssdpCases: [SSDPRuleCase] = [
         "SSDP-504",
     ]
 
+    /// SSDP-011 names every such header in one finding per form, in message order, with
+    /// escapes for unprintable bytes; vendor-qualified and known names are left out.
+    @Test func vendorHeaderFindingsListEveryNameOfTheirForm() {
+        let headers = alive11.adding("Powerstate", "1").adding("X-User-Agent", "a").adding("hue-bridgeid", "2")
+            .adding("powerstate.example.com", "3").adding("01-NLS", "4").adding("Bad\u{01}Name", "5").adding("OPT", "6")
+        let found = ssdpFindings([multicast(ssdp(notifyLine, headers))]).filter { $0.rule.rawValue == "SSDP-011" }
+        #expect(found.map(\.message) == [
+            "headers Powerstate, hue-bridgeid, Bad\\x01Name are not defined by UDA and not vendor-qualified (name.domain)",
+            "headers X-User-Agent, 01-NLS, OPT are not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)",
+        ])
+        #expect(found.map(\.field) == ["Powerstate,hue-bridgeid,Bad\\x01Name", "X-User-Agent,01-NLS,OPT"])
+        let one = ssdpFindings([multicast(ssdp(notifyLine, alive11.adding("X-Foo", "1")))]).filter { $0.rule.rawValue == "SSDP-011" }
+        #expect(one.map(\.message) == ["header X-Foo is not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"])
+        #expect(one.map(\.severity) == [.info])
+    }
+
     @Test func everyCatalogRuleIsImplementedOnceWithNameAndSpec() {
         expectCatalog(SSDPCatalog.descriptors, hasExactly: Self.expected)
     }

@@ -144,22 +144,12 @@ public enum SSDPRules {
         SSDPRule(C.vendorHeaders) { i, out in
             // One finding per message and severity, naming every such header (a Sonos
             // NOTIFY carries five; one line each would bury everything else).
-            var legacyNames = NameList()
-            var otherNames = NameList()
-            let headers = i.message.headers
-            for k in headers.indices where !headers[k].missingColon && headers[k].code == 0 {
-                let name = i.message.name(of: headers[k])
-                if name.contains(0x2E) { continue }  // token.domain
-                let legacy = SSDPSyntax.hasPrefix(name, "X-", caseInsensitive: true)
-                    || ASCII.equalsIgnoringCase(name, "OPT".utf8) || name.count > 3
-                        && ASCII.equalsIgnoringCase(name.suffix(4), "-NLS".utf8)
-                    || ASCII.equalsIgnoringCase(name, "NLS".utf8)
-                if legacy { legacyNames.add(name) } else { otherNames.add(name) }
-            }
+            let otherNames = NameList(i, legacy: false)
             if otherNames.count > 0 {
                 out.report(C.vendorHeaders, severity: .warning,
                     otherNames.sentence("not defined by UDA and not vendor-qualified (name.domain)"), field: otherNames.field)
             }
+            let legacyNames = NameList(i, legacy: true)
             if legacyNames.count > 0 {
                 out.report(C.vendorHeaders, severity: .info,
                     legacyNames.sentence("not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"),
@@ -512,36 +502,88 @@ public enum SSDPRules {
     ]
 }
 
-/// Header names for one SSDP-011 finding, kept as the two texts it needs (the sentence's
-/// `a, b` and the field's `a,b`) instead of a string per name.
+/// The header names of one SSDP-011 finding: headers that UDA and HTTP do not define and
+/// that are not vendor-qualified, in one of the two forms the rule tells apart. The texts
+/// (the sentence's `a, b` and the field's `a,b`) are written at their exact length, one
+/// allocation each; no list of names is kept, only which headers they are.
 struct NameList {
+    /// The message's header list and payload (not the message: a copy retains each of its
+    /// arrays).
+    private let headers: [SSDPMessage.Header]
+    private let payload: [UInt8]
+    /// Which headers are listed, one bit each (a message keeps at most
+    /// `SSDPMessage.maxHeaders` = 256).
+    private var listed = InlineArray<4, UInt64>(repeating: 0)
     private(set) var count = 0
-    private var sentenceNames: [UInt8] = []
-    private var fieldNames: [UInt8] = []
+    /// Bytes of the names as shown.
+    private var length = 0
 
-    mutating func add(_ name: ArraySlice<UInt8>) {
-        if count > 0 {
-            sentenceNames.append(", ")
-            fieldNames.append(0x2C)
-        } else {
-            sentenceNames.reserveCapacity(96)
-            fieldNames.reserveCapacity(96)
+    init(_ input: SSDPInput, legacy: Bool) {
+        headers = input.message.headers
+        payload = input.message.payload
+        for k in headers.indices where k < 256 && !headers[k].missingColon && headers[k].code == 0 {
+            let r = headers[k].nameRange
+            guard Self.isLegacyForm(payload, r) == legacy else { continue }
+            listed[k >> 6] |= 1 << UInt64(k & 63)
+            count += 1
+            let plain = payload.withUnsafeBufferPointer { SSDPText.isPlain(UnsafeBufferPointer(rebasing: $0[r]), limit: 120) }
+            length += plain ? r.count : SSDPText.show(payload[r]).utf8.count
         }
-        SSDPText.append(name, to: &sentenceNames)
-        SSDPText.append(name, to: &fieldNames)
-        count += 1
+    }
+
+    /// Whether an unknown header name (`p[r]`) is in the legacy form (`X-…`, `OPT`, `NLS`,
+    /// `…-NLS`); nil for a vendor-qualified one (`name.domain`), which the rule leaves alone.
+    static func isLegacyForm(_ p: [UInt8], _ r: Range<Int>) -> Bool? {
+        for k in r where p[k] == 0x2E { return nil }  // token.domain
+        return r.count >= 2 && ASCII.equalsIgnoringCase(p, r.lowerBound..<(r.lowerBound + 2), "X-")
+            || ASCII.equalsIgnoringCase(p, r, "OPT")
+            || r.count > 3 && ASCII.equalsIgnoringCase(p, (r.upperBound - 4)..<r.upperBound, "-NLS")
+            || ASCII.equalsIgnoringCase(p, r, "NLS")
     }
 
     /// `header A is <rest>` or `headers A, B are <rest>`.
     func sentence(_ rest: StaticString) -> String {
-        var b: [UInt8] = []
-        b.reserveCapacity(sentenceNames.count + rest.utf8CodeUnitCount + 16)
-        b.append(count == 1 ? "header " : "headers ")
-        b.append(contentsOf: sentenceNames)
-        b.append(count == 1 ? " is " : " are ")
-        b.append(rest)
-        return String(decoding: b, as: UTF8.self)
+        let head: StaticString = count == 1 ? "header " : "headers "
+        let verb: StaticString = count == 1 ? " is " : " are "
+        let total = head.utf8CodeUnitCount + length + 2 * max(count - 1, 0) + verb.utf8CodeUnitCount + rest.utf8CodeUnitCount
+        return write(capacity: total, head: head, separator: ", ", tail: verb, rest)
     }
 
-    var field: String { String(decoding: fieldNames, as: UTF8.self) }
+    /// `A,B`.
+    var field: String { write(capacity: length + max(count - 1, 0), head: "", separator: ",", tail: "", "") }
+
+    private func write(
+        capacity: Int, head: StaticString, separator: StaticString, tail: StaticString, _ rest: StaticString
+    ) -> String {
+        String(unsafeUninitializedCapacity: capacity) { buf in
+            var n = 0
+            // Bounded by the buffer: a byte past the computed length is dropped, never written.
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                for b in bytes where n < buf.count {
+                    buf[n] = b
+                    n += 1
+                }
+            }
+            func put(_ s: StaticString) { put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)) }
+            put(head)
+            payload.withUnsafeBufferPointer { p in
+                var first = true
+                for k in headers.indices where k < 256 && listed[k >> 6] & (1 << UInt64(k & 63)) != 0 {
+                    if !first { put(separator) }
+                    first = false
+                    let r = headers[k].nameRange
+                    let name = UnsafeBufferPointer(rebasing: p[r])
+                    if SSDPText.isPlain(name, limit: 120) {
+                        put(name)
+                    } else {
+                        var shown = SSDPText.show(payload[r])
+                        shown.withUTF8 { put($0) }
+                    }
+                }
+            }
+            put(tail)
+            put(rest)
+            return n
+        }
+    }
 }
