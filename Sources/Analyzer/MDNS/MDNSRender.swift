@@ -12,7 +12,7 @@ enum MDNSRender {
     ) -> MessageRecord {
         let p = m.payload
         let h = m.header
-        // The summary is built as bytes and made a String once.
+        // The summary is built as bytes and stays bytes (the text renderer copies them).
         b.removeAll(keepingCapacity: true)
         if m.payload.count < 12 {
             b.append("not DNS (")

@@ -19,7 +19,7 @@ enum SSDPRender {
         _ m: SSDPMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
         scratch b: inout [UInt8]
     ) -> MessageRecord {
-        // The summary is built as bytes and made a String once.
+        // The summary is built as bytes and stays bytes (the text renderer copies them).
         b.removeAll(keepingCapacity: true)
         func add(_ label: StaticString, _ name: SSDPHeaderName) {
             guard let v = m.value(name) else { return }
