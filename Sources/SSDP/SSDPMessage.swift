@@ -125,8 +125,15 @@ public struct SSDPMessage: Sendable {
             } else if sp[i] == 0x20 || sp[i] == 0x09 {
                 note(.obsoleteLineFolding, i)
                 if var last = headers.popLast() {
-                    // Keep the folded text as part of the previous value (its range grows).
-                    last.valueRange = last.valueRange.lowerBound..<Self.trimEnd(sp, i..<j).upperBound
+                    // Keep the folded text as part of the previous value (its range grows), or
+                    // of the previous line when it had no colon (it has no value).
+                    let end = Self.trimEnd(sp, i..<j).upperBound
+                    if last.missingColon {
+                        last.nameRange = last.nameRange.lowerBound..<end
+                        last.valueRange = end..<end
+                    } else {
+                        last.valueRange = last.valueRange.lowerBound..<end
+                    }
                     headers.append(last)
                 }
             } else if headers.count >= Self.maxHeaders {
@@ -234,11 +241,12 @@ public struct SSDPMessage: Sendable {
 
     // MARK: - Lookups (case-insensitive on bytes, no allocation)
 
-    /// A header's name as received.
-    public func name(of h: Header) -> ArraySlice<UInt8> { payload[h.nameRange] }
+    /// A header's name as received (a header of another message gets at most this
+    /// payload's bytes, never a trap).
+    public func name(of h: Header) -> ArraySlice<UInt8> { payload[h.nameRange.clamped(to: payload.indices)] }
 
     /// A header's value, surrounding whitespace removed.
-    public func value(of h: Header) -> ArraySlice<UInt8> { payload[h.valueRange] }
+    public func value(of h: Header) -> ArraySlice<UInt8> { payload[h.valueRange.clamped(to: payload.indices)] }
 
     /// The first header with this name (compared ASCII-case-insensitively).
     public func first(_ name: SSDPHeaderName) -> Header? {

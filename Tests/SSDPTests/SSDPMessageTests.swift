@@ -40,6 +40,19 @@ private let notify = Array(
         #expect(m.headers.first.map { Array(m.name(of: $0)) } == Array("st".utf8))
     }
 
+    /// A folded line continues the previous header's value, or the previous line itself when
+    /// that line had no colon (it has no value to continue).
+    @Test func foldedLinesContinueThePreviousHeaderOrLine() {
+        let m = SSDPMessage(parsing: Array("NOTIFY * HTTP/1.1\r\nSERVER: a\r\n b\r\nGarbage\r\n more\r\nNT: x\r\n\r\n".utf8))
+        #expect(m.anomalies.contains { $0.kind == .obsoleteLineFolding })
+        #expect(m.headers.count == 3)
+        #expect(m.value(.server).map { Array($0) } == Array("a\r\n b".utf8))
+        #expect(m.headers[1].missingColon)
+        #expect(Array(m.name(of: m.headers[1])) == Array("Garbage\r\n more".utf8))
+        #expect(m.value(of: m.headers[1]).isEmpty)
+        #expect(m.value(.nt).map { Array($0) } == Array("x".utf8))
+    }
+
     @Test func bareLFMissingBlankLineAndBodyAreDecodedAndNoted() {
         let m = SSDPMessage(parsing: Array("HTTP/1.1 200 OK\nST: upnp:rootdevice\nEXT:\n\nbody".utf8))
         #expect(m.kind == .response)
