@@ -53,11 +53,6 @@ public enum SSDPText {
         return s
     }
 
-    /// `show(v)` appended as UTF-8 bytes (the usual printable case without a String).
-    public static func append(_ v: ArraySlice<UInt8>, to out: inout [UInt8]) {
-        if isPlain(v, limit: 120) { out.append(contentsOf: v) } else { out.append(string: show(v)) }
-    }
-
     /// Short printable ASCII, shown as it is.
     static func isPlain<C: Collection>(_ v: C, limit: Int) -> Bool where C.Element == UInt8 {
         v.count <= limit && v.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
