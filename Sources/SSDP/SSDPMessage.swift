@@ -262,10 +262,16 @@ public struct SSDPMessage: Sendable {
             // Past the 255th header the table has no room: scan.
             guard headers.count > 255 else { return nil }
         }
-        for k in headers.indices where !headers[k].missingColon {
-            if code != 0 ? headers[k].code == name.code : ASCII.equalsIgnoringCase(payload[headers[k].nameRange], name.bytes) { return k }
-        }
+        for k in headers.indices where header(k, is: name) { return k }
         return nil
+    }
+
+    /// Whether `headers[k]` has this name: by code for a known name, else by its bytes
+    /// (ASCII case-insensitively); a line without a colon has no name.
+    private func header(_ k: Int, is name: SSDPHeaderName) -> Bool {
+        let h = headers[k]
+        if h.missingColon { return false }
+        return name.code != 0 ? h.code == name.code : ASCII.equalsIgnoringCase(payload[h.nameRange], name.bytes)
     }
 
     public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? {
@@ -275,11 +281,7 @@ public struct SSDPMessage: Sendable {
 
     public func count(_ name: SSDPHeaderName) -> Int {
         var n = 0
-        if name.code != 0 {
-            for k in headers.indices where headers[k].code == name.code { n += 1 }
-        } else {
-            for k in headers.indices where !headers[k].missingColon && ASCII.equalsIgnoringCase(payload[headers[k].nameRange], name.bytes) { n += 1 }
-        }
+        for k in headers.indices where header(k, is: name) { n += 1 }
         return n
     }
 
