@@ -104,10 +104,7 @@ public enum SSDPRules {
             }
         },
         SSDPRule(C.headerSyntax) { i, out in
-            // By index, reading flags only: a copy of each header retains its two slices.
-            let headers = i.message.headers
-            for k in headers.indices where headers[k].missingColon || headers[k].spaceBeforeColon || !headers[k].nameIsToken {
-                let h = headers[k]
+            for h in i.message.headers where h.missingColon || h.spaceBeforeColon || !h.nameIsToken {
                 if h.missingColon {
                     out.report(C.headerSyntax, "header line \"\(SSDPText.show(i.message.name(of: h)))\" has no colon", field: "offset \(h.offset)")
                 } else if h.spaceBeforeColon {
