@@ -17,7 +17,6 @@ public struct MessageRecord: Sendable {
     /// as bytes and written as bytes (the analyzer lends its reused buffer here, and takes it
     /// back once the line is formatted).
     public var summaryUTF8: [UInt8]
-    public var summary: String { String(decoding: summaryUTF8, as: UTF8.self) }
     /// Extra lines shown with `-v` (every header, every section).
     public var detail: [String]
     /// Protocol fields for JSON lines, after the common ones (`kind`, `start_line`, `headers`…).
