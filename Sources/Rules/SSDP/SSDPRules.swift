@@ -553,34 +553,44 @@ struct NameList {
         capacity: Int, head: StaticString, separator: StaticString, tail: StaticString, _ rest: StaticString
     ) -> String {
         String(unsafeUninitializedCapacity: capacity) { buf in
-            var n = 0
-            // Bounded by the buffer: a byte past the computed length is dropped, never written.
-            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                for b in bytes where n < buf.count {
-                    buf[n] = b
-                    n += 1
-                }
-            }
-            func put(_ s: StaticString) { put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)) }
-            put(head)
+            var w = BoundedWriter(buf)
+            w.put(head)
             payload.withUnsafeBufferPointer { p in
                 var first = true
                 for k in headers.indices where k < 256 && listed[k >> 6] & (1 << UInt64(k & 63)) != 0 {
-                    if !first { put(separator) }
+                    if !first { w.put(separator) }
                     first = false
                     let r = headers[k].nameRange
                     let name = UnsafeBufferPointer(rebasing: p[r])
                     if SSDPText.isPlain(name, limit: 120) {
-                        put(name)
+                        w.put(name)
                     } else {
                         var shown = SSDPText.show(payload[r])
-                        shown.withUTF8 { put($0) }
+                        shown.withUTF8 { w.put($0) }
                     }
                 }
             }
-            put(tail)
-            put(rest)
-            return n
+            w.put(tail)
+            w.put(rest)
+            return w.count
         }
     }
+}
+
+/// Writes bytes into a buffer sized in advance; a byte past its end is dropped, never
+/// written. (A struct, not a local function capturing the count: a captured variable is boxed
+/// and every write to it checked for exclusive access at run time.)
+private struct BoundedWriter {
+    let buf: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+    init(_ buf: UnsafeMutableBufferPointer<UInt8>) { self.buf = buf }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for b in bytes where count < buf.count {
+            buf[count] = b
+            count += 1
+        }
+    }
+
+    mutating func put(_ s: StaticString) { put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)) }
 }
