@@ -61,6 +61,8 @@ public struct SSDPMessage: Sendable {
     /// For each known header code, 1 + the index of the first header with that code (0: none),
     /// so a lookup neither scans nor copies the headers it passes.
     private var firstByCode = SIMD32<UInt8>(repeating: 0)
+    /// For each known header code, how many headers have it (255: that many or more).
+    private var countByCode = SIMD32<UInt8>(repeating: 0)
     public private(set) var anomalies: [Anomaly] = []
     /// Bytes after the blank line that ends the header block.
     public private(set) var body: ArraySlice<UInt8> = []
@@ -141,8 +143,9 @@ public struct SSDPMessage: Sendable {
             } else {
                 let h = parseHeader(p, sp, i..<j)
                 let code = Int(h.code)
-                if code != 0, code < 32, firstByCode[code] == 0, headers.count < 255 {
-                    firstByCode[code] = UInt8(headers.count + 1)
+                if code != 0, code < 32 {
+                    if firstByCode[code] == 0, headers.count < 255 { firstByCode[code] = UInt8(headers.count + 1) }
+                    if countByCode[code] < 255 { countByCode[code] += 1 }
                 }
                 headers.append(h)
             }
@@ -280,6 +283,8 @@ public struct SSDPMessage: Sendable {
     }
 
     public func count(_ name: SSDPHeaderName) -> Int {
+        let code = Int(name.code)
+        if code != 0, code < 32, countByCode[code] < 255 { return Int(countByCode[code]) }
         var n = 0
         for k in headers.indices where header(k, is: name) { n += 1 }
         return n
