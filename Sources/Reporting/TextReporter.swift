@@ -118,6 +118,11 @@ extension String {
 /// strings per field).
 public struct TextRenderer: MessageRenderer {
     let options: TextReporter.Options
+    /// Rules whose interop note place this renderer has already passed on. The reporter prints
+    /// a note after the first finding of its rule in the run; that finding is the first this
+    /// renderer sees of the rule too (each renderer formats its batches in capture order), so
+    /// later ones need no note place (and the reporter no set lookup per finding).
+    private var notesPassed: Set<ObjectIdentifier> = []
     public init(options: TextReporter.Options) { self.options = options }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
@@ -171,7 +176,7 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
+    mutating func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
         for _ in 0..<indent { c.append(byte: 0x20) }
         if frameDescription {
             if let first = f.firstFrame {
@@ -208,7 +213,7 @@ public struct TextRenderer: MessageRenderer {
                 c.append("interop: " as StaticString)
                 c.append(i)
                 c.append(byte: 0x0A)
-            } else {
+            } else if notesPassed.insert(ObjectIdentifier(f.descriptor)).inserted {
                 c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, descriptor: f.descriptor))
             }
         }

@@ -36,6 +36,35 @@ private let record = MessageRecord(
         #expect(!sink.text.contains("\u{1B}"))
     }
 
+    /// Worker threads each format their batches with their own renderer; the reporter writes
+    /// the chunks in capture order and prints a rule's interop note once, after its first
+    /// finding in that order, whichever renderer formatted it.
+    @Test func interopNoteFollowsTheFirstFindingOfItsRuleAcrossRenderers() {
+        let sink = StringSink()
+        var o = TextReporter.Options()
+        o.utc = true
+        let r = TextReporter(sink: sink, options: o)
+        var early = TextRenderer(options: o)
+        var late = TextRenderer(options: o)
+        var second = RenderedChunk()
+        late.render(record, findings: [finding(message: "third")], into: &second)
+        late.render(record, findings: [finding(message: "fourth")], into: &second)
+        var first = RenderedChunk()
+        early.render(record, findings: [finding(message: "first")], into: &first)
+        early.render(record, findings: [finding(message: "second")], into: &first)
+        // A renderer passes on one note place per rule, at the first finding it formats.
+        #expect(first.notes.count == 1)
+        #expect(second.notes.count == 1)
+        r.emit(first)
+        r.emit(second)
+        let lines = sink.text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 9)
+        #expect(lines[1].hasSuffix("first [UDA 1.1 §1.3.2] (frames 7, 3)"))
+        #expect(lines[2] == "        interop: gssdp waits MX seconds")
+        #expect(lines.filter { $0.contains("interop:") }.count == 1)
+        #expect(lines[8].hasSuffix("fourth [UDA 1.1 §1.3.2] (frames 7, 3)"))
+    }
+
     @Test func verboseShowsDetailAndQuietShowsOnlyFindings() {
         var o = TextReporter.Options()
         o.verbose = true
