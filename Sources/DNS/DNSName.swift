@@ -25,6 +25,15 @@ public struct DNSName: Sendable, Hashable {
         while let r = cursor.next(in: p) { body(r) }
     }
 
+    /// The range in `payload` of the first label (nil for the root). Walking on from a label
+    /// always yields the same labels, so two names of one message whose first labels start at
+    /// the same place are the same name.
+    @inlinable
+    public func firstLabelRange(in payload: [UInt8]) -> Range<Int>? {
+        var cursor = LabelCursor(start: offset)
+        return cursor.next(in: payload.span)
+    }
+
     public func labelCount(in payload: [UInt8]) -> Int {
         var n = 0
         forEachLabel(in: payload) { _ in n += 1 }

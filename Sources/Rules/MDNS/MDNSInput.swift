@@ -62,38 +62,62 @@ public final class MDNSInput: Sendable {
         self.message = message
         self.datagram = datagram
         let p = message.payload
-        // One scratch list of label ranges, reused for every name of the message.
+        // One scratch list of label ranges, reused for every name of the message, and the
+        // facts of the names already seen (records mostly name what an earlier record named,
+        // through compression pointers).
         var l: [Range<Int>] = []
         l.reserveCapacity(16)
+        var seen = SeenNames()
         var q: [NameInfo] = []
         q.reserveCapacity(message.questions.count)
-        for question in message.questions { q.append(Self.nameInfo(question.name, p, &l)) }
+        for question in message.questions { q.append(Self.facts(question.name, p, &l, &seen).info) }
         questionNames = q
         var info: [RecordInfo] = []
         info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
-        for rr in message.answers { info.append(Self.recordInfo(.answer, rr, p, &l)) }
-        for rr in message.authorities { info.append(Self.recordInfo(.authority, rr, p, &l)) }
-        for rr in message.additionals { info.append(Self.recordInfo(.additional, rr, p, &l)) }
+        for rr in message.answers { info.append(Self.recordInfo(.answer, rr, p, &l, &seen)) }
+        for rr in message.authorities { info.append(Self.recordInfo(.authority, rr, p, &l, &seen)) }
+        for rr in message.additionals { info.append(Self.recordInfo(.additional, rr, p, &l, &seen)) }
         records = info
     }
 
-    static func nameInfo(_ n: DNSName, _ p: [UInt8], _ l: inout [Range<Int>]) -> NameInfo {
+    /// What `RecordInfo` and `NameInfo` say about one name.
+    struct NameFacts {
+        var info: NameInfo
+        var firstLabel: Range<Int>?
+        var allLabelsUTF8: Bool
+        var hasUnderscoreLabel: Bool
+        var isReverse: Bool
+        var hostLabelsLDH: Bool
+    }
+
+    /// The facts of the last few names of a message, keyed by where their first label starts:
+    /// walking a name from a given label always yields the same labels (the walk's state there
+    /// is that position alone, however it was reached), so names with the same first label
+    /// are the same name.
+    struct SeenNames {
+        static let capacity = 8
+        var starts = InlineArray<8, Int>(repeating: -1)
+        var facts = InlineArray<8, NameFacts?>(repeating: nil)
+        var next = 0
+
+        func lookup(_ start: Int) -> NameFacts? {
+            for k in 0..<Self.capacity where starts[k] == start { return facts[k] }
+            return nil
+        }
+
+        mutating func insert(_ start: Int, _ f: NameFacts) {
+            starts[next] = start
+            facts[next] = f
+            next = (next + 1) % Self.capacity
+        }
+    }
+
+    static func facts(_ n: DNSName, _ p: [UInt8], _ l: inout [Range<Int>], _ seen: inout SeenNames) -> NameFacts {
+        let start = n.firstLabelRange(in: p)?.lowerBound ?? -1
+        if start >= 0, let f = seen.lookup(start) { return f }
         l.removeAll(keepingCapacity: true)
         n.forEachLabelRange(in: p) { l.append($0) }
         let d = DNSSDName.classify(payload: p, labels: l)
-        return NameInfo(
-            dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
-            isLocalName: l.isEmpty || isLocal(p, l))
-    }
-
-    static func recordInfo(_ s: DNSSection, _ rr: ResourceRecord, _ p: [UInt8], _ l: inout [Range<Int>]) -> RecordInfo {
-        var target: NameInfo? = nil
-        switch rr.value {
-        case .name(let t), .srv(_, _, _, let t): target = nameInfo(t, p, &l)
-        default: break
-        }
-        // The owner's facts; `l` keeps its label ranges for the checks below.
-        let owner = nameInfo(rr.name, p, &l)
         var utf8 = true
         var underscore = false
         var ldh = true
@@ -103,12 +127,31 @@ public final class MDNSInput: Sendable {
             if !r.isEmpty && p[r.lowerBound] == 0x5F { underscore = true }
             if ldh && k < l.count - 1 && !isLDH(p, r) { ldh = false }
         }
+        let f = NameFacts(
+            info: NameInfo(
+                dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
+                isLocalName: l.isEmpty || isLocal(p, l)),
+            firstLabel: l.first, allLabelsUTF8: utf8, hasUnderscoreLabel: underscore, isReverse: isReverse(p, l),
+            hostLabelsLDH: ldh)
+        if start >= 0 { seen.insert(start, f) }
+        return f
+    }
+
+    static func recordInfo(
+        _ s: DNSSection, _ rr: ResourceRecord, _ p: [UInt8], _ l: inout [Range<Int>], _ seen: inout SeenNames
+    ) -> RecordInfo {
+        var target: NameInfo? = nil
+        switch rr.value {
+        case .name(let t), .srv(_, _, _, let t): target = facts(t, p, &l, &seen).info
+        default: break
+        }
+        let owner = facts(rr.name, p, &l, &seen)
         return RecordInfo(
-            section: s, record: rr, dnssd: owner.dnssd, labelCount: owner.labelCount, firstLabel: l.first,
-            serviceLabel: owner.serviceLabel,
-            allLabelsUTF8: utf8, hasUnderscoreLabel: underscore,
-            isReverse: isReverse(p, l), isLocalName: owner.isLocalName,
-            hostLabelsLDH: ldh, target: target)
+            section: s, record: rr, dnssd: owner.info.dnssd, labelCount: owner.info.labelCount, firstLabel: owner.firstLabel,
+            serviceLabel: owner.info.serviceLabel,
+            allLabelsUTF8: owner.allLabelsUTF8, hasUnderscoreLabel: owner.hasUnderscoreLabel,
+            isReverse: owner.isReverse, isLocalName: owner.info.isLocalName,
+            hostLabelsLDH: owner.hostLabelsLDH, target: target)
     }
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
