@@ -27,6 +27,9 @@ public final class Analysis {
         public var verbose: Bool = false
         /// Build the JSON fields of message records (JSON lines only; text needs the summary).
         public var messageFields: Bool = true
+        /// Findings carry their device text (SSDP UUID, mDNS host name) and field: JSON lines,
+        /// SARIF, suppressions by device and baselines use them; text output shows neither.
+        public var findingDetails: Bool = true
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
         /// Worker threads for per-message work; 1 (or less) does everything on the calling

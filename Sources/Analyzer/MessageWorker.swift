@@ -86,6 +86,7 @@ struct MessageWorker: BatchWorker {
         let srcText = addressText(input.datagram.src)
         var sink = FindingSink(datagram: input.datagram, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
+        sink.wantsDetails = options.findingDetails
         ssdpChecker.check(p, into: &sink)
         if options.wantMessages {
             let record = SSDPRender.record(
@@ -101,6 +102,7 @@ struct MessageWorker: BatchWorker {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
+        sink.wantsDetails = options.findingDetails
         let input = mdns.judge(d, into: &sink)
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {

@@ -17,6 +17,10 @@ public struct FindingSink {
     /// The device's identity for counting distinct devices (FNV-1a of its lowercased name
     /// bytes; 0 when unknown). Cheap to compute for every message, unlike the text.
     public var deviceKey: UInt64 = 0
+    /// Whether findings carry their device text and field (JSON lines shows both; SARIF,
+    /// suppressions and baselines read the device). The text format shows neither, and each
+    /// is a string built per message or finding.
+    public var wantsDetails = true
     /// Rules switched off by configuration are never reported (and their checks may be
     /// skipped with `isEnabled`).
     public let disabled: Set<RuleID>
@@ -40,7 +44,7 @@ public struct FindingSink {
     /// Sets the device text of this datagram's findings; `text` runs only when there are
     /// findings (it builds a string).
     public mutating func attachDevice(_ text: () -> String) {
-        guard !findings.isEmpty else { return }
+        guard wantsDetails, !findings.isEmpty else { return }
         let d = text()
         device = d
         for k in findings.indices { findings[k].device = d }
@@ -53,8 +57,8 @@ public struct FindingSink {
     /// the descriptor's; `related` are other frames that explain it (first frame is always
     /// the current one).
     public mutating func report(
-        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, field: String? = nil,
-        related: [Int] = []
+        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String,
+        field: @autoclosure () -> String? = nil, related: [Int] = []
     ) {
         guard isEnabled(descriptor) else { return }
         let src: String
@@ -65,7 +69,8 @@ public struct FindingSink {
         findings.append(
             Finding(
                 descriptor: descriptor, severity: severity, frame: frame, related: related, time: time,
-                message: message, source: src, device: device, field: field, fileIndex: fileIndex
+                message: message, source: src, device: device, field: wantsDetails ? field() : nil,
+                fileIndex: fileIndex
             )
         )
     }

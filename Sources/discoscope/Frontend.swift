@@ -61,6 +61,7 @@ final class Frontend {
                 return kept
             }
         }
+        options.findingDetails = output.format != .text || policy != nil
         analysis = Analysis(reporter: reporter, options: options, policy: policy)
         analysis.onWarning = { Frontend.warn($0) }
         started = Self.now()

@@ -206,6 +206,36 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(try run(["analyze", capture, "-q", "--fail-on", "error"], cwd: d).status == 1)
     }
 
+    /// Text output does not show a finding's device, so the analysis skips building it; a
+    /// suppression by device must still see it.
+    @Test func suppressionByDeviceAppliesToTextOutput() throws {
+        let d = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let capture = Fixtures.packageRoot + "/" + Self.testbed
+        let plain = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"], cwd: d)
+        func field(_ name: String, _ l: Substring) -> String? {
+            l.range(of: #""\#(name)":"[^"]+""#, options: .regularExpression).map { String(l[$0].dropFirst(name.count + 4).dropLast()) }
+        }
+        let findings = plain.lines.filter { $0.contains(#""type":"finding""#) }
+        guard let first = findings.first(where: { field("device", $0) != nil }), let rule = field("rule", first),
+            let device = field("device", first)
+        else {
+            Issue.record("no finding with a device in \(Self.testbed)")
+            return
+        }
+        let ofRule = findings.filter { field("rule", $0) == rule }.count
+        let ofDevice = findings.filter { field("rule", $0) == rule && field("device", $0) == device }.count
+        try """
+            suppress:
+              - rule: \(rule)
+                device: \(device)
+                reason: test
+            """.write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
+        let text = try run(["analyze", capture, "-q", "--fail-on", "never"], cwd: d)
+        #expect(text.lines.filter { $0.contains(" \(rule) ") && $0.hasPrefix("frame ") }.count == ofRule - ofDevice)
+        #expect(text.stdout.contains("; \(ofDevice) suppressed by configuration"), "\(text.stdout.suffix(800))")
+    }
+
     @Test func baselineFailsOnlyOnNewFindings() throws {
         let d = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
