@@ -55,3 +55,34 @@ import WireFormat
         #expect(!ASCII.equalsIgnoringCase([0xC3, 0xA9], [0xC3, 0x89]))
     }
 }
+
+@Suite struct ByteTextTests {
+    /// Frame numbers, ports and clock fields are written as digits straight into the output.
+    @Test func decimalDigitsMatchTheStandardLibrary() {
+        var values: [Int] = [0, 1, 9, 10, 99, 100, 65535, 300_000, -1, -42, Int.max, Int.min]
+        var p = 1
+        for _ in 0..<18 {
+            p *= 10
+            values += [p - 1, p, p + 1]
+        }
+        for v in values {
+            var out: [UInt8] = []
+            out.append(decimal: v)
+            #expect(String(decoding: out, as: UTF8.self) == String(v))
+        }
+    }
+
+    @Test func zeroPaddedWritesExactlyTheLowDigits() {
+        func padded(_ v: Int, _ w: Int) -> String {
+            var out: [UInt8] = []
+            out.append(zeroPadded: v, width: w)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(padded(5, 2) == "05")
+        #expect(padded(0, 6) == "000000")
+        #expect(padded(123_456, 6) == "123456")
+        #expect(padded(7, 6) == "000007")
+        #expect(padded(1234, 2) == "34")
+        #expect(padded(9, 1) == "9")
+    }
+}
