@@ -449,11 +449,24 @@ public struct SSDPHeaderName: Sendable, Hashable {
         .host, .man, .mx, .st, .nt, .nts, .usn, .location, .cacheControl, .server, .userAgent, .ext, .date, .contentLength, .bootID, .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation, .al, .expires, .contentType, .connection,
     ]
 
-    /// The code of a received name (ASCII case-insensitive), 0 when unknown.
-    @inlinable
+    /// For each name length below 32, the codes of the known names of that length (bit `code`).
+    static let codesByLength: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 32)
+        for k in known where k.bytes.count < 32 && k.code < 32 { t[k.bytes.count] |= 1 << UInt32(k.code) }
+        return t
+    }()
+
+    /// The code of a received name (ASCII case-insensitive), 0 when unknown. Only the known
+    /// names of the same length are compared (at most two; most lengths have none).
     public static func code<C: Collection>(of name: C) -> UInt8 where C.Element == UInt8 {
         let n = name.count
-        for k in known where k.bytes.count == n && ASCII.equalsIgnoringCase(name, k.bytes) { return k.code }
+        guard n < 32 else { return 0 }
+        var candidates = codesByLength[n]
+        while candidates != 0 {
+            let c = candidates.trailingZeroBitCount
+            if c >= 1, c <= known.count, ASCII.equalsIgnoringCase(name, known[c - 1].bytes) { return UInt8(c) }
+            candidates &= candidates &- 1
+        }
         return 0
     }
 }

@@ -100,4 +100,21 @@ private let notify = Array(
         #expect(m.headers.count == SSDPMessage.maxHeaders)
         #expect(m.anomalies.contains { $0.kind == .tooManyHeaders })
     }
+
+    /// Header names are matched to the known ones by length first; every known name must
+    /// still be found in any case, and a same-length stranger must not.
+    @Test func everyKnownHeaderNameGetsItsCodeInAnyCase() {
+        for (k, name) in SSDPHeaderName.known.enumerated() {
+            #expect(Int(name.code) == k + 1)
+            let upper = Array(name.bytes)
+            let lower = upper.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            #expect(SSDPHeaderName.code(of: upper[...]) == name.code, "\(name.text)")
+            #expect(SSDPHeaderName.code(of: lower[...]) == name.code, "\(name.text)")
+            var other = upper
+            other[other.count - 1] = 0x5F  // `_`: in no known name
+            #expect(SSDPHeaderName.code(of: other[...]) == 0, "\(name.text)")
+        }
+        #expect(SSDPHeaderName.code(of: Array("X-USER-AGENT-EXTENDED-HEADER-NAME-LONGER-THAN-32".utf8)[...]) == 0)
+        #expect(SSDPHeaderName.code(of: [UInt8]()[...]) == 0)
+    }
 }
