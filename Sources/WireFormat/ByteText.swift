@@ -30,7 +30,6 @@ extension Array where Element == UInt8 {
 
     /// At least `minimumWidth` (zero-padded) and at most `maximumWidth` low digits of `value`;
     /// both widths are within 1...20 (a `UInt` has at most 20 digits).
-    @usableFromInline
     mutating func appendDigits(_ value: UInt, minimumWidth: Int, maximumWidth: Int) {
         var digits = InlineArray<20, UInt8>(repeating: 0x30)
         var v = value

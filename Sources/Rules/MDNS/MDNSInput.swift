@@ -95,20 +95,20 @@ public final class MDNSInput: Sendable {
     /// is that position alone, however it was reached), so names with the same first label
     /// are the same name.
     struct SeenNames {
-        static let capacity = 8
         var starts = InlineArray<8, Int>(repeating: -1)
         var facts = InlineArray<8, NameFacts?>(repeating: nil)
+        /// The slot the next name takes (the oldest is replaced).
         var next = 0
 
         func lookup(_ start: Int) -> NameFacts? {
-            for k in 0..<Self.capacity where starts[k] == start { return facts[k] }
+            for k in starts.indices where starts[k] == start { return facts[k] }
             return nil
         }
 
         mutating func insert(_ start: Int, _ f: NameFacts) {
             starts[next] = start
             facts[next] = f
-            next = (next + 1) % Self.capacity
+            next = (next + 1) % starts.count
         }
     }
 
