@@ -2,15 +2,26 @@ import WireFormat
 
 /// Typed views over RDATA and DNS-SD names, computed on demand from the payload.
 extension DNSMessage {
+    /// Calls `body` with the byte range of each character-string of a TXT (or HINFO) record,
+    /// in order; stops at a string that runs past the RDATA, or when `body` returns false.
+    @inlinable
+    public func forEachCharacterStringRange(_ rr: ResourceRecord, _ body: (Range<Int>) -> Bool) {
+        var o = rr.rdata.lowerBound
+        let end = rr.rdata.upperBound
+        while o < end {
+            let l = Int(payload[o])
+            guard o + 1 + l <= end else { return }
+            if !body((o + 1)..<(o + 1 + l)) { return }
+            o += 1 + l
+        }
+    }
+
     /// The character-strings of a TXT (or HINFO) record, as slices of the payload.
     public func characterStrings(_ rr: ResourceRecord) -> [ArraySlice<UInt8>] {
         var out: [ArraySlice<UInt8>] = []
-        var o = rr.rdata.lowerBound
-        while o < rr.rdata.upperBound {
-            let l = Int(payload[o])
-            guard o + 1 + l <= rr.rdata.upperBound else { break }
-            out.append(payload[(o + 1)..<(o + 1 + l)])
-            o += 1 + l
+        forEachCharacterStringRange(rr) { r in
+            out.append(payload[r])
+            return true
         }
         return out
     }
@@ -19,81 +30,70 @@ extension DNSMessage {
     /// an array; `body` returns false to stop early.
     @inlinable
     public func forEachCharacterString(_ rr: ResourceRecord, _ body: (ArraySlice<UInt8>) -> Bool) {
-        var o = rr.rdata.lowerBound
-        while o < rr.rdata.upperBound {
-            let l = Int(payload[o])
-            guard o + 1 + l <= rr.rdata.upperBound else { return }
-            if !body(payload[(o + 1)..<(o + 1 + l)]) { return }
-            o += 1 + l
-        }
+        forEachCharacterStringRange(rr) { body(payload[$0]) }
     }
 
     /// Calls `body` with the byte ranges of each TXT string and of its key (up to the first
     /// `=`, RFC 6763 §6.4), as plain index ranges: no slices, no reference counting.
     @inlinable
     public func forEachTXTKey(_ rr: ResourceRecord, _ body: (_ string: Range<Int>, _ key: Range<Int>) -> Bool) {
-        var o = rr.rdata.lowerBound
-        let end = rr.rdata.upperBound
-        while o < end {
-            let l = Int(payload[o])
-            guard o + 1 + l <= end else { return }
-            let start = o + 1
-            var k = start
-            while k < start + l && payload[k] != 0x3D { k += 1 }
-            if !body(start..<(start + l), start..<k) { return }
-            o = start + l
+        forEachCharacterStringRange(rr) { string in
+            var k = string.lowerBound
+            while k < string.upperBound && payload[k] != 0x3D { k += 1 }
+            return body(string, string.lowerBound..<k)
         }
     }
 
-    /// Whether an NSEC bitmap lists `type`, without building the type list.
+    /// Calls `body` with each window of an NSEC type bitmap (RFC 4034 §4.1.2): its number and
+    /// the range of its bitmap bytes, in order; stops at a malformed window, or when `body`
+    /// returns false.
+    func forEachNSECWindow(_ bitmap: Range<Int>, _ body: (_ window: Int, _ bits: Range<Int>) -> Bool) {
+        var o = bitmap.lowerBound
+        while o + 2 <= bitmap.upperBound {
+            let window = Int(payload[o])
+            let len = Int(payload[o + 1])
+            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { return }
+            if !body(window, (o + 2)..<(o + 2 + len)) { return }
+            o += 2 + len
+        }
+    }
+
+    /// Whether an NSEC bitmap lists `type`, without building the type list (the first window
+    /// with the type's number decides).
     public func nsecHas(_ bitmap: Range<Int>, _ type: RecordType) -> Bool {
         let window = Int(type.rawValue >> 8)
         let bit = Int(type.rawValue & 0xFF)
-        var o = bitmap.lowerBound
-        while o + 2 <= bitmap.upperBound {
-            let w = Int(payload[o])
-            let len = Int(payload[o + 1])
-            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { return false }
-            if w == window {
-                guard bit / 8 < len else { return false }
-                return payload[o + 2 + bit / 8] & (0x80 >> UInt8(bit % 8)) != 0
-            }
-            o += 2 + len
+        var listed = false
+        forEachNSECWindow(bitmap) { w, bits in
+            guard w == window else { return true }
+            listed = bit / 8 < bits.count && payload[bits.lowerBound + bit / 8] & (0x80 >> UInt8(bit % 8)) != 0
+            return false
         }
-        return false
+        return listed
     }
 
     /// Whether an NSEC bitmap lists any type above 255 (a window other than 0), without
     /// building the type list.
     public func nsecHasTypeAbove255(_ bitmap: Range<Int>) -> Bool {
-        var o = bitmap.lowerBound
-        while o + 2 <= bitmap.upperBound {
-            let window = Int(payload[o])
-            let len = Int(payload[o + 1])
-            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { return false }
-            if window > 0 {
-                for k in 0..<len where payload[o + 2 + k] != 0 { return true }
-            }
-            o += 2 + len
+        var above = false
+        forEachNSECWindow(bitmap) { window, bits in
+            if window > 0, bits.contains(where: { payload[$0] != 0 }) { above = true }
+            return !above
         }
-        return false
+        return above
     }
 
     /// Types listed in an NSEC bitmap (RFC 4034 §4.1.2).
     public func nsecTypes(_ bitmap: Range<Int>) -> [RecordType] {
         var out: [RecordType] = []
-        var o = bitmap.lowerBound
-        while o + 2 <= bitmap.upperBound {
-            let window = Int(payload[o])
-            let len = Int(payload[o + 1])
-            guard len >= 1, len <= 32, o + 2 + len <= bitmap.upperBound else { break }
-            for k in 0..<len {
-                let byte = payload[o + 2 + k]
+        forEachNSECWindow(bitmap) { window, bits in
+            for k in bits {
+                let byte = payload[k]
                 for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
-                    out.append(RecordType(rawValue: UInt16(window * 256 + k * 8 + bit)))
+                    out.append(RecordType(rawValue: UInt16(window * 256 + (k - bits.lowerBound) * 8 + bit)))
                 }
             }
-            o += 2 + len
+            return true
         }
         return out
     }
