@@ -34,12 +34,6 @@ public struct DNSName: Sendable, Hashable {
         return cursor.next(in: payload.span)
     }
 
-    public func labelCount(in payload: [UInt8]) -> Int {
-        var n = 0
-        forEachLabel(in: payload) { _ in n += 1 }
-        return n
-    }
-
     /// ASCII-case-insensitive comparison with another name (RFC 4343), possibly of another
     /// message. Walks both names label by label without allocating.
     public func equals(_ other: DNSName, in a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -149,19 +143,8 @@ struct LabelCursor {
 }
 
 public enum DNSText {
-    public static func escapeLabel(_ label: ArraySlice<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(label.count)
-        appendEscapedLabel(label, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label is
     /// valid UTF-8) bytes above 0x7F as `\DDD`.
-    public static func appendEscapedLabel(_ label: ArraySlice<UInt8>, to out: inout [UInt8]) {
-        label.withUnsafeBufferPointer { appendEscapedLabel($0, to: &out) }
-    }
-
     public static func appendEscapedLabel(_ label: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         // Most labels need no escape: copy them whole instead of byte by byte.
         var plain = true

@@ -10,17 +10,11 @@ public struct Finding: Sendable, Hashable {
     public var severity: Severity
     /// 1-based frame numbers as Wireshark counts them; the first is where the violation shows,
     /// the others are related packets (the M-SEARCH a late response answers, …).
-    public var frames: [Int] {
-        get { firstFrame.map { [$0] + relatedFrames } ?? relatedFrames }
-        set {
-            firstFrame = newValue.first
-            relatedFrames = Array(newValue.dropFirst())
-        }
-    }
+    public var frames: [Int] { firstFrame.map { [$0] + relatedFrames } ?? relatedFrames }
     /// `frames` kept as its first element and the rest (most findings have one frame, and
     /// then no array is allocated).
-    public private(set) var firstFrame: Int?
-    public private(set) var relatedFrames: [Int]
+    public let firstFrame: Int?
+    public let relatedFrames: [Int]
     public var time: Timestamp
     /// One sentence about this instance.
     public var message: String

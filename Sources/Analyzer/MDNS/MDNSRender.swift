@@ -140,12 +140,6 @@ enum MDNSRender {
         }
     }
 
-    static func brief(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
-        var b: [UInt8] = []
-        appendBrief(rr, m, to: &b)
-        return String(decoding: b, as: UTF8.self)
-    }
-
     static func appendBrief(_ rr: ResourceRecord, _ m: DNSMessage, to b: inout [UInt8]) {
         rr.type.append(to: &b)
         b.append(0x20)
