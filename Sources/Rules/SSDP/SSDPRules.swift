@@ -17,12 +17,14 @@ public enum SSDPRules {
 
     // Header lists the rules check, built once (an array literal in a rule would be
     // allocated for every message).
+    // UDA 1.1 adds BOOTID and CONFIGID to what responses, alive and byebye must carry.
+    static let bootAndConfig: [SSDPHeaderName] = [.bootID, .configID]
     static let responseRequired: [SSDPHeaderName] = [.cacheControl, .ext, .location, .server, .st, .usn]
-    static let responseRequired11: [SSDPHeaderName] = [.cacheControl, .ext, .location, .server, .st, .usn, .bootID, .configID]
+    static let responseRequired11 = responseRequired + bootAndConfig
     static let aliveRequired: [SSDPHeaderName] = [.host, .cacheControl, .location, .nt, .nts, .server, .usn]
-    static let aliveRequired11: [SSDPHeaderName] = [.host, .cacheControl, .location, .nt, .nts, .server, .usn, .bootID, .configID]
+    static let aliveRequired11 = aliveRequired + bootAndConfig
     static let byebyeRequired: [SSDPHeaderName] = [.host, .nt, .nts, .usn]
-    static let byebyeRequired11: [SSDPHeaderName] = [.host, .nt, .nts, .usn, .bootID, .configID]
+    static let byebyeRequired11 = byebyeRequired + bootAndConfig
     static let searchRequired: [SSDPHeaderName] = [.host, .man, .st]
     static let updateRequired: [SSDPHeaderName] = [.host, .location, .nt, .nts, .usn, .bootID, .configID, .nextBootID]
     static let usnNTST: [SSDPHeaderName] = [.usn, .nt, .st]
