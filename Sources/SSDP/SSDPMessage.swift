@@ -278,8 +278,7 @@ public struct SSDPMessage: Sendable {
     }
 
     public func value(_ name: SSDPHeaderName) -> ArraySlice<UInt8>? {
-        guard let k = firstIndex(name) else { return nil }
-        return payload[headers[k].valueRange]
+        firstIndex(name).map { value(of: headers[$0]) }
     }
 
     public func count(_ name: SSDPHeaderName) -> Int {
