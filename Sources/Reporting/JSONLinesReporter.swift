@@ -85,18 +85,17 @@ public struct JSONLinesRenderer: MessageRenderer {
     static func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
         c.append(JSONLinesReporter.messageObject(m).serialized())
         c.append(byte: 0x0A)
-        for f in findings {
-            c.append(JSONLinesReporter.findingObject(f).serialized())
-            c.append(byte: 0x0A)
-        }
+        for f in findings { line(f, into: &c) }
+    }
+
+    static func line(_ f: Finding, into c: inout RenderedChunk) {
+        c.append(JSONLinesReporter.findingObject(f).serialized())
+        c.append(byte: 0x0A)
     }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
         Self.render(m, findings: findings, into: &c)
     }
 
-    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
-        c.append(JSONLinesReporter.findingObject(f).serialized())
-        c.append(byte: 0x0A)
-    }
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) { Self.line(f, into: &c) }
 }
