@@ -126,6 +126,20 @@ public enum ASCII {
         return true
     }
 
+    /// Case-insensitive equality of two ranges of the same bytes, without making slices.
+    @inlinable
+    public static func equalsIgnoringCase(_ bytes: [UInt8], _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = a.lowerBound
+        var j = b.lowerBound
+        while i < a.upperBound {
+            if lower(bytes[i]) != lower(bytes[j]) { return false }
+            i += 1
+            j += 1
+        }
+        return true
+    }
+
     /// Whether `bytes[range]` is valid UTF-8 (pure ASCII answers without decoding).
     @inlinable
     public static func isValidUTF8(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {

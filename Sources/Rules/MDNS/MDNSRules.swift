@@ -352,16 +352,9 @@ public enum MDNSRules {
                     guard !key.isEmpty else { return true }
                     // Keys are compared with the earlier ones of the same record, ASCII
                     // case-insensitively, by index (TXT records hold at most a few dozen).
-                    for k in keys where k.count == key.count {
-                        var same = true
-                        var x = k.lowerBound
-                        var y = key.lowerBound
-                        while x < k.upperBound {
-                            if ASCII.lower(p[x]) != ASCII.lower(p[y]) { same = false; break }
-                            x += 1
-                            y += 1
-                        }
-                        if same { repeated = key; return false }
+                    if keys.contains(where: { ASCII.equalsIgnoringCase(p, $0, key) }) {
+                        repeated = key
+                        return false
                     }
                     keys.append(key)
                     return true
