@@ -59,6 +59,12 @@ struct MessageWorker: BatchWorker {
     private var addressCache: [IPAddress: String] = [:]
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
     private var summaryBytes: [UInt8] = []
+    /// The same for mDNS, kept apart: after a line is formatted it still holds that
+    /// message's summary, which the next datagram reuses when it repeats the payload
+    /// (`rendered` says for which decoding and datagram context).
+    private var mdnsSummary: [UInt8] = []
+    private enum SummaryBuffer { case ssdp, mdns }
+    private var rendered: (owner: MDNSInput, context: MDNSRender.Context, content: MDNSRender.Content)? = nil
 
     init(options: Analysis.Options, policy: (@Sendable (Finding) -> Finding?)?, renderer: (any MessageRenderer)?) {
         self.options = options
@@ -92,7 +98,7 @@ struct MessageWorker: BatchWorker {
             let record = SSDPRender.record(
                 input.message, input.datagram, srcText: srcText, dstText: addressText(input.datagram.dst),
                 verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
-            finish(record, sink: sink, input.datagram, fileIndex: fileIndex, into: &out)
+            finish(record, sink: sink, input.datagram, fileIndex: fileIndex, summary: .ssdp, into: &out)
         } else {
             finish(sink: sink, into: &out)
         }
@@ -106,14 +112,24 @@ struct MessageWorker: BatchWorker {
         let input = mdns.judge(d, into: &sink)
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
-            // `input` outlives the call, so its message is passed by reference: otherwise the
-            // message is copied (each of its arrays retained) in case `input` dies first.
-            let record = withExtendedLifetime(input) {
-                MDNSRender.record(
-                    input.message, d, srcText: srcText, dstText: addressText(d.dst),
-                    verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
+            let context = MDNSRender.Context(d)
+            let owner = input.decodingOwner
+            let content: MDNSRender.Content
+            if let r = rendered, r.owner === owner, r.context == context {
+                content = r.content
+            } else {
+                // `input` outlives the call, so its message is passed by reference: otherwise
+                // the message is copied (each of its arrays retained) in case `input` dies first.
+                content = withExtendedLifetime(input) {
+                    MDNSRender.content(
+                        input.message, context, verbose: options.verbose, fields: options.messageFields, into: &mdnsSummary)
+                }
             }
-            finish(record, sink: sink, d, fileIndex: fileIndex, into: &out)
+            let record = MDNSRender.record(content, d, srcText: srcText, dstText: addressText(d.dst), summary: &mdnsSummary)
+            // The summary comes back into `mdnsSummary` when the line is formatted; a reporter
+            // that keeps records keeps it too.
+            rendered = renders ? (owner, context, content) : nil
+            finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
             finish(sink: sink, into: &out)
         }
@@ -122,7 +138,7 @@ struct MessageWorker: BatchWorker {
     /// A message's record with its findings: formatted, or kept for the reporter.
     private mutating func finish(
         _ record: consuming MessageRecord, sink: borrowing FindingSink, _ d: borrowing Datagram, fileIndex: Int,
-        into out: inout BatchOutput
+        summary: SummaryBuffer, into out: inout BatchOutput
     ) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         let findings = Self.accept(sink.findings, policy: policy, into: &out)
@@ -132,7 +148,10 @@ struct MessageWorker: BatchWorker {
         if renders {
             renderer?.render(record, findings: findings, into: &out.chunk)
             // The summary buffer back, for the next message.
-            swap(&summaryBytes, &record.summaryUTF8)
+            switch summary {
+            case .ssdp: swap(&summaryBytes, &record.summaryUTF8)
+            case .mdns: swap(&mdnsSummary, &record.summaryUTF8)
+            }
         } else {
             out.messages.append((record, findings))
         }

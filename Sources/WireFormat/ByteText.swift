@@ -50,3 +50,27 @@ extension Array where Element == UInt8 {
         append(0x30 &+ b % 10)
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Whether both arrays hold the same bytes, compared eight at a time (the generic `==`
+    /// goes element by element).
+    public func sameBytes(as other: [UInt8]) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBytes { a in
+            other.withUnsafeBytes { b in
+                var i = 0
+                while i + 8 <= a.count {
+                    if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                        return false
+                    }
+                    i += 8
+                }
+                while i < a.count {
+                    if a[i] != b[i] { return false }
+                    i += 1
+                }
+                return true
+            }
+        }
+    }
+}

@@ -5,11 +5,55 @@ import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
 enum MDNSRender {
-    /// `b`: the caller's buffer for the summary's bytes (reused message after message).
+    /// What a message's record shows apart from its datagram's addressing: the summary (in
+    /// the caller's buffer), `-v` lines and JSON fields. It depends on the message and on
+    /// `Context` alone, so a datagram repeating the previous payload reuses it.
+    struct Content {
+        var detail: [String]
+        var fields: [(String, JSONValue)]
+        var isResponse: Bool
+    }
+
+    /// What of the datagram the content depends on.
+    struct Context: Equatable {
+        /// Source port other than 5353 (a legacy query).
+        var legacySource: Bool
+        /// Destination port other than 5353 (a legacy response).
+        var legacyDestination: Bool
+        var truncated: Bool
+        init(_ d: borrowing Datagram) {
+            legacySource = d.srcPort != 5353
+            legacyDestination = d.dstPort != 5353
+            truncated = d.isTruncated
+        }
+    }
+
+    /// The record of `m` in `d`: its content built into `b` (the caller's buffer for the
+    /// summary's bytes, reused message after message), then lent to the record.
     static func record(
         _ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
         scratch b: inout [UInt8]
     ) -> MessageRecord {
+        let c = content(m, Context(d), verbose: verbose, fields: wantFields, into: &b)
+        return record(c, d, srcText: srcText, dstText: dstText, summary: &b)
+    }
+
+    /// A record from content built before; the summary's bytes in `b` are lent to it (the
+    /// caller takes them back).
+    static func record(
+        _ c: Content, _ d: borrowing Datagram, srcText: String, dstText: String, summary b: inout [UInt8]
+    ) -> MessageRecord {
+        var r = MessageRecord(
+            frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
+            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query", summaryUTF8: [],
+            detail: c.detail, fields: c.fields)
+        swap(&r.summaryUTF8, &b)
+        return r
+    }
+
+    static func content(
+        _ m: DNSMessage, _ context: Context, verbose: Bool, fields wantFields: Bool, into b: inout [UInt8]
+    ) -> Content {
         let p = m.payload
         let h = m.header
         // The summary is built as bytes and stays bytes (the text renderer copies them).
@@ -19,7 +63,7 @@ enum MDNSRender {
             b.append(decimal: m.payload.count)
             b.append(" bytes)")
         } else if !h.qr {
-            b.append(d.srcPort != 5353 ? "legacy query" : m.authorities.isEmpty ? "query" : "probe")
+            b.append(context.legacySource ? "legacy query" : m.authorities.isEmpty ? "query" : "probe")
             if h.id != 0 {
                 b.append(" id ")
                 b.append(decimal: Int(h.id))
@@ -38,7 +82,7 @@ enum MDNSRender {
             }
             if h.tc { b.append(" [TC]") }
         } else {
-            b.append(d.dstPort != 5353 ? "legacy response: " : "response: ")
+            b.append(context.legacyDestination ? "legacy response: " : "response: ")
             for (k, rr) in m.answers.enumerated() {
                 if k > 0 { b.append(", ") }
                 appendBrief(rr, m, to: &b)
@@ -50,7 +94,7 @@ enum MDNSRender {
             }
         }
         if !m.isComplete && m.payload.count >= 12 { b.append(" [malformed]") }
-        if d.isTruncated { b.append(" [truncated]") }
+        if context.truncated { b.append(" [truncated]") }
         var detail: [String] = []
         if verbose {
             detail.append("id \(h.id) flags 0x\(String(h.flags, radix: 16)) qd \(h.qdcount) an \(h.ancount) ns \(h.nscount) ar \(h.arcount)")
@@ -74,13 +118,7 @@ enum MDNSRender {
             ("authorities", .array(m.authorities.map { json($0, m) })),
             ("additionals", .array(m.additionals.map { json($0, m) })),
         ]
-        var r = MessageRecord(
-            frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: h.qr ? "response" : "query", summaryUTF8: [],
-            detail: detail, fields: fields)
-        // The summary's buffer is lent to the record (the caller takes it back).
-        swap(&r.summaryUTF8, &b)
-        return r
+        return Content(detail: detail, fields: fields, isResponse: h.qr)
     }
 
     static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {

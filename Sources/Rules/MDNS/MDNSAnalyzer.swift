@@ -9,6 +9,8 @@ public struct MDNSAnalyzer: Sendable {
     /// The enabled rules, unretained (see `SSDPChecker`).
     private var rules = MDNSRules.all.map(Unmanaged.passUnretained)
     private var filteredFor: Set<RuleID> = []
+    /// The last message judged: a datagram with the same payload shares its decoding.
+    private var last: MDNSInput? = nil
     public init() {}
 
     public static func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
@@ -20,8 +22,14 @@ public struct MDNSAnalyzer: Sendable {
 
     /// Decodes and judges one datagram; returns the rules' view of it (message and per-record facts).
     public mutating func judge(_ d: Datagram, into sink: inout FindingSink) -> MDNSInput {
-        let m = DNSMessage(parsing: d.payload)
-        let input = MDNSInput(message: m, datagram: d)
+        let input: MDNSInput
+        if let last, last.datagram.payload.sameBytes(as: d.payload) {
+            input = MDNSInput(sharing: last, datagram: d)
+        } else {
+            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+        }
+        last = input
+        let m = input.message
         // The host a response speaks for: the owner of its first address record, or the
         // target of its first SRV (for suppressions by host name and the device count).
         var host: DNSName? = nil

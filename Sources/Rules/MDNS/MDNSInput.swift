@@ -9,6 +9,10 @@ import WireFormat
 public final class MDNSInput: Sendable {
     public let message: DNSMessage
     public let datagram: Datagram
+    /// The input whose decoding this one shares (same payload), or nil when it has its own.
+    public let sharedDecoding: MDNSInput?
+    /// The input that decoded this one's message: itself or the one it shares with.
+    public var decodingOwner: MDNSInput { sharedDecoding ?? self }
     public var header: DNSHeader { message.header }
     public var isResponse: Bool { message.header.qr }
     public var isQuery: Bool { !message.header.qr }
@@ -61,6 +65,7 @@ public final class MDNSInput: Sendable {
     public init(message: DNSMessage, datagram: Datagram) {
         self.message = message
         self.datagram = datagram
+        sharedDecoding = nil
         let p = message.payload
         // One scratch list of label ranges, reused for every name of the message, and the
         // facts of the names already seen (records mostly name what an earlier record named,
@@ -78,6 +83,17 @@ public final class MDNSInput: Sendable {
         for rr in message.authorities { info.append(Self.recordInfo(.authority, rr, p, &l, &seen)) }
         for rr in message.additionals { info.append(Self.recordInfo(.additional, rr, p, &l, &seen)) }
         records = info
+    }
+
+    /// The same payload in another datagram (a dual-stack responder sends each message over
+    /// IPv4 and IPv6, back to back): the decoding and the name facts depend on the payload
+    /// bytes alone, so they are shared with `decoded` rather than computed again.
+    public init(sharing decoded: MDNSInput, datagram: Datagram) {
+        message = decoded.message
+        self.datagram = datagram
+        sharedDecoding = decoded.decodingOwner
+        records = decoded.records
+        questionNames = decoded.questionNames
     }
 
     /// What `RecordInfo` and `NameInfo` say about one name.

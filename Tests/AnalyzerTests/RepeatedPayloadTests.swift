@@ -1,0 +1,68 @@
+import Analyzer
+import Findings
+import NetLayers
+import Reporting
+import Rules
+import Testing
+import TestSupport
+import WireFormat
+
+/// Keeps every byte written.
+final class CollectingSink: OutputSink {
+    var text = ""
+    func write(_ s: String) { text += s }
+    func flush() {}
+}
+
+/// A datagram repeating the previous payload shares its decoding and summary; what depends on
+/// the datagram itself (addresses, ports, hop limit) is still judged and shown per datagram.
+@Suite struct RepeatedPayloadTests {
+    static func query(_ name: String) -> [UInt8] {
+        var q = DNSBuilder.query()
+        q.question(name, 12)
+        return q.bytes
+    }
+
+    @Test func sameMessageSharesDecodingOnlyWhilePayloadRepeats() {
+        var analyzer = MDNSAnalyzer()
+        let p = Self.query("_ipp._tcp.local")
+        var sink = FindingSink(frame: 1, time: .zero, source: .v4(0))
+        let first = analyzer.judge(makeDatagram(p), into: &sink)
+        let second = analyzer.judge(makeDatagram(p, src: "fe80::1", dst: "ff02::fb", hopLimit: 1), into: &sink)
+        let third = analyzer.judge(makeDatagram(p, srcPort: 40000), into: &sink)
+        let other = analyzer.judge(makeDatagram(Self.query("_http._tcp.local")), into: &sink)
+        #expect(first.sharedDecoding == nil)
+        #expect(second.sharedDecoding === first)
+        #expect(third.sharedDecoding === first)
+        #expect(other.sharedDecoding == nil)
+        #expect(second.datagram.hopLimit == 1 && third.datagram.srcPort == 40000)
+    }
+
+    @Test(arguments: [1, 2])
+    func repeatedPayloadIsJudgedAndShownPerDatagram(jobs: Int) {
+        let sink = CollectingSink()
+        var text = TextReporter.Options()
+        text.utc = true
+        var options = Analysis.Options()
+        options.jobs = jobs
+        options.messageFields = false
+        options.findingDetails = false
+        let analysis = Analysis(reporter: TextReporter(sink: sink, options: text), options: options)
+        let p = Self.query("_ipp._tcp.local")
+        let t = Timestamp(seconds: 0, nanoseconds: 0)
+        analysis.datagram(makeDatagram(p, frame: 1, time: t))
+        analysis.datagram(makeDatagram(p, src: "fe80::1", dst: "ff02::fb", hopLimit: 1, frame: 2, time: t))
+        analysis.datagram(makeDatagram(p, srcPort: 40000, frame: 3, time: t))
+        analysis.datagram(makeDatagram(Self.query("_http._tcp.local"), frame: 4, time: t))
+        _ = analysis.finish()
+        let lines = sink.text.split(separator: "\n").map(String.init)
+        #expect(lines.first { $0.hasPrefix("1 ") } == "1 00:00:00.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS query PTR _ipp._tcp.local.")
+        #expect(lines.first { $0.hasPrefix("2 ") } == "2 00:00:00.000000 [fe80::1]:5353 > [ff02::fb]:5353 mDNS query PTR _ipp._tcp.local.")
+        #expect(lines.first { $0.hasPrefix("3 ") } == "3 00:00:00.000000 192.168.1.20:40000 > 224.0.0.251:5353 mDNS legacy query PTR _ipp._tcp.local.")
+        #expect(lines.first { $0.hasPrefix("4 ") } == "4 00:00:00.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS query PTR _http._tcp.local.")
+        // The hop limit finding belongs to frame 2 alone: the line after it, and nowhere else.
+        let hop = lines.indices.filter { lines[$0].hasPrefix("    info MDNS-406 ") }
+        #expect(hop.count == 1)
+        #expect(hop.first.map { lines[$0 - 1].hasPrefix("2 ") } == true)
+    }
+}
