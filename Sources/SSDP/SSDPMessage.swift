@@ -100,8 +100,7 @@ public struct SSDPMessage: Sendable {
         var lineIndex = 0
         while i < n {
             // Find the end of this line: CRLF, bare LF or bare CR.
-            var j = i
-            while j < n, sp[j] != 0x0A, sp[j] != 0x0D { j += 1 }
+            let j = sp.firstIndex(of: 0x0A, or: 0x0D, in: i..<n)
             var next = j
             if j < n {
                 if sp[j] == 0x0D {
@@ -207,8 +206,7 @@ public struct SSDPMessage: Sendable {
 
     private mutating func parseHeader(_ p: [UInt8], _ sp: Span<UInt8>, _ line: Range<Int>) -> Header {
         let offset = line.lowerBound
-        var colon = line.lowerBound
-        while colon < line.upperBound, sp[colon] != 0x3A { colon += 1 }
+        let colon = sp.firstIndex(of: 0x3A, in: line)
         guard colon < line.upperBound else {
             note(.headerWithoutColon, offset)
             return Header(
@@ -226,12 +224,15 @@ public struct SSDPMessage: Sendable {
         }
         let value = Self.trim(sp, (colon + 1)..<line.upperBound)
         var nonASCII = false
-        for k in value {
-            let b = sp[k]
-            if (b < 0x20 && b != 0x09) || b == 0x7F {
-                note(.controlCharacter, offset)
-            } else if b >= 0x80 {
-                nonASCII = true
+        // Byte by byte only when a word holds something other than printable ASCII.
+        if !sp.isPrintableASCII(value) {
+            for k in value {
+                let b = sp[k]
+                if (b < 0x20 && b != 0x09) || b == 0x7F {
+                    note(.controlCharacter, offset)
+                } else if b >= 0x80 {
+                    nonASCII = true
+                }
             }
         }
         if nonASCII {

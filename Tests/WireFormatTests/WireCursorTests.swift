@@ -86,3 +86,52 @@ import WireFormat
         #expect(padded(9, 1) == "9")
     }
 }
+
+/// The word-at-a-time searches agree with a byte-by-byte search at every position and range.
+@Suite struct ByteScanTests {
+    static func bytes(_ length: Int, _ seed: UInt64) -> [UInt8] {
+        var rng = SplitMix(state: seed)
+        // Mostly printable text with CR, LF, colons, controls, DEL and high bytes mixed in.
+        let pool: [UInt8] = Array("abcXYZ-:. 09".utf8) + [0x0D, 0x0A, 0x09, 0x00, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        return (0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }
+    }
+
+    @Test func firstIndexMatchesAByteByByteSearch() {
+        for seed in 0..<200 as Range<UInt64> {
+            let b = Self.bytes(Int(seed % 40), seed)
+            for lo in 0...b.count {
+                for hi in lo...b.count {
+                    let expectedCRLF = (lo..<hi).first { b[$0] == 0x0A || b[$0] == 0x0D } ?? hi
+                    let expectedColon = (lo..<hi).first { b[$0] == 0x3A } ?? hi
+                    let crlf = b.span.firstIndex(of: 0x0A, or: 0x0D, in: lo..<hi)
+                    let colon = b.span.firstIndex(of: 0x3A, in: lo..<hi)
+                    let printable = b.span.isPrintableASCII(lo..<hi)
+                    #expect(crlf == expectedCRLF)
+                    #expect(colon == expectedColon)
+                    #expect(printable == b[lo..<hi].allSatisfy { $0 >= 0x20 && $0 < 0x7F })
+                }
+            }
+        }
+    }
+
+    @Test func rangesPastTheEndAreClamped() {
+        let b = Array("abcdefghij:klmnop".utf8)
+        let colon = b.span.firstIndex(of: 0x3A, in: 0..<100)
+        let none = b.span.firstIndex(of: 0x0A, in: 5..<100)
+        let printable = b.span.isPrintableASCII(0..<100)
+        #expect(colon == 10)
+        #expect(none == b.count)
+        #expect(printable)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
