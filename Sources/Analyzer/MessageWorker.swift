@@ -64,7 +64,7 @@ struct MessageWorker: BatchWorker {
     /// (`rendered` says for which decoding and datagram context).
     private var mdnsSummary: [UInt8] = []
     private enum SummaryBuffer { case ssdp, mdns }
-    private var rendered: (owner: MDNSInput, context: MDNSRender.Context, content: MDNSRender.Content)? = nil
+    private var rendered: (owner: MDNSMessageView, context: MDNSRender.Context, content: MDNSRender.Content)? = nil
 
     init(options: Analysis.Options, policy: (@Sendable (Finding) -> Finding?)?, renderer: (any MessageRenderer)?) {
         self.options = options
@@ -113,7 +113,7 @@ struct MessageWorker: BatchWorker {
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
             let context = MDNSRender.Context(d)
-            let owner = input.decodingOwner
+            let owner = input.decoded
             let content: MDNSRender.Content
             if let r = rendered, r.owner === owner, r.context == context {
                 content = r.content

@@ -75,6 +75,20 @@ public struct FindingSink {
         )
     }
 
+    /// Reports on the current datagram what a message-only rule found in an earlier datagram
+    /// with the same payload (same rule, severity, text and field).
+    public mutating func repeatFinding(_ f: borrowing Finding) {
+        let src: String
+        if let t = sourceText { src = t } else {
+            src = source.description
+            sourceText = src
+        }
+        findings.append(
+            Finding(
+                descriptor: f.descriptor, severity: f.severity, frame: frame, time: time, message: f.message, source: src,
+                device: device, field: f.field, fileIndex: fileIndex))
+    }
+
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
     public mutating func report(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
@@ -108,12 +122,28 @@ public final class SSDPRule: Sendable {
 }
 
 /// The mDNS counterpart of `SSDPRule` (see there why it is not one generic type).
+///
+/// A rule either judges the message alone (`messageCheck`: it sees an `MDNSMessageView`,
+/// which has no datagram) or the message in its datagram (`check`: addresses, ports, hop
+/// limit, truncation). A message-only rule finds the same in every datagram carrying the same
+/// payload, so its findings for a repeated payload are reported again rather than recomputed.
 public final class MDNSRule: Sendable {
     public let descriptor: RuleDescriptor
     public let check: @Sendable (MDNSInput, inout FindingSink) -> Void
+    /// The check reads the message alone (it was given as a `message:` check).
+    public let judgesMessageOnly: Bool
 
+    /// A rule that reads the datagram too.
     public init(_ descriptor: RuleDescriptor, check: @escaping @Sendable (MDNSInput, inout FindingSink) -> Void) {
         self.descriptor = descriptor
         self.check = check
+        judgesMessageOnly = false
+    }
+
+    /// A rule that reads the message alone.
+    public init(_ descriptor: RuleDescriptor, message check: @escaping @Sendable (MDNSMessageView, inout FindingSink) -> Void) {
+        self.descriptor = descriptor
+        self.check = { input, sink in check(input.decoded, &sink) }
+        judgesMessageOnly = true
     }
 }

@@ -3,16 +3,19 @@ import Findings
 import NetLayers
 import WireFormat
 
-/// What an mDNS rule sees: the message, its datagram, and how it is classified
-/// (RFC 6762 terms, see shared/rules/mdns.md "Conventions").
+/// What an mDNS rule that reads the datagram sees: the message and its facts
+/// (`MDNSMessageView`), the datagram, and how it is classified (RFC 6762 terms, see
+/// shared/rules/mdns.md "Conventions").
 /// A class, passed to every rule by reference (see `SSDPInput`).
 public final class MDNSInput: Sendable {
+    /// The decoded message and its facts: all a message-only rule sees. Datagrams repeating
+    /// a payload share it.
+    public let decoded: MDNSMessageView
     public let message: DNSMessage
+    public let records: [RecordInfo]
+    /// The questions' names, in order.
+    public let questionNames: [NameInfo]
     public let datagram: Datagram
-    /// The input whose decoding this one shares (same payload), or nil when it has its own.
-    public let sharedDecoding: MDNSInput?
-    /// The input that decoded this one's message: itself or the one it shares with.
-    public var decodingOwner: MDNSInput { sharedDecoding ?? self }
     public var header: DNSHeader { message.header }
     public var isResponse: Bool { message.header.qr }
     public var isQuery: Bool { !message.header.qr }
@@ -24,6 +27,21 @@ public final class MDNSInput: Sendable {
     public var isProbe: Bool { isQuery && !message.authorities.isEmpty }
     /// Malformed-findings are suppressed when the snap length cut the datagram.
     public var truncated: Bool { datagram.isTruncated }
+
+    /// `decoded` in `datagram`. A datagram repeating the payload of the one before (a
+    /// dual-stack responder sends each message over IPv4 and IPv6, back to back) is given
+    /// that one's decoding: it depends on the payload bytes alone.
+    public init(_ decoded: MDNSMessageView, datagram: Datagram) {
+        self.decoded = decoded
+        message = decoded.message
+        records = decoded.records
+        questionNames = decoded.questionNames
+        self.datagram = datagram
+    }
+
+    public convenience init(message: DNSMessage, datagram: Datagram) {
+        self.init(MDNSMessageView(message: message), datagram: datagram)
+    }
 
     /// Facts about a name that rules ask of record targets and questions, computed once from
     /// its label ranges (no label slices).
@@ -58,44 +76,6 @@ public final class MDNSInput: Sendable {
         /// The name a PTR, CNAME or NS points to, or an SRV's target.
         public var target: NameInfo?
     }
-    public let records: [RecordInfo]
-    /// The questions' names, in order.
-    public let questionNames: [NameInfo]
-
-    public init(message: DNSMessage, datagram: Datagram) {
-        self.message = message
-        self.datagram = datagram
-        sharedDecoding = nil
-        let p = message.payload
-        // One scratch list of label ranges, reused for every name of the message, and the
-        // facts of the names already seen (records mostly name what an earlier record named,
-        // through compression pointers).
-        var l: [Range<Int>] = []
-        l.reserveCapacity(16)
-        var seen = SeenNames()
-        var q: [NameInfo] = []
-        q.reserveCapacity(message.questions.count)
-        for question in message.questions { q.append(Self.facts(question.name, p, &l, &seen).info) }
-        questionNames = q
-        var info: [RecordInfo] = []
-        info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
-        for rr in message.answers { info.append(Self.recordInfo(.answer, rr, p, &l, &seen)) }
-        for rr in message.authorities { info.append(Self.recordInfo(.authority, rr, p, &l, &seen)) }
-        for rr in message.additionals { info.append(Self.recordInfo(.additional, rr, p, &l, &seen)) }
-        records = info
-    }
-
-    /// The same payload in another datagram (a dual-stack responder sends each message over
-    /// IPv4 and IPv6, back to back): the decoding and the name facts depend on the payload
-    /// bytes alone, so they are shared with `decoded` rather than computed again.
-    public init(sharing decoded: MDNSInput, datagram: Datagram) {
-        message = decoded.message
-        self.datagram = datagram
-        sharedDecoding = decoded.decodingOwner
-        records = decoded.records
-        questionNames = decoded.questionNames
-    }
-
     /// What `RecordInfo` and `NameInfo` say about one name.
     struct NameFacts {
         var info: NameInfo
@@ -170,15 +150,6 @@ public final class MDNSInput: Sendable {
             hostLabelsLDH: owner.hostLabelsLDH, target: target)
     }
 
-    public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
-
-    /// A name's labels as ranges of the payload (allocates; for rules that need them listed).
-    public func labelRanges(_ n: DNSName) -> [Range<Int>] {
-        var l: [Range<Int>] = []
-        n.forEachLabelRange(in: message.payload) { l.append($0) }
-        return l
-    }
-
     static func isLDH(_ p: [UInt8], _ r: Range<Int>) -> Bool {
         guard !r.isEmpty else { return false }
         for i in r where !(ASCII.isAlpha(p[i]) || ASCII.isDigit(p[i]) || p[i] == 0x2D) { return false }
@@ -198,6 +169,58 @@ public final class MDNSInput: Sendable {
         guard l.count >= 2 else { return false }
         return ASCII.equalsIgnoringCase(p, l[l.count - 1], "arpa")
             && (ASCII.equalsIgnoringCase(p, l[l.count - 2], "in-addr") || ASCII.equalsIgnoringCase(p, l[l.count - 2], "ip6"))
+    }
+
+    public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { decoded.bytes(r) }
+    public func labelRanges(_ n: DNSName) -> [Range<Int>] { decoded.labelRanges(n) }
+    public func name(_ n: DNSName) -> String { decoded.name(n) }
+    public func isShared(_ r: RecordInfo) -> Bool { decoded.isShared(r) }
+    public func isUnique(_ r: RecordInfo) -> Bool { decoded.isUnique(r) }
+    public func isHostRecord(_ r: RecordInfo) -> Bool { decoded.isHostRecord(r) }
+}
+
+/// What a rule that judges the message alone sees: the message and the facts computed once
+/// from its names, and nothing of the datagram that carried it (see `MDNSRule`).
+public final class MDNSMessageView: Sendable {
+    public let message: DNSMessage
+    public typealias RecordInfo = MDNSInput.RecordInfo
+    public typealias NameInfo = MDNSInput.NameInfo
+    public let records: [RecordInfo]
+    /// The questions' names, in order.
+    public let questionNames: [NameInfo]
+    public var header: DNSHeader { message.header }
+    public var isResponse: Bool { message.header.qr }
+    public var isQuery: Bool { !message.header.qr }
+    public var isProbe: Bool { isQuery && !message.authorities.isEmpty }
+
+    public init(message: DNSMessage) {
+        self.message = message
+        let p = message.payload
+        // One scratch list of label ranges, reused for every name of the message, and the
+        // facts of the names already seen (records mostly name what an earlier record named,
+        // through compression pointers).
+        var l: [Range<Int>] = []
+        l.reserveCapacity(16)
+        var seen = MDNSInput.SeenNames()
+        var q: [NameInfo] = []
+        q.reserveCapacity(message.questions.count)
+        for question in message.questions { q.append(MDNSInput.facts(question.name, p, &l, &seen).info) }
+        questionNames = q
+        var info: [RecordInfo] = []
+        info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
+        for rr in message.answers { info.append(MDNSInput.recordInfo(.answer, rr, p, &l, &seen)) }
+        for rr in message.authorities { info.append(MDNSInput.recordInfo(.authority, rr, p, &l, &seen)) }
+        for rr in message.additionals { info.append(MDNSInput.recordInfo(.additional, rr, p, &l, &seen)) }
+        records = info
+    }
+
+    public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
+
+    /// A name's labels as ranges of the payload (allocates; for rules that need them listed).
+    public func labelRanges(_ n: DNSName) -> [Range<Int>] {
+        var l: [Range<Int>] = []
+        n.forEachLabelRange(in: message.payload) { l.append($0) }
+        return l
     }
 
     public func name(_ n: DNSName) -> String { n.presentation(in: message.payload) }

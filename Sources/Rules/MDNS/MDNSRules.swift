@@ -50,7 +50,7 @@ public enum MDNSRules {
         anomalyRule(C.labels, [.labelType]) { a in "label length byte at offset \(a.offset) has a reserved or extended label type" },
         anomalyRule(C.nameLength, [.nameTooLong]) { a in "name at offset \(a.offset) is longer than 255 octets" },
         anomalyRule(C.pointerDirection, [.badPointer]) { a in "compression pointer at offset \(a.offset) does not point backwards into the message body" },
-        MDNSRule(C.pointerLoop) { i, out in
+        MDNSRule(C.pointerLoop) { (i: MDNSMessageView, out) in
             for a in i.message.anomalies {
                 if a.kind == .pointerLoop {
                     out.report(C.pointerLoop, severity: .error, "compression pointer at offset \(a.offset) re-enters labels already read (a loop)", field: "offset \(a.offset)")
@@ -59,7 +59,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.utf8Names) { i, out in
+        MDNSRule(C.utf8Names) { (i: MDNSMessageView, out) in
             var bad: [String] = []
             for q in i.message.questions { q.name.forEachLabel(in: i.message.payload) { if !ASCII.isValidUTF8($0) { bad.append(i.name(q.name)) } } }
             for r in i.records where !r.allLabelsUTF8 { bad.append(i.name(r.record.name)) }
@@ -67,12 +67,12 @@ public enum MDNSRules {
         },
         anomalyRule(C.rdlength, [.rdlengthOverrun]) { a in "RDLENGTH at offset \(a.offset) runs past the end of the datagram" },
         anomalyRule(C.rdata, [.rdataLength]) { a in "RDATA at offset \(a.offset) does not fill its RDLENGTH exactly for its type" },
-        MDNSRule(C.ttlMSB) { i, out in
+        MDNSRule(C.ttlMSB) { (i: MDNSMessageView, out) in
             for r in i.records where r.record.type != .opt && r.record.ttl & 0x8000_0000 != 0 {
                 out.report(C.ttlMSB, "\(i.name(r.record.name)) \(r.record.type) has TTL \(r.record.ttl) with the top bit set (receivers read 0)")
             }
         },
-        MDNSRule(C.rrClass) { i, out in
+        MDNSRule(C.rrClass) { (i: MDNSMessageView, out) in
             for r in i.records where r.record.type != .opt {
                 if metaTypes.contains(r.record.type.rawValue) {
                     out.report(C.rrClass, severity: .error, "\(i.name(r.record.name)) is a record of query-only type \(r.record.type)")
@@ -81,7 +81,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.opt) { i, out in
+        MDNSRule(C.opt) { (i: MDNSMessageView, out) in
             let opts = i.records.filter { $0.record.type == .opt }
             if opts.count > 1 { out.report(C.opt, "\(opts.count) OPT records") }
             for o in opts {
@@ -109,10 +109,10 @@ public enum MDNSRules {
                 out.report(C.responseID, "multicast response has ID \(hex16(i.header.id)), not 0")
             }
         },
-        MDNSRule(C.responseAA) { i, out in
+        MDNSRule(C.responseAA) { (i: MDNSMessageView, out) in
             if i.isResponse, !i.header.aa { out.report(C.responseAA, "response without the AA bit (flags \(hex16(i.header.flags)))") }
         },
-        MDNSRule(C.queryAA) { i, out in
+        MDNSRule(C.queryAA) { (i: MDNSMessageView, out) in
             if i.isQuery, i.header.aa { out.report(C.queryAA, "query with the AA bit set (flags \(hex16(i.header.flags)))") }
         },
         MDNSRule(C.opcode) { i, out in
@@ -138,12 +138,12 @@ public enum MDNSRules {
                 out.report(C.questionsInResponse, "response carries \(i.header.qdcount) question(s); avahi drops the whole packet")
             }
         },
-        MDNSRule(C.qclass) { i, out in
+        MDNSRule(C.qclass) { (i: MDNSMessageView, out) in
             for q in i.message.questions where q.qclass != 1 && q.qclass != 255 {
                 out.report(C.qclass, "question \(i.name(q.name)) has class \(q.qclass)")
             }
         },
-        MDNSRule(C.qtype) { i, out in
+        MDNSRule(C.qtype) { (i: MDNSMessageView, out) in
             for q in i.message.questions where (251...254).contains(q.type.rawValue) {
                 out.report(C.qtype, "question \(i.name(q.name)) asks for \(q.type)")
             }
@@ -155,7 +155,7 @@ public enum MDNSRules {
                 out.report(C.legacyQuery, "legacy query carries \(i.header.ancount) answer(s) and \(i.header.nscount) authority record(s); avahi drops it")
             }
         },
-        MDNSRule(C.authority) { i, out in
+        MDNSRule(C.authority) { (i: MDNSMessageView, out) in
             guard !i.message.authorities.isEmpty else { return }
             if i.isResponse {
                 out.report(C.authority, severity: .warning, "response carries \(i.message.authorities.count) authority record(s); avahi drops it")
@@ -165,19 +165,19 @@ public enum MDNSRules {
                 out.report(C.authority, severity: .error, "probe record \(i.name(a.record.name)) matches no question")
             }
         },
-        MDNSRule(C.knownAnswerFlush) { i, out in
+        MDNSRule(C.knownAnswerFlush) { (i: MDNSMessageView, out) in
             guard i.isQuery else { return }
             for r in i.records where r.section == .answer && r.record.cacheFlush {
                 out.report(C.knownAnswerFlush, "known answer \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
             }
         },
-        MDNSRule(C.probeFlush) { i, out in
+        MDNSRule(C.probeFlush) { (i: MDNSMessageView, out) in
             guard i.isQuery else { return }
             for r in i.records where r.section == .authority && r.record.cacheFlush {
                 out.report(C.probeFlush, "probe record \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
             }
         },
-        MDNSRule(C.sections) { i, out in
+        MDNSRule(C.sections) { (i: MDNSMessageView, out) in
             guard i.message.isComplete else { return }
             let h = i.header
             if i.isResponse && h.ancount == 0 {
@@ -186,7 +186,7 @@ public enum MDNSRules {
                 out.report(C.sections, severity: .warning, "query with neither questions nor known answers")
             }
         },
-        MDNSRule(C.sharedFlush) { i, out in
+        MDNSRule(C.sharedFlush) { (i: MDNSMessageView, out) in
             for r in i.records where r.record.cacheFlush && i.isShared(r) {
                 out.report(C.sharedFlush, "shared record \(i.name(r.record.name)) PTR has the cache-flush bit")
             }
@@ -212,7 +212,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.rrsetTTL) { i, out in
+        MDNSRule(C.rrsetTTL) { (i: MDNSMessageView, out) in
             // Known answers in a query carry remaining TTLs, which legitimately differ.
             guard i.isResponse else { return }
             var reported = false
@@ -233,7 +233,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.nsecForm) { i, out in
+        MDNSRule(C.nsecForm) { (i: MDNSMessageView, out) in
             guard i.isResponse else { return }
             for r in i.records {
                 guard case .nsec(let next, let bitmap) = r.record.value else { continue }
@@ -244,7 +244,7 @@ public enum MDNSRules {
                 if i.message.nsecHas(bitmap, .nsec) { out.report(C.nsecForm, severity: .error, "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC") }
             }
         },
-        MDNSRule(C.nsecConsistent) { i, out in
+        MDNSRule(C.nsecConsistent) { (i: MDNSMessageView, out) in
             for r in i.records {
                 guard case .nsec(_, let bitmap) = r.record.value else { continue }
                 // The bitmap lists the types that exist; any other type is denied.
@@ -256,7 +256,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.srvTarget) { i, out in
+        MDNSRule(C.srvTarget) { (i: MDNSMessageView, out) in
             for r in i.records {
                 guard case .srv(_, _, _, let target) = r.record.value, let t = r.target else { continue }
                 if t.labelCount == 0 { out.report(C.srvTarget, "SRV \(i.name(r.record.name)) has the root as target") }
@@ -306,7 +306,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.emptyTXT) { i, out in
+        MDNSRule(C.emptyTXT) { (i: MDNSMessageView, out) in
             for r in i.records where r.record.type == .txt {
                 if r.record.rdata.isEmpty {
                     out.report(C.emptyTXT, severity: .error, "TXT \(i.name(r.record.name)) is empty (RDLENGTH 0); use a single zero byte")
@@ -324,7 +324,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.txtKeys) { i, out in
+        MDNSRule(C.txtKeys) { (i: MDNSMessageView, out) in
             let p = i.message.payload
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
                 i.message.forEachTXTKey(r.record) { string, key in
@@ -340,7 +340,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.txtDuplicate) { i, out in
+        MDNSRule(C.txtDuplicate) { (i: MDNSMessageView, out) in
             let p = i.message.payload
             var keys: [Range<Int>] = []
             for r in i.records where r.record.type == .txt && r.dnssd.kind == .instance {
@@ -364,14 +364,14 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.txtSize) { i, out in
+        MDNSRule(C.txtSize) { (i: MDNSMessageView, out) in
             for r in i.records where r.record.type == .txt {
                 let n = r.record.rdata.count
                 if n > 1300 { out.report(C.txtSize, severity: .warning, "TXT \(i.name(r.record.name)) is \(n) bytes (over 1300 is not recommended)") }
                 else if n > 400 { out.report(C.txtSize, severity: .info, "TXT \(i.name(r.record.name)) is \(n) bytes") }
             }
         },
-        MDNSRule(C.instanceStructure) { i, out in
+        MDNSRule(C.instanceStructure) { (i: MDNSMessageView, out) in
             let p = i.message.payload
             for r in i.records {
                 if r.record.type == .srv && r.dnssd.kind != .instance && !r.hasUnderscoreLabel {
@@ -382,7 +382,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.serviceLabel) { i, out in
+        MDNSRule(C.serviceLabel) { (i: MDNSMessageView, out) in
             // Labels are checked as payload ranges; a slice and the problem's text are made
             // only for a label that fails.
             func check(_ range: Range<Int>?, _ d: DNSSDName) -> Bool {
@@ -395,7 +395,7 @@ public enum MDNSRules {
             for q in i.questionNames where check(q.serviceLabel, q.dnssd) { return }
             for r in i.records where check(r.serviceLabel, r.dnssd) { return }
         },
-        MDNSRule(C.instanceLabel) { i, out in
+        MDNSRule(C.instanceLabel) { (i: MDNSMessageView, out) in
             for r in i.records where r.dnssd.kind == .instance {
                 guard let first = r.firstLabel else { continue }
                 let label = i.bytes(first)
@@ -405,7 +405,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.subtype) { i, out in
+        MDNSRule(C.subtype) { (i: MDNSMessageView, out) in
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
                 guard case .name(let t) = r.record.value, let service = r.serviceLabel, let td = r.target else { continue }
@@ -414,7 +414,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.enumeration) { i, out in
+        MDNSRule(C.enumeration) { (i: MDNSMessageView, out) in
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .serviceEnumeration {
                 guard case .name(let t) = r.record.value else { continue }
@@ -423,7 +423,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.hostNames) { i, out in
+        MDNSRule(C.hostNames) { (i: MDNSMessageView, out) in
             for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && r.labelCount > 0 && !r.hostLabelsLDH {
                 let p = i.message.payload
                 if let bad = i.labelRanges(r.record.name).dropLast().first(where: { !MDNSInput.isLDH(p, $0) }) {
@@ -432,7 +432,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.duplicates) { i, out in
+        MDNSRule(C.duplicates) { (i: MDNSMessageView, out) in
             let p = i.message.payload
             let records = i.records
             for k in records.indices where records[k].record.type != .opt {
@@ -447,7 +447,7 @@ public enum MDNSRules {
                 }
             }
         },
-        MDNSRule(C.localNames) { i, out in
+        MDNSRule(C.localNames) { (i: MDNSMessageView, out) in
             func report(_ n: DNSName) { out.report(C.localNames, "\(i.name(n)) is not under local. or a link-local reverse zone") }
             for (q, info) in zip(i.message.questions, i.questionNames) where !info.isLocalName {
                 report(q.name)
