@@ -54,9 +54,8 @@ struct MessageWorker: BatchWorker {
     private let renders: Bool
     private var ssdpChecker = SSDPChecker()
     private var mdns = MDNSAnalyzer()
-    /// Address text, cached: the same few thousand devices and groups repeat on every line
-    /// (bounded: cleared when full).
-    private var addressCache: [IPAddress: String] = [:]
+    /// Address text, cached: the same few thousand devices and groups repeat on every line.
+    private var addressCache = AddressTextCache()
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
     private var summaryBytes: [UInt8] = []
     /// The same for mDNS, kept apart: after a line is formatted it still holds that
@@ -202,18 +201,33 @@ struct MessageWorker: BatchWorker {
         return kept
     }
 
-    private mutating func addressText(_ a: IPAddress) -> String {
-        if let t = addressCache[a] { return t }
-        if addressCache.count >= 4096 { addressCache.removeAll(keepingCapacity: true) }
-        let t = a.description
-        addressCache[a] = t
-        return t
-    }
+    private mutating func addressText(_ a: IPAddress) -> String { addressCache.text(a) }
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
     private static func noteServices(_ input: MDNSInput, into services: inout [UInt64]) {
         for r in input.records where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
             services.append(r.record.name.key(in: input.message.payload))
         }
+    }
+}
+
+/// Text of recently seen addresses in a fixed table indexed by a multiplicative hash of the
+/// address (a slot holds the last address that hashed there): a lookup is a multiply and a
+/// compare, where a dictionary hashed each address with SipHash. Bounded by its size.
+struct AddressTextCache {
+    static let bits = 12
+    private var slots: [(address: IPAddress, text: String)?] = Array(repeating: nil, count: 1 << bits)
+
+    mutating func text(_ a: IPAddress) -> String {
+        let folded: UInt64
+        switch a {
+        case .v4(let x): folded = UInt64(x)
+        case .v6(let hi, let lo): folded = hi ^ (lo &* 0x9E37_79B9_7F4A_7C15) ^ 0x6A09_E667_F3BC_C909
+        }
+        let k = Int(truncatingIfNeeded: (folded &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - Self.bits))
+        if let s = slots[k], s.address == a { return s.text }
+        let t = a.description
+        slots[k] = (a, t)
+        return t
     }
 }
