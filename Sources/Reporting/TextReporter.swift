@@ -130,26 +130,12 @@ public struct TextRenderer: MessageRenderer {
             for f in findings { render(finding: f, into: &c) }
             return
         }
-        c.append(decimal: m.frame)
-        c.append(byte: 0x20)
-        clock(m.time, into: &c)
-        c.append(byte: 0x20)
-        endpoint(m.src, m.sport, into: &c)
-        c.append(" > " as StaticString)
-        endpoint(m.dst, m.dport, into: &c)
-        c.append(m.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
-        // Through the buffer: `append(contentsOf:)` takes its argument owned (a retain).
-        m.summaryUTF8.withUnsafeBufferPointer { c.bytes.append(contentsOf: $0) }
-        if m.truncated { c.append(" [truncated]" as StaticString) }
-        if !m.fragmentFrames.isEmpty {
-            c.append(" [reassembled from frames" as StaticString)
-            for (k, f) in m.fragmentFrames.enumerated() {
-                c.append(byte: k == 0 ? 0x20 : 0x2C)
-                c.append(decimal: f)
-            }
-            c.append(byte: 0x5D)
-        }
-        c.append(byte: 0x0A)
+        // The line is sized once and written in place: frame, clock, two endpoints (address in
+        // brackets, colon, port), the protocol, the summary and the notes after it.
+        let bound = 20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + m.summaryUTF8.count
+            + 12 + (m.fragmentFrames.isEmpty ? 0 : 26 + 21 * m.fragmentFrames.count) + 1
+        let time = clockPrefix(m.time)
+        c.bytes.append(addingCapacity: bound) { o in Self.writeLine(m, clock: time, into: &o) }
         if options.verbose {
             for d in m.detail {
                 c.append("        " as StaticString)
@@ -160,103 +146,155 @@ public struct TextRenderer: MessageRenderer {
         for f in findings { findingLines(f, indent: 4, frameDescription: false, into: &c) }
     }
 
+    /// One message line (sized by the caller).
+    private static func writeLine(_ m: borrowing MessageRecord, clock time: UInt64, into o: inout OutputSpan<UInt8>) {
+        o.put(decimal: m.frame)
+        o.put(0x20)
+        for k in 0..<8 { o.put(UInt8(truncatingIfNeeded: time >> UInt64(8 * k))) }
+        o.put(0x2E)
+        o.put(zeroPadded: Int(m.time.nanoseconds / 1000), width: 6)
+        o.put(0x20)
+        Self.endpoint(m.src, m.sport, into: &o)
+        o.put(" > " as StaticString)
+        Self.endpoint(m.dst, m.dport, into: &o)
+        o.put(m.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
+        m.summaryUTF8.withUnsafeBufferPointer { o.put($0) }
+        if m.truncated { o.put(" [truncated]" as StaticString) }
+        if !m.fragmentFrames.isEmpty {
+            o.put(" [reassembled from frames" as StaticString)
+            for (k, f) in m.fragmentFrames.enumerated() {
+                o.put(k == 0 ? 0x20 : 0x2C)
+                o.put(decimal: f)
+            }
+            o.put(0x5D)
+        }
+        o.put(0x0A)
+    }
+
     public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
         findingLines(f, indent: 0, frameDescription: true, into: &c)
     }
 
-    private func paint(_ text: String, _ code: StaticString, into c: inout RenderedChunk) {
-        if options.color {
-            c.append("\u{1B}[" as StaticString)
-            c.append(code)
-            c.append(byte: 0x6D)
-            c.append(text)
-            c.append("\u{1B}[0m" as StaticString)
+    private static func paint(_ text: String, _ code: StaticString, color: Bool, into o: inout OutputSpan<UInt8>) {
+        if color {
+            o.put("\u{1B}[" as StaticString)
+            o.put(code)
+            o.put(0x6D)
+            o.put(text)
+            o.put("\u{1B}[0m" as StaticString)
         } else {
-            c.append(text)
+            o.put(text)
         }
     }
 
     mutating func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
-        for _ in 0..<indent { c.append(byte: 0x20) }
-        if frameDescription {
-            if let first = f.firstFrame {
-                c.append("frame " as StaticString)
-                c.append(decimal: first)
-            } else {
-                c.append("end of capture" as StaticString)
-            }
-            c.append(": " as StaticString)
+        let d = f.descriptor
+        // Sized once: indent, frame, two painted words (colour codes), name, message, spec,
+        // related frames.
+        let bound = indent + 36 + 2 * 12 + f.severity.rawValue.utf8.count + f.rule.rawValue.utf8.count + d.name.utf8.count
+            + f.message.utf8.count + d.spec.utf8.count + (f.relatedFrames.isEmpty ? 0 : 32 + 22 * f.relatedFrames.count)
+        let color = options.color
+        c.bytes.append(addingCapacity: bound) { o in
+            Self.writeFinding(f, indent: indent, frameDescription: frameDescription, color: color, into: &o)
         }
-        paint(f.severity.rawValue, TextReporter.color(f.severity), into: &c)
-        c.append(byte: 0x20)
-        paint(f.rule.rawValue, "1", into: &c)
-        c.append(byte: 0x20)
-        c.append(f.descriptor.name)
-        c.append(": " as StaticString)
-        c.append(f.message)
-        c.append(" [" as StaticString)
-        c.append(f.descriptor.spec)
-        c.append(byte: 0x5D)
-        if let first = f.firstFrame, !f.relatedFrames.isEmpty {
-            c.append(" (frames " as StaticString)
-            c.append(decimal: first)
-            for fr in f.relatedFrames {
-                c.append(", " as StaticString)
-                c.append(decimal: fr)
-            }
-            c.append(byte: 0x29)
-        }
-        c.append(byte: 0x0A)
-        if let i = f.descriptor.interop, !i.isEmpty {
+        if let i = d.interop, !i.isEmpty {
             if options.verbose {
                 for _ in 0..<(indent + 4) { c.append(byte: 0x20) }
                 c.append("interop: " as StaticString)
                 c.append(i)
                 c.append(byte: 0x0A)
-            } else if notesPassed.insert(ObjectIdentifier(f.descriptor)).inserted {
-                c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, descriptor: f.descriptor))
+            } else if notesPassed.insert(ObjectIdentifier(d)).inserted {
+                c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, descriptor: d))
             }
         }
     }
 
-    func endpoint(_ addr: String, _ port: UInt16, into c: inout RenderedChunk) {
-        // Through the contiguous UTF-8 buffer: `addr.utf8.contains` goes the generic,
-        // per-character way, and this runs twice per line.
-        func put(_ u: UnsafeBufferPointer<UInt8>, _ c: inout RenderedChunk) {
-            if u.contains(0x3A) {
-                c.append(byte: 0x5B)
-                c.bytes.append(contentsOf: u)
-                c.append("]:" as StaticString)
+    /// One finding line (sized by the caller).
+    private static func writeFinding(
+        _ f: borrowing Finding, indent: Int, frameDescription: Bool, color: Bool, into o: inout OutputSpan<UInt8>
+    ) {
+        let d = f.descriptor
+        o.append(repeating: 0x20, count: Swift.min(indent, o.freeCapacity))
+        if frameDescription {
+            if let first = f.firstFrame {
+                o.put("frame " as StaticString)
+                o.put(decimal: first)
             } else {
-                c.bytes.append(contentsOf: u)
-                c.append(byte: 0x3A)
+                o.put("end of capture" as StaticString)
             }
+            o.put(": " as StaticString)
         }
-        if addr.utf8.withContiguousStorageIfAvailable({ put($0, &c) }) == nil {
-            var a = addr
-            a.withUTF8 { put($0, &c) }
+        Self.paint(f.severity.rawValue, TextReporter.color(f.severity), color: color, into: &o)
+        o.put(0x20)
+        Self.paint(f.rule.rawValue, "1", color: color, into: &o)
+        o.put(0x20)
+        o.put(d.name)
+        o.put(": " as StaticString)
+        o.put(f.message)
+        o.put(" [" as StaticString)
+        o.put(d.spec)
+        o.put(0x5D)
+        if let first = f.firstFrame, !f.relatedFrames.isEmpty {
+            o.put(" (frames " as StaticString)
+            o.put(decimal: first)
+            for fr in f.relatedFrames {
+                o.put(", " as StaticString)
+                o.put(decimal: fr)
+            }
+            o.put(0x29)
         }
-        c.append(decimal: Int(port))
+        o.put(0x0A)
     }
 
-    /// `HH:MM:SS.uuuuuu` as tcpdump prints it (local time unless `utc`). The broken-down
-    /// time is computed once per second of capture time.
+    /// `addr:port`, or `[addr]:port` for an address with colons (IPv6).
+    static func endpoint(_ addr: String, _ port: UInt16, into o: inout OutputSpan<UInt8>) {
+        // Through the contiguous UTF-8 buffer: `addr.utf8.contains` goes the generic,
+        // per-character way.
+        func put(_ u: UnsafeBufferPointer<UInt8>, _ o: inout OutputSpan<UInt8>) {
+            if u.contains(0x3A) {
+                o.put(0x5B)
+                o.put(u)
+                o.put("]:" as StaticString)
+            } else {
+                o.put(u)
+                o.put(0x3A)
+            }
+        }
+        if addr.utf8.withContiguousStorageIfAvailable({ put($0, &o) }) == nil {
+            var a = addr
+            a.withUTF8 { put($0, &o) }
+        }
+        o.put(decimal: Int(port))
+    }
+
+    /// `HH:MM:SS` as tcpdump prints it (local time unless `utc`), its eight bytes packed first
+    /// byte lowest; the broken-down time is computed once per second of capture time. A dot
+    /// and the microseconds follow.
     private var clockSecond: Int64 = .min
-    private var clockFields: (Int32, Int32, Int32) = (0, 0, 0)
-    mutating func clock(_ t: Timestamp, into c: inout RenderedChunk) {
+    private var clockBytes: UInt64 = 0
+    mutating func clockPrefix(_ t: Timestamp) -> UInt64 {
         if t.seconds != clockSecond {
             var secs = time_t(t.seconds)
             var tmv = tm()
             if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
-            clockFields = (tmv.tm_hour, tmv.tm_min, tmv.tm_sec)
+            var b: UInt64 = 0
+            var shift: UInt64 = 0
+            func two(_ v: Int32) {
+                let x = UInt64(max(0, min(99, v)))
+                b |= (0x30 + x / 10) << shift
+                b |= (0x30 + x % 10) << (shift + 8)
+                shift += 16
+            }
+            two(tmv.tm_hour)
+            b |= 0x3A << shift
+            shift += 8
+            two(tmv.tm_min)
+            b |= 0x3A << shift
+            shift += 8
+            two(tmv.tm_sec)
+            clockBytes = b
             clockSecond = t.seconds
         }
-        c.append(zeroPadded: Int(clockFields.0), width: 2)
-        c.append(byte: 0x3A)
-        c.append(zeroPadded: Int(clockFields.1), width: 2)
-        c.append(byte: 0x3A)
-        c.append(zeroPadded: Int(clockFields.2), width: 2)
-        c.append(byte: 0x2E)
-        c.append(zeroPadded: Int(t.nanoseconds / 1000), width: 6)
+        return clockBytes
     }
 }

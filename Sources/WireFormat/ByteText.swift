@@ -14,32 +14,15 @@ extension Array where Element == UInt8 {
         if copied == nil { append(contentsOf: s.utf8) }
     }
 
-    /// An integer in decimal. Digits are produced right to left into a stack buffer (division
-    /// by the constant 10 is a multiplication) and appended at once.
+    /// An integer in decimal, written in place (see `OutputSpan.put(decimal:)`).
     public mutating func append(decimal value: Int) {
-        if value < 0 { append(0x2D) }
-        appendDigits(value.magnitude, minimumWidth: 1, maximumWidth: 20)
+        append(addingCapacity: 21) { $0.put(decimal: value) }
     }
 
     /// `value` (non-negative) as exactly `width` decimal digits with leading zeros (the low
     /// `width` digits of a longer number).
     public mutating func append(zeroPadded value: Int, width: Int) {
-        let w = Swift.min(Swift.max(width, 1), 20)
-        appendDigits(value.magnitude, minimumWidth: w, maximumWidth: w)
-    }
-
-    /// At least `minimumWidth` (zero-padded) and at most `maximumWidth` low digits of `value`;
-    /// both widths are within 1...20 (a `UInt` has at most 20 digits).
-    mutating func appendDigits(_ value: UInt, minimumWidth: Int, maximumWidth: Int) {
-        var digits = InlineArray<20, UInt8>(repeating: 0x30)
-        var v = value
-        var k = 20
-        repeat {
-            k -= 1
-            digits[k] = UInt8(truncatingIfNeeded: 0x30 &+ v % 10)
-            v /= 10
-        } while (v > 0 || 20 - k < minimumWidth) && 20 - k < maximumWidth
-        digits.span.withUnsafeBufferPointer { append(contentsOf: UnsafeBufferPointer(rebasing: $0[k...])) }
+        append(addingCapacity: 20) { $0.put(zeroPadded: value, width: width) }
     }
 
     /// `\DDD`, the DNS presentation escape of one byte.

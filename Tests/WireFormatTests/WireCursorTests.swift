@@ -85,6 +85,24 @@ import WireFormat
         #expect(padded(1234, 2) == "34")
         #expect(padded(9, 1) == "9")
     }
+
+    /// Writing into a span sized too small drops what does not fit (a number whole, text
+    /// from where the span ends); it never traps nor writes past the span.
+    @Test func spanWritesStopAtTheCapacity() {
+        var out: [UInt8] = []
+        out.append(addingCapacity: 8) { o in
+            o.put("ab" as StaticString)
+            o.put(decimal: 123_456_789)
+            o.put("cd" as StaticString)
+            o.put(0x21)
+        }
+        #expect(String(decoding: out, as: UTF8.self) == "abcd!")
+        out.append(addingCapacity: 6) { o in
+            o.put(zeroPadded: 42, width: 4)
+            o.put("xyz")
+        }
+        #expect(String(decoding: out, as: UTF8.self) == "abcd!0042xy")
+    }
 }
 
 /// The word-at-a-time searches agree with a byte-by-byte search at every position and range.

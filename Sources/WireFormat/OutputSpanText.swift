@@ -1,0 +1,72 @@
+/// Writing text into an `OutputSpan` of bytes: a line is sized once (`Array.append(addingCapacity:)`)
+/// and filled without the per-append capacity and uniqueness checks of `Array`. What does not
+/// fit in the span's free capacity is dropped (a number whole, text from where the span
+/// ends), never a trap; callers size the span for what they write.
+extension OutputSpan where Element == UInt8 {
+    @inline(__always)
+    public mutating func put(_ b: UInt8) {
+        if !isFull { append(b) }
+    }
+
+    @inline(__always)
+    public mutating func put(_ s: StaticString) {
+        put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    public mutating func put(_ source: UnsafeBufferPointer<UInt8>) {
+        let n = Swift.min(source.count, freeCapacity)
+        guard n > 0, let from = source.baseAddress else { return }
+        withUnsafeMutableBufferPointer { buffer, initialized in
+            guard let to = buffer.baseAddress, initialized + n <= buffer.count else { return }
+            (to + initialized).initialize(from: from, count: n)
+            initialized += n
+        }
+    }
+
+    /// The string's UTF-8 (contiguous for native strings; others are copied first).
+    public mutating func put(_ s: String) {
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { put($0) }
+        if done == nil {
+            var copy = s
+            copy.withUTF8 { put($0) }
+        }
+    }
+
+    /// An integer in decimal.
+    public mutating func put(decimal value: Int) {
+        if value < 0 { put(0x2D) }
+        putDigits(value.magnitude, width: Self.digitCount(value.magnitude))
+    }
+
+    /// `value` (non-negative) as exactly `width` (1...20) decimal digits with leading zeros
+    /// (the low `width` digits of a longer number).
+    public mutating func put(zeroPadded value: Int, width: Int) {
+        putDigits(value.magnitude, width: Swift.min(Swift.max(width, 1), 20))
+    }
+
+    static func digitCount(_ v: UInt) -> Int {
+        var n = 1
+        var x = v
+        while x >= 10 {
+            x /= 10
+            n += 1
+        }
+        return n
+    }
+
+    /// The low `width` digits of `value`, written right to left in place.
+    private mutating func putDigits(_ value: UInt, width: Int) {
+        guard width <= freeCapacity else { return }
+        withUnsafeMutableBufferPointer { buffer, initialized in
+            guard initialized + width <= buffer.count else { return }
+            var v = value
+            var k = initialized + width
+            while k > initialized {
+                k -= 1
+                buffer[k] = UInt8(truncatingIfNeeded: 0x30 &+ v % 10)
+                v /= 10
+            }
+            initialized += width
+        }
+    }
+}
