@@ -143,12 +143,7 @@ public enum ASCII {
     /// Whether `bytes[range]` is valid UTF-8 (pure ASCII answers without decoding).
     @inlinable
     public static func isValidUTF8(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
-        var ascii = true
-        for i in range where bytes[i] >= 0x80 {
-            ascii = false
-            break
-        }
-        return ascii || decodesAsUTF8(bytes[range])
+        bytes.span.isASCII(range) || decodesAsUTF8(bytes[range])
     }
 }
 

@@ -58,4 +58,19 @@ extension Span where Element == UInt8 {
         }
         return true
     }
+
+    /// Whether every byte in `range` is ASCII (below 0x80).
+    public func isASCII(_ range: Range<Int>) -> Bool {
+        let end = Swift.min(range.upperBound, count)
+        var i = Swift.max(range.lowerBound, 0)
+        while i &+ 8 <= end {
+            if word(at: i) & Self.highs != 0 { return false }
+            i &+= 8
+        }
+        while i < end {
+            if self[i] >= 0x80 { return false }
+            i &+= 1
+        }
+        return true
+    }
 }

@@ -124,9 +124,11 @@ import WireFormat
                     let crlf = b.span.firstIndex(of: 0x0A, or: 0x0D, in: lo..<hi)
                     let colon = b.span.firstIndex(of: 0x3A, in: lo..<hi)
                     let printable = b.span.isPrintableASCII(lo..<hi)
+                    let ascii = b.span.isASCII(lo..<hi)
                     #expect(crlf == expectedCRLF)
                     #expect(colon == expectedColon)
                     #expect(printable == b[lo..<hi].allSatisfy { $0 >= 0x20 && $0 < 0x7F })
+                    #expect(ascii == b[lo..<hi].allSatisfy { $0 < 0x80 })
                 }
             }
         }
