@@ -348,14 +348,19 @@ public enum MDNSRules {
                 if keys.capacity == 0 { keys.reserveCapacity(32) }
                 keys.removeAll(keepingCapacity: true)
                 var repeated: Range<Int>? = nil
+                // One bit per (length, lower-cased first byte) seen: a key whose bit is clear
+                // cannot repeat an earlier one, so the comparisons run only when it is set.
+                var seen: UInt64 = 0
                 i.message.forEachTXTKey(r.record) { _, key in
                     guard !key.isEmpty else { return true }
+                    let bit: UInt64 = 1 << UInt64((key.count &* 31 &+ Int(ASCII.lower(p[key.lowerBound]))) & 63)
                     // Keys are compared with the earlier ones of the same record, ASCII
                     // case-insensitively, by index (TXT records hold at most a few dozen).
-                    if keys.contains(where: { ASCII.equalsIgnoringCase(p, $0, key) }) {
+                    if seen & bit != 0, keys.contains(where: { ASCII.equalsIgnoringCase(p, $0, key) }) {
                         repeated = key
                         return false
                     }
+                    seen |= bit
                     keys.append(key)
                     return true
                 }
