@@ -78,15 +78,7 @@ public struct FindingSink {
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
     /// with the same payload (same rule, severity, text and field).
     public mutating func repeatFinding(_ f: borrowing Finding) {
-        let src: String
-        if let t = sourceText { src = t } else {
-            src = source.description
-            sourceText = src
-        }
-        findings.append(
-            Finding(
-                descriptor: f.descriptor, severity: f.severity, frame: frame, time: time, message: f.message, source: src,
-                device: device, field: f.field, fileIndex: fileIndex))
+        report(f.descriptor, severity: f.severity, f.message, field: f.field, related: f.relatedFrames)
     }
 
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
