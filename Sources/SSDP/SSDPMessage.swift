@@ -466,7 +466,7 @@ public struct SSDPHeaderName: Sendable, Hashable {
     }
 
     /// The code of the name at `range` of `bytes`. Only the known names of the same length
-    /// are compared (at most two; most lengths have none).
+    /// are compared (at most four, for two-letter names; most lengths have none).
     public static func code(in bytes: Span<UInt8>, _ range: Range<Int>) -> UInt8 {
         let n = range.count
         guard n < 32, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
