@@ -56,8 +56,9 @@ public func runProcess(
     let dir = FileManager.default.temporaryDirectory
     let outURL = dir.appendingPathComponent("discoscope-test-\(UUID().uuidString).out")
     let errURL = dir.appendingPathComponent("discoscope-test-\(UUID().uuidString).err")
-    FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    // A file that cannot be made fails below, where its handle is opened (with the reason).
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     defer {
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)
