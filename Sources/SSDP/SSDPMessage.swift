@@ -240,7 +240,7 @@ public struct SSDPMessage: Sendable {
         }
         return Header(
             nameRange: name, valueRange: value, offset: offset, spaceBeforeColon: spaceBefore, missingColon: false,
-            code: SSDPHeaderName.code(in: sp, name), nameIsToken: token)
+            code: SSDPHeaderName.code(in: p, name), nameIsToken: token)
     }
 
     // MARK: - Lookups (case-insensitive on bytes, no allocation)
@@ -462,23 +462,18 @@ public struct SSDPHeaderName: Sendable, Hashable {
     /// The code of a received name (ASCII case-insensitive), 0 when unknown.
     public static func code<C: Collection>(of name: C) -> UInt8 where C.Element == UInt8 {
         let bytes = Array(name)
-        return code(in: bytes.span, 0..<bytes.count)
+        return code(in: bytes, 0..<bytes.count)
     }
 
     /// The code of the name at `range` of `bytes`. Only the known names of the same length
     /// are compared (at most four, for two-letter names; most lengths have none).
-    public static func code(in bytes: Span<UInt8>, _ range: Range<Int>) -> UInt8 {
+    public static func code(in bytes: [UInt8], _ range: Range<Int>) -> UInt8 {
         let n = range.count
-        guard n < 32, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
+        guard n < 32 else { return 0 }
         var candidates = codesByLength[n]
         while candidates != 0 {
             let c = candidates.trailingZeroBitCount
-            if c >= 1, c <= knownTexts.count, knownTexts[c - 1].utf8CodeUnitCount == n {
-                let t = knownTexts[c - 1].utf8Start
-                var k = 0
-                while k < n, ASCII.lower(bytes[range.lowerBound &+ k]) == ASCII.lower(t[k]) { k += 1 }
-                if k == n { return UInt8(c) }
-            }
+            if c >= 1, c <= knownTexts.count, ASCII.equalsIgnoringCase(bytes, range, knownTexts[c - 1]) { return UInt8(c) }
             candidates &= candidates &- 1
         }
         return 0
