@@ -89,8 +89,7 @@ public enum ASCII {
     /// without decoding.
     @inlinable
     public static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
-        let ascii = bytes.withUnsafeBufferPointer { b in !b.contains(where: { $0 >= 0x80 }) }
-        return ascii || decodesAsUTF8(bytes)
+        bytes.span.isASCII(0..<bytes.count) || decodesAsUTF8(bytes)
     }
 
     /// Whether the bytes are valid UTF-8.

@@ -134,6 +134,18 @@ import WireFormat
         }
     }
 
+    /// UTF-8 validity of a slice taken from the middle of a buffer: ASCII, valid multi-byte
+    /// text, and a cut or stray continuation byte.
+    @Test func sliceUTF8ValidityLooksOnlyAtTheSlice() {
+        let b: [UInt8] = [0xFF, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0xC3, 0xA9, 0x6A, 0xFF]
+        #expect(ASCII.isValidUTF8(b[1..<10]))
+        #expect(ASCII.isValidUTF8(b[1..<13]))
+        #expect(!ASCII.isValidUTF8(b[1..<11]))
+        #expect(!ASCII.isValidUTF8(b[11..<13]))
+        #expect(!ASCII.isValidUTF8(b[0..<9]))
+        #expect(!ASCII.isValidUTF8(b[5..<14]))
+    }
+
     @Test func rangesPastTheEndAreClamped() {
         let b = Array("abcdefghij:klmnop".utf8)
         let colon = b.span.firstIndex(of: 0x3A, in: 0..<100)
