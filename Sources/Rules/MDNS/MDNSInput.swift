@@ -16,15 +16,15 @@ public final class MDNSInput: Sendable {
     /// The questions' names, in order.
     public let questionNames: [NameInfo]
     public let datagram: Datagram
-    public var header: DNSHeader { message.header }
-    public var isResponse: Bool { message.header.qr }
-    public var isQuery: Bool { !message.header.qr }
+    public var header: DNSHeader { decoded.header }
+    public var isResponse: Bool { decoded.isResponse }
+    public var isQuery: Bool { decoded.isQuery }
     public var isMulticast: Bool { datagram.dst.isMulticast }
     /// A query from a port other than 5353 (RFC 6762 §6.7).
     public var isLegacyQuery: Bool { isQuery && datagram.srcPort != 5353 }
     /// A response from 5353 to a port other than 5353: the answer to a legacy query.
     public var isLegacyResponse: Bool { isResponse && datagram.dstPort != 5353 && datagram.srcPort == 5353 }
-    public var isProbe: Bool { isQuery && !message.authorities.isEmpty }
+    public var isProbe: Bool { decoded.isProbe }
     /// Malformed-findings are suppressed when the snap length cut the datagram.
     public var truncated: Bool { datagram.isTruncated }
 
