@@ -29,6 +29,10 @@ public struct Datagram: Sendable {
     }
     /// The same, kept as an integer (no allocation per datagram).
     public var sourceMAC = MACBytes()
+    /// Set by a `PacketDecoder` told not to copy payloads (`copiesPayloads` false): where the
+    /// payload lies in the frame's bytes, `payload` being empty until its user fills it in
+    /// (and clears this). Nil for a reassembled datagram, whose payload is always copied.
+    public var framePayload: Range<Int>? = nil
 
     public init(
         frame: Int, time: Timestamp, src: IPAddress, dst: IPAddress, srcPort: UInt16, dstPort: UInt16,
@@ -52,7 +56,7 @@ public struct Datagram: Sendable {
 
     /// The capture's snap length cut this datagram short: decode what is there, and do not
     /// report the missing part as malformed.
-    public var isTruncated: Bool { payload.count < udpPayloadLength }
+    public var isTruncated: Bool { (framePayload?.count ?? payload.count) < udpPayloadLength }
     public var wasFragmented: Bool { !fragmentFrames.isEmpty }
     public var isIPv6: Bool { src.isIPv6 }
 }

@@ -22,6 +22,10 @@ public enum FrameOutcome: Sendable {
 /// fragment reassembly needs. Pure Swift: bytes come in as an array, nothing traps.
 public struct PacketDecoder: Sendable {
     public var reassembler: FragmentReassembler
+    /// Whether a datagram's payload is copied out of the frame. When false, a datagram taken
+    /// from one frame has an empty `payload` and says where the payload is (`framePayload`):
+    /// the caller copies it where it wants it (the analysis, into its batch buffer).
+    public var copiesPayloads = true
 
     public init(reassembler: FragmentReassembler = FragmentReassembler()) {
         self.reassembler = reassembler
@@ -186,12 +190,12 @@ public struct PacketDecoder: Sendable {
             case .complete(let whole):
                 return udp(
                     frame, time, whole.payload, 0, whole.payload.count, whole.payload.count, src, dst, whole.hopLimit,
-                    ipPacketLength: whole.headerLength + whole.payload.count, fragments: whole.frames, srcMAC, wants)
+                    ipPacketLength: whole.headerLength + whole.payload.count, fragments: whole.frames, srcMAC, inFrame: false, wants)
             }
         }
         return udp(
             frame, time, bytes, payloadStart, available, claimedPayload, src, dst, ttl, ipPacketLength: totalLen,
-            fragments: [], srcMAC, wants)
+            fragments: [], srcMAC, inFrame: true, wants)
     }
 
     private mutating func decodeIPv6(
@@ -272,21 +276,21 @@ public struct PacketDecoder: Sendable {
                     return udp(
                         frame, time, whole.payload, 0, whole.payload.count, whole.payload.count, src, dst,
                         whole.hopLimit, ipPacketLength: whole.headerLength + whole.payload.count,
-                        fragments: whole.frames, srcMAC, wants)
+                        fragments: whole.frames, srcMAC, inFrame: false, wants)
                 }
             }
         }
         return udp(
             frame, time, bytes, o, available, claimed, src, dst, hop, ipPacketLength: 40 + payloadLength,
-            fragments: [], srcMAC, wants)
+            fragments: [], srcMAC, inFrame: true, wants)
     }
 
-    /// UDP header at `start` of `bytes`, `available` bytes captured of `claimed` in the IP
-    /// payload.
+    /// UDP header at `start` of `bytes` (the frame's bytes when `inFrame`, else a reassembled
+    /// IP payload), `available` bytes captured of `claimed` in the IP payload.
     private func udp(
         _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ available: Int, _ claimed: Int,
         _ src: IPAddress, _ dst: IPAddress, _ hop: UInt8, ipPacketLength: Int, fragments: [Int], _ srcMAC: MACBytes,
-        _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
+        inFrame: Bool, _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
         let b = bytes.span
         guard available >= 8, let sport = b.u16(at: start), let dport = b.u16(at: start + 2),
@@ -306,12 +310,15 @@ public struct PacketDecoder: Sendable {
         }
         let have = min(available - 8, claimedPayload)
         let payloadStart = start + 8
-        let payload = Array(bytes[payloadStart..<(payloadStart + max(0, have))])
+        let range = payloadStart..<(payloadStart + max(0, have))
+        // `bytes` is the frame itself unless the datagram was reassembled.
+        let inPlace = !copiesPayloads && inFrame
         var d = Datagram(
             frame: frame, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport, hopLimit: hop,
-            payload: payload, udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
+            payload: inPlace ? [] : Array(bytes[range]), udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
             fragmentFrames: fragments)
         d.sourceMAC = srcMAC
+        if inPlace { d.framePayload = range }
         return .datagram(d)
     }
 }

@@ -60,6 +60,48 @@ private let ipv4UDP = hex(
         #expect(d.udpPayloadLength == 4)
     }
 
+    @Test func withoutCopyingThePayloadIsLeftInTheFrameAndTruncationStillShows() {
+        let frame = hex("01005e0000fb 020000000001 0800") + ipv4UDP
+        for (bytes, original) in [(frame, frame.count), (Array(frame.prefix(frame.count - 2)), frame.count)] {
+            var decoder = PacketDecoder()
+            decoder.copiesPayloads = false
+            guard case .datagram(let d) = decoder.decode(
+                frame: 1, time: t0, linkType: .ethernet, frameBytes: bytes, originalLength: original,
+                wants: { _, _, _, _ in true })
+            else {
+                Issue.record("expected a datagram")
+                continue
+            }
+            #expect(d.payload.isEmpty)
+            #expect(d.framePayload.map { Array(bytes[$0]) } == Array("abcd".utf8.prefix(bytes.count - 42)))
+            #expect(d.isTruncated == (bytes.count < original))
+        }
+    }
+
+    @Test func withoutCopyingAReassembledPayloadIsStillCopied() {
+        // 192.168.1.10 > 224.0.0.251, UDP 5353 > 5353 with 8 payload bytes, in two fragments:
+        // the UDP header (MF set), then the payload at offset 8.
+        let more = hex("4500001c 00072000 ff11 0000 c0a8010a e00000fb 14e9 14e9 0010 0000")
+        let second = hex("4500001c 00070001 ff11 0000 c0a8010a e00000fb 61626364 65666768")
+        var decoder = PacketDecoder()
+        decoder.copiesPayloads = false
+        guard case .fragmentHeld = decoder.decode(
+            frame: 1, time: t0, linkType: .ipv4, frameBytes: more, originalLength: more.count, wants: { _, _, _, _ in true })
+        else {
+            Issue.record("expected the first fragment held")
+            return
+        }
+        guard case .datagram(let d) = decoder.decode(
+            frame: 2, time: t0, linkType: .ipv4, frameBytes: second, originalLength: second.count, wants: { _, _, _, _ in true })
+        else {
+            Issue.record("expected the reassembled datagram")
+            return
+        }
+        #expect(d.framePayload == nil)
+        #expect(d.payload == Array("abcdefgh".utf8))
+        #expect(d.fragmentFrames == [1, 2])
+    }
+
     @Test func ipv4HeaderLengthBelowTwentyIsMalformed() {
         var bad = ipv4UDP
         bad[0] = 0x44
