@@ -38,22 +38,52 @@ extension Array where Element == UInt8 {
     /// Whether both arrays hold the same bytes, compared eight at a time (the generic `==`
     /// goes element by element).
     public func sameBytes(as other: [UInt8]) -> Bool {
-        guard count == other.count else { return false }
-        return withUnsafeBytes { a in
-            other.withUnsafeBytes { b in
-                var i = 0
-                while i + 8 <= a.count {
-                    if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-                        return false
-                    }
-                    i += 8
-                }
-                while i < a.count {
-                    if a[i] != b[i] { return false }
-                    i += 1
-                }
-                return true
+        withUnsafeBytes { a in other.withUnsafeBytes { b in a.sameBytes(as: b) } }
+    }
+
+    /// A 64-bit hash of the bytes (see `UnsafeRawBufferPointer.contentHash`).
+    public var contentHash: UInt64 { withUnsafeBytes { $0.contentHash } }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether both buffers hold the same bytes, compared eight at a time.
+    public func sameBytes(as b: UnsafeRawBufferPointer) -> Bool {
+        guard count == b.count else { return false }
+        if baseAddress == b.baseAddress { return true }
+        var i = 0
+        while i &+ 8 <= count {
+            if loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
             }
+            i &+= 8
         }
+        while i < count {
+            if self[i] != b[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+
+    /// A 64-bit hash of the bytes, eight at a time (multiply and xor-shift; not keyed: it
+    /// picks a slot in a cache that then compares the bytes, so a collision costs a miss,
+    /// never a wrong answer).
+    public var contentHash: UInt64 {
+        let k: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var h = UInt64(truncatingIfNeeded: count) &* k
+        var i = 0
+        while i &+ 8 <= count {
+            h = (h ^ UInt64(littleEndian: loadUnaligned(fromByteOffset: i, as: UInt64.self))) &* k
+            h ^= h >> 29
+            i &+= 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < count {
+            tail |= UInt64(self[i]) << shift
+            shift &+= 8
+            i &+= 1
+        }
+        h = (h ^ tail) &* k
+        return h ^ (h >> 32)
     }
 }
