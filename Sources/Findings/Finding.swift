@@ -3,8 +3,18 @@ import WireFormat
 /// One rule violation observed in the traffic.
 public struct Finding: Sendable, Hashable {
     public var rule: RuleID
-    /// The rule's descriptor (shared, not copied: a finding costs one reference for it).
-    public let descriptor: RuleDescriptor
+    /// The rule's descriptor, held without reference counting: descriptors are never freed
+    /// (see `RuleDescriptor.init`), and with a counted reference every copy of a finding was
+    /// an atomic update of an object that all worker threads share.
+    @usableFromInline let descriptorRef: Unmanaged<RuleDescriptor>
+    public var descriptor: RuleDescriptor { descriptorRef.takeUnretainedValue() }
+    /// Runs `body` with the descriptor, not retained for the call.
+    @inlinable
+    public func withDescriptor<R>(_ body: (RuleDescriptor) throws -> R) rethrows -> R {
+        try descriptorRef._withUnsafeGuaranteedRef(body)
+    }
+    /// The descriptor as an unretained reference (for tallies kept by other threads).
+    public var unmanagedDescriptor: Unmanaged<RuleDescriptor> { descriptorRef }
     /// The rule's readable name.
     public var name: String { descriptor.name }
     public var severity: Severity
@@ -55,7 +65,7 @@ public struct Finding: Sendable, Hashable {
         message: String, source: String, device: String?, field: String?, fileIndex: Int
     ) {
         self.rule = descriptor.id
-        self.descriptor = descriptor
+        self.descriptorRef = Unmanaged.passUnretained(descriptor)
         self.severity = severity ?? descriptor.severity
         self.firstFrame = firstFrame
         self.relatedFrames = related
@@ -65,5 +75,26 @@ public struct Finding: Sendable, Hashable {
         self.device = device
         self.field = field
         self.fileIndex = fileIndex
+    }
+}
+
+extension Finding {
+    public static func == (a: Finding, b: Finding) -> Bool {
+        a.rule == b.rule && a.descriptor == b.descriptor && a.severity == b.severity && a.firstFrame == b.firstFrame
+            && a.relatedFrames == b.relatedFrames && a.time == b.time && a.message == b.message && a.source == b.source
+            && a.device == b.device && a.field == b.field && a.fileIndex == b.fileIndex
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(rule)
+        h.combine(severity)
+        h.combine(firstFrame)
+        h.combine(relatedFrames)
+        h.combine(time)
+        h.combine(message)
+        h.combine(source)
+        h.combine(device)
+        h.combine(field)
+        h.combine(fileIndex)
     }
 }

@@ -31,7 +31,7 @@ public enum RuleScope: String, Sendable, Hashable, Codable {
 /// severity, spec citation, and the text used by `discoscope rules explain` and SARIF.
 ///
 /// A final class: rules hand their descriptor to every finding sink call, and a reference
-/// costs one retain where a struct of eight strings cost eight.
+/// costs one retain where a struct of eight strings cost eight. Never freed (see `init`).
 public final class RuleDescriptor: Sendable, Hashable {
     public static func == (a: RuleDescriptor, b: RuleDescriptor) -> Bool { a === b || a.id == b.id }
     public func hash(into h: inout Hasher) { h.combine(id) }
@@ -70,5 +70,8 @@ public final class RuleDescriptor: Sendable, Hashable {
         self.description = description
         self.interop = interop
         self.example = example
+        // Descriptors are catalog entries, made once: each keeps a reference to itself, so it
+        // is never freed and findings refer to it without reference counting (`Finding`).
+        _ = Unmanaged.passRetained(self)
     }
 }

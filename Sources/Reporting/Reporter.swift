@@ -59,15 +59,15 @@ public struct RunSummary: Sendable {
 
     public mutating func count(_ f: Finding) { count(f.descriptor, f.severity) }
 
-    /// Counts one reported finding of `descriptor`'s rule at `severity`.
-    public mutating func count(_ descriptor: RuleDescriptor, _ severity: Severity) {
-        findingsBySeverity[severity, default: 0] += 1
+    /// Counts `n` reported findings of `descriptor`'s rule at `severity`.
+    public mutating func count(_ descriptor: RuleDescriptor, _ severity: Severity, times n: Int = 1) {
+        findingsBySeverity[severity, default: 0] += n
         if let i = ruleSlot[ObjectIdentifier(descriptor)] {
-            findingsByRule[i].count += 1
+            findingsByRule[i].count += n
             if severity > findingsByRule[i].severity { findingsByRule[i].severity = severity }
         } else {
             ruleSlot[ObjectIdentifier(descriptor)] = findingsByRule.count
-            findingsByRule.append((descriptor.id, descriptor.name, severity, 1))
+            findingsByRule.append((descriptor.id, descriptor.name, severity, n))
         }
     }
 

@@ -188,14 +188,21 @@ public struct TextRenderer: MessageRenderer {
     }
 
     mutating func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
-        let d = f.descriptor
+        f.withDescriptor { d in findingLines(f, d, indent: indent, frameDescription: frameDescription, into: &c) }
+    }
+
+    private mutating func findingLines(
+        _ f: Finding, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, into c: inout RenderedChunk
+    ) {
         // Sized once: indent, frame, two painted words (colour codes), name, message, spec,
         // related frames.
         let bound = indent + 36 + 2 * 12 + f.severity.rawValue.utf8.count + f.rule.rawValue.utf8.count + d.name.utf8.count
             + f.message.utf8.count + d.spec.utf8.count + (f.relatedFrames.isEmpty ? 0 : 32 + 22 * f.relatedFrames.count)
         let color = options.color
         c.bytes.append(addingCapacity: bound) { o in
-            Self.writeFinding(f, indent: indent, frameDescription: frameDescription, color: color, into: &o)
+            f.withDescriptor { d in
+                Self.writeFinding(f, d, indent: indent, frameDescription: frameDescription, color: color, into: &o)
+            }
         }
         if let i = d.interop, !i.isEmpty {
             if options.verbose {
@@ -211,9 +218,9 @@ public struct TextRenderer: MessageRenderer {
 
     /// One finding line (sized by the caller).
     private static func writeFinding(
-        _ f: borrowing Finding, indent: Int, frameDescription: Bool, color: Bool, into o: inout OutputSpan<UInt8>
+        _ f: borrowing Finding, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, color: Bool,
+        into o: inout OutputSpan<UInt8>
     ) {
-        let d = f.descriptor
         o.append(repeating: 0x20, count: Swift.min(indent, o.freeCapacity))
         if frameDescription {
             if let first = f.firstFrame {

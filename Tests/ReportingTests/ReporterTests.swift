@@ -140,3 +140,34 @@ private let record = MessageRecord(
         #expect(sink2.text.contains(#"<failure type="warning" message="1 finding(s): MX is at most 5">"#))
     }
 }
+
+/// Findings hold their descriptor without reference counting, so a descriptor must outlive
+/// every finding: descriptors are never freed.
+@Suite struct FindingValueTests {
+    @Test func aDescriptorOutlivesItsLastStrongReference() {
+        weak var made: RuleDescriptor?
+        var kept: Finding? = nil
+        do {
+            let d = RuleDescriptor(
+                id: "MDNS-999", name: "temporary", title: "t", severity: .info, proto: .mdns, spec: "s", description: "d",
+                example: "e")
+            made = d
+            kept = Finding(descriptor: d, frame: 1, time: .zero, message: "m", source: "::1")
+        }
+        #expect(made != nil)
+        #expect(kept?.descriptor.name == "temporary")
+    }
+
+    @Test func equalityAndHashCoverEveryField() {
+        let a = finding()
+        #expect(a == finding())
+        #expect(a.hashValue == finding().hashValue)
+        #expect(a != finding(message: "MX 6 is above 5"))
+        #expect(a != finding(.error))
+        #expect(a != finding(frame: 8))
+        var b = a
+        b.field = "header MX"
+        #expect(a != b)
+        #expect(Set([a, finding(), b]).count == 2)
+    }
+}
