@@ -13,8 +13,11 @@ import WireFormat
 /// Everything that depends on earlier packets runs in capture order on the calling thread:
 /// reading, IP reassembly, and SSDP's version and M-SEARCH bookkeeping. The per-message work
 /// (mDNS decoding, the stateless rules, configuration policy, formatting) runs in batches on
-/// `Options.jobs` worker threads, and the results are written in capture order, so the output
-/// is the same for any number of jobs.
+/// `Options.jobs - 1` worker threads and on the calling thread, which takes a batch itself
+/// whenever the workers have one waiting; the results are written in capture order, so the
+/// output is the same for any number of jobs. mDNS payloads travel in the batch's one
+/// buffer, and the worker makes (or finds) the array it decodes: what a worker keeps is its
+/// own allocation, freed on its own thread.
 ///
 /// The state touched per frame is marked `@exclusivity(unchecked)`: only the reading thread
 /// uses it, from methods that never call back into the analysis while they modify it, and
@@ -32,8 +35,9 @@ public final class Analysis {
         public var findingDetails: Bool = true
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
-        /// Worker threads for per-message work; 1 (or less) does everything on the calling
-        /// thread, message by message (live capture: each line appears at once).
+        /// Threads for per-message work, the calling thread included; 1 (or less) does
+        /// everything on the calling thread, message by message (live capture: each line
+        /// appears at once).
         public var jobs: Int = 1
         public init() {}
     }
@@ -59,7 +63,7 @@ public final class Analysis {
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
     @exclusivity(unchecked) private var inline: MessageWorker
     @exclusivity(unchecked) private var pool: WorkerPool<MessageWorker>? = nil
-    @exclusivity(unchecked) private var batch: [WorkItem] = []
+    @exclusivity(unchecked) private var batch = Batch()
     static let batchSize = 256
     /// Batches in flight per worker thread before the reader waits for output.
     static let batchesPerWorker = 4
@@ -71,13 +75,16 @@ public final class Analysis {
         self.options = options
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
         if options.jobs > 1 {
-            let workers = (0..<options.jobs).map { _ in
+            // The reading thread is one of the `jobs`: it processes a batch itself when the
+            // pool's threads are behind.
+            let workers = (1..<options.jobs).map { _ in
                 MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
             }
             let p = WorkerPool(workers: workers)
             if p.isRunning { pool = p }
         }
-        batch.reserveCapacity(Self.batchSize)
+        batch.items.reserveCapacity(Self.batchSize)
+        decoder.copiesPayloads = false
     }
 
     /// Reads one opened source to its end. A read error (damaged file) ends this source;
@@ -115,7 +122,20 @@ public final class Analysis {
             frame: frame.number, time: frame.time, linkType: frame.linkType, frameBytes: frameBuffer,
             originalLength: frame.originalLength, wants: { _, _, _, _ in true })
         switch outcome {
-        case .datagram(let d):
+        case .datagram(var d):
+            if let r = d.framePayload {
+                // Left in the frame by the decoder: an mDNS payload goes to the batch's
+                // buffer, any other is copied out.
+                if d.srcPort != 1900 && d.dstPort != 1900 && MDNSAnalyzer.claims(d) && !ssdp.awaitsResponse(d) {
+                    let start = batch.bytes.count
+                    frameBuffer.withUnsafeBufferPointer { batch.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[r])) }
+                    d.framePayload = start..<batch.bytes.count
+                    mdns(d)
+                    return
+                }
+                d.payload = Array(frameBuffer[r])
+                d.framePayload = nil
+            }
             datagram(d)
         case .unsupportedLink(let lt):
             summary.skip("unsupported link type \(lt)")
@@ -133,28 +153,40 @@ public final class Analysis {
 
     /// Analyses one UDP datagram (also the entry point for tests).
     public func datagram(_ d: Datagram) {
+        countPorts(d)
+        if ssdp.claims(d) {
+            summary.ssdpMessages += 1
+            add(WorkItem(message: .ssdp(ssdp.prepare(d)), fileIndex: fileIndex), d)
+        } else if MDNSAnalyzer.claims(d) {
+            summary.mdnsMessages += 1
+            add(WorkItem(message: .mdns(d, bytes: nil), fileIndex: fileIndex), d)
+        }
+    }
+
+    /// An mDNS datagram whose payload is `d.framePayload` of the batch's bytes.
+    private func mdns(_ d: Datagram) {
+        countPorts(d)
+        summary.mdnsMessages += 1
+        add(WorkItem(message: .mdns(d, bytes: d.framePayload), fileIndex: fileIndex), d)
+    }
+
+    private func countPorts(_ d: borrowing Datagram) {
         if d.srcPort == 1900 || d.dstPort == 1900 || d.srcPort == 5353 || d.dstPort == 5353 {
             summary.portDatagrams += 1
         }
-        let item: WorkItem
-        if ssdp.claims(d) {
-            item = WorkItem(message: .ssdp(ssdp.prepare(d)), fileIndex: fileIndex)
-            summary.ssdpMessages += 1
-        } else if MDNSAnalyzer.claims(d) {
-            item = WorkItem(message: .mdns(d), fileIndex: fileIndex)
-            summary.mdnsMessages += 1
-        } else {
-            return
-        }
+    }
+
+    private func add(_ item: WorkItem, _ d: borrowing Datagram) {
         summary.datagrams += 1
         if d.isTruncated { summary.truncatedDatagrams += 1 }
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
+        batch.items.append(item)
         guard let pool else {
-            emit(inline.process([item]))
+            emit(inline.process(batch))
+            batch.removeAll()
             return
         }
-        batch.append(item)
-        guard batch.count >= Self.batchSize else { return }
+        guard batch.items.count >= Self.batchSize else { return }
         submitBatch()
         // Once per batch (not per datagram: each look takes the pool's lock, which the workers
         // contend for): write what is ready; wait when the workers are too far behind
@@ -163,14 +195,18 @@ public final class Analysis {
     }
 
     private func submitBatch() {
-        guard let pool, !batch.isEmpty else { return }
-        pool.submit(batch)
-        batch.removeAll(keepingCapacity: true)
+        guard let pool, !batch.items.isEmpty else { return }
+        if pool.queued > 0 {
+            pool.run(batch, with: &inline)
+        } else {
+            pool.submit(batch)
+        }
+        batch.removeAll()
     }
 
     /// Takes one batch's results in capture order: counts, device and service sets, output.
     private func emit(_ r: BatchOutput) {
-        for (descriptor, severity) in r.counted { summary.count(descriptor, severity) }
+        for t in r.tally.entries { summary.count(t.descriptor.takeUnretainedValue(), t.severity, times: t.count) }
         summary.suppressed += r.suppressed
         for k in r.deviceKeys where devices.count < Self.maxDevices { devices.insert(k) }
         for s in r.services where services.count < Self.maxDevices { services.insert(s) }

@@ -11,17 +11,25 @@ struct WorkItem: Sendable {
     enum Message: Sendable {
         /// Decoded, with its version context and pairing findings settled in order.
         case ssdp(SSDPPrepared)
-        /// Decoded by the worker (mDNS rules need nothing from earlier packets).
-        case mdns(Datagram)
+        /// Decoded by the worker (mDNS rules need nothing from earlier packets). With a
+        /// range, the payload is that part of the batch's bytes (`payload` is empty).
+        case mdns(Datagram, bytes: Range<Int>?)
     }
     var message: Message
     var fileIndex: Int
+}
 
-    var datagram: Datagram {
-        switch message {
-        case .ssdp(let p): p.input.datagram
-        case .mdns(let d): d
-        }
+/// Datagrams handed to a worker together, with the mDNS payloads that the reading thread
+/// copied into one buffer rather than into an array each: the worker turns them into arrays
+/// (or finds an identical payload it decoded before), so the payloads it keeps are its own
+/// allocations, freed on its own thread.
+struct Batch: Sendable {
+    var items: [WorkItem] = []
+    var bytes: [UInt8] = []
+
+    mutating func removeAll() {
+        items.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
     }
 }
 
@@ -32,12 +40,28 @@ struct BatchOutput: Sendable {
     /// Records and findings for reporters that format in order (SARIF, JUnit); a nil record
     /// means the findings are shown without a message.
     var messages: [(MessageRecord?, [Finding])] = []
-    /// Reported findings, for the summary's counts.
-    var counted: [(RuleDescriptor, Severity)] = []
+    /// Reported findings, for the summary's counts: how many of each rule at each severity
+    /// (a few entries per batch, where a list of findings made the reading thread update
+    /// its tallies once per finding).
+    var tally = FindingTally()
     var suppressed = 0
     var deviceKeys: [UInt64] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
+}
+
+/// Counts of reported findings by rule and severity.
+struct FindingTally: Sendable {
+    private(set) var entries: [(descriptor: Unmanaged<RuleDescriptor>, severity: Severity, count: Int)] = []
+
+    mutating func add(_ d: Unmanaged<RuleDescriptor>, _ severity: Severity) {
+        let o = d.toOpaque()
+        for k in entries.indices where entries[k].descriptor.toOpaque() == o && entries[k].severity == severity {
+            entries[k].count += 1
+            return
+        }
+        entries.append((d, severity, 1))
+    }
 }
 
 /// The per-message stage: mDNS decoding, the stateless rules, configuration policy and
@@ -58,12 +82,18 @@ struct MessageWorker: BatchWorker {
     private var addressCache = AddressTextCache()
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
     private var summaryBytes: [UInt8] = []
-    /// The same for mDNS, kept apart: after a line is formatted it still holds that
-    /// message's summary, which the next datagram reuses when it repeats the payload
-    /// (`rendered` says for which decoding and datagram context).
-    private var mdnsSummary: [UInt8] = []
+    /// mDNS summaries, in a table indexed like `MDNSAnalyzer`'s decodings: a datagram that
+    /// repeats a payload reuses the content built for its decoding (`owner`) when the
+    /// datagram facts it depends on (`context`) are the same too.
+    private var rendered: [RenderedMDNS?] = Array(repeating: nil, count: MDNSAnalyzer.slots)
+    private struct RenderedMDNS {
+        var owner: MDNSMessageView
+        var context: MDNSRender.Context
+        var content: MDNSRender.Content
+        /// The summary's bytes, lent to each record that shows it.
+        var summary: [UInt8]
+    }
     private enum SummaryBuffer { case ssdp, mdns }
-    private var rendered: (owner: MDNSMessageView, context: MDNSRender.Context, content: MDNSRender.Content)? = nil
 
     init(options: Analysis.Options, policy: (@Sendable (Finding) -> Finding?)?, renderer: (any MessageRenderer)?) {
         self.options = options
@@ -72,7 +102,8 @@ struct MessageWorker: BatchWorker {
         self.renders = renderer != nil
     }
 
-    mutating func process(_ items: [WorkItem]) -> BatchOutput {
+    mutating func process(_ batch: Batch) -> BatchOutput {
+        let items = batch.items
         var out = BatchOutput()
         if renders { out.chunk.bytes.reserveCapacity(items.count * 320) }
         // By index, and the message's cases taken apart in place: copying an item (or its
@@ -80,7 +111,11 @@ struct MessageWorker: BatchWorker {
         for k in items.indices {
             switch items[k].message {
             case .ssdp(let p): ssdp(p, fileIndex: items[k].fileIndex, into: &out)
-            case .mdns(let d): mdns(d, fileIndex: items[k].fileIndex, into: &out)
+            case .mdns(var d, let range?):
+                d.payload = batch.bytes.withUnsafeBytes { mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                d.framePayload = nil
+                mdns(d, fileIndex: items[k].fileIndex, into: &out)
+            case .mdns(let d, nil): mdns(d, fileIndex: items[k].fileIndex, into: &out)
             }
         }
         return out
@@ -112,22 +147,26 @@ struct MessageWorker: BatchWorker {
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
             let context = MDNSRender.Context(d)
+            let slot = mdns.lastSlot
             let owner = input.decoded
-            let content: MDNSRender.Content
-            if let r = rendered, r.owner === owner, r.context == context {
-                content = r.content
+            let shown: RenderedMDNS
+            if let r = rendered[slot], r.owner === owner, r.context == context {
+                shown = r
             } else {
+                // The slot's old summary buffer, reused when no record holds it any more.
+                var b = rendered[slot]?.summary ?? []
+                rendered[slot] = nil
                 // `input` outlives the call, so its message is passed by reference: otherwise
                 // the message is copied (each of its arrays retained) in case `input` dies first.
-                content = withExtendedLifetime(input) {
+                let content = withExtendedLifetime(input) {
                     MDNSRender.content(
-                        input.message, context, verbose: options.verbose, fields: options.messageFields, into: &mdnsSummary)
+                        input.message, context, verbose: options.verbose, fields: options.messageFields, into: &b)
                 }
+                shown = RenderedMDNS(owner: owner, context: context, content: content, summary: b)
+                rendered[slot] = shown
             }
-            let record = MDNSRender.record(content, d, srcText: srcText, dstText: addressText(d.dst), summary: &mdnsSummary)
-            // The summary comes back into `mdnsSummary` when the line is formatted; a reporter
-            // that keeps records keeps it too.
-            rendered = renders ? (owner, context, content) : nil
+            let record = MDNSRender.record(
+                shown.content, d, srcText: srcText, dstText: addressText(d.dst), summary: shown.summary)
             finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
             finish(sink: sink, into: &out)
@@ -146,11 +185,8 @@ struct MessageWorker: BatchWorker {
         record.fragmentFrames = d.fragmentFrames
         if renders {
             renderer?.render(record, findings: findings, into: &out.chunk)
-            // The summary buffer back, for the next message.
-            switch summary {
-            case .ssdp: swap(&summaryBytes, &record.summaryUTF8)
-            case .mdns: swap(&mdnsSummary, &record.summaryUTF8)
-            }
+            // SSDP's summary buffer back, for the next message (mDNS summaries stay in their table).
+            if summary == .ssdp { swap(&summaryBytes, &record.summaryUTF8) }
         } else {
             out.messages.append((record, findings))
         }
@@ -184,7 +220,7 @@ struct MessageWorker: BatchWorker {
         guard let policy else {
             // Through the buffer: iterating copies each finding (retaining its strings).
             raw.withUnsafeBufferPointer { fs in
-                for k in fs.indices { out.counted.append((fs[k].descriptor, fs[k].severity)) }
+                for k in fs.indices { out.tally.add(fs[k].unmanagedDescriptor, fs[k].severity) }
             }
             return raw
         }
@@ -193,7 +229,7 @@ struct MessageWorker: BatchWorker {
         for f in raw {
             if let k = policy(f) {
                 kept.append(k)
-                out.counted.append((k.descriptor, k.severity))
+                out.tally.add(k.unmanagedDescriptor, k.severity)
             } else {
                 out.suppressed += 1
             }

@@ -47,6 +47,26 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     /// Jobs submitted and not yet taken back with `next`.
     var inFlight: Int { submitted - delivered }
 
+    /// Jobs submitted and not yet taken by a thread.
+    var queued: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return jobs.count - jobHead
+    }
+
+    /// Processes `job` on the calling thread with `worker`; its result is taken back with
+    /// `next` in submission order like the others'.
+    func run(_ job: W.Job, with worker: inout W) {
+        pthread_mutex_lock(mutex)
+        let seq = submitted
+        submitted += 1
+        pthread_mutex_unlock(mutex)
+        let out = worker.process(job)
+        pthread_mutex_lock(mutex)
+        results[seq] = out
+        pthread_mutex_unlock(mutex)
+    }
+
     func submit(_ job: W.Job) {
         pthread_mutex_lock(mutex)
         jobs.append((submitted, job))

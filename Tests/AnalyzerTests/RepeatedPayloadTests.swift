@@ -1,4 +1,5 @@
 import Analyzer
+import DNS
 import Findings
 import NetLayers
 import Reporting
@@ -23,7 +24,7 @@ final class CollectingSink: OutputSink {
         return q.bytes
     }
 
-    @Test func sameMessageSharesDecodingOnlyWhilePayloadRepeats() {
+    @Test func samePayloadSharesItsDecodingAnotherDoesNot() {
         var analyzer = MDNSAnalyzer()
         let p = Self.query("_ipp._tcp.local")
         var sink = FindingSink(frame: 1, time: .zero, source: .v4(0))
@@ -35,6 +36,42 @@ final class CollectingSink: OutputSink {
         #expect(third.decoded === first.decoded)
         #expect(other.decoded !== first.decoded)
         #expect(second.datagram.hopLimit == 1 && third.datagram.srcPort == 40000)
+    }
+
+    @Test func aPayloadSeenEarlierSharesItsDecodingAndItsArray() {
+        var analyzer = MDNSAnalyzer()
+        let a = Self.query("_ipp._tcp.local")
+        let b = Self.query("_http._tcp.local")
+        var sink = FindingSink(frame: 1, time: .zero, source: .v4(0))
+        let first = analyzer.judge(makeDatagram(a), into: &sink)
+        let other = analyzer.judge(makeDatagram(b), into: &sink)
+        // The worker's way in: the payload's bytes; what it gets back is the array decoded
+        // before (no copy), and that datagram shares the decoding.
+        let shared = Array(a).withUnsafeBytes { analyzer.payload($0) }
+        #expect(shared.withUnsafeBytes { $0.baseAddress } == first.message.payload.withUnsafeBytes { $0.baseAddress })
+        let again = analyzer.judge(makeDatagram(shared, src: "fe80::1", dst: "ff02::fb"), into: &sink)
+        #expect(again.decoded === first.decoded)
+        #expect(other.decoded !== first.decoded)
+        // Bytes never decoded: a copy of them, decoded anew.
+        let c = Self.query("_ftp._tcp.local")
+        let copied = c.withUnsafeBytes { analyzer.payload($0) }
+        #expect(copied == c)
+        #expect(analyzer.judge(makeDatagram(copied), into: &sink).decoded !== first.decoded)
+    }
+
+    @Test func findingsAreCollectedAgainAfterTheRulesChange() {
+        // MDNS-312 (a long TXT key) is a message-only finding. Judged first with it disabled,
+        // the payload's table entry holds no such finding; once the rule is enabled, a repeat
+        // of the payload must report it (not replay the entry made under the other rules).
+        var b = DNSBuilder()
+        b.record(.answer, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: DNSBuilder.txt(["averyverylongkey=1"]))
+        var analyzer = MDNSAnalyzer()
+        var quiet = FindingSink(frame: 1, time: .zero, source: .v4(0), disabled: ["MDNS-312"])
+        _ = analyzer.judge(makeDatagram(b.bytes), into: &quiet)
+        #expect(!quiet.findings.contains { $0.rule == "MDNS-312" })
+        var sink = FindingSink(frame: 2, time: .zero, source: .v4(0))
+        _ = analyzer.judge(makeDatagram(b.bytes), into: &sink)
+        #expect(sink.findings.contains { $0.rule == "MDNS-312" })
     }
 
     @Test(arguments: [1, 2])

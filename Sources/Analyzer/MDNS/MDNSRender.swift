@@ -7,7 +7,7 @@ import WireFormat
 enum MDNSRender {
     /// What a message's record shows apart from its datagram's addressing: the summary (in
     /// the caller's buffer), `-v` lines and JSON fields. It depends on the message and on
-    /// `Context` alone, so a datagram repeating the previous payload reuses it.
+    /// `Context` alone, so a datagram repeating a payload reuses it.
     struct Content {
         var detail: [String]
         var fields: [(String, JSONValue)]
@@ -28,27 +28,14 @@ enum MDNSRender {
         }
     }
 
-    /// The record of `m` in `d`: its content built into `b` (the caller's buffer for the
-    /// summary's bytes, reused message after message), then lent to the record.
+    /// A record from content built before, with its summary's bytes (shared, not copied).
     static func record(
-        _ m: DNSMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
-        scratch b: inout [UInt8]
+        _ c: Content, _ d: borrowing Datagram, srcText: String, dstText: String, summary: [UInt8]
     ) -> MessageRecord {
-        let c = content(m, Context(d), verbose: verbose, fields: wantFields, into: &b)
-        return record(c, d, srcText: srcText, dstText: dstText, summary: &b)
-    }
-
-    /// A record from content built before; the summary's bytes in `b` are lent to it (the
-    /// caller takes them back).
-    static func record(
-        _ c: Content, _ d: borrowing Datagram, srcText: String, dstText: String, summary b: inout [UInt8]
-    ) -> MessageRecord {
-        var r = MessageRecord(
+        MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query", summaryUTF8: [],
+            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query", summaryUTF8: summary,
             detail: c.detail, fields: c.fields)
-        swap(&r.summaryUTF8, &b)
-        return r
     }
 
     static func content(

@@ -9,15 +9,53 @@ public struct MDNSAnalyzer: Sendable {
     /// The enabled rules, unretained (see `SSDPChecker`).
     private var rules = MDNSRules.all.map(Unmanaged.passUnretained)
     private var filteredFor: Set<RuleID> = []
-    /// The last message judged: a datagram with the same payload shares its decoding.
-    private var last: MDNSInput? = nil
-    /// What the message-only rules found in the last payload decoded, in order, each with the
-    /// index in `rules` of the rule that reported it; a datagram sharing that decoding
-    /// reports them again. `repeatable` is false until they have been collected for the
-    /// current rule list.
-    private var messageFindings: [(rule: Int, finding: Finding)] = []
-    private var repeatable = false
+    /// Decodings kept for datagrams that repeat a payload (responders announce the same
+    /// records again and again, dual-stack ones over IPv4 and IPv6 back to back): a
+    /// direct-mapped table indexed by a hash of the payload, each slot holding the last
+    /// payload that hashed there. Bounded: `slots` entries per analyzer.
+    private var table: [Decoded?] = Array(repeating: nil, count: MDNSAnalyzer.slots)
+    public static let slots = 4096
+    /// Bumped when the rule list changes: findings collected under an older list are not replayed.
+    private var generation = 0
+    /// The table slot of the last datagram judged (`MessageWorker` keeps its rendered
+    /// summaries in a table of the same size, by the same slot).
+    public private(set) var lastSlot = 0
+
+    /// One payload's decoding and what the message-only rules found in it, in order, each
+    /// with the index in `rules` of the rule that reported it.
+    struct Decoded {
+        var view: MDNSMessageView
+        var findings: [(rule: Int, finding: Finding)]
+        var generation: Int
+        /// The host a response speaks for (see `host(_:)`).
+        var host: DNSName?
+    }
+
+    /// The slot `payload(_:)` found for the array it returned (matched by address).
+    private var offered: (slot: Int, address: UInt)? = nil
+
     public init() {}
+
+    /// The payload array for a datagram carrying `bytes`: when the table holds a decoding of
+    /// the same bytes, that decoding's array (shared: nothing allocated or copied), else a
+    /// copy. Lets the worker that decodes a datagram, rather than the thread that read it,
+    /// own the payload it keeps.
+    public mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        let slot = Self.slot(bytes.contentHash)
+        var p: [UInt8]
+        if let known = table[slot]?.view.message.payload,
+            known.withUnsafeBytes({ $0.sameBytes(as: bytes) }) {
+            p = known
+        } else {
+            p = Array(bytes)
+        }
+        offered = (slot, Self.address(p))
+        return p
+    }
+
+    private static func address(_ p: [UInt8]) -> UInt { p.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } }
+
+    private static func slot(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash & UInt64(slots - 1)) }
 
     public static func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
     public func claims(_ d: Datagram) -> Bool { Self.claims(d) }
@@ -28,38 +66,29 @@ public struct MDNSAnalyzer: Sendable {
 
     /// Decodes and judges one datagram; returns the rules' view of it (message and per-record facts).
     public mutating func judge(_ d: Datagram, into sink: inout FindingSink) -> MDNSInput {
-        let input: MDNSInput
-        let repeated: Bool
-        if let last, last.datagram.payload.sameBytes(as: d.payload) {
-            input = MDNSInput(last.decoded, datagram: d)
-            repeated = true
-        } else {
-            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
-            repeated = false
-        }
-        last = input
-        let m = input.message
-        // The host a response speaks for: the owner of its first address record, or the
-        // target of its first SRV (for suppressions by host name and the device count).
-        var host: DNSName? = nil
-        if input.isResponse {
-            if let a = input.records.first(where: { $0.record.type == .a || $0.record.type == .aaaa }) {
-                host = a.record.name
-            } else if let s = input.records.first(where: { $0.record.type == .srv }), case .srv(_, _, _, let t) = s.record.value {
-                host = t
-            }
-        }
-        if let host { sink.deviceKey = host.key(in: m.payload) }
         // The enabled rules, filtered once per disabled set rather than hashed per message.
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
             rules = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(Unmanaged.passUnretained)
-            repeatable = false
+            generation &+= 1
         }
-        if repeated && repeatable {
+        let slot: Int
+        if let o = offered, o.address == Self.address(d.payload) {
+            slot = o.slot
+        } else {
+            slot = Self.slot(d.payload.contentHash)
+        }
+        offered = nil
+        lastSlot = slot
+        let input: MDNSInput
+        let host: DNSName?
+        if let known = table[slot], known.view.message.payload.sameBytes(as: d.payload), known.generation == generation {
             // Same payload: the message-only rules' findings are those of the decoding's first
             // datagram, in the same places among the others.
-            messageFindings.withUnsafeBufferPointer { found in
+            input = MDNSInput(known.view, datagram: d)
+            host = known.host
+            if let host { sink.deviceKey = host.key(in: input.message.payload) }
+            known.findings.withUnsafeBufferPointer { found in
                 var next = 0
                 for k in rules.indices {
                     rules[k]._withUnsafeGuaranteedRef { rule in
@@ -75,20 +104,36 @@ public struct MDNSAnalyzer: Sendable {
                 }
             }
         } else {
-            messageFindings.removeAll(keepingCapacity: true)
+            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+            host = Self.host(input)
+            if let host { sink.deviceKey = host.key(in: input.message.payload) }
+            var found: [(rule: Int, finding: Finding)] = []
             for k in rules.indices {
                 rules[k]._withUnsafeGuaranteedRef { rule in
                     let before = sink.findings.count
                     rule.check(input, &sink)
                     if rule.judgesMessageOnly {
-                        for f in before..<sink.findings.count { messageFindings.append((k, sink.findings[f])) }
+                        for f in before..<sink.findings.count { found.append((k, sink.findings[f])) }
                     }
                 }
             }
-            repeatable = true
+            table[slot] = Decoded(view: input.decoded, findings: found, generation: generation, host: host)
         }
-        if let host { sink.attachDevice { host.presentation(in: m.payload) } }
+        if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input
+    }
+
+    /// The host a response speaks for: the owner of its first address record, or the target
+    /// of its first SRV (for suppressions by host name and the device count).
+    private static func host(_ input: MDNSInput) -> DNSName? {
+        guard input.isResponse else { return nil }
+        if let a = input.records.first(where: { $0.record.type == .a || $0.record.type == .aaaa }) {
+            return a.record.name
+        }
+        if let s = input.records.first(where: { $0.record.type == .srv }), case .srv(_, _, _, let t) = s.record.value {
+            return t
+        }
+        return nil
     }
 
     public mutating func finish(into sink: inout FindingSink) {}

@@ -36,10 +36,16 @@ public struct SSDPAnalyzer {
     /// M-SEARCH when its payload starts like HTTP (`HTTP/`): a response from another port.
     public func claims(_ d: Datagram) -> Bool {
         if d.srcPort == 1900 || d.dstPort == 1900 { return true }
-        guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)], d.time <= s.expires else {
-            return false
-        }
+        guard awaitsResponse(d) else { return false }
         return d.payload.count >= 5 && ASCII.equalsIgnoringCase(d.payload.prefix(5), "HTTP/".utf8)
+    }
+
+    /// Whether `d` goes to an endpoint that multicast an M-SEARCH recently enough for `d` to
+    /// be its response (when its payload starts like one): what `claims` asks of a datagram
+    /// on other ports before it looks at the payload.
+    public func awaitsResponse(_ d: borrowing Datagram) -> Bool {
+        guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)] else { return false }
+        return d.time <= s.expires
     }
 
     /// The in-order part of SSDP analysis: decodes the message, settles the UPnP version the
