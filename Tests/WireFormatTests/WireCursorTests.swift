@@ -167,3 +167,55 @@ import WireFormat
         }
     }
 }
+
+/// The table of values kept per payload: answers only for the same bytes, shares the array
+/// it holds, and stays at its size.
+@Suite struct RepeatTableTests {
+    static func address(_ p: [UInt8]) -> UnsafeRawPointer? { p.withUnsafeBytes { $0.baseAddress } }
+
+    @Test func answersForTheSameBytesAndSharesItsArray() {
+        var t = RepeatTable<Int>(bits: 4)
+        let a: [UInt8] = Array("NOTIFY * HTTP/1.1\r\nNT: upnp:rootdevice\r\n\r\n".utf8)
+        let first = a.withUnsafeBytes { t.payload($0) }
+        let k = t.slot(of: first)
+        #expect(t.value(at: k, for: first) == nil)
+        t.store(7, payload: first, at: k)
+        // The same bytes again, from another buffer: the stored array comes back, not a copy.
+        let again = Array(a).withUnsafeBytes { t.payload($0) }
+        #expect(Self.address(again) == Self.address(first))
+        #expect(t.slot(of: again) == k)
+        #expect(t.value(at: k, for: again) == 7)
+        // Other bytes are a copy, and have no value.
+        let b: [UInt8] = Array("NOTIFY * HTTP/1.1\r\nNT: upnp:rootdevice\r\n\r\nX".utf8)
+        let other = b.withUnsafeBytes { t.payload($0) }
+        #expect(other == b && Self.address(other) != Self.address(first))
+        #expect(t.value(at: t.slot(of: other), for: other) == nil)
+    }
+
+    @Test func aCollisionIsAMissNeverAWrongAnswer() {
+        var t = RepeatTable<String>(bits: 0)  // one slot: every payload collides
+        let a: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+        let b: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 10]
+        t.store("a", payload: a, at: t.slot(of: a))
+        #expect(t.value(at: t.slot(of: b), for: b) == nil)
+        t.store("b", payload: b, at: t.slot(of: b))
+        #expect(t.value(at: t.slot(of: a), for: a) == nil)
+        #expect(t.value(at: t.slot(of: b), for: b) == "b")
+        #expect(t.count == 1)
+    }
+
+    @Test func hashAndComparisonSeeEveryByte() {
+        // Lengths around the eight-byte steps; changing any one byte changes the answer.
+        for n in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65] {
+            let base = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            for i in 0..<n {
+                var changed = base
+                changed[i] ^= 0x40
+                #expect(!base.sameBytes(as: changed))
+                #expect(base.contentHash != changed.contentHash)
+            }
+            #expect(base.sameBytes(as: Array(base)))
+            #expect(base.contentHash == Array(base).contentHash)
+        }
+    }
+}

@@ -9,12 +9,11 @@ public struct MDNSAnalyzer: Sendable {
     /// The enabled rules, unretained (see `SSDPChecker`).
     private var rules = MDNSRules.all.map(Unmanaged.passUnretained)
     private var filteredFor: Set<RuleID> = []
-    /// Decodings kept for datagrams that repeat a payload (responders announce the same
-    /// records again and again, dual-stack ones over IPv4 and IPv6 back to back): a
-    /// direct-mapped table indexed by a hash of the payload, each slot holding the last
-    /// payload that hashed there. Bounded: `slots` entries per analyzer.
-    private var table: [Decoded?] = Array(repeating: nil, count: MDNSAnalyzer.slots)
-    public static let slots = 4096
+    /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): `slots`
+    /// entries per analyzer.
+    private var table = RepeatTable<Decoded>(bits: MDNSAnalyzer.slotBits)
+    static let slotBits = 12
+    public static let slots = 1 << slotBits
     /// Bumped when the rule list changes: findings collected under an older list are not replayed.
     private var generation = 0
     /// The table slot of the last datagram judged (`MessageWorker` keeps its rendered
@@ -31,31 +30,13 @@ public struct MDNSAnalyzer: Sendable {
         var host: DNSName?
     }
 
-    /// The slot `payload(_:)` found for the array it returned (matched by address).
-    private var offered: (slot: Int, address: UInt)? = nil
-
     public init() {}
 
     /// The payload array for a datagram carrying `bytes`: when the table holds a decoding of
     /// the same bytes, that decoding's array (shared: nothing allocated or copied), else a
     /// copy. Lets the worker that decodes a datagram, rather than the thread that read it,
     /// own the payload it keeps.
-    public mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        let slot = Self.slot(bytes.contentHash)
-        var p: [UInt8]
-        if let known = table[slot]?.view.message.payload,
-            known.withUnsafeBytes({ $0.sameBytes(as: bytes) }) {
-            p = known
-        } else {
-            p = Array(bytes)
-        }
-        offered = (slot, Self.address(p))
-        return p
-    }
-
-    private static func address(_ p: [UInt8]) -> UInt { p.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } }
-
-    private static func slot(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash & UInt64(slots - 1)) }
+    public mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { table.payload(bytes) }
 
     public static func claims(_ d: Datagram) -> Bool { d.srcPort == 5353 || d.dstPort == 5353 }
     public func claims(_ d: Datagram) -> Bool { Self.claims(d) }
@@ -72,17 +53,11 @@ public struct MDNSAnalyzer: Sendable {
             rules = MDNSRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(Unmanaged.passUnretained)
             generation &+= 1
         }
-        let slot: Int
-        if let o = offered, o.address == Self.address(d.payload) {
-            slot = o.slot
-        } else {
-            slot = Self.slot(d.payload.contentHash)
-        }
-        offered = nil
+        let slot = table.slot(of: d.payload)
         lastSlot = slot
         let input: MDNSInput
         let host: DNSName?
-        if let known = table[slot], known.view.message.payload.sameBytes(as: d.payload), known.generation == generation {
+        if let known = table.value(at: slot, for: d.payload), known.generation == generation {
             // Same payload: the message-only rules' findings are those of the decoding's first
             // datagram, in the same places among the others.
             input = MDNSInput(known.view, datagram: d)
@@ -117,7 +92,8 @@ public struct MDNSAnalyzer: Sendable {
                     }
                 }
             }
-            table[slot] = Decoded(view: input.decoded, findings: found, generation: generation, host: host)
+            table.store(
+                Decoded(view: input.decoded, findings: found, generation: generation, host: host), payload: d.payload, at: slot)
         }
         if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input
