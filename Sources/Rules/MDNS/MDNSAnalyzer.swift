@@ -10,9 +10,11 @@ public struct MDNSAnalyzer: Sendable {
     private var rules = MDNSRules.all.map(Unmanaged.passUnretained)
     private var filteredFor: Set<RuleID> = []
     /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): `slots`
-    /// entries per analyzer.
+    /// entries per analyzer (each worker thread has one), about 12 MB each on busy traffic.
+    /// 8192 slots held half of the anchors workload's repeats with two threads; 4096 held
+    /// 44 %, 16384 56 %.
     private var table = RepeatTable<Decoded>(bits: MDNSAnalyzer.slotBits)
-    static let slotBits = 12
+    static let slotBits = 13
     public static let slots = 1 << slotBits
     /// Bumped when the rule list changes: findings collected under an older list are not replayed.
     private var generation = 0
