@@ -64,9 +64,12 @@ public final class Analysis {
     @exclusivity(unchecked) private var inline: MessageWorker
     @exclusivity(unchecked) private var pool: WorkerPool<MessageWorker>? = nil
     @exclusivity(unchecked) private var batch = Batch()
-    static let batchSize = 256
-    /// Batches in flight per worker thread before the reader waits for output.
-    static let batchesPerWorker = 4
+    /// Datagrams per batch. Measured on the anchors workload with two jobs: 1024 beat 256
+    /// by ≈ 6 % (64 and 128 were slower still); fewer hand-offs, each freeing more at once.
+    static let batchSize = 1024
+    /// Batches in flight per worker thread before the reader waits for output (with the
+    /// batch, this bounds the datagrams held: 2048 per worker thread).
+    static let batchesPerWorker = 2
 
     public init(
         reporter: any Reporter, options: Options = Options(), policy: (@Sendable (Finding) -> Finding?)? = nil
@@ -205,6 +208,8 @@ public final class Analysis {
     }
 
     /// Takes one batch's results in capture order: counts, device and service sets, output.
+    /// The batch itself (`r.spent`) is freed here, on the thread that allocated its SSDP
+    /// decodings and payload buffer.
     private func emit(_ r: BatchOutput) {
         for t in r.tally.entries { summary.count(t.descriptor.takeUnretainedValue(), t.severity, times: t.count) }
         summary.suppressed += r.suppressed

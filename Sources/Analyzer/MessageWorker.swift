@@ -48,6 +48,12 @@ struct BatchOutput: Sendable {
     var deviceKeys: [UInt64] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
+    /// The batch, handed back with its results so that the reading thread frees what it
+    /// allocated (SSDP decodings, the payload buffer). Freed by a worker instead, each of
+    /// those objects goes back to the reading thread's allocator arena under its lock,
+    /// against the reading thread's own allocations (with 1024-datagram batches, handing
+    /// the batch back measured ≈ 5 % faster with two jobs).
+    var spent = Batch()
 }
 
 /// Counts of reported findings by rule and severity.
@@ -119,6 +125,7 @@ struct MessageWorker: BatchWorker {
             case .mdns(let d, nil): mdns(d, fileIndex: items[k].fileIndex, into: &out)
             }
         }
+        out.spent = batch
         return out
     }
 

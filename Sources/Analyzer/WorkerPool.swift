@@ -16,7 +16,10 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let resultReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var jobs: [(seq: Int, job: W.Job)] = []
+    /// Jobs in submission order; a thread takes its job out of the queue (the slot is left
+    /// nil), so the queue holds no job once it is taken: nothing stays alive in it until the
+    /// taken slots are dropped in bulk.
+    private var jobs: [(seq: Int, job: W.Job?)] = []
     private var jobHead = 0
     private var results: [Int: W.Output] = [:]
     private var submitted = 0
@@ -100,13 +103,15 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
                 return
             }
-            let (seq, job) = jobs[jobHead]
+            let seq = jobs[jobHead].seq
+            let job = jobs[jobHead].job.take()
             jobHead += 1
             if jobHead > 64 && jobHead * 2 > jobs.count {
                 jobs.removeFirst(jobHead)
                 jobHead = 0
             }
             pthread_mutex_unlock(mutex)
+            guard let job else { continue }
             let out = worker.process(job)
             pthread_mutex_lock(mutex)
             results[seq] = out
