@@ -102,6 +102,19 @@ final class CollectingSink: OutputSink {
         #expect(hop.first.map { lines[$0 - 1].hasPrefix("2 ") } == true)
     }
 
+    @Test(arguments: [1, 2])
+    func anEarlierPayloadIsShownForItsOwnDatagram(jobs: Int) {
+        // A, B, then A again from a legacy port: the summary kept for A's decoding must not be
+        // reused for a datagram whose ports make it another kind of query.
+        let a = Self.query("_ipp._tcp.local")
+        let t = Timestamp(seconds: 0, nanoseconds: 0)
+        let lines = Self.text(
+            [makeDatagram(a, frame: 1, time: t), makeDatagram(Self.query("_http._tcp.local"), frame: 2, time: t),
+             makeDatagram(a, srcPort: 40000, frame: 3, time: t), makeDatagram(a, frame: 4, time: t)], jobs: jobs)
+        #expect(lines.first { $0.hasPrefix("3 ") }?.hasSuffix("mDNS legacy query PTR _ipp._tcp.local.") == true)
+        #expect(lines.first { $0.hasPrefix("4 ") }?.hasSuffix("mDNS query PTR _ipp._tcp.local.") == true)
+    }
+
     /// The text output of `datagrams` (UTC), one analysis.
     static func text(_ datagrams: [Datagram], jobs: Int) -> [String] {
         let sink = CollectingSink()
