@@ -555,7 +555,8 @@ struct NameList {
         capacity: Int, head: StaticString, separator: StaticString, tail: StaticString, _ rest: StaticString
     ) -> String {
         String(unsafeUninitializedCapacity: capacity) { buf in
-            var w = BoundedWriter(buf)
+            // The WireFormat writers drop what would pass the end of the buffer, never trap.
+            var w = OutputSpan(buffer: buf, initializedCount: 0)
             w.put(head)
             payload.withUnsafeBufferPointer { p in
                 var first = true
@@ -567,32 +568,13 @@ struct NameList {
                     if SSDPText.isPlain(name, limit: 120) {
                         w.put(name)
                     } else {
-                        var shown = SSDPText.show(payload[r])
-                        shown.withUTF8 { w.put($0) }
+                        w.put(SSDPText.show(payload[r]))
                     }
                 }
             }
             w.put(tail)
             w.put(rest)
-            return w.count
+            return w.finalize(for: buf)
         }
     }
-}
-
-/// Writes bytes into a buffer sized in advance; a byte past its end is dropped, never
-/// written. (A struct, not a local function capturing the count: a captured variable is boxed
-/// and every write to it checked for exclusive access at run time.)
-private struct BoundedWriter {
-    let buf: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
-    init(_ buf: UnsafeMutableBufferPointer<UInt8>) { self.buf = buf }
-
-    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for b in bytes where count < buf.count {
-            buf[count] = b
-            count += 1
-        }
-    }
-
-    mutating func put(_ s: StaticString) { put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)) }
 }
