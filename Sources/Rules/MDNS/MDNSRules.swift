@@ -391,10 +391,8 @@ public enum MDNSRules {
             // Labels are checked as payload ranges; a slice and the problem's text are made
             // only for a label that fails.
             func check(_ range: Range<Int>?, _ d: DNSSDName) -> Bool {
-                guard let range, d.kind != .other, !isValidServiceLabel(i.message.payload, range) else { return false }
-                let label = i.bytes(range)
-                guard let problem = serviceLabelProblem(label) else { return false }
-                out.report(C.serviceLabel, "service label \(MDNSText.show(label)): \(problem)")
+                guard let range, d.kind != .other, let problem = serviceLabelProblem(i.message.payload, range) else { return false }
+                out.report(C.serviceLabel, "service label \(MDNSText.show(i.bytes(range))): \(problem)")
                 return true
             }
             for q in i.questionNames where check(q.serviceLabel, q.dnssd) { return }
@@ -524,34 +522,31 @@ public enum MDNSRules {
         return "0x" + String(repeating: "0", count: 4 - s.count) + s
     }
 
-    /// `serviceLabelProblem(p[r]) == nil`, without a slice: `_`, then 1–15 letters, digits
-    /// and single inner hyphens, at least one letter.
-    static func isValidServiceLabel(_ p: [UInt8], _ r: Range<Int>) -> Bool {
-        guard r.lowerBound >= 0, r.upperBound <= p.count, r.count >= 2, r.count <= 16, p[r.lowerBound] == 0x5F else { return false }
+    /// What is wrong with the service label `p[r]` (RFC 6335 §5.1: `_`, then 1–15 letters,
+    /// digits and single inner hyphens, at least one letter); nil when nothing is. Read in
+    /// place: a string is made only for a label that fails.
+    static func serviceLabelProblem(_ p: [UInt8], _ range: Range<Int>) -> String? {
+        let r = range.clamped(to: p.indices)
+        guard let f = r.first, p[f] == 0x5F else { return "does not start with _" }
+        let body = (r.lowerBound + 1)..<r.upperBound
+        if body.isEmpty || body.count > 15 { return "\(body.count) characters after _ (1–15)" }
         var letter = false
-        var previous: UInt8 = 0x5F
-        for k in (r.lowerBound + 1)..<r.upperBound {
+        var doubleHyphen = false
+        var previous: UInt8 = 0
+        for k in body {
             let b = p[k]
             if ASCII.isAlpha(b) {
                 letter = true
             } else if b == 0x2D {
-                if previous == 0x2D || previous == 0x5F { return false }
+                if previous == 0x2D { doubleHyphen = true }
             } else if !ASCII.isDigit(b) {
-                return false
+                return "characters other than letters, digits and hyphens"
             }
             previous = b
         }
-        return letter && previous != 0x2D
-    }
-
-    static func serviceLabelProblem(_ l: ArraySlice<UInt8>) -> String? {
-        guard l.first == 0x5F else { return "does not start with _" }
-        let body = l.dropFirst()
-        if body.isEmpty || body.count > 15 { return "\(body.count) characters after _ (1–15)" }
-        if !body.allSatisfy({ ASCII.isAlpha($0) || ASCII.isDigit($0) || $0 == 0x2D }) { return "characters other than letters, digits and hyphens" }
-        if !body.contains(where: ASCII.isAlpha) { return "no letter" }
-        if body.first == 0x2D || body.last == 0x2D { return "leading or trailing hyphen" }
-        if zip(body, body.dropFirst()).contains(where: { $0 == 0x2D && $1 == 0x2D }) { return "double hyphen" }
+        if !letter { return "no letter" }
+        if p[body.lowerBound] == 0x2D || p[body.upperBound - 1] == 0x2D { return "leading or trailing hyphen" }
+        if doubleHyphen { return "double hyphen" }
         return nil
     }
 
