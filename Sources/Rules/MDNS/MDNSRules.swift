@@ -377,7 +377,6 @@ public enum MDNSRules {
             }
         },
         MDNSRule(C.instanceStructure) { (i: MDNSMessageView, out) in
-            let p = i.message.payload
             for r in i.records {
                 if r.record.type == .srv && r.dnssd.kind != .instance && !r.hasUnderscoreLabel {
                     out.report(C.instanceStructure, "SRV owner \(i.name(r.record.name)) is not Instance.Service.Domain")
@@ -412,13 +411,12 @@ public enum MDNSRules {
             let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
                 guard case .name(let t) = r.record.value, let service = r.serviceLabel, let td = r.target else { continue }
-                if let ts = td.serviceLabel, td.dnssd.kind == .instance, !ASCII.equalsIgnoringCase(i.bytes(ts), i.bytes(service)) {
+                if let ts = td.serviceLabel, td.dnssd.kind == .instance, !ASCII.equalsIgnoringCase(p, ts, service) {
                     out.report(C.subtype, "subtype PTR \(i.name(r.record.name)) points to \(i.name(t)) of another service")
                 }
             }
         },
         MDNSRule(C.enumeration) { (i: MDNSMessageView, out) in
-            let p = i.message.payload
             for r in i.records where r.record.type == .ptr && r.dnssd.kind == .serviceEnumeration {
                 guard case .name(let t) = r.record.value else { continue }
                 if r.target?.dnssd.kind != .serviceType {
