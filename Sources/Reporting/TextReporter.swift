@@ -200,6 +200,8 @@ public struct TextRenderer: MessageRenderer {
             + f.message.utf8.count + d.spec.utf8.count + (f.relatedFrames.isEmpty ? 0 : 32 + 22 * f.relatedFrames.count)
         let color = options.color
         c.bytes.append(addingCapacity: bound) { o in
+            // The descriptor again, not `d`: a closure that captures `d` retains it, an
+            // atomic update of an object every worker thread shares.
             f.withDescriptor { d in
                 Self.writeFinding(f, d, indent: indent, frameDescription: frameDescription, color: color, into: &o)
             }
