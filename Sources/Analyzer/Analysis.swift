@@ -126,20 +126,21 @@ public final class Analysis {
             originalLength: frame.originalLength, wants: { _, _, _, _ in true })
         switch outcome {
         case .datagram(var d):
-            if let r = d.framePayload {
-                // Left in the frame by the decoder: an mDNS payload goes to the batch's
-                // buffer, any other is copied out.
-                if d.srcPort != 1900 && d.dstPort != 1900 && MDNSAnalyzer.claims(d) && !ssdp.awaitsResponse(d) {
-                    let start = batch.bytes.count
-                    frameBuffer.withUnsafeBufferPointer { batch.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[r])) }
-                    d.framePayload = start..<batch.bytes.count
-                    mdns(d)
-                    return
-                }
-                d.payload = Array(frameBuffer[r])
-                d.framePayload = nil
+            guard let r = d.framePayload else {
+                datagram(d)
+                return
             }
-            datagram(d)
+            // Left in the frame by the decoder: an SSDP or mDNS payload goes to the batch's
+            // buffer, from which the worker that decodes it makes its own copy.
+            guard let kind = route(d, frameBuffer, r) else { return }
+            let start = batch.bytes.count
+            frameBuffer.withUnsafeBufferPointer { batch.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[r])) }
+            let range = start..<batch.bytes.count
+            d.framePayload = range
+            switch kind {
+            case .ssdp(let c): add(.ssdp(d, bytes: range, c), d)
+            case .mdns: add(.mdns(d, bytes: range), d)
+            }
         case .unsupportedLink(let lt):
             summary.skip("unsupported link type \(lt)")
             if unsupportedSeen.insert(lt).inserted {
@@ -154,23 +155,34 @@ public final class Analysis {
         }
     }
 
-    /// Analyses one UDP datagram (also the entry point for tests).
+    /// Analyses one UDP datagram whose payload is `d.payload` (a reassembled one; also the
+    /// entry point for tests).
     public func datagram(_ d: Datagram) {
-        countPorts(d)
-        if ssdp.claims(d) {
-            summary.ssdpMessages += 1
-            add(WorkItem(message: .ssdp(ssdp.prepare(d)), fileIndex: fileIndex), d)
-        } else if MDNSAnalyzer.claims(d) {
-            summary.mdnsMessages += 1
-            add(WorkItem(message: .mdns(d, bytes: nil), fileIndex: fileIndex), d)
+        switch route(d, d.payload, d.payload.indices) {
+        case .ssdp(let c): add(.ssdp(d, bytes: nil, c), d)
+        case .mdns: add(.mdns(d, bytes: nil), d)
+        case nil: break
         }
     }
 
-    /// An mDNS datagram whose payload is `d.framePayload` of the batch's bytes.
-    private func mdns(_ d: Datagram) {
+    private enum Route {
+        case ssdp(SSDPContext)
+        case mdns
+    }
+
+    /// Which analysis takes a datagram whose payload is `payload` of `bytes` (none: neither
+    /// SSDP nor mDNS), with the in-order part of SSDP's done, and the datagram counted.
+    private func route(_ d: borrowing Datagram, _ bytes: [UInt8], _ payload: Range<Int>) -> Route? {
         countPorts(d)
-        summary.mdnsMessages += 1
-        add(WorkItem(message: .mdns(d, bytes: d.framePayload), fileIndex: fileIndex), d)
+        if let c = ssdp.settle(d, bytes, payload) {
+            summary.ssdpMessages += 1
+            return .ssdp(c)
+        }
+        if MDNSAnalyzer.claims(d) {
+            summary.mdnsMessages += 1
+            return .mdns
+        }
+        return nil
     }
 
     private func countPorts(_ d: borrowing Datagram) {
@@ -179,11 +191,11 @@ public final class Analysis {
         }
     }
 
-    private func add(_ item: WorkItem, _ d: borrowing Datagram) {
+    private func add(_ message: WorkItem.Message, _ d: borrowing Datagram) {
         summary.datagrams += 1
         if d.isTruncated { summary.truncatedDatagrams += 1 }
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
-        batch.items.append(item)
+        batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard let pool else {
             emit(inline.process(batch))
             batch.removeAll()

@@ -9,10 +9,11 @@ import WireFormat
 /// One datagram handed from the in-order stage to the per-message stage.
 struct WorkItem: Sendable {
     enum Message: Sendable {
-        /// Decoded, with its version context and pairing findings settled in order.
-        case ssdp(SSDPPrepared)
-        /// Decoded by the worker (mDNS rules need nothing from earlier packets). With a
-        /// range, the payload is that part of the batch's bytes (`payload` is empty).
+        /// With its version context and pairing findings settled in order; decoded by the
+        /// worker. With a range, the payload is that part of the batch's bytes (`payload`
+        /// is empty).
+        case ssdp(Datagram, bytes: Range<Int>?, SSDPContext)
+        /// Decoded by the worker (mDNS rules need nothing from earlier packets); payload as for SSDP.
         case mdns(Datagram, bytes: Range<Int>?)
     }
     var message: Message
@@ -117,7 +118,11 @@ struct MessageWorker: BatchWorker {
         // datagram, or the record built below) retains every array and string it holds.
         for k in items.indices {
             switch items[k].message {
-            case .ssdp(let p): ssdp(p, fileIndex: items[k].fileIndex, into: &out)
+            case .ssdp(var d, let range?, let c):
+                d.payload = batch.bytes.withUnsafeBytes { Array(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                d.framePayload = nil
+                ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
+            case .ssdp(let d, nil, let c): ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
             case .mdns(var d, let range?):
                 d.payload = batch.bytes.withUnsafeBytes { mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range])) }
                 d.framePayload = nil
@@ -129,13 +134,12 @@ struct MessageWorker: BatchWorker {
         return out
     }
 
-    private mutating func ssdp(_ p: borrowing SSDPPrepared, fileIndex: Int, into out: inout BatchOutput) {
-        let input = p.input
-        let srcText = addressText(input.datagram.src)
-        var sink = FindingSink(datagram: input.datagram, fileIndex: fileIndex, disabled: options.disabledRules)
+    private mutating func ssdp(_ d: Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput) {
+        let srcText = addressText(d.src)
+        var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
         sink.wantsDetails = options.findingDetails
-        ssdpChecker.check(p, into: &sink)
+        let input = ssdpChecker.judge(d, c, into: &sink)
         if options.wantMessages {
             let record = SSDPRender.record(
                 input.message, input.datagram, srcText: srcText, dstText: addressText(input.datagram.dst),

@@ -99,36 +99,27 @@ public struct SSDPMessage: Sendable {
         var sawBlank = false
         var lineIndex = 0
         while i < n {
-            // Find the end of this line: CRLF, bare LF or bare CR.
-            let j = sp.firstIndex(of: 0x0A, or: 0x0D, in: i..<n)
-            var next = j
-            if j < n {
-                if sp[j] == 0x0D {
-                    if j + 1 < n, sp[j + 1] == 0x0A {
-                        next = j + 2
-                    } else {
-                        note(.bareCR, j)
-                        next = j + 1
-                    }
-                } else {
-                    note(.bareLF, j)
-                    next = j + 1
-                }
+            let line = Lines.next(sp, from: i, end: n)
+            switch line.terminator {
+            case .bareCR: note(.bareCR, line.end)
+            case .bareLF: note(.bareLF, line.end)
+            case .crlf, .none: break
             }
+            let j = line.end
             if j == i {
                 sawBlank = true
-                i = next
+                i = line.next
                 break
             }
             if lineIndex == 0 {
                 startLine = p[i..<j]
                 parseStartLine(sp, i..<j)
-            } else if sp[i] == 0x20 || sp[i] == 0x09 {
+            } else if Lines.isFolded(sp, i) {
                 note(.obsoleteLineFolding, i)
                 if var last = headers.popLast() {
                     // Keep the folded text as part of the previous value (its range grows), or
                     // of the previous line when it had no colon (it has no value).
-                    let end = Self.trimEnd(sp, i..<j).upperBound
+                    let end = Lines.trimEnd(sp, i..<j).upperBound
                     if last.missingColon {
                         last.nameRange = last.nameRange.lowerBound..<end
                         last.valueRange = end..<end
@@ -149,7 +140,7 @@ public struct SSDPMessage: Sendable {
                 headers.append(h)
             }
             lineIndex += 1
-            i = next
+            i = line.next
         }
         if !sawBlank { note(.missingBlankLine, n) }
         if sawBlank, i < n {
@@ -159,61 +150,27 @@ public struct SSDPMessage: Sendable {
         }
     }
 
-    private static func trimEnd(_ sp: Span<UInt8>, _ r: Range<Int>) -> Range<Int> {
-        var e = r.upperBound
-        while e > r.lowerBound, sp[e - 1] == 0x20 || sp[e - 1] == 0x09 { e -= 1 }
-        return r.lowerBound..<e
-    }
-
-    private static func trim(_ sp: Span<UInt8>, _ r: Range<Int>) -> Range<Int> {
-        var b = r.lowerBound
-        while b < r.upperBound, sp[b] == 0x20 || sp[b] == 0x09 { b += 1 }
-        return trimEnd(sp, b..<r.upperBound)
-    }
-
     private mutating func parseStartLine(_ sp: Span<UInt8>, _ line: Range<Int>) {
         let p = payload
+        let t = Lines.startTokens(sp, line)
         var tokens: [ArraySlice<UInt8>] = []
-        tokens.reserveCapacity(3)
-        var k = line.lowerBound
-        // Split on single spaces into at most 3 tokens (the reason phrase may contain spaces).
-        while k < line.upperBound, tokens.count < 2 {
-            var e = k
-            while e < line.upperBound, sp[e] != 0x20 { e += 1 }
-            tokens.append(p[k..<e])
-            k = e < line.upperBound ? e + 1 : e
-        }
-        if k < line.upperBound || (tokens.count == 2 && k == line.upperBound && sp[line.upperBound - 1] == 0x20) {
-            tokens.append(p[k..<line.upperBound])
-        }
+        tokens.reserveCapacity(t.count)
+        if t.count > 0 { tokens.append(p[t.first]) }
+        if t.count > 1 { tokens.append(p[t.second]) }
+        if t.count > 2 { tokens.append(p[t.third]) }
         startTokens = tokens
-        let first = tokens.first.map { $0.startIndex..<$0.endIndex } ?? line.lowerBound..<line.lowerBound
-        // `HTTP/` as a prefix of the first token (a status line).
-        if ASCII.equalsIgnoringCase(p, first.lowerBound..<min(first.upperBound, first.lowerBound + 5), "HTTP/") {
-            kind = .response
-            looksLikeHTTP = true
-        } else if tokens.count == 3,
-            ASCII.equalsIgnoringCase(p, tokens[2].startIndex..<min(tokens[2].endIndex, tokens[2].startIndex + 5), "HTTP/")
-        {
-            looksLikeHTTP = true
-            if ASCII.equalsIgnoringCase(p, first, "M-SEARCH") {
-                kind = .mSearch
-            } else if ASCII.equalsIgnoringCase(p, first, "NOTIFY") {
-                kind = .notify
-            }
-        }
+        (kind, looksLikeHTTP) = Lines.kind(p, t, line)
     }
 
     private mutating func parseHeader(_ p: [UInt8], _ sp: Span<UInt8>, _ line: Range<Int>) -> Header {
         let offset = line.lowerBound
-        let colon = sp.firstIndex(of: 0x3A, in: line)
+        let (name, colon, value) = Lines.split(sp, line)
         guard colon < line.upperBound else {
             note(.headerWithoutColon, offset)
             return Header(
                 nameRange: line, valueRange: line.upperBound..<line.upperBound, offset: offset, spaceBeforeColon: false,
                 missingColon: true)
         }
-        let name = Self.trimEnd(sp, line.lowerBound..<colon)
         let spaceBefore = name.upperBound != colon
         if spaceBefore { note(.spaceBeforeColon, offset) }
         var token = !name.isEmpty
@@ -222,7 +179,6 @@ public struct SSDPMessage: Sendable {
             token = false
             break
         }
-        let value = Self.trim(sp, (colon + 1)..<line.upperBound)
         var nonASCII = false
         // Byte by byte only when a word holds something other than printable ASCII.
         if !sp.isPrintableASCII(value) {

@@ -36,6 +36,24 @@ extension Span where Element == UInt8 {
         return Swift.max(end, range.lowerBound)
     }
 
+    /// The first index in `range` holding `a`, `b` or `c`; the end of `range` (at most
+    /// `count`) when none does.
+    public func firstIndex(of a: UInt8, or b: UInt8, or c: UInt8, in range: Range<Int>) -> Int {
+        let end = Swift.min(range.upperBound, count)
+        var i = Swift.max(range.lowerBound, 0)
+        while i &+ 8 <= end {
+            let w = word(at: i)
+            let m = Self.matches(w, a) | Self.matches(w, b) | Self.matches(w, c)
+            if m != 0 { return i &+ m.trailingZeroBitCount >> 3 }
+            i &+= 8
+        }
+        while i < end {
+            if self[i] == a || self[i] == b || self[i] == c { return i }
+            i &+= 1
+        }
+        return Swift.max(end, range.lowerBound)
+    }
+
     /// The first index in `range` holding `a`; the end of `range` (at most `count`) when none does.
     public func firstIndex(of a: UInt8, in range: Range<Int>) -> Int {
         firstIndex(of: a, or: a, in: range)

@@ -74,3 +74,53 @@ public struct RepeatTable<Value> {
 }
 
 extension RepeatTable: Sendable where Value: Sendable {}
+
+/// A `RepeatTable` for values that do not refer to the payload's bytes: the bytes are kept
+/// in one flat buffer, at most `stride` per slot (longer payloads are not kept), so storing
+/// an entry allocates nothing. For the reading thread, which must not hand its allocations
+/// to other threads and looks up every datagram.
+public struct InlineRepeatTable<Value> {
+    @usableFromInline var values: [Value?]
+    @usableFromInline var lengths: [Int]
+    @usableFromInline var bytes: [UInt8]
+    @usableFromInline let stride: Int
+    @usableFromInline let mask: UInt64
+
+    /// 2^bits slots of `stride` bytes each.
+    @inlinable
+    public init(bits: Int, stride: Int) {
+        let n = 1 << Swift.max(0, Swift.min(bits, 20))
+        self.stride = Swift.max(0, Swift.min(stride, 1 << 16))
+        values = Array(repeating: nil, count: n)
+        lengths = Array(repeating: -1, count: n)
+        bytes = Array(repeating: 0, count: n * self.stride)
+        mask = UInt64(n - 1)
+    }
+
+    /// The value kept for these bytes, whose `contentHash` is `hash`.
+    @inlinable
+    public func value(for payload: UnsafeRawBufferPointer, hash: UInt64) -> Value? {
+        let k = Int(truncatingIfNeeded: hash & mask)
+        guard lengths[k] == payload.count, let v = values[k] else { return nil }
+        let start = k * stride
+        let same = bytes.withUnsafeBytes { all in
+            UnsafeRawBufferPointer(rebasing: all[start..<(start + payload.count)]).sameBytes(as: payload)
+        }
+        return same ? v : nil
+    }
+
+    /// Keeps `value` for these bytes (nothing when they are longer than a slot).
+    @inlinable
+    public mutating func store(_ value: Value, for payload: UnsafeRawBufferPointer, hash: UInt64) {
+        guard payload.count <= stride else { return }
+        let k = Int(truncatingIfNeeded: hash & mask)
+        let start = k * stride
+        bytes.withUnsafeMutableBytes { all in
+            UnsafeMutableRawBufferPointer(rebasing: all[start..<(start + payload.count)]).copyMemory(from: payload)
+        }
+        lengths[k] = payload.count
+        values[k] = value
+    }
+}
+
+extension InlineRepeatTable: Sendable where Value: Sendable {}

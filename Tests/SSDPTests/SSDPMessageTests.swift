@@ -118,3 +118,64 @@ private let notify = Array(
         #expect(SSDPHeaderName.code(of: [UInt8]()[...]) == 0)
     }
 }
+
+/// The key-header scan of the in-order stage must find what the full decoding finds: the
+/// same kind and the same value of the first SERVER, USER-AGENT, USN, NTS, MX and ST.
+@Suite struct SSDPKeyHeadersTests {
+    static func agree(_ bytes: [UInt8], _ note: String) {
+        let m = SSDPMessage(parsing: bytes)
+        // Scanned inside a bigger buffer, as the reading thread does (the payload in its frame).
+        let frame: [UInt8] = [0xAA, 0x0D, 0x0A] + bytes + [0x0D, 0x0A, 0x0D, 0x0A]
+        let h = SSDPKeyHeaders(frame, 3..<(3 + bytes.count))
+        func shifted(_ r: Range<Int>?) -> ArraySlice<UInt8>? { r.map { Array(frame[$0])[...] } }
+        #expect(h.kind == m.kind, "\(note)")
+        #expect(shifted(h.server) == m.value(.server).map { Array($0)[...] }, "\(note)")
+        #expect(shifted(h.userAgent) == m.value(.userAgent).map { Array($0)[...] }, "\(note)")
+        #expect(shifted(h.usn) == m.value(.usn).map { Array($0)[...] }, "\(note)")
+        #expect(shifted(h.nts) == m.value(.nts).map { Array($0)[...] }, "\(note)")
+        #expect(shifted(h.mx) == m.value(.mx).map { Array($0)[...] }, "\(note)")
+        #expect(shifted(h.st) == m.value(.st).map { Array($0)[...] }, "\(note)")
+    }
+
+    @Test func findsWhatTheDecodingFinds() {
+        let cases: [(String, String)] = [
+            ("plain", "NOTIFY * HTTP/1.1\r\nSERVER: a UPnP/1.1 b\r\nUSN: uuid:x::y\r\nNTS: ssdp:update\r\n\r\n"),
+            ("lower-case names, spaces", "m-search * HTTP/1.1\r\nst :  ssdp:all \r\nmx:\t3\r\nuser-agent: UPnP/2.0\r\n\r\n"),
+            ("folded values", "HTTP/1.1 200 OK\r\nSERVER: a\r\n UPnP/1.1\r\n\tmore\r\nST: x\r\n\r\n"),
+            ("folding onto a line without colon", "NOTIFY * HTTP/1.1\r\nSERVER: a\r\nnocolon\r\n UPnP/1.1\r\n\r\n"),
+            ("duplicates: the first counts", "NOTIFY * HTTP/1.1\r\nNTS: ssdp:alive\r\nNTS: ssdp:byebye\r\nSERVER:\r\nSERVER: x\r\n\r\n"),
+            ("a fold after a later duplicate", "NOTIFY * HTTP/1.1\r\nUSN: a\r\nUSN: b\r\n c\r\n\r\n"),
+            ("bare LF and CR", "NOTIFY * HTTP/1.1\nSERVER: UPnP/1.0\rUSN: uuid:1\n\n"),
+            ("leading empty lines, no blank line", "\r\n\r\nHTTP/1.1 200 OK\r\nST: a:b"),
+            ("headers after the blank line", "NOTIFY * HTTP/1.1\r\n\r\nSERVER: UPnP/1.1\r\n"),
+            ("empty values", "M-SEARCH * HTTP/1.1\r\nMX:\r\nST:\r\n\r\n"),
+            ("other start lines", "GET / HTTP/1.1\r\nSERVER: x\r\n\r\n"),
+            ("a start line only", "NOTIFY * HTTP/1.1"),
+            ("a colon in the start line", "NOTIFY http://a:1/ HTTP/1.1\r\nST: b\r\n\r\n"),
+            ("similar names", "NOTIFY * HTTP/1.1\r\nNT: a\r\nEXT:\r\nSERVERS: b\r\nX-USER-AGENT: c\r\nST: d\r\n\r\n"),
+            ("empty", ""),
+        ]
+        for (note, text) in cases { Self.agree(Array(text.utf8), note) }
+        // Past the header limit: lines are dropped, and a fold continues the last kept one.
+        let filler = String(repeating: "A: b\r\n", count: SSDPMessage.maxHeaders - 1)
+        Self.agree(Array(("NOTIFY * HTTP/1.1\r\n" + filler + "SERVER: x\r\nST: late\r\n UPnP/1.1\r\n\r\n").utf8), "limit")
+        Self.agree(Array(("NOTIFY * HTTP/1.1\r\n" + filler + "A: b\r\nSERVER: dropped\r\n\r\n").utf8), "dropped")
+    }
+
+    /// Seeded random header-like text: the scan and the decoding still agree.
+    @Test func agreesOnRandomHeaderText() {
+        var state: UInt64 = 0xC0FFEE
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            return z ^ (z >> 27)
+        }
+        let pieces = ["SERVER", "server", "USN", "NTS", "MX", "ST", "st", "USER-AGENT", "NT", "X", ":", " ", "\t", "\r\n", "\n", "\r", "UPnP/1.1", "uuid:a::b", "HTTP/1.1 ", "NOTIFY * ", "M-SEARCH * "]
+        for _ in 0..<3000 {
+            var text = ["NOTIFY * HTTP/1.1\r\n", "HTTP/1.1 200 OK\r\n", "M-SEARCH * HTTP/1.1\r\n", ""][Int(next() % 4)]
+            for _ in 0..<Int(next() % 40) { text += pieces[Int(next() % UInt64(pieces.count))] }
+            Self.agree(Array(text.utf8), text)
+        }
+    }
+}

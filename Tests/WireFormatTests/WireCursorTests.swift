@@ -123,6 +123,8 @@ import WireFormat
                     let expectedColon = (lo..<hi).first { b[$0] == 0x3A } ?? hi
                     let crlf = b.span.firstIndex(of: 0x0A, or: 0x0D, in: lo..<hi)
                     let colon = b.span.firstIndex(of: 0x3A, in: lo..<hi)
+                    let expectedAny = (lo..<hi).first { b[$0] == 0x3A || b[$0] == 0x0A || b[$0] == 0x0D } ?? hi
+                    #expect(b.span.firstIndex(of: 0x3A, or: 0x0D, or: 0x0A, in: lo..<hi) == expectedAny)
                     let printable = b.span.isPrintableASCII(lo..<hi)
                     let ascii = b.span.isASCII(lo..<hi)
                     #expect(crlf == expectedCRLF)
@@ -217,5 +219,47 @@ import WireFormat
             #expect(base.sameBytes(as: Array(base)))
             #expect(base.contentHash == Array(base).contentHash)
         }
+    }
+}
+
+/// The table that keeps payload bytes in place of arrays: answers only for the same bytes.
+@Suite struct InlineRepeatTableTests {
+    static func value(_ t: InlineRepeatTable<Int>, _ b: [UInt8]) -> Int? {
+        b.withUnsafeBytes { t.value(for: $0, hash: $0.contentHash) }
+    }
+    static func store(_ t: inout InlineRepeatTable<Int>, _ v: Int, _ b: [UInt8]) {
+        b.withUnsafeBytes { t.store(v, for: $0, hash: $0.contentHash) }
+    }
+
+    @Test func answersForTheSameBytesOnly() {
+        var t = InlineRepeatTable<Int>(bits: 4, stride: 32)
+        let a = Array("NOTIFY * HTTP/1.1\r\nNT: x\r\n\r\n".utf8)
+        #expect(Self.value(t, a) == nil)
+        Self.store(&t, 7, a)
+        #expect(Self.value(t, Array(a)) == 7)
+        // One byte changed, or one byte fewer: no answer, even when sent to the same slot.
+        var changed = a
+        changed[5] ^= 0x20
+        #expect(a.withUnsafeBytes { x in changed.withUnsafeBytes { t.value(for: $0, hash: x.contentHash) } } == nil)
+        let shorter = Array(a.dropLast())
+        #expect(a.withUnsafeBytes { x in shorter.withUnsafeBytes { t.value(for: $0, hash: x.contentHash) } } == nil)
+    }
+
+    @Test func aCollisionReplacesAndLongPayloadsAreNotKept() {
+        var t = InlineRepeatTable<Int>(bits: 0, stride: 8)  // one slot of eight bytes
+        let a: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        let b: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 9]
+        Self.store(&t, 1, a)
+        Self.store(&t, 2, b)
+        #expect(Self.value(t, a) == nil)
+        #expect(Self.value(t, b) == 2)
+        // Nine bytes do not fit: not stored, and the slot keeps what it had.
+        let long: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+        Self.store(&t, 3, long)
+        #expect(Self.value(t, long) == nil)
+        #expect(Self.value(t, b) == 2)
+        let empty: [UInt8] = []
+        Self.store(&t, 4, empty)
+        #expect(Self.value(t, empty) == 4)
     }
 }

@@ -3,10 +3,11 @@ import NetLayers
 import SSDP
 import WireFormat
 
-/// Decides which datagrams are SSDP, decodes them, runs the SSDP rules and keeps the bounded
-/// state the stateful rules need: the UPnP version each root device claimed (for byebye),
-/// and recent multicast M-SEARCHes (to pair responses: SSDP-501, SSDP-504, SSDP-205, and to
-/// recognise responses from ports other than 1900).
+/// Decides which datagrams are SSDP and keeps the bounded state the stateful rules need:
+/// the UPnP version each root device claimed (for byebye), and recent multicast M-SEARCHes
+/// (to pair responses: SSDP-501, SSDP-504, SSDP-205, and to recognise responses from ports
+/// other than 1900). This is the in-order part of SSDP analysis; decoding the message and
+/// the stateless rules (`SSDPChecker`) run afterwards, on any thread.
 public struct SSDPAnalyzer {
     struct Endpoint: Hashable {
         var address: IPAddress
@@ -22,8 +23,39 @@ public struct SSDPAnalyzer {
         var expires: Timestamp
     }
 
+    /// What the in-order stage reads from a message, without decoding it (`SSDPKeyHeaders`):
+    /// a function of its bytes alone, kept for payloads seen again.
+    struct Facts {
+        var kind: SSDPMessage.Kind
+        var claimed: UPnPVersion?
+        /// USN's UUID as a 64-bit key (FNV-1a, case-insensitive).
+        var uuidKey: UInt64?
+        var isUpdate: Bool
+        var mx: UInt64?
+        /// Where ST's value is, from the start of the payload.
+        var st: Range<Int>?
+
+        init(_ bytes: [UInt8], _ range: Range<Int>) {
+            let h = SSDPKeyHeaders(bytes, range)
+            kind = h.kind
+            claimed = (kind == .mSearch ? h.userAgent : h.server).flatMap { UPnPVersion.find(in: bytes[$0]) }
+            uuidKey = h.usn.flatMap { SSDPSyntax.uuid(inUSN: bytes[$0]) }.map { u in
+                var h = ASCII.keySeed
+                ASCII.addToKey(u, &h)
+                return h
+            }
+            isUpdate = kind == .notify && h.nts.map { bytes[$0].equals("ssdp:update") } == true
+            mx = h.mx.flatMap { ASCII.parseDecimal(bytes[$0]) }
+            st = h.st.map { ($0.lowerBound - range.lowerBound)..<($0.upperBound - range.lowerBound) }
+        }
+    }
+
     private var searches: [Endpoint: Search] = [:]
     private var versions: [UInt64: UPnPVersion] = [:]  // keyed by the UUID's 64-bit key
+    /// Facts of recent payloads: 8192 slots of up to 640 bytes (5 MB; SSDP messages are
+    /// rarely longer, and a longer one is scanned each time). Held about half of the anchors
+    /// workload's repeats, where scanning took ten times as long as a lookup.
+    private var facts = InlineRepeatTable<Facts>(bits: 13, stride: 640)
     static let maxSearches = 1024
     static let maxVersions = 4096
     /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
@@ -34,62 +66,70 @@ public struct SSDPAnalyzer {
 
     /// SSDP: port 1900 either side, or a datagram to an endpoint that recently multicast an
     /// M-SEARCH when its payload starts like HTTP (`HTTP/`): a response from another port.
-    public func claims(_ d: Datagram) -> Bool {
+    public func claims(_ d: Datagram) -> Bool { claims(d, d.payload, d.payload.indices) }
+
+    private func claims(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
         if d.srcPort == 1900 || d.dstPort == 1900 { return true }
         guard awaitsResponse(d) else { return false }
-        return d.payload.count >= 5 && ASCII.equalsIgnoringCase(d.payload.prefix(5), "HTTP/".utf8)
+        return range.count >= 5 && ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + 5), "HTTP/")
     }
 
     /// Whether `d` goes to an endpoint that multicast an M-SEARCH recently enough for `d` to
-    /// be its response (when its payload starts like one): what `claims` asks of a datagram
-    /// on other ports before it looks at the payload.
-    public func awaitsResponse(_ d: borrowing Datagram) -> Bool {
+    /// be its response (when its payload starts like one).
+    func awaitsResponse(_ d: borrowing Datagram) -> Bool {
         guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)] else { return false }
         return d.time <= s.expires
     }
 
-    /// The in-order part of SSDP analysis: decodes the message, settles the UPnP version the
-    /// rules judge it by (claimed, remembered for the device, or 1.0), and pairs responses
-    /// with recent M-SEARCHes. The stateless rules then run on the result, on any thread
-    /// (`SSDPChecker`).
-    public mutating func prepare(_ d: Datagram) -> SSDPPrepared {
-        let m = SSDPMessage(parsing: d.payload)
-        let candidate = d.srcPort != 1900 && d.dstPort != 1900
-        let claimed = m.claimedUPnPVersion
-        // The UUID as a 64-bit key (FNV-1a, case-insensitive): no bytes copied per message.
-        let uuid: UInt64? = m.usnUUID.map { u in
-            var h = ASCII.keySeed
-            ASCII.addToKey(u, &h)
-            return h
+    /// The in-order part of SSDP analysis for a datagram whose payload is `range` of `bytes` (nil when the
+    /// datagram is not SSDP, see `claims`): settles the UPnP version the rules judge it by
+    /// (claimed, remembered for the device, or 1.0), and pairs responses with recent M-SEARCHes.
+    /// (One mutating call: a separate non-mutating `claims` copied the analyzer, retaining
+    /// each of its tables, when called on the property of a class.)
+    public mutating func settle(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> SSDPContext? {
+        guard claims(d, bytes, range) else { return nil }
+        return context(d, bytes, range)
+    }
+
+    private mutating func context(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> SSDPContext {
+        let m = bytes.withUnsafeBytes { all in
+            let payload = UnsafeRawBufferPointer(rebasing: all[range])
+            let hash = payload.contentHash
+            if let known = facts.value(for: payload, hash: hash) { return known }
+            let m = Facts(bytes, range)
+            facts.store(m, for: payload, hash: hash)
+            return m
         }
-        if let u = uuid, let c = claimed, m.kind != .mSearch {
+        let candidate = d.srcPort != 1900 && d.dstPort != 1900
+        let claimed = m.claimed
+        if let u = m.uuidKey, let c = claimed, m.kind != .mSearch {
             if versions.count >= Self.maxVersions { versions.removeAll(keepingCapacity: true) }
             versions[u] = c
         }
         var version = claimed ?? .v1_0
-        if claimed == nil, m.kind == .notify, let u = uuid, let known = versions[u] { version = known }
-        if m.notificationSubtype == .update, version < .v1_1 { version = .v1_1 }
-        let input = SSDPInput(message: m, datagram: d, version: version, claimedVersion: claimed, isCandidateResponse: candidate)
+        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = versions[u] { version = known }
+        if m.isUpdate, version < .v1_1 { version = .v1_1 }
         var pairing: [PendingReport] = []
         switch m.kind {
         case .mSearch where d.dst.isMulticast:
-            remember(search: m, d, version: version)
+            remember(search: m, d, st: m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }, version: version)
         case .response:
-            pair(response: m, d, into: &pairing)
+            pair(response: m, d, st: m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }, into: &pairing)
         default:
             break
         }
-        return SSDPPrepared(input: input, deviceKey: uuid ?? 0, pairing: pairing)
+        return SSDPContext(
+            version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
+            pairing: pairing)
     }
 
-    /// Decodes and judges one datagram in order (`prepare` then the rules).
+    /// Decodes and judges one datagram in order (`settle`, then the rules).
     public mutating func analyze(_ d: Datagram, into sink: inout FindingSink) -> SSDPMessage {
-        let p = prepare(d)
-        checker.check(p, into: &sink)
-        return p.input.message
+        let c = context(d, d.payload, d.payload.indices)
+        return checker.judge(d, c, into: &sink).message
     }
 
-    private mutating func remember(search m: SSDPMessage, _ d: Datagram, version: UPnPVersion) {
+    private mutating func remember(search m: Facts, _ d: borrowing Datagram, st: ArraySlice<UInt8>?, version: UPnPVersion) {
         let cap: UInt64 = version >= .v1_1 ? 5 : 120
         let mx = m.mx.map { min($0, cap) }
         let window = Double(mx ?? 5) + Self.slack + 0.5
@@ -101,10 +141,10 @@ public struct SSDPAnalyzer {
             if searches.count >= Self.maxSearches { searches.removeAll(keepingCapacity: true) }
         }
         searches[Endpoint(address: d.src, port: d.srcPort)] = Search(
-            frame: d.frame, time: d.time, mx: mx, st: Array(m.value(.st) ?? []), expires: expires)
+            frame: d.frame, time: d.time, mx: mx, st: Array(st ?? []), expires: expires)
     }
 
-    private func pair(response m: SSDPMessage, _ d: Datagram, into out: inout [PendingReport]) {
+    private func pair(response m: Facts, _ d: borrowing Datagram, st: ArraySlice<UInt8>?, into out: inout [PendingReport]) {
         let key = Endpoint(address: d.dst, port: d.dstPort)
         guard let s = searches[key] else {
             // SSDP-205: sent to the searcher's address but not to the port it searched from.
@@ -123,7 +163,7 @@ public struct SSDPAnalyzer {
                 "response \(String(format1: delay)) s after the M-SEARCH of frame \(s.frame), whose MX allows \(mx) s",
                 related: [s.frame]))
         }
-        guard delay >= 0, delay < 130, let st = m.value(.st) else { return }
+        guard delay >= 0, delay < 130, let st else { return }
         let asked = s.st[...]
         if asked.equals("ssdp:all") || asked.isEmpty { return }
         if SSDPSyntax.hasPrefix(asked, "urn:"), let a = SSDPSyntax.parseURN(asked), let r = SSDPSyntax.parseURN(st) {
@@ -163,15 +203,22 @@ public struct PendingReport: Sendable {
     }
 }
 
-/// An SSDP message ready for the stateless rules.
-public struct SSDPPrepared: Sendable {
-    public var input: SSDPInput
+/// What the in-order stage settled about one SSDP message, for the stateless rules.
+public struct SSDPContext: Sendable {
+    /// The UDA version the message is judged against.
+    public var version: UPnPVersion
+    /// The version the message claims itself (else `version` was inherited or defaulted).
+    public var claimedVersion: UPnPVersion?
+    /// Recognised only because it went to an endpoint that had just multicast an M-SEARCH.
+    public var isCandidateResponse: Bool
     /// The root device's UUID as a key (0 when USN has none), for the device count.
     public var deviceKey: UInt64
+    /// Findings from pairing a response with its M-SEARCH.
     public var pairing: [PendingReport]
 }
 
-/// Runs the stateless SSDP rules (one per worker thread; it only caches the enabled list).
+/// Decodes SSDP messages and runs the stateless SSDP rules (one per worker thread: the
+/// enabled rule list and the decodings it keeps are its own).
 public struct SSDPChecker: Sendable {
     /// The enabled rules, unretained: `SSDPRules.all` keeps them alive for the whole run, and
     /// calling through a retained reference cost an atomic retain/release pair per rule per
@@ -182,20 +229,27 @@ public struct SSDPChecker: Sendable {
     private var filteredFor: Set<RuleID> = []
     public init() {}
 
-    public mutating func check(_ p: SSDPPrepared, into sink: inout FindingSink) {
-        if p.deviceKey != 0 { sink.deviceKey = p.deviceKey }
+    /// Decodes `d`'s payload and runs the rules over it in the settled context. (A table of
+    /// decodings kept for repeated payloads, as for mDNS, measured slower here: SSDP
+    /// decodings are cheaper to redo than to keep in cache.)
+    public mutating func judge(_ d: Datagram, _ c: SSDPContext, into sink: inout FindingSink) -> SSDPInput {
+        let m = SSDPMessage(parsing: d.payload)
+        let input = SSDPInput(
+            message: m, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
+            isCandidateResponse: c.isCandidateResponse)
+        if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
         if sink.disabled != filteredFor {
             filteredFor = sink.disabled
             rules = SSDPRules.all.filter { !sink.disabled.contains($0.descriptor.id) }.map(Unmanaged.passUnretained)
         }
-        let input = p.input
         for rule in rules {
             rule._withUnsafeGuaranteedRef { $0.check(input, &sink) }
         }
-        for r in p.pairing {
+        for r in c.pairing {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
         }
-        if let u = p.input.message.usnUUID { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
+        if let u = m.usnUUID { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
+        return input
     }
 }
 
