@@ -64,6 +64,8 @@ public final class Analysis {
     @exclusivity(unchecked) private var inline: MessageWorker
     @exclusivity(unchecked) private var pool: WorkerPool<MessageWorker>? = nil
     @exclusivity(unchecked) private var batch = Batch()
+    /// Batches back from the workers, emptied, for the next ones (see `Batch`).
+    @exclusivity(unchecked) private var spare: [Batch] = []
     /// Datagrams per batch. Measured on the anchors workload with two jobs: 1024 beat 256
     /// by ≈ 6 % (64 and 128 were slower still); fewer hand-offs, each freeing more at once.
     static let batchSize = 1024
@@ -197,8 +199,7 @@ public final class Analysis {
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
         batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard let pool else {
-            emit(inline.process(batch))
-            batch.removeAll()
+            emit(inline.process(takeBatch()))
             return
         }
         guard batch.items.count >= Self.batchSize else { return }
@@ -212,17 +213,26 @@ public final class Analysis {
     private func submitBatch() {
         guard let pool, !batch.items.isEmpty else { return }
         if pool.queued > 0 {
-            pool.run(batch, with: &inline)
+            pool.run(takeBatch(), with: &inline)
         } else {
-            pool.submit(batch)
+            pool.submit(takeBatch())
         }
-        batch.removeAll()
+    }
+
+    /// The batch filled so far, replaced by a spare one.
+    private func takeBatch() -> Batch {
+        var next = spare.popLast() ?? Batch()
+        if next.items.capacity == 0 { next.items.reserveCapacity(Self.batchSize) }
+        swap(&next, &batch)
+        return next
     }
 
     /// Takes one batch's results in capture order: counts, device and service sets, output.
-    /// The batch itself (`r.spent`) is freed here, on the thread that allocated its SSDP
-    /// decodings and payload buffer.
-    private func emit(_ r: BatchOutput) {
+    /// The batch itself (`r.spent`) is emptied here, on the thread that allocated it, and
+    /// kept for reuse with the written chunk's buffer.
+    private func emit(_ result: consuming BatchOutput) {
+        var r = result
+        defer { recycle(&r) }
         for t in r.tally.entries { summary.count(t.descriptor.takeUnretainedValue(), t.severity, times: t.count) }
         summary.suppressed += r.suppressed
         for k in r.deviceKeys where devices.count < Self.maxDevices { devices.insert(k) }
@@ -235,6 +245,16 @@ public final class Analysis {
                 for f in findings { reporter.finding(f) }
             }
         }
+    }
+
+    private func recycle(_ r: inout BatchOutput) {
+        guard spare.count < Self.batchesPerWorker * max(1, options.jobs) + 1 else { return }
+        var b = Batch()
+        swap(&b, &r.spent)
+        b.removeAll()
+        swap(&b.output, &r.chunk.bytes)
+        b.output.removeAll(keepingCapacity: true)
+        spare.append(b)
     }
 
     /// Waits for every batch in flight and writes its results.

@@ -20,14 +20,23 @@ struct WorkItem: Sendable {
     var fileIndex: Int
 }
 
-/// Datagrams handed to a worker together, with the mDNS payloads that the reading thread
-/// copied into one buffer rather than into an array each: the worker turns them into arrays
-/// (or finds an identical payload it decoded before), so the payloads it keeps are its own
-/// allocations, freed on its own thread.
+/// Datagrams handed to a worker together, with the SSDP and mDNS payloads that the reading
+/// thread copied into one buffer rather than into an array each: the worker turns them into
+/// arrays (or finds an identical payload it decoded before), so the payloads it keeps are
+/// its own allocations, freed on its own thread.
+///
+/// Batches are recycled: the reading thread fills one that came back with its results, and
+/// that one carries the buffer of an output chunk already written, for the worker to format
+/// into. A fresh buffer each time (400 to 500 kB) came from pages the allocator had just
+/// returned to the system: a page fault per 4 kB touched, ≈ 3 % of the run time.
 struct Batch: Sendable {
     var items: [WorkItem] = []
     var bytes: [UInt8] = []
+    /// An empty buffer with capacity, for the output chunk.
+    var output: [UInt8] = []
 
+    /// Empties the batch, keeping its buffers' capacity (they are not shared any more once
+    /// the worker has handed the batch back).
     mutating func removeAll() {
         items.removeAll(keepingCapacity: true)
         bytes.removeAll(keepingCapacity: true)
@@ -49,11 +58,11 @@ struct BatchOutput: Sendable {
     var deviceKeys: [UInt64] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
-    /// The batch, handed back with its results so that the reading thread frees what it
-    /// allocated (SSDP decodings, the payload buffer). Freed by a worker instead, each of
-    /// those objects goes back to the reading thread's allocator arena under its lock,
-    /// against the reading thread's own allocations (with 1024-datagram batches, handing
-    /// the batch back measured ≈ 5 % faster with two jobs).
+    /// The batch, handed back with its results so that the reading thread reuses (or frees)
+    /// what it allocated. Freed by a worker instead, each of those objects went back to the
+    /// reading thread's allocator arena under its lock, against the reading thread's own
+    /// allocations (with 1024-datagram batches, handing the batch back measured ≈ 5 %
+    /// faster with two jobs).
     var spent = Batch()
 }
 
@@ -109,9 +118,11 @@ struct MessageWorker: BatchWorker {
         self.renders = renderer != nil
     }
 
-    mutating func process(_ batch: Batch) -> BatchOutput {
-        let items = batch.items
+    mutating func process(_ job: consuming Batch) -> BatchOutput {
+        var batch = job
         var out = BatchOutput()
+        swap(&out.chunk.bytes, &batch.output)
+        let items = batch.items
         // A line with its findings is about 400 bytes on busy traffic: reserved once.
         if renders { out.chunk.bytes.reserveCapacity(items.count * 512) }
         // By index, and the message's cases taken apart in place: copying an item (or its

@@ -5,7 +5,7 @@ import Glibc
 protocol BatchWorker: Sendable {
     associatedtype Job: Sendable
     associatedtype Output: Sendable
-    mutating func process(_ job: Job) -> Output
+    mutating func process(_ job: consuming Job) -> Output
 }
 
 /// A fixed set of threads that process jobs and hand the results back in submission order.
@@ -59,7 +59,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
 
     /// Processes `job` on the calling thread with `worker`; its result is taken back with
     /// `next` in submission order like the others'.
-    func run(_ job: W.Job, with worker: inout W) {
+    func run(_ job: consuming W.Job, with worker: inout W) {
         pthread_mutex_lock(mutex)
         let seq = submitted
         submitted += 1
@@ -70,7 +70,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    func submit(_ job: W.Job) {
+    func submit(_ job: consuming W.Job) {
         pthread_mutex_lock(mutex)
         jobs.append((submitted, job))
         submitted += 1

@@ -4,7 +4,7 @@ import TestSupport
 /// `--jobs`: per-message work runs on worker threads in batches, and the results are written
 /// in capture order, so every format is byte-for-byte the same for any number of jobs.
 @Suite struct ParallelOutputTests {
-    /// The testbed capture holds 1001 messages (four batches); the second input checks that
+    /// The testbed capture holds 1001 messages; the second input checks that
     /// batches do not cross files; SSDP responses there pair with earlier M-SEARCHes.
     static let inputs = ["captures/testbed/lan-dualstack.pcapng", "captures/public/CESNET__ipfixprobe__ssdp.pcap"]
 
