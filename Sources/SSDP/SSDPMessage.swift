@@ -405,10 +405,14 @@ public struct SSDPHeaderName: Sendable, Hashable {
         .host, .man, .mx, .st, .nt, .nts, .usn, .location, .cacheControl, .server, .userAgent, .ext, .date, .contentLength, .bootID, .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation, .al, .expires, .contentType, .connection,
     ]
 
-    /// For each name length below 32, the codes of the known names of that length (bit `code`).
-    static let codesByLength: [UInt32] = {
-        var t = [UInt32](repeating: 0, count: 32)
-        for k in known where k.bytes.count < 32 && k.code < 32 { t[k.bytes.count] |= 1 << UInt32(k.code) }
+    /// For each name length below 32 and first letter (its low five bits, case folded), the
+    /// codes of the known names that could match (bit `code`): most received names have one
+    /// candidate or none, and only candidates are compared.
+    static let candidates: [UInt32] = {
+        var t = [UInt32](repeating: 0, count: 32 * 32)
+        for k in known where k.bytes.count < 32 && k.code < 32 {
+            t[k.bytes.count * 32 + Int(k.bytes[0] & 31)] |= 1 << UInt32(k.code)
+        }
         return t
     }()
 
@@ -422,11 +426,11 @@ public struct SSDPHeaderName: Sendable, Hashable {
     }
 
     /// The code of the name at `range` of `bytes`. Only the known names of the same length
-    /// are compared (at most four, for two-letter names; most lengths have none).
+    /// and first letter are compared (at most two).
     public static func code(in bytes: [UInt8], _ range: Range<Int>) -> UInt8 {
         let n = range.count
-        guard n < 32 else { return 0 }
-        var candidates = codesByLength[n]
+        guard n > 0, n < 32, range.lowerBound >= 0, range.upperBound <= bytes.count else { return 0 }
+        var candidates = Self.candidates[n * 32 + Int(bytes[range.lowerBound] & 31)]
         while candidates != 0 {
             let c = candidates.trailingZeroBitCount
             if c >= 1, c <= knownTexts.count, ASCII.equalsIgnoringCase(bytes, range, knownTexts[c - 1]) { return UInt8(c) }
@@ -438,17 +442,14 @@ public struct SSDPHeaderName: Sendable, Hashable {
 
 /// Byte-level syntax helpers (RFC 2616/9110 tokens, UUIDs, URNs), no allocation.
 public enum SSDPSyntax {
-    /// RFC 9110 tchar.
+    /// RFC 9110 tchar: digits, letters and ``!#$%&'*+-.^_`|~``, as a bit set over ASCII
+    /// (bytes 0–63 and 64–127).
+    @usableFromInline static let tokenBitsLow: UInt64 = 0x03FF_6CFA_0000_0000
+    @usableFromInline static let tokenBitsHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+
     @inlinable
     public static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default: return false
-        }
+        b < 64 ? (tokenBitsLow >> UInt64(b)) & 1 != 0 : b < 128 && (tokenBitsHigh >> UInt64(b &- 64)) & 1 != 0
     }
 
     @inlinable

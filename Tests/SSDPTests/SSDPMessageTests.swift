@@ -117,6 +117,14 @@ private let notify = Array(
         #expect(SSDPHeaderName.code(of: Array("X-USER-AGENT-EXTENDED-HEADER-NAME-LONGER-THAN-32".utf8)[...]) == 0)
         #expect(SSDPHeaderName.code(of: [UInt8]()[...]) == 0)
     }
+
+    /// The token bit set is RFC 9110's tchar, byte for byte.
+    @Test func tokenBytesAreRFC9110TChar() {
+        let tchar = Set(Array("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8))
+        for b in 0...255 {
+            #expect(SSDPSyntax.isTokenByte(UInt8(b)) == tchar.contains(UInt8(b)), "byte \(b)")
+        }
+    }
 }
 
 /// The key-header scan of the in-order stage must find what the full decoding finds: the
