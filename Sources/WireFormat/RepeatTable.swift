@@ -14,7 +14,11 @@
 /// Inlinable, so that each user gets it specialised for its `Value` (unspecialised, every
 /// call looked up the type's metadata at run time).
 public struct RepeatTable<Value> {
-    @usableFromInline var slots: [(payload: [UInt8], value: Value)?]
+    /// Each slot's payload and value, in two arrays: reading a payload copies (retains) that
+    /// array alone, where a slot holding both retained and released every reference in the
+    /// value too, on each lookup.
+    @usableFromInline var payloads: [[UInt8]?]
+    @usableFromInline var values: [Value?]
     @usableFromInline let mask: UInt64
     /// The slot `payload(_:)` found for the array it returned, which is recognised by its address.
     @usableFromInline var offered: (slot: Int, address: UInt)? = nil
@@ -23,12 +27,13 @@ public struct RepeatTable<Value> {
     @inlinable
     public init(bits: Int) {
         let n = 1 << Swift.max(0, Swift.min(bits, 24))
-        slots = Array(repeating: nil, count: n)
+        payloads = Array(repeating: nil, count: n)
+        values = Array(repeating: nil, count: n)
         mask = UInt64(n - 1)
     }
 
     @inlinable
-    public var count: Int { slots.count }
+    public var count: Int { payloads.count }
 
     /// The payload array for `bytes`: the table's array when a slot holds the same bytes
     /// (shared), else a copy.
@@ -36,7 +41,7 @@ public struct RepeatTable<Value> {
     public mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         let k = index(bytes.contentHash)
         let p: [UInt8]
-        if let known = slots[k]?.payload, known.withUnsafeBytes({ $0.sameBytes(as: bytes) }) {
+        if let known = payloads[k], known.withUnsafeBytes({ $0.sameBytes(as: bytes) }) {
             p = known
         } else {
             p = Array(bytes)
@@ -57,13 +62,14 @@ public struct RepeatTable<Value> {
     /// The value kept for `payload`'s bytes in slot `k` (nil when the slot holds other bytes).
     @inlinable
     public func value(at k: Int, for payload: [UInt8]) -> Value? {
-        guard let e = slots[k], e.payload.sameBytes(as: payload) else { return nil }
-        return e.value
+        guard let p = payloads[k], p.sameBytes(as: payload) else { return nil }
+        return values[k]
     }
 
     @inlinable
     public mutating func store(_ value: Value, payload: [UInt8], at k: Int) {
-        slots[k] = (payload, value)
+        payloads[k] = payload
+        values[k] = value
     }
 
     @inlinable
