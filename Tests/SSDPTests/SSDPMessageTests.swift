@@ -1,5 +1,6 @@
 import SSDP
 import Testing
+import TestSupport
 
 private let notify = Array(
     ("NOTIFY * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nCACHE-CONTROL: max-age = 1800\r\n"
@@ -81,13 +82,8 @@ private let notify = Array(
 
     /// Seeded random bytes (and random header-like text) never trap; header count is bounded.
     @Test func randomInputNeverTraps() {
-        var state: UInt64 = 0x5eed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            return z ^ (z >> 27)
-        }
+        var rng = SplitMix64(seed: 0x5eed)
+        func next() -> UInt64 { rng.next() }
         let alphabet = Array("AZaz09:\r\n \t\"-./".utf8) + [0x00, 0xFF, 0xC3]
         for _ in 0..<3000 {
             let n = Int(next() % 600)
@@ -172,13 +168,8 @@ private let notify = Array(
 
     /// Seeded random header-like text: the scan and the decoding still agree.
     @Test func agreesOnRandomHeaderText() {
-        var state: UInt64 = 0xC0FFEE
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            return z ^ (z >> 27)
-        }
+        var rng = SplitMix64(seed: 0xC0FFEE)
+        func next() -> UInt64 { rng.next() }
         let pieces = ["SERVER", "server", "USN", "NTS", "MX", "ST", "st", "USER-AGENT", "NT", "X", ":", " ", "\t", "\r\n", "\n", "\r", "UPnP/1.1", "uuid:a::b", "HTTP/1.1 ", "NOTIFY * ", "M-SEARCH * "]
         for _ in 0..<3000 {
             var text = ["NOTIFY * HTTP/1.1\r\n", "HTTP/1.1 200 OK\r\n", "M-SEARCH * HTTP/1.1\r\n", ""][Int(next() % 4)]
