@@ -11,12 +11,13 @@ import WireFormat
 /// reporter. One `Analysis` serves a whole run (several files, or a live capture).
 ///
 /// Everything that depends on earlier packets runs in capture order on the calling thread:
-/// reading, IP reassembly, and SSDP's version and M-SEARCH bookkeeping. The per-message work
-/// (mDNS decoding, the stateless rules, configuration policy, formatting) runs in batches on
+/// reading, IP reassembly, and SSDP's version and M-SEARCH bookkeeping (from a scan of a few
+/// headers). The per-message work (SSDP and mDNS decoding, the stateless rules,
+/// configuration policy, formatting) runs in batches on
 /// `Options.jobs - 1` worker threads and on the calling thread, which takes a batch itself
 /// whenever the workers have one waiting; the results are written in capture order, so the
-/// output is the same for any number of jobs. mDNS payloads travel in the batch's one
-/// buffer, and the worker makes (or finds) the array it decodes: what a worker keeps is its
+/// output is the same for any number of jobs. SSDP and mDNS payloads travel in the batch's
+/// one buffer, and the worker makes (or finds) the array it decodes: what a worker keeps is its
 /// own allocation, freed on its own thread.
 ///
 /// The state touched per frame is marked `@exclusivity(unchecked)`: only the reading thread

@@ -217,8 +217,8 @@ public struct SSDPContext: Sendable {
     public var pairing: [PendingReport]
 }
 
-/// Decodes SSDP messages and runs the stateless SSDP rules (one per worker thread: the
-/// enabled rule list and the decodings it keeps are its own).
+/// Decodes SSDP messages and runs the stateless SSDP rules (one per worker thread: it
+/// caches the enabled rule list).
 public struct SSDPChecker: Sendable {
     /// The enabled rules, unretained: `SSDPRules.all` keeps them alive for the whole run, and
     /// calling through a retained reference cost an atomic retain/release pair per rule per
