@@ -19,26 +19,26 @@ extension Span where Element == UInt8 {
         return (x &- ones) & ~x & highs
     }
 
-    /// The first index in `range` holding `a` or `b`; the end of `range` (at most `count`) when none does.
-    public func firstIndex(of a: UInt8, or b: UInt8, in range: Range<Int>) -> Int {
-        let end = Swift.min(range.upperBound, count)
-        var i = Swift.max(range.lowerBound, 0)
-        while i &+ 8 <= end {
-            let w = word(at: i)
-            let m = Self.matches(w, a) | Self.matches(w, b)
-            if m != 0 { return i &+ m.trailingZeroBitCount >> 3 }
-            i &+= 8
-        }
-        while i < end {
-            if self[i] == a || self[i] == b { return i }
-            i &+= 1
-        }
-        return Swift.max(end, range.lowerBound)
-    }
-
     /// The first index in `range` holding `a`, `b` or `c`; the end of `range` (at most
     /// `count`) when none does.
     public func firstIndex(of a: UInt8, or b: UInt8, or c: UInt8, in range: Range<Int>) -> Int {
+        search(a, b, c, range)
+    }
+
+    /// The first index in `range` holding `a` or `b`; the end of `range` (at most `count`) when none does.
+    public func firstIndex(of a: UInt8, or b: UInt8, in range: Range<Int>) -> Int {
+        search(a, b, b, range)
+    }
+
+    /// The first index in `range` holding `a`; the end of `range` (at most `count`) when none does.
+    public func firstIndex(of a: UInt8, in range: Range<Int>) -> Int {
+        search(a, a, a, range)
+    }
+
+    /// The search behind the `firstIndex` variants, inlined into each: with a byte passed
+    /// twice, the repeated match is computed once.
+    @inline(__always)
+    private func search(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ range: Range<Int>) -> Int {
         let end = Swift.min(range.upperBound, count)
         var i = Swift.max(range.lowerBound, 0)
         while i &+ 8 <= end {
@@ -52,11 +52,6 @@ extension Span where Element == UInt8 {
             i &+= 1
         }
         return Swift.max(end, range.lowerBound)
-    }
-
-    /// The first index in `range` holding `a`; the end of `range` (at most `count`) when none does.
-    public func firstIndex(of a: UInt8, in range: Range<Int>) -> Int {
-        firstIndex(of: a, or: a, in: range)
     }
 
     /// Whether every byte in `range` is printable ASCII (0x20 to 0x7E).
