@@ -110,11 +110,13 @@ public struct SSDPAnalyzer {
         if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = versions[u] { version = known }
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
         var pairing: [PendingReport] = []
+        // ST's value in this payload (the facts hold its offsets).
+        let st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
         switch m.kind {
         case .mSearch where d.dst.isMulticast:
-            remember(search: m, d, st: m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }, version: version)
+            remember(search: m, d, st: st, version: version)
         case .response:
-            pair(response: m, d, st: m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }, into: &pairing)
+            pair(response: m, d, st: st, into: &pairing)
         default:
             break
         }
