@@ -138,11 +138,11 @@ public final class Analysis {
             guard let kind = route(d, frameBuffer, r) else { return }
             let start = batch.bytes.count
             frameBuffer.withUnsafeBufferPointer { batch.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[r])) }
-            let range = start..<batch.bytes.count
-            d.framePayload = range
+            // From here `framePayload` locates the payload in the batch's buffer.
+            d.framePayload = start..<batch.bytes.count
             switch kind {
-            case .ssdp(let c): add(.ssdp(d, bytes: range, c), d)
-            case .mdns: add(.mdns(d, bytes: range), d)
+            case .ssdp(let c): add(.ssdp(d, c), d)
+            case .mdns: add(.mdns(d), d)
             }
         case .unsupportedLink(let lt):
             summary.skip("unsupported link type \(lt)")
@@ -162,8 +162,8 @@ public final class Analysis {
     /// entry point for tests).
     public func datagram(_ d: Datagram) {
         switch route(d, d.payload, d.payload.indices) {
-        case .ssdp(let c): add(.ssdp(d, bytes: nil, c), d)
-        case .mdns: add(.mdns(d, bytes: nil), d)
+        case .ssdp(let c): add(.ssdp(d, c), d)
+        case .mdns: add(.mdns(d), d)
         case nil: break
         }
     }

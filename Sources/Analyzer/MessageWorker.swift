@@ -10,11 +10,11 @@ import WireFormat
 struct WorkItem: Sendable {
     enum Message: Sendable {
         /// With its version context and pairing findings settled in order; decoded by the
-        /// worker. With a range, the payload is that part of the batch's bytes (`payload`
-        /// is empty).
-        case ssdp(Datagram, bytes: Range<Int>?, SSDPContext)
+        /// worker. When the datagram's `framePayload` is set, the payload is that part of the
+        /// batch's bytes (`payload` is empty).
+        case ssdp(Datagram, SSDPContext)
         /// Decoded by the worker (mDNS rules need nothing from earlier packets); payload as for SSDP.
-        case mdns(Datagram, bytes: Range<Int>?)
+        case mdns(Datagram)
     }
     var message: Message
     var fileIndex: Int
@@ -129,16 +129,18 @@ struct MessageWorker: BatchWorker {
         // datagram, or the record built below) retains every array and string it holds.
         for k in items.indices {
             switch items[k].message {
-            case .ssdp(var d, let range?, let c):
-                d.payload = batch.bytes.withUnsafeBytes { Array(UnsafeRawBufferPointer(rebasing: $0[range])) }
-                d.framePayload = nil
+            case .ssdp(var d, let c):
+                if let range = d.framePayload {
+                    d.payload = batch.bytes.withUnsafeBytes { Array(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                    d.framePayload = nil
+                }
                 ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
-            case .ssdp(let d, nil, let c): ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
-            case .mdns(var d, let range?):
-                d.payload = batch.bytes.withUnsafeBytes { mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range])) }
-                d.framePayload = nil
+            case .mdns(var d):
+                if let range = d.framePayload {
+                    d.payload = batch.bytes.withUnsafeBytes { mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                    d.framePayload = nil
+                }
                 mdns(d, fileIndex: items[k].fileIndex, into: &out)
-            case .mdns(let d, nil): mdns(d, fileIndex: items[k].fileIndex, into: &out)
             }
         }
         out.spent = batch

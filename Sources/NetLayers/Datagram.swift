@@ -31,7 +31,8 @@ public struct Datagram: Sendable {
     public var sourceMAC = MACBytes()
     /// Set by a `PacketDecoder` told not to copy payloads (`copiesPayloads` false): where the
     /// payload lies in the frame's bytes, `payload` being empty until its user fills it in
-    /// (and clears this). Nil for a reassembled datagram, whose payload is always copied.
+    /// (and clears this); a user that moves the bytes elsewhere (the analysis's batch
+    /// buffer) points it there. Nil for a reassembled datagram, whose payload is always copied.
     public var framePayload: Range<Int>? = nil
 
     public init(
