@@ -127,7 +127,7 @@ public struct TextRenderer: MessageRenderer {
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
         if options.quiet {
-            for f in findings { render(finding: f, into: &c) }
+            Self.each(findings) { findingLines($0, indent: 0, frameDescription: true, into: &c) }
             return
         }
         // The line is sized once and written in place: frame, clock, two endpoints (address in
@@ -135,7 +135,11 @@ public struct TextRenderer: MessageRenderer {
         let bound = 20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + m.summaryUTF8.count
             + 12 + (m.fragmentFrames.isEmpty ? 0 : 26 + 21 * m.fragmentFrames.count) + 1
         let time = clockPrefix(m.time)
-        c.bytes.append(addingCapacity: bound) { o in Self.writeLine(m, clock: time, into: &o) }
+        // Through a pointer: a closure that captures the record copies it (retaining each of
+        // its arrays), and so does one that passes on the pointer's `pointee`.
+        withUnsafePointer(to: m) { p in
+            c.bytes.append(addingCapacity: bound) { o in Self.writeLine(p, clock: time, into: &o) }
+        }
         if options.verbose {
             for d in m.detail {
                 c.append("        " as StaticString)
@@ -143,36 +147,41 @@ public struct TextRenderer: MessageRenderer {
                 c.append(byte: 0x0A)
             }
         }
-        for f in findings { findingLines(f, indent: 4, frameDescription: false, into: &c) }
+        Self.each(findings) { findingLines($0, indent: 4, frameDescription: false, into: &c) }
+    }
+
+    /// Each finding, in place in the array's buffer (a `for` loop copies each one, retaining
+    /// its strings and array).
+    private static func each(_ findings: [Finding], _ body: (UnsafePointer<Finding>) -> Void) {
+        findings.withUnsafeBufferPointer { fs in
+            guard let base = fs.baseAddress else { return }
+            for k in 0..<fs.count { body(base + k) }
+        }
     }
 
     /// One message line (sized by the caller).
-    private static func writeLine(_ m: borrowing MessageRecord, clock time: UInt64, into o: inout OutputSpan<UInt8>) {
-        o.put(decimal: m.frame)
+    private static func writeLine(_ mp: UnsafePointer<MessageRecord>, clock time: UInt64, into o: inout OutputSpan<UInt8>) {
+        o.put(decimal: mp.pointee.frame)
         o.put(0x20)
         for k in 0..<8 { o.put(UInt8(truncatingIfNeeded: time >> UInt64(8 * k))) }
         o.put(0x2E)
-        o.put(zeroPadded: Int(m.time.nanoseconds / 1000), width: 6)
+        o.put(zeroPadded: Int(mp.pointee.time.nanoseconds / 1000), width: 6)
         o.put(0x20)
-        Self.endpoint(m.src, m.sport, into: &o)
+        Self.endpoint(mp.pointee.src, mp.pointee.sport, into: &o)
         o.put(" > " as StaticString)
-        Self.endpoint(m.dst, m.dport, into: &o)
-        o.put(m.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
-        m.summaryUTF8.withUnsafeBufferPointer { o.put($0) }
-        if m.truncated { o.put(" [truncated]" as StaticString) }
-        if !m.fragmentFrames.isEmpty {
+        Self.endpoint(mp.pointee.dst, mp.pointee.dport, into: &o)
+        o.put(mp.pointee.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
+        mp.pointee.summaryUTF8.withUnsafeBufferPointer { o.put($0) }
+        if mp.pointee.truncated { o.put(" [truncated]" as StaticString) }
+        if !mp.pointee.fragmentFrames.isEmpty {
             o.put(" [reassembled from frames" as StaticString)
-            for (k, f) in m.fragmentFrames.enumerated() {
+            for (k, f) in mp.pointee.fragmentFrames.enumerated() {
                 o.put(k == 0 ? 0x20 : 0x2C)
                 o.put(decimal: f)
             }
             o.put(0x5D)
         }
         o.put(0x0A)
-    }
-
-    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
-        findingLines(f, indent: 0, frameDescription: true, into: &c)
     }
 
     private static func paint(_ text: String, _ code: StaticString, color: Bool, into o: inout OutputSpan<UInt8>) {
@@ -187,23 +196,30 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    mutating func findingLines(_ f: Finding, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
-        f.withDescriptor { d in findingLines(f, d, indent: indent, frameDescription: frameDescription, into: &c) }
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
+        withUnsafePointer(to: f) { findingLines($0, indent: 0, frameDescription: true, into: &c) }
+    }
+
+    /// The finding by pointer: a closure that captures a finding copies it (and so does one
+    /// that passes on a pointer's `pointee`).
+    mutating func findingLines(_ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
+        fp.pointee.withDescriptor { d in findingLines(fp, d, indent: indent, frameDescription: frameDescription, into: &c) }
     }
 
     private mutating func findingLines(
-        _ f: Finding, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, into c: inout RenderedChunk
+        _ fp: UnsafePointer<Finding>, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, into c: inout RenderedChunk
     ) {
         // Sized once: indent, frame, two painted words (colour codes), name, message, spec,
         // related frames.
-        let bound = indent + 36 + 2 * 12 + f.severity.rawValue.utf8.count + f.rule.rawValue.utf8.count + d.name.utf8.count
-            + f.message.utf8.count + d.spec.utf8.count + (f.relatedFrames.isEmpty ? 0 : 32 + 22 * f.relatedFrames.count)
+        let bound = indent + 36 + 2 * 12 + fp.pointee.severity.rawValue.utf8.count + fp.pointee.rule.rawValue.utf8.count
+            + d.name.utf8.count + fp.pointee.message.utf8.count + d.spec.utf8.count
+            + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
         let color = options.color
         c.bytes.append(addingCapacity: bound) { o in
             // The descriptor again, not `d`: a closure that captures `d` retains it, an
             // atomic update of an object every worker thread shares.
-            f.withDescriptor { d in
-                Self.writeFinding(f, d, indent: indent, frameDescription: frameDescription, color: color, into: &o)
+            fp.pointee.withDescriptor { d in
+                Self.writeFinding(fp, d, indent: indent, frameDescription: frameDescription, color: color, into: &o)
             }
         }
         if let i = d.interop, !i.isEmpty {
@@ -220,12 +236,12 @@ public struct TextRenderer: MessageRenderer {
 
     /// One finding line (sized by the caller).
     private static func writeFinding(
-        _ f: borrowing Finding, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, color: Bool,
+        _ fp: UnsafePointer<Finding>, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, color: Bool,
         into o: inout OutputSpan<UInt8>
     ) {
         o.append(repeating: 0x20, count: Swift.min(indent, o.freeCapacity))
         if frameDescription {
-            if let first = f.firstFrame {
+            if let first = fp.pointee.firstFrame {
                 o.put("frame " as StaticString)
                 o.put(decimal: first)
             } else {
@@ -233,20 +249,20 @@ public struct TextRenderer: MessageRenderer {
             }
             o.put(": " as StaticString)
         }
-        Self.paint(f.severity.rawValue, TextReporter.color(f.severity), color: color, into: &o)
+        Self.paint(fp.pointee.severity.rawValue, TextReporter.color(fp.pointee.severity), color: color, into: &o)
         o.put(0x20)
-        Self.paint(f.rule.rawValue, "1", color: color, into: &o)
+        Self.paint(fp.pointee.rule.rawValue, "1", color: color, into: &o)
         o.put(0x20)
         o.put(d.name)
         o.put(": " as StaticString)
-        o.put(f.message)
+        o.put(fp.pointee.message)
         o.put(" [" as StaticString)
         o.put(d.spec)
         o.put(0x5D)
-        if let first = f.firstFrame, !f.relatedFrames.isEmpty {
+        if let first = fp.pointee.firstFrame, !fp.pointee.relatedFrames.isEmpty {
             o.put(" (frames " as StaticString)
             o.put(decimal: first)
-            for fr in f.relatedFrames {
+            for fr in fp.pointee.relatedFrames {
                 o.put(", " as StaticString)
                 o.put(decimal: fr)
             }
