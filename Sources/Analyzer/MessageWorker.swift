@@ -147,7 +147,7 @@ struct MessageWorker: BatchWorker {
         return out
     }
 
-    private mutating func ssdp(_ d: Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput) {
+    private mutating func ssdp(_ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
@@ -155,7 +155,7 @@ struct MessageWorker: BatchWorker {
         let input = ssdpChecker.judge(d, c, into: &sink)
         if options.wantMessages {
             let record = SSDPRender.record(
-                input.message, input.datagram, srcText: srcText, dstText: addressText(input.datagram.dst),
+                input, srcText: srcText, dstText: addressText(input.datagram.dst),
                 verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
             finish(record, sink: sink, input.datagram, fileIndex: fileIndex, summary: .ssdp, into: &out)
         } else {

@@ -15,10 +15,14 @@ enum SSDPRender {
     }
 
     /// `b`: the caller's buffer for the summary's bytes (reused message after message).
+    /// The input itself is passed, not its message and datagram: read from the input by the
+    /// caller, each was copied for the call (retaining every array it holds).
     static func record(
-        _ m: SSDPMessage, _ d: Datagram, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
+        _ input: SSDPInput, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
         scratch b: inout [UInt8]
     ) -> MessageRecord {
+        let m = input.message
+        let d = input.datagram
         // The summary is built as bytes and stays bytes (the text renderer copies them).
         b.removeAll(keepingCapacity: true)
         func add(_ label: StaticString, _ name: SSDPHeaderName) {

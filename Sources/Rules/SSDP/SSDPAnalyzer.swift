@@ -234,10 +234,11 @@ public struct SSDPChecker: Sendable {
     /// Decodes `d`'s payload and runs the rules over it in the settled context. (A table of
     /// decodings kept for repeated payloads, as for mDNS, measured slower here: SSDP
     /// decodings are cheaper to redo than to keep in cache.)
-    public mutating func judge(_ d: Datagram, _ c: SSDPContext, into sink: inout FindingSink) -> SSDPInput {
-        let m = SSDPMessage(parsing: d.payload)
+    ///
+    /// The datagram and the message move into the input (each copy retains their arrays).
+    public mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput {
         let input = SSDPInput(
-            message: m, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
+            message: SSDPMessage(parsing: d.payload), datagram: d, version: c.version, claimedVersion: c.claimedVersion,
             isCandidateResponse: c.isCandidateResponse)
         if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
         if sink.disabled != filteredFor {
@@ -250,7 +251,7 @@ public struct SSDPChecker: Sendable {
         for r in c.pairing {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
         }
-        if let u = m.usnUUID { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
+        if sink.wantsDetails, !sink.findings.isEmpty, let u = input.message.usnUUID { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
         return input
     }
 }
