@@ -68,10 +68,13 @@ public struct MACBytes: Sendable, Hashable {
     public private(set) var count: Int = 0
     public init() {}
     public init<C: Collection>(_ b: C) where C.Element == UInt8 {
-        for x in b.prefix(8) {
-            bits = bits << 8 | UInt64(x)
-            count += 1
-        }
+        for x in b.prefix(8) { append(x) }
+    }
+    /// Adds a byte at the end (ignored once there are 8).
+    public mutating func append(_ x: UInt8) {
+        guard count < 8 else { return }
+        bits = bits << 8 | UInt64(x)
+        count += 1
     }
     public var bytes: [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: bits >> UInt64(8 * (count - 1 - $0))) }

@@ -19,7 +19,7 @@ public enum FrameOutcome: Sendable {
 }
 
 /// Decodes link → IP → UDP for one frame at a time, keeping only the bounded state IP
-/// fragment reassembly needs. Pure Swift: bytes come in as an array, nothing traps.
+/// fragment reassembly needs. Pure Swift: bytes come in as a span (or an array), nothing traps.
 public struct PacketDecoder: Sendable {
     public var reassembler: FragmentReassembler
     /// Whether a datagram's payload is copied out of the frame. When false, a datagram taken
@@ -37,8 +37,16 @@ public struct PacketDecoder: Sendable {
         frame: Int, time: Timestamp, linkType: LinkType, frameBytes: [UInt8], originalLength: Int,
         wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
-        let b = frameBytes.span
-        let capTruncated = frameBytes.count < originalLength
+        decode(frame: frame, time: time, linkType: linkType, bytes: frameBytes.span, originalLength: originalLength, wants: wants)
+    }
+
+    /// The same, for the frame's bytes where they are (the capture library's buffer): a
+    /// `framePayload` range is then an offset into them.
+    public mutating func decode(
+        frame: Int, time: Timestamp, linkType: LinkType, bytes b: Span<UInt8>, originalLength: Int,
+        wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
+    ) -> FrameOutcome {
+        let capTruncated = b.count < originalLength
         var mac: (Int, Int)? = nil
         // 1. Link layer: find the network protocol and where it starts.
         var offset = 0
@@ -102,16 +110,18 @@ public struct PacketDecoder: Sendable {
             return .unsupportedLink(linkType)
         }
         let srcMAC: MACBytes
-        if let (start, len) = mac, len <= 8, start + len <= frameBytes.count {
-            srcMAC = MACBytes(frameBytes[start..<(start + len)])
+        if let (start, len) = mac, len <= 8, start + len <= b.count {
+            var m = MACBytes()
+            for k in start..<(start + len) { m.append(b[k]) }
+            srcMAC = m
         } else {
             srcMAC = MACBytes()
         }
         switch ethertype {
         case 0x0800:
-            return decodeIPv4(frame, time, frameBytes, offset, capTruncated, srcMAC, wants)
+            return decodeIPv4(frame, time, b, offset, capTruncated, srcMAC, wants)
         case 0x86DD:
-            return decodeIPv6(frame, time, frameBytes, offset, capTruncated, srcMAC, wants)
+            return decodeIPv6(frame, time, b, offset, capTruncated, srcMAC, wants)
         default:
             return .notUDP
         }
@@ -153,10 +163,9 @@ public struct PacketDecoder: Sendable {
     }
 
     private mutating func decodeIPv4(
-        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: MACBytes,
+        _ frame: Int, _ time: Timestamp, _ b: Span<UInt8>, _ start: Int, _ capTruncated: Bool, _ srcMAC: MACBytes,
         _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
-        let b = bytes.span
         guard let vihl = b.u8(at: start), let totalLen16 = b.u16(at: start + 2), let frag = b.u16(at: start + 6),
             let ttl = b.u8(at: start + 8), let proto = b.u8(at: start + 9), let s = b.u32(at: start + 12),
             let d = b.u32(at: start + 16)
@@ -166,12 +175,15 @@ public struct PacketDecoder: Sendable {
         let totalLen = Int(totalLen16)
         guard ihl >= 20 else { return .malformed("IPv4 header length \(ihl) < 20") }
         guard totalLen >= ihl else { return .malformed("IPv4 total length \(totalLen) < header length \(ihl)") }
+        guard start + ihl <= b.count else {
+            return capTruncated ? .truncatedHeaders : .malformed("IPv4 header length \(ihl) runs past the frame")
+        }
         guard proto == 17 else { return .notUDP }
         let src = IPAddress.v4(s)
         let dst = IPAddress.v4(d)
         let payloadStart = start + ihl
         // Bytes of this IP packet's payload actually captured.
-        let available = max(0, min(bytes.count, start + totalLen) - payloadStart)
+        let available = max(0, min(b.count, start + totalLen) - payloadStart)
         let claimedPayload = totalLen - ihl
         let moreFragments = frag & 0x2000 != 0
         let fragOffset = Int(frag & 0x1FFF) * 8
@@ -180,7 +192,7 @@ public struct PacketDecoder: Sendable {
                 return capTruncated ? .truncatedHeaders : .malformed("IPv4 fragment shorter than its length")
             }
             let key = FragmentReassembler.Key(src: src, dst: dst, id: UInt32(b.u16(at: start + 4) ?? 0), proto: 17)
-            let piece = Array(bytes[payloadStart..<(payloadStart + available)])
+            let piece = Self.copy(b, payloadStart..<(payloadStart + available))
             switch reassembler.add(
                 key: key, offset: fragOffset, more: moreFragments, bytes: piece, frame: frame, time: time,
                 hopLimit: ttl, headerLength: ihl
@@ -189,27 +201,23 @@ public struct PacketDecoder: Sendable {
             case .dropped(let why): return .malformed(why)
             case .complete(let whole):
                 return udp(
-                    frame, time, whole.payload, 0, whole.payload.count, whole.payload.count, src, dst, whole.hopLimit,
+                    frame, time, whole.payload.span, 0, whole.payload.count, whole.payload.count, src, dst, whole.hopLimit,
                     ipPacketLength: whole.headerLength + whole.payload.count, fragments: whole.frames, srcMAC, inFrame: false, wants)
             }
         }
         return udp(
-            frame, time, bytes, payloadStart, available, claimedPayload, src, dst, ttl, ipPacketLength: totalLen,
+            frame, time, b, payloadStart, available, claimedPayload, src, dst, ttl, ipPacketLength: totalLen,
             fragments: [], srcMAC, inFrame: true, wants)
     }
 
     private mutating func decodeIPv6(
-        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ capTruncated: Bool, _ srcMAC: MACBytes,
+        _ frame: Int, _ time: Timestamp, _ b: Span<UInt8>, _ start: Int, _ capTruncated: Bool, _ srcMAC: MACBytes,
         _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
-        let b = bytes.span
         guard let v = b.u8(at: start), let plen16 = b.u16(at: start + 4), var next = b.u8(at: start + 6),
-            let hop = b.u8(at: start + 7), start + 40 <= bytes.count
+            let hop = b.u8(at: start + 7), let src = Self.ipv6(b, at: start + 8), let dst = Self.ipv6(b, at: start + 24)
         else { return capTruncated ? .truncatedHeaders : .malformed("short IPv6 header") }
         guard v >> 4 == 6 else { return .malformed("IP version \(v >> 4) in an IPv6 frame") }
-        guard let src = IPAddress(bytes: bytes[(start + 8)..<(start + 24)]),
-            let dst = IPAddress(bytes: bytes[(start + 24)..<(start + 40)])
-        else { return .malformed("IPv6 addresses") }
         let payloadLength = Int(plen16)
         let end = start + 40 + payloadLength  // end of this packet per the header
         var o = start + 40
@@ -255,7 +263,10 @@ public struct PacketDecoder: Sendable {
             break
         }
         guard o <= end else { return .malformed("IPv6 extension headers exceed the payload length") }
-        let available = max(0, min(bytes.count, end) - o)
+        guard o <= b.count else {
+            return capTruncated ? .truncatedHeaders : .malformed("IPv6 extension headers run past the frame")
+        }
+        let available = max(0, min(b.count, end) - o)
         let claimed = end - o
         if let f = fragment {
             if f.offset == 0 && !f.more {
@@ -265,7 +276,7 @@ public struct PacketDecoder: Sendable {
                     return capTruncated ? .truncatedHeaders : .malformed("IPv6 fragment shorter than its length")
                 }
                 let key = FragmentReassembler.Key(src: src, dst: dst, id: f.id, proto: 17)
-                let piece = Array(bytes[o..<(o + available)])
+                let piece = Self.copy(b, o..<(o + available))
                 switch reassembler.add(
                     key: key, offset: f.offset, more: f.more, bytes: piece, frame: frame, time: time, hopLimit: hop,
                     headerLength: o - start
@@ -274,25 +285,24 @@ public struct PacketDecoder: Sendable {
                 case .dropped(let why): return .malformed(why)
                 case .complete(let whole):
                     return udp(
-                        frame, time, whole.payload, 0, whole.payload.count, whole.payload.count, src, dst,
+                        frame, time, whole.payload.span, 0, whole.payload.count, whole.payload.count, src, dst,
                         whole.hopLimit, ipPacketLength: whole.headerLength + whole.payload.count,
                         fragments: whole.frames, srcMAC, inFrame: false, wants)
                 }
             }
         }
         return udp(
-            frame, time, bytes, o, available, claimed, src, dst, hop, ipPacketLength: 40 + payloadLength,
+            frame, time, b, o, available, claimed, src, dst, hop, ipPacketLength: 40 + payloadLength,
             fragments: [], srcMAC, inFrame: true, wants)
     }
 
-    /// UDP header at `start` of `bytes` (the frame's bytes when `inFrame`, else a reassembled
+    /// UDP header at `start` of `b` (the frame's bytes when `inFrame`, else a reassembled
     /// IP payload), `available` bytes captured of `claimed` in the IP payload.
     private func udp(
-        _ frame: Int, _ time: Timestamp, _ bytes: [UInt8], _ start: Int, _ available: Int, _ claimed: Int,
+        _ frame: Int, _ time: Timestamp, _ b: Span<UInt8>, _ start: Int, _ available: Int, _ claimed: Int,
         _ src: IPAddress, _ dst: IPAddress, _ hop: UInt8, ipPacketLength: Int, fragments: [Int], _ srcMAC: MACBytes,
         inFrame: Bool, _ wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
-        let b = bytes.span
         guard available >= 8, let sport = b.u16(at: start), let dport = b.u16(at: start + 2),
             let len16 = b.u16(at: start + 4)
         else {
@@ -311,14 +321,29 @@ public struct PacketDecoder: Sendable {
         let have = min(available - 8, claimedPayload)
         let payloadStart = start + 8
         let range = payloadStart..<(payloadStart + max(0, have))
-        // `bytes` is the frame itself unless the datagram was reassembled.
+        // `b` is the frame itself unless the datagram was reassembled.
         let inPlace = !copiesPayloads && inFrame
         var d = Datagram(
             frame: frame, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport, hopLimit: hop,
-            payload: inPlace ? [] : Array(bytes[range]), udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
+            payload: inPlace ? [] : Self.copy(b, range), udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
             fragmentFrames: fragments)
         d.sourceMAC = srcMAC
         if inPlace { d.framePayload = range }
         return .datagram(d)
+    }
+
+    /// `b[r]` as an array, the range clamped to the bytes there are.
+    static func copy(_ b: Span<UInt8>, _ r: Range<Int>) -> [UInt8] {
+        let lo = max(0, min(r.lowerBound, b.count))
+        let hi = max(lo, min(r.upperBound, b.count))
+        return b.withUnsafeBufferPointer { Array(UnsafeBufferPointer(rebasing: $0[lo..<hi])) }
+    }
+
+    /// The IPv6 address in the 16 bytes at `i` (nil past the end).
+    static func ipv6(_ b: Span<UInt8>, at i: Int) -> IPAddress? {
+        guard let a = b.u32(at: i), let c = b.u32(at: i + 4), let d = b.u32(at: i + 8), let e = b.u32(at: i + 12) else {
+            return nil
+        }
+        return .v6(UInt64(a) << 32 | UInt64(c), UInt64(d) << 32 | UInt64(e))
     }
 }

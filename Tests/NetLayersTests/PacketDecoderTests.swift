@@ -111,6 +111,29 @@ private let ipv4UDP = hex(
         }
     }
 
+    /// Fragments whose headers claim more bytes than the frame holds, with an IP payload length
+    /// that makes the (empty) fragment look complete: malformed, where taking the fragment's
+    /// bytes out of the frame once trapped.
+    @Test func fragmentHeadersRunningPastTheFrameAreMalformed() {
+        // IPv4, IHL 15 (60 bytes) and total length 60, more fragments; 20 header bytes captured.
+        let v4 = hex("4f00003c 00012000 ff11 0000 0a000001 e00000fb")
+        // IPv6 to ff02::fb, payload length 24: a fragment header (offset 0, more fragments),
+        // then hop-by-hop options of 16 bytes of which 2 are in the frame.
+        let v6 = hex("60000000 0018 2c ff") + [UInt8](repeating: 0, count: 15) + [1] + hex("ff02000000000000 00000000000000fb")
+            + hex("00000001 00000007") + hex("1101")
+        for (link, frame) in [(LinkType.ipv4, v4), (.ipv6, v6)] {
+            guard case .malformed = decode(link, frame) else {
+                Issue.record("\(link): expected malformed, got \(decode(link, frame))")
+                continue
+            }
+            // Cut by the snap length instead: the headers are truncated.
+            guard case .truncatedHeaders = decode(link, frame, original: frame.count + 40) else {
+                Issue.record("\(link): expected truncated headers")
+                continue
+            }
+        }
+    }
+
     @Test func unknownLinkTypeIsUnsupported() {
         guard case .unsupportedLink(let l) = decode(LinkType(rawValue: 147), ipv4UDP) else {
             Issue.record("expected unsupported")
@@ -130,7 +153,7 @@ private let ipv4UDP = hex(
             var bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             // Make many of them look like IPv4/IPv6 UDP (and fragments) so deeper code runs.
             if n > 40, i % 2 == 0 {
-                bytes[0] = i % 4 == 0 ? 0x45 : 0x60
+                bytes[0] = i % 4 == 0 ? 0x45 + UInt8(i % 11) : 0x60  // IPv4 header lengths 20–60
                 bytes[9] = 17
                 bytes[6] = 17
             }
