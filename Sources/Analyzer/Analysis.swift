@@ -50,7 +50,6 @@ public final class Analysis {
     @exclusivity(unchecked) private var ssdp = SSDPAnalyzer()
     @exclusivity(unchecked) private var reporter: any Reporter
     private let options: Options
-    @exclusivity(unchecked) private var frameBuffer: [UInt8] = []
     @exclusivity(unchecked) private var devices: Set<UInt64> = []
     @exclusivity(unchecked) private var services: Set<UInt64> = []
     static let maxDevices = 65536
@@ -127,26 +126,30 @@ public final class Analysis {
 
     func frame(_ frame: RawFrame, _ bytes: UnsafeRawBufferPointer) {
         summary.framesRead += 1
-        frameBuffer.removeAll(keepingCapacity: true)
-        frameBuffer.append(contentsOf: bytes)
+        // Decoded where the capture library read it (copied into an array first, each frame
+        // cost a copy and the array's bookkeeping).
         let outcome = decoder.decode(
-            frame: frame.number, time: frame.time, linkType: frame.linkType, frameBytes: frameBuffer,
-            originalLength: frame.originalLength, wants: { _, _, _, _ in true })
+            frame: frame.number, time: frame.time, linkType: frame.linkType,
+            bytes: bytes.assumingMemoryBound(to: UInt8.self).span, originalLength: frame.originalLength,
+            wants: { _, _, _, _ in true })
         switch outcome {
         case .datagram(var d):
             guard let r = d.framePayload else {
                 datagram(d)
                 return
             }
-            // Left in the frame by the decoder: an SSDP or mDNS payload goes to the batch's
-            // buffer, from which the worker that decodes it makes its own copy.
-            guard let kind = route(d, frameBuffer, r) else { return }
+            // Left in the frame by the decoder: the payload goes to the batch's buffer, from
+            // which the worker that decodes it makes its own copy, and is taken out again
+            // when it is neither SSDP nor mDNS.
             let start = batch.bytes.count
-            // From the frame as read (the same bytes as `frameBuffer`): appending from
-            // `frameBuffer` retained it around the call.
             batch.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[r]))
+            let inBatch = start..<batch.bytes.count
+            guard let kind = route(d, batch.bytes, inBatch) else {
+                batch.bytes.removeSubrange(inBatch)
+                return
+            }
             // From here `framePayload` locates the payload in the batch's buffer.
-            d.framePayload = start..<batch.bytes.count
+            d.framePayload = inBatch
             switch kind {
             case .ssdp(let c): add(.ssdp(d, c), d)
             case .mdns: add(.mdns(d), d)
