@@ -66,14 +66,36 @@ extension UnsafeRawBufferPointer {
 
     /// A 64-bit hash of the bytes, eight at a time (multiply and xor-shift; not keyed: it
     /// picks a slot in a cache that then compares the bytes, so a collision costs a miss,
-    /// never a wrong answer).
+    /// never a wrong answer). Four independent lanes take 32 bytes per round, so the
+    /// multiplications overlap (one chain of them took 6 cycles per 8 bytes); each step is
+    /// invertible, so changing any byte changes the hash.
     public var contentHash: UInt64 {
         let k: UInt64 = 0x9E37_79B9_7F4A_7C15
+        @inline(__always) func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
+            let m = (h ^ w) &* k
+            return m ^ (m >> 29)
+        }
+        @inline(__always) func word(_ i: Int) -> UInt64 {
+            UInt64(littleEndian: loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        }
         var h = UInt64(truncatingIfNeeded: count) &* k
         var i = 0
+        if count >= 32 {
+            var a = h
+            var b: UInt64 = 0x6A09_E667_F3BC_C909
+            var c: UInt64 = 0xBB67_AE85_84CA_A73B
+            var d: UInt64 = 0x3C6E_F372_FE94_F82B
+            while i &+ 32 <= count {
+                a = mix(a, word(i))
+                b = mix(b, word(i &+ 8))
+                c = mix(c, word(i &+ 16))
+                d = mix(d, word(i &+ 24))
+                i &+= 32
+            }
+            h = mix(mix(mix(a, b), c), d)
+        }
         while i &+ 8 <= count {
-            h = (h ^ UInt64(littleEndian: loadUnaligned(fromByteOffset: i, as: UInt64.self))) &* k
-            h ^= h >> 29
+            h = mix(h, word(i))
             i &+= 8
         }
         var tail: UInt64 = 0

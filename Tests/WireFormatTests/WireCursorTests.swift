@@ -208,7 +208,7 @@ import WireFormat
 
     @Test func hashAndComparisonSeeEveryByte() {
         // Lengths around the eight-byte steps; changing any one byte changes the answer.
-        for n in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65] {
+        for n in [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100] {
             let base = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             for i in 0..<n {
                 var changed = base
