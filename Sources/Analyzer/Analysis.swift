@@ -224,7 +224,10 @@ public final class Analysis {
 
     private func submitBatch() {
         guard let pool, !batch.items.isEmpty else { return }
-        if pool.queued > 0 {
+        // The reading thread takes a batch itself only when two are waiting: with one, the
+        // pool's thread ran out of work while the reading thread was busy with its batch
+        // (measured with two jobs: the pool's thread idle ≈ 5 % of the run, 2 % longer).
+        if pool.queued > 1 {
             pool.run(takeBatch(), with: &inline)
         } else {
             pool.submit(takeBatch())
