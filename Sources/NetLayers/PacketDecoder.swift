@@ -175,10 +175,10 @@ public struct PacketDecoder: Sendable {
         let totalLen = Int(totalLen16)
         guard ihl >= 20 else { return .malformed("IPv4 header length \(ihl) < 20") }
         guard totalLen >= ihl else { return .malformed("IPv4 total length \(totalLen) < header length \(ihl)") }
+        guard proto == 17 else { return .notUDP }
         guard start + ihl <= b.count else {
             return capTruncated ? .truncatedHeaders : .malformed("IPv4 header length \(ihl) runs past the frame")
         }
-        guard proto == 17 else { return .notUDP }
         let src = IPAddress.v4(s)
         let dst = IPAddress.v4(d)
         let payloadStart = start + ihl

@@ -132,6 +132,13 @@ private let ipv4UDP = hex(
                 continue
             }
         }
+        // Not UDP (protocol 6): not counted as truncated or malformed, whatever its header length.
+        var tcp = v4
+        tcp[9] = 6
+        guard case .notUDP = decode(.ipv4, tcp, original: tcp.count + 40) else {
+            Issue.record("expected not UDP, got \(decode(.ipv4, tcp, original: tcp.count + 40))")
+            return
+        }
     }
 
     @Test func unknownLinkTypeIsUnsupported() {
