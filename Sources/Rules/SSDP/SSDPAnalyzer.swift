@@ -232,8 +232,9 @@ public struct SSDPChecker: Sendable {
     public init() {}
 
     /// Decodes `d`'s payload and runs the rules over it in the settled context. (A table of
-    /// decodings kept for repeated payloads, as for mDNS, measured slower here: SSDP
-    /// decodings are cheaper to redo than to keep in cache.)
+    /// decodings kept for repeated payloads, as for mDNS, measured slower here, also with the
+    /// message-only rules' findings replayed from it: SSDP decodings are cheaper to redo than
+    /// to keep in cache.)
     ///
     /// The datagram and the message move into the input (each copy retains their arrays).
     public mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput {
@@ -251,7 +252,10 @@ public struct SSDPChecker: Sendable {
         for r in c.pairing {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
         }
-        if sink.wantsDetails, !sink.findings.isEmpty, let u = input.message.usnUUID { sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) } }
+        // The device text goes only on findings, and only when they carry it (`attachDevice`).
+        if sink.wantsDetails, !sink.findings.isEmpty, let u = input.message.usnUUID {
+            sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) }
+        }
         return input
     }
 }
