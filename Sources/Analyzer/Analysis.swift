@@ -217,16 +217,27 @@ public final class Analysis {
         submitBatch()
         guard let pool else { return }
         // Once per batch (not per datagram: each look takes the pool's lock, which the workers
-        // contend for): write what is ready; wait when the workers are too far behind
-        // (bounded memory).
-        while let r = pool.next(wait: pool.inFlight > options.jobs * Self.batchesPerWorker) { emit(r) }
+        // contend for): write what is ready. When the workers are too far behind (bounded
+        // memory), work on a batch still queued for them, and wait only when none is.
+        let limit = options.jobs * Self.batchesPerWorker
+        while true {
+            if let r = pool.next(wait: false) {
+                emit(r)
+                continue
+            }
+            guard pool.inFlight > limit else { break }
+            if pool.runQueued(with: &inline) { continue }
+            guard let r = pool.next(wait: true) else { break }
+            emit(r)
+        }
     }
 
     private func submitBatch() {
         guard let pool, !batch.items.isEmpty else { return }
         // The reading thread takes a batch itself only when two are waiting: with one, the
         // pool's thread ran out of work while the reading thread was busy with its batch
-        // (measured with two jobs: the pool's thread idle ≈ 5 % of the run, 2 % longer).
+        // (measured with two jobs: the pool's thread idle ≈ 5 % of the run, 2 % longer). When
+        // the batches in flight reach the limit, it works on the queued ones (see `add`).
         if pool.queued > 1 {
             pool.run(takeBatch(), with: &inline)
         } else {

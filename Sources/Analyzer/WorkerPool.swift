@@ -70,6 +70,22 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Takes the oldest queued job, if any, and processes it on the calling thread with
+    /// `worker` (its result is taken back with `next` like the others'). False when none
+    /// is queued.
+    func runQueued(with worker: inout W) -> Bool {
+        pthread_mutex_lock(mutex)
+        let taken = takeQueued()
+        pthread_mutex_unlock(mutex)
+        guard let (seq, job) = taken else { return false }
+        let out = worker.process(job)
+        pthread_mutex_lock(mutex)
+        results[seq] = out
+        pthread_cond_broadcast(resultReady)
+        pthread_mutex_unlock(mutex)
+        return true
+    }
+
     func submit(_ job: consuming W.Job) {
         pthread_mutex_lock(mutex)
         jobs.append((submitted, job))
@@ -103,21 +119,30 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
                 return
             }
-            let seq = jobs[jobHead].seq
-            let job = jobs[jobHead].job.take()
-            jobHead += 1
-            if jobHead > 64 && jobHead * 2 > jobs.count {
-                jobs.removeFirst(jobHead)
-                jobHead = 0
-            }
+            let taken = takeQueued()
             pthread_mutex_unlock(mutex)
-            guard let job else { continue }
+            guard let (seq, job) = taken else { continue }
             let out = worker.process(job)
             pthread_mutex_lock(mutex)
             results[seq] = out
             pthread_cond_broadcast(resultReady)
             pthread_mutex_unlock(mutex)
         }
+    }
+
+    /// The oldest queued job with its sequence number, taken out of the queue (the mutex held).
+    private func takeQueued() -> (seq: Int, job: W.Job)? {
+        var taken: (seq: Int, job: W.Job)? = nil
+        while jobHead < jobs.count, taken == nil {
+            let seq = jobs[jobHead].seq
+            if let job = jobs[jobHead].job.take() { taken = (seq, job) }
+            jobHead += 1
+        }
+        if jobHead > 64 && jobHead * 2 > jobs.count {
+            jobs.removeFirst(jobHead)
+            jobHead = 0
+        }
+        return taken
     }
 
     /// Lets the threads finish the queued jobs and exit; results not taken are dropped.
