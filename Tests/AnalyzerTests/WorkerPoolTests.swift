@@ -26,6 +26,25 @@ struct Doubler: BatchWorker {
         pool.shutdown()
     }
 
+    @Test func theCallerCanTakeQueuedJobsAndEachRunsOnce() {
+        // The reading thread works on queued batches instead of waiting (`runQueued`): every
+        // job still runs exactly once and the results still come in submission order.
+        let pool = WorkerPool(workers: [Doubler()])
+        var local = Doubler()
+        var stolen = 0
+        for n in 0..<300 {
+            pool.submit(Tracked(n))
+            if n % 2 == 0, pool.runQueued(with: &local) { stolen += 1 }
+        }
+        while pool.runQueued(with: &local) { stolen += 1 }
+        #expect(!pool.runQueued(with: &local))
+        var got: [Int] = []
+        while let r = pool.next(wait: true) { got.append(r.0) }
+        #expect(got == (0..<300).map { $0 * 2 })
+        #expect(stolen > 0)
+        pool.shutdown()
+    }
+
     @Test func theQueueKeepsNoJobOnceItIsTaken() {
         // A processed job is freed with its result, not kept until the queue's taken slots
         // are dropped in bulk (that kept dozens of batches alive).
