@@ -42,10 +42,10 @@ public struct FindingSink {
     }
 
     /// Sets the device text of this datagram's findings; `text` runs only when there are
-    /// findings (it builds a string).
-    public mutating func attachDevice(_ text: () -> String) {
-        guard wantsDetails, !findings.isEmpty else { return }
-        let d = text()
+    /// findings that carry it (it builds a string, and may find none: nil leaves them as
+    /// they are).
+    public mutating func attachDevice(_ text: () -> String?) {
+        guard wantsDetails, !findings.isEmpty, let d = text() else { return }
         device = d
         for k in findings.indices { findings[k].device = d }
     }

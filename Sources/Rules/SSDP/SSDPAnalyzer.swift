@@ -252,10 +252,8 @@ public struct SSDPChecker: Sendable {
         for r in c.pairing {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
         }
-        // The device text goes only on findings, and only when they carry it (`attachDevice`).
-        if sink.wantsDetails, !sink.findings.isEmpty, let u = input.message.usnUUID {
-            sink.attachDevice { "uuid:" + String(decoding: u, as: UTF8.self) }
-        }
+        // USN's UUID is looked up only when there are findings to carry it.
+        sink.attachDevice { input.message.usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
         return input
     }
 }
