@@ -64,10 +64,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         let seq = submitted
         submitted += 1
         pthread_mutex_unlock(mutex)
-        let out = worker.process(job)
-        pthread_mutex_lock(mutex)
-        results[seq] = out
-        pthread_mutex_unlock(mutex)
+        deliver(worker.process(job), seq)
     }
 
     /// Takes the oldest queued job, if any, and processes it on the calling thread with
@@ -78,11 +75,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         let taken = takeQueued()
         pthread_mutex_unlock(mutex)
         guard let (seq, job) = taken else { return false }
-        let out = worker.process(job)
-        pthread_mutex_lock(mutex)
-        results[seq] = out
-        pthread_cond_broadcast(resultReady)
-        pthread_mutex_unlock(mutex)
+        deliver(worker.process(job), seq)
         return true
     }
 
@@ -122,27 +115,29 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
             let taken = takeQueued()
             pthread_mutex_unlock(mutex)
             guard let (seq, job) = taken else { continue }
-            let out = worker.process(job)
-            pthread_mutex_lock(mutex)
-            results[seq] = out
-            pthread_cond_broadcast(resultReady)
-            pthread_mutex_unlock(mutex)
+            deliver(worker.process(job), seq)
         }
+    }
+
+    /// Stores the result of job `seq` for `next`, and wakes a caller waiting for it.
+    private func deliver(_ out: consuming W.Output, _ seq: Int) {
+        pthread_mutex_lock(mutex)
+        results[seq] = out
+        pthread_cond_broadcast(resultReady)
+        pthread_mutex_unlock(mutex)
     }
 
     /// The oldest queued job with its sequence number, taken out of the queue (the mutex held).
     private func takeQueued() -> (seq: Int, job: W.Job)? {
-        var taken: (seq: Int, job: W.Job)? = nil
-        while jobHead < jobs.count, taken == nil {
-            let seq = jobs[jobHead].seq
-            if let job = jobs[jobHead].job.take() { taken = (seq, job) }
-            jobHead += 1
-        }
+        guard jobHead < jobs.count else { return nil }
+        let seq = jobs[jobHead].seq
+        let job = jobs[jobHead].job.take()
+        jobHead += 1
         if jobHead > 64 && jobHead * 2 > jobs.count {
             jobs.removeFirst(jobHead)
             jobHead = 0
         }
-        return taken
+        return job.map { (seq, $0) }
     }
 
     /// Lets the threads finish the queued jobs and exit; results not taken are dropped.
