@@ -15,7 +15,7 @@ import WireFormat
 /// headers). The per-message work (SSDP and mDNS decoding, the stateless rules,
 /// configuration policy, formatting) runs in batches on
 /// `Options.jobs - 1` worker threads and on the calling thread, which takes a batch itself
-/// whenever the workers have one waiting; the results are written in capture order, so the
+/// when two are waiting for the workers or too many are in flight; the results are written in capture order, so the
 /// output is the same for any number of jobs. SSDP and mDNS payloads travel in the batch's
 /// one buffer, and the worker makes (or finds) the array it decodes: what a worker keeps is its
 /// own allocation, freed on its own thread.
@@ -150,10 +150,7 @@ public final class Analysis {
             }
             // From here `framePayload` locates the payload in the batch's buffer.
             d.framePayload = inBatch
-            switch kind {
-            case .ssdp(let c): add(.ssdp(d, c), d)
-            case .mdns: add(.mdns(d), d)
-            }
+            add(d, kind)
         case .unsupportedLink(let lt):
             summary.skip("unsupported link type \(lt)")
             if unsupportedSeen.insert(lt).inserted {
@@ -171,11 +168,8 @@ public final class Analysis {
     /// Analyses one UDP datagram whose payload is `d.payload` (a reassembled one; also the
     /// entry point for tests).
     public func datagram(_ d: Datagram) {
-        switch route(d, d.payload, d.payload.indices) {
-        case .ssdp(let c): add(.ssdp(d, c), d)
-        case .mdns: add(.mdns(d), d)
-        case nil: break
-        }
+        guard let kind = route(d, d.payload, d.payload.indices) else { return }
+        add(d, kind)
     }
 
     private enum Route {
@@ -204,10 +198,15 @@ public final class Analysis {
         }
     }
 
-    private func add(_ message: WorkItem.Message, _ d: borrowing Datagram) {
+    private func add(_ d: Datagram, _ kind: Route) {
         summary.datagrams += 1
         if d.isTruncated { summary.truncatedDatagrams += 1 }
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
+        let message: WorkItem.Message
+        switch kind {
+        case .ssdp(let c): message = .ssdp(d, c)
+        case .mdns: message = .mdns(d)
+        }
         batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard pooled else {
             emit(inline.process(takeBatch()))
