@@ -106,7 +106,7 @@ public struct InlineRepeatTable<Value> {
     /// The value kept for these bytes, whose `contentHash` is `hash`.
     @inlinable
     public func value(for payload: UnsafeRawBufferPointer, hash: UInt64) -> Value? {
-        let k = Int(truncatingIfNeeded: hash & mask)
+        let k = index(hash)
         guard lengths[k] == payload.count, let v = values[k] else { return nil }
         let start = k * stride
         let same = bytes.withUnsafeBytes { all in
@@ -119,7 +119,7 @@ public struct InlineRepeatTable<Value> {
     @inlinable
     public mutating func store(_ value: Value, for payload: UnsafeRawBufferPointer, hash: UInt64) {
         guard payload.count <= stride else { return }
-        let k = Int(truncatingIfNeeded: hash & mask)
+        let k = index(hash)
         let start = k * stride
         bytes.withUnsafeMutableBytes { all in
             UnsafeMutableRawBufferPointer(rebasing: all[start..<(start + payload.count)]).copyMemory(from: payload)
@@ -127,6 +127,9 @@ public struct InlineRepeatTable<Value> {
         lengths[k] = payload.count
         values[k] = value
     }
+
+    @inlinable
+    func index(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash & mask) }
 }
 
 extension InlineRepeatTable: Sendable where Value: Sendable {}
