@@ -71,8 +71,9 @@ struct LiveCaptureTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         p.arguments = ["netns", "exec", net.a, Fixtures.binary, "capture", "-i", net.ifA] + args
-        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        // A file that cannot be made fails below, where its handle is opened (with the reason).
+        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
         p.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin"]
