@@ -50,7 +50,10 @@ let package = Package(
         .testTarget(name: "NetLayersTests", dependencies: ["NetLayers", "TestSupport"]),
         .testTarget(name: "SSDPTests", dependencies: ["SSDP", "TestSupport"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "TestSupport"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "Findings", "SSDP", "DNS", "NetLayers", "TestSupport"]),
+        .testTarget(
+            name: "RulesTests",
+            dependencies: ["Analyzer", "Rules", "Findings", "Reporting", "SSDP", "DNS", "NetLayers", "TestSupport"],
+            exclude: ["catalog-ids.txt"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Findings", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "NetLayers", "TestSupport"]),
         .testTarget(name: "AnalyzerTests", dependencies: ["Analyzer", "Findings", "Rules", "Reporting", "TestSupport"]),

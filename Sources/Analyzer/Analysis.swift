@@ -47,7 +47,7 @@ public final class Analysis {
     /// Frames whose link type is not decoded, reported once per link type.
     @exclusivity(unchecked) private var unsupportedSeen: Set<LinkType> = []
     @exclusivity(unchecked) private var decoder = PacketDecoder()
-    @exclusivity(unchecked) private var ssdp = SSDPAnalyzer()
+    @exclusivity(unchecked) private var ssdp: SSDPRouter
     @exclusivity(unchecked) private var reporter: any Reporter
     private let options: Options
     @exclusivity(unchecked) private var devices: Set<UInt64> = []
@@ -82,6 +82,7 @@ public final class Analysis {
     ) {
         self.reporter = reporter
         self.options = options
+        ssdp = SSDPRouter(disabled: options.disabledRules)
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
         if options.jobs > 1 {
             // The reading thread is one of the `jobs`: it processes a batch itself when the
@@ -185,7 +186,9 @@ public final class Analysis {
             summary.ssdpMessages += 1
             return .ssdp(c)
         }
-        if MDNSAnalyzer.claims(d) {
+        // mDNS: UDP 5353 either side (multicast traffic, legacy queries to 5353 and the
+        // unicast replies from 5353).
+        if d.srcPort == 5353 || d.dstPort == 5353 {
             summary.mdnsMessages += 1
             return .mdns
         }
@@ -258,7 +261,7 @@ public final class Analysis {
     private func emit(_ result: consuming BatchOutput) {
         var r = result
         defer { recycle(&r) }
-        for t in r.tally.entries { summary.count(t.descriptor.takeUnretainedValue(), t.severity, times: t.count) }
+        for t in r.tally.entries { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
         summary.suppressed += r.suppressed
         for k in r.deviceKeys where devices.count < Self.maxDevices { devices.insert(k) }
         for s in r.services where services.count < Self.maxDevices { services.insert(s) }
@@ -293,10 +296,16 @@ public final class Analysis {
     public func finish(extra: (inout RunSummary) -> Void = { _ in }) -> RunSummary {
         drain()
         pool?.shutdown()
-        var sink = FindingSink(
-            frame: 0, time: .zero, source: .v4(0), fileIndex: fileIndex, disabled: options.disabledRules)
-        ssdp.finish(into: &sink)
-        if !sink.findings.isEmpty { emit(inline.conclude(sink.findings)) }
+        var reports = SessionReports()
+        ssdp.finish(into: &reports)
+        if !reports.isEmpty {
+            // Findings of the end of the input name the frames they are about.
+            var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: fileIndex)
+            for r in reports.reports {
+                sink.report(r.descriptor, severity: r.severity, r.message, frames: r.related, time: .zero, source: .v4(0))
+            }
+            emit(inline.conclude(sink.findings))
+        }
         if decoder.reassembler.inFlight > 0 {
             summary.skip("IP fragments never completed", count: decoder.reassembler.inFlight)
         }

@@ -68,15 +68,14 @@ struct BatchOutput: Sendable {
 
 /// Counts of reported findings by rule and severity.
 struct FindingTally: Sendable {
-    private(set) var entries: [(descriptor: Unmanaged<RuleDescriptor>, severity: Severity, count: Int)] = []
+    private(set) var entries: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []
 
-    mutating func add(_ d: Unmanaged<RuleDescriptor>, _ severity: Severity) {
-        let o = d.toOpaque()
-        for k in entries.indices where entries[k].descriptor.toOpaque() == o && entries[k].severity == severity {
+    mutating func add(_ f: borrowing Finding) {
+        for k in entries.indices where entries[k].rule == f.rule && entries[k].severity == f.severity {
             entries[k].count += 1
             return
         }
-        entries.append((d, severity, 1))
+        entries.append((f.rule, f.name, f.severity, 1))
     }
 }
 
@@ -92,16 +91,16 @@ struct MessageWorker: BatchWorker {
     /// Whether `renderer` is set. Tested instead of `renderer != nil`, which copies the
     /// existential (and retains what the renderer holds, shared by all workers) per message.
     private let renders: Bool
-    private var ssdpChecker = SSDPChecker()
-    private var mdns = MDNSAnalyzer()
+    private var ssdpJudge: SSDPJudge
+    private var mdns: MDNSJudge
     /// Address text, cached: the same few thousand devices and groups repeat on every line.
     private var addressCache = AddressTextCache()
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
     private var summaryBytes: [UInt8] = []
-    /// mDNS summaries, in a table indexed like `MDNSAnalyzer`'s decodings: a datagram that
+    /// mDNS summaries, in a table indexed like `MDNSJudge`'s decodings: a datagram that
     /// repeats a payload reuses the content built for its decoding (`owner`) when the
     /// datagram facts it depends on (`context`) are the same too.
-    private var rendered: [RenderedMDNS?] = Array(repeating: nil, count: MDNSAnalyzer.slots)
+    private var rendered: [RenderedMDNS?] = Array(repeating: nil, count: MDNSJudge.slots)
     private struct RenderedMDNS {
         var owner: MDNSMessageView
         var context: MDNSRender.Context
@@ -116,6 +115,8 @@ struct MessageWorker: BatchWorker {
         self.policy = policy
         self.renderer = renderer
         self.renders = renderer != nil
+        ssdpJudge = SSDPJudge(disabled: options.disabledRules)
+        mdns = MDNSJudge(disabled: options.disabledRules)
     }
 
     mutating func process(_ job: consuming Batch) -> BatchOutput {
@@ -152,7 +153,7 @@ struct MessageWorker: BatchWorker {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
         sink.sourceText = srcText
         sink.wantsDetails = options.findingDetails
-        let input = ssdpChecker.judge(d, c, into: &sink)
+        let input = ssdpJudge.judge(d, c, into: &sink)
         if options.wantMessages {
             let record = SSDPRender.record(
                 input, srcText: srcText, dstText: addressText(input.datagram.dst),
@@ -245,7 +246,7 @@ struct MessageWorker: BatchWorker {
         guard let policy else {
             // Through the buffer: iterating copies each finding (retaining its strings).
             raw.withUnsafeBufferPointer { fs in
-                for k in fs.indices { out.tally.add(fs[k].unmanagedDescriptor, fs[k].severity) }
+                for k in fs.indices { out.tally.add(fs[k]) }
             }
             return raw
         }
@@ -254,7 +255,7 @@ struct MessageWorker: BatchWorker {
         for f in raw {
             if let k = policy(f) {
                 kept.append(k)
-                out.tally.add(k.unmanagedDescriptor, k.severity)
+                out.tally.add(k)
             } else {
                 out.suppressed += 1
             }

@@ -1,35 +1,29 @@
 import WireFormat
 
 /// One rule violation observed in the traffic.
+///
+/// A finding refers to its rule by ID and carries the rule's texts that every report prints
+/// beside it (name, spec reference, interop note), so reporters need no catalog. Those texts
+/// are the descriptor's literals: copying a finding shares them.
 public struct Finding: Sendable, Hashable {
     public var rule: RuleID
-    /// The rule's descriptor, held without reference counting: descriptors are never freed
-    /// (see `RuleDescriptor.init`), and with a counted reference every copy of a finding was
-    /// an atomic update of an object that all worker threads share.
-    @usableFromInline let descriptorRef: Unmanaged<RuleDescriptor>
-    public var descriptor: RuleDescriptor { descriptorRef.takeUnretainedValue() }
-    /// Runs `body` with the descriptor, not retained for the call.
-    @inlinable
-    public func withDescriptor<R>(_ body: (RuleDescriptor) throws -> R) rethrows -> R {
-        try descriptorRef._withUnsafeGuaranteedRef(body)
-    }
-    /// The descriptor as an unretained reference (for tallies kept by other threads).
-    public var unmanagedDescriptor: Unmanaged<RuleDescriptor> { descriptorRef }
     /// The rule's readable name.
-    public var name: String { descriptor.name }
+    public var name: String
     public var severity: Severity
     /// 1-based frame numbers as Wireshark counts them; the first is where the violation shows,
     /// the others are related packets (the M-SEARCH a late response answers, …).
     public var frames: [Int] { firstFrame.map { [$0] + relatedFrames } ?? relatedFrames }
     /// `frames` kept as its first element and the rest (most findings have one frame, and
     /// then no array is allocated).
-    public let firstFrame: Int?
-    public let relatedFrames: [Int]
+    public private(set) var firstFrame: Int?
+    public private(set) var relatedFrames: [Int]
     public var time: Timestamp
     /// One sentence about this instance.
     public var message: String
-    public var spec: String { descriptor.spec }
-    public var interop: String? { descriptor.interop }
+    /// The rule's spec reference.
+    public var spec: String
+    /// The rule's interop note, when it has one.
+    public var interop: String?
     /// Who sent the offending message, as text (`10.0.0.5` or `fe80::1`), for suppressions.
     public var source: String
     /// A device identity when the message carries one (SSDP UUID, mDNS host name), for
@@ -65,7 +59,9 @@ public struct Finding: Sendable, Hashable {
         message: String, source: String, device: String?, field: String?, fileIndex: Int
     ) {
         self.rule = descriptor.id
-        self.descriptorRef = Unmanaged.passUnretained(descriptor)
+        self.name = descriptor.name
+        self.spec = descriptor.spec
+        self.interop = descriptor.interop
         self.severity = severity ?? descriptor.severity
         self.firstFrame = firstFrame
         self.relatedFrames = related
@@ -76,25 +72,16 @@ public struct Finding: Sendable, Hashable {
         self.field = field
         self.fileIndex = fileIndex
     }
-}
 
-extension Finding {
-    public static func == (a: Finding, b: Finding) -> Bool {
-        a.rule == b.rule && a.descriptor == b.descriptor && a.severity == b.severity && a.firstFrame == b.firstFrame
-            && a.relatedFrames == b.relatedFrames && a.time == b.time && a.message == b.message && a.source == b.source
-            && a.device == b.device && a.field == b.field && a.fileIndex == b.fileIndex
-    }
-
-    public func hash(into h: inout Hasher) {
-        h.combine(rule)
-        h.combine(severity)
-        h.combine(firstFrame)
-        h.combine(relatedFrames)
-        h.combine(time)
-        h.combine(message)
-        h.combine(source)
-        h.combine(device)
-        h.combine(field)
-        h.combine(fileIndex)
+    /// The same violation (rule, severity, message, field, related frames) reported on
+    /// another datagram that carries the same payload.
+    public func repeated(frame: Int, time: Timestamp, source: String, device: String?, fileIndex: Int) -> Finding {
+        var f = self
+        f.firstFrame = frame
+        f.time = time
+        f.source = source
+        f.device = device
+        f.fileIndex = fileIndex
+        return f
     }
 }

@@ -30,12 +30,9 @@ public enum RuleScope: String, Sendable, Hashable, Codable {
 /// Everything known about a rule apart from the code that checks it: identity, default
 /// severity, spec citation, and the text used by `discoscope rules explain` and SARIF.
 ///
-/// A final class: rules hand their descriptor to every finding sink call, and a reference
-/// costs one retain where a struct of eight strings cost eight. Never freed (see `init`).
-public final class RuleDescriptor: Sendable, Hashable {
-    public static func == (a: RuleDescriptor, b: RuleDescriptor) -> Bool { a === b || a.id == b.id }
-    public func hash(into h: inout Hasher) { h.combine(id) }
-
+/// A value: every rule type declares its own (`Rule.descriptor`). Findings refer to a rule
+/// by its ID and carry the few texts reporters print (`Finding`), never the descriptor.
+public struct RuleDescriptor: Sendable, Hashable {
     /// Catalog ID, e.g. `SSDP-104`.
     public let id: RuleID
     /// Readable, stable kebab-case name, e.g. `mx-out-of-range`; accepted wherever an ID is.
@@ -70,8 +67,5 @@ public final class RuleDescriptor: Sendable, Hashable {
         self.description = description
         self.interop = interop
         self.example = example
-        // Descriptors are catalog entries, made once: each keeps a reference to itself, so it
-        // is never freed and findings refer to it without reference counting (`Finding`).
-        _ = Unmanaged.passRetained(self)
     }
 }

@@ -36,11 +36,13 @@ public struct RenderedChunk: Sendable {
 public struct NotePoint: Sendable {
     public var offset: Int
     public var indent: Int
-    public var descriptor: RuleDescriptor
-    public init(offset: Int, indent: Int, descriptor: RuleDescriptor) {
+    public var rule: RuleID
+    public var interop: String
+    public init(offset: Int, indent: Int, rule: RuleID, interop: String) {
         self.offset = offset
         self.indent = indent
-        self.descriptor = descriptor
+        self.rule = rule
+        self.interop = interop
     }
 }
 

@@ -52,22 +52,21 @@ public struct RunSummary: Sendable {
     /// The `--fail-on` threshold (nil: never); JUnit marks test cases failed from it.
     public var failOn: Severity? = .error
 
+    /// Position of each rule in `findingsByRule`.
+    private var ruleSlot: [RuleID: Int] = [:]
+
     /// Counts one reported finding.
-    /// Position of each rule in `findingsByRule`, keyed by descriptor identity (no string
-    /// hashing per finding).
-    private var ruleSlot: [ObjectIdentifier: Int] = [:]
+    public mutating func count(_ f: Finding) { count(rule: f.rule, name: f.name, f.severity) }
 
-    public mutating func count(_ f: Finding) { count(f.descriptor, f.severity) }
-
-    /// Counts `n` reported findings of `descriptor`'s rule at `severity`.
-    public mutating func count(_ descriptor: RuleDescriptor, _ severity: Severity, times n: Int = 1) {
+    /// Counts `n` reported findings of rule `rule` (named `name`) at `severity`.
+    public mutating func count(rule: RuleID, name: String, _ severity: Severity, times n: Int = 1) {
         findingsBySeverity[severity, default: 0] += n
-        if let i = ruleSlot[ObjectIdentifier(descriptor)] {
+        if let i = ruleSlot[rule] {
             findingsByRule[i].count += n
             if severity > findingsByRule[i].severity { findingsByRule[i].severity = severity }
         } else {
-            ruleSlot[ObjectIdentifier(descriptor)] = findingsByRule.count
-            findingsByRule.append((descriptor.id, descriptor.name, severity, n))
+            ruleSlot[rule] = findingsByRule.count
+            findingsByRule.append((rule, name, severity, n))
         }
     }
 

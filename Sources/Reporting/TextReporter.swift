@@ -49,10 +49,10 @@ public final class TextReporter: Reporter {
     public func emit(_ chunk: RenderedChunk) {
         var start = 0
         chunk.bytes.withUnsafeBytes { all in
-            for n in chunk.notes where interopShown.insert(n.descriptor.id).inserted {
+            for n in chunk.notes where interopShown.insert(n.rule).inserted {
                 sink.write(bytes: UnsafeRawBufferPointer(rebasing: all[start..<n.offset]))
                 var note = String(repeating: " ", count: n.indent + 4) + "interop: "
-                note += n.descriptor.interop ?? ""
+                note += n.interop
                 note += "\n"
                 sink.write(note)
                 start = n.offset
@@ -122,7 +122,7 @@ public struct TextRenderer: MessageRenderer {
     /// a note after the first finding of its rule in the run; that finding is the first this
     /// renderer sees of the rule too (each renderer formats its batches in capture order), so
     /// later ones need no note place (and the reporter no set lookup per finding).
-    private var notesPassed: Set<ObjectIdentifier> = []
+    private var notesPassed: Set<RuleID> = []
     public init(options: TextReporter.Options) { self.options = options }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
@@ -203,40 +203,30 @@ public struct TextRenderer: MessageRenderer {
     /// The finding by pointer: a closure that captures a finding copies it (and so does one
     /// that passes on a pointer's `pointee`).
     mutating func findingLines(_ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
-        fp.pointee.withDescriptor { d in findingLines(fp, d, indent: indent, frameDescription: frameDescription, into: &c) }
-    }
-
-    private mutating func findingLines(
-        _ fp: UnsafePointer<Finding>, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, into c: inout RenderedChunk
-    ) {
         // Sized once: indent, frame, two painted words (colour codes), name, message, spec,
         // related frames.
         let bound = indent + 36 + 2 * 12 + fp.pointee.severity.rawValue.utf8.count + fp.pointee.rule.rawValue.utf8.count
-            + d.name.utf8.count + fp.pointee.message.utf8.count + d.spec.utf8.count
+            + fp.pointee.name.utf8.count + fp.pointee.message.utf8.count + fp.pointee.spec.utf8.count
             + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
         let color = options.color
         c.bytes.append(addingCapacity: bound) { o in
-            // The descriptor again, not `d`: a closure that captures `d` retains it, an
-            // atomic update of an object every worker thread shares.
-            fp.pointee.withDescriptor { d in
-                Self.writeFinding(fp, d, indent: indent, frameDescription: frameDescription, color: color, into: &o)
-            }
+            Self.writeFinding(fp, indent: indent, frameDescription: frameDescription, color: color, into: &o)
         }
-        if let i = d.interop, !i.isEmpty {
+        if let i = fp.pointee.interop, !i.isEmpty {
             if options.verbose {
                 for _ in 0..<(indent + 4) { c.append(byte: 0x20) }
                 c.append("interop: " as StaticString)
                 c.append(i)
                 c.append(byte: 0x0A)
-            } else if notesPassed.insert(ObjectIdentifier(d)).inserted {
-                c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, descriptor: d))
+            } else if notesPassed.insert(fp.pointee.rule).inserted {
+                c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, rule: fp.pointee.rule, interop: i))
             }
         }
     }
 
     /// One finding line (sized by the caller).
     private static func writeFinding(
-        _ fp: UnsafePointer<Finding>, _ d: RuleDescriptor, indent: Int, frameDescription: Bool, color: Bool,
+        _ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, color: Bool,
         into o: inout OutputSpan<UInt8>
     ) {
         o.append(repeating: 0x20, count: Swift.min(indent, o.freeCapacity))
@@ -253,11 +243,11 @@ public struct TextRenderer: MessageRenderer {
         o.put(0x20)
         Self.paint(fp.pointee.rule.rawValue, "1", color: color, into: &o)
         o.put(0x20)
-        o.put(d.name)
+        o.put(fp.pointee.name)
         o.put(": " as StaticString)
         o.put(fp.pointee.message)
         o.put(" [" as StaticString)
-        o.put(d.spec)
+        o.put(fp.pointee.spec)
         o.put(0x5D)
         if let first = fp.pointee.firstFrame, !fp.pointee.relatedFrames.isEmpty {
             o.put(" (frames " as StaticString)

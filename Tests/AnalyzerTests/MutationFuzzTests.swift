@@ -1,4 +1,5 @@
 import Analyzer
+import DNS
 import Findings
 import NetLayers
 import Reporting

@@ -1,4 +1,4 @@
-import Analyzer
+@testable import Analyzer
 import DNS
 import Findings
 import NetLayers
@@ -25,7 +25,7 @@ final class CollectingSink: OutputSink {
     }
 
     @Test func samePayloadSharesItsDecodingAnotherDoesNot() {
-        var analyzer = MDNSAnalyzer()
+        var analyzer = MDNSJudge(disabled: [])
         let p = Self.query("_ipp._tcp.local")
         var sink = FindingSink(frame: 1, time: .zero, source: .v4(0))
         let first = analyzer.judge(makeDatagram(p), into: &sink)
@@ -39,7 +39,7 @@ final class CollectingSink: OutputSink {
     }
 
     @Test func aPayloadSeenEarlierSharesItsDecodingAndItsArray() {
-        var analyzer = MDNSAnalyzer()
+        var analyzer = MDNSJudge(disabled: [])
         let a = Self.query("_ipp._tcp.local")
         let b = Self.query("_http._tcp.local")
         var sink = FindingSink(frame: 1, time: .zero, source: .v4(0))
@@ -59,19 +59,22 @@ final class CollectingSink: OutputSink {
         #expect(analyzer.judge(makeDatagram(copied), into: &sink).decoded !== first.decoded)
     }
 
-    @Test func findingsAreCollectedAgainAfterTheRulesChange() {
-        // MDNS-312 (a long TXT key) is a message-only finding. Judged first with it disabled,
-        // the payload's table entry holds no such finding; once the rule is enabled, a repeat
-        // of the payload must report it (not replay the entry made under the other rules).
+    @Test func aRepeatedPayloadReportsItsMessageFindingsAgainUnlessTheRuleIsDisabled() {
+        // MDNS-312 (a long TXT key) is a message rule: a repeat of the payload replays it.
         var b = DNSBuilder()
         b.record(.answer, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: DNSBuilder.txt(["averyverylongkey=1"]))
-        var analyzer = MDNSAnalyzer()
-        var quiet = FindingSink(frame: 1, time: .zero, source: .v4(0), disabled: ["MDNS-312"])
-        _ = analyzer.judge(makeDatagram(b.bytes), into: &quiet)
-        #expect(!quiet.findings.contains { $0.rule == "MDNS-312" })
-        var sink = FindingSink(frame: 2, time: .zero, source: .v4(0))
-        _ = analyzer.judge(makeDatagram(b.bytes), into: &sink)
-        #expect(sink.findings.contains { $0.rule == "MDNS-312" })
+        var analyzer = MDNSJudge(disabled: [])
+        for frame in 1...2 {
+            var sink = FindingSink(frame: frame, time: .zero, source: .v4(0))
+            _ = analyzer.judge(makeDatagram(b.bytes), into: &sink)
+            #expect(sink.findings.filter { $0.rule == "MDNS-312" }.map(\.firstFrame) == [frame])
+        }
+        var quiet = MDNSJudge(disabled: ["MDNS-312"])
+        for frame in 1...2 {
+            var sink = FindingSink(frame: frame, time: .zero, source: .v4(0))
+            _ = quiet.judge(makeDatagram(b.bytes), into: &sink)
+            #expect(!sink.findings.contains { $0.rule == "MDNS-312" })
+        }
     }
 
     @Test(arguments: [1, 2])

@@ -141,21 +141,19 @@ private let record = MessageRecord(
     }
 }
 
-/// Findings hold their descriptor without reference counting, so a descriptor must outlive
-/// every finding: descriptors are never freed.
+/// A finding is a value: it names its rule by ID and carries the rule's texts it is printed
+/// with, so it outlives any descriptor it was made from.
 @Suite struct FindingValueTests {
-    @Test func aDescriptorOutlivesItsLastStrongReference() {
-        weak var made: RuleDescriptor?
+    @Test func aFindingCarriesItsRulesTextsByValue() {
         var kept: Finding? = nil
         do {
             let d = RuleDescriptor(
                 id: "MDNS-999", name: "temporary", title: "t", severity: .info, proto: .mdns, spec: "s", description: "d",
-                example: "e")
-            made = d
+                interop: "i", example: "e")
             kept = Finding(descriptor: d, frame: 1, time: .zero, message: "m", source: "::1")
         }
-        #expect(made != nil)
-        #expect(kept?.descriptor.name == "temporary")
+        #expect(kept?.rule == "MDNS-999")
+        #expect(kept?.name == "temporary" && kept?.spec == "s" && kept?.interop == "i")
     }
 
     @Test func equalityAndHashCoverEveryField() {

@@ -7,7 +7,7 @@ import WireFormat
 /// (`MDNSMessageView`), the datagram, and how it is classified (RFC 6762 terms, see
 /// shared/rules/mdns.md "Conventions").
 /// A class, passed to every rule by reference (see `SSDPInput`).
-public final class MDNSInput: Sendable {
+public final class MDNSInput: RuleInput, Sendable {
     /// The decoded message and its facts: all a message-only rule sees. Datagrams repeating
     /// a payload share it.
     public let decoded: MDNSMessageView
@@ -16,6 +16,8 @@ public final class MDNSInput: Sendable {
     /// The questions' names, in order.
     public let questionNames: [NameInfo]
     public let datagram: Datagram
+    /// What message rules see.
+    public var view: MDNSMessageView { decoded }
     public var header: DNSHeader { decoded.header }
     public var isResponse: Bool { decoded.isResponse }
     public var isQuery: Bool { decoded.isQuery }
@@ -177,76 +179,6 @@ public final class MDNSInput: Sendable {
     public func isShared(_ r: RecordInfo) -> Bool { decoded.isShared(r) }
     public func isUnique(_ r: RecordInfo) -> Bool { decoded.isUnique(r) }
     public func isHostRecord(_ r: RecordInfo) -> Bool { decoded.isHostRecord(r) }
-}
-
-/// What a rule that judges the message alone sees: the message and the facts computed once
-/// from its names, and nothing of the datagram that carried it (see `MDNSRule`).
-public final class MDNSMessageView: Sendable {
-    public let message: DNSMessage
-    public typealias RecordInfo = MDNSInput.RecordInfo
-    public typealias NameInfo = MDNSInput.NameInfo
-    public let records: [RecordInfo]
-    /// The questions' names, in order.
-    public let questionNames: [NameInfo]
-    public var header: DNSHeader { message.header }
-    public var isResponse: Bool { message.header.qr }
-    public var isQuery: Bool { !message.header.qr }
-    public var isProbe: Bool { isQuery && !message.authorities.isEmpty }
-
-    public init(message: DNSMessage) {
-        self.message = message
-        let p = message.payload
-        // One scratch list of label ranges, reused for every name of the message, and the
-        // facts of the names already seen (records mostly name what an earlier record named,
-        // through compression pointers).
-        var l: [Range<Int>] = []
-        l.reserveCapacity(16)
-        var seen = MDNSInput.SeenNames()
-        var q: [NameInfo] = []
-        q.reserveCapacity(message.questions.count)
-        for question in message.questions { q.append(MDNSInput.facts(question.name, p, &l, &seen).info) }
-        questionNames = q
-        var info: [RecordInfo] = []
-        info.reserveCapacity(message.answers.count + message.authorities.count + message.additionals.count)
-        for rr in message.answers { info.append(MDNSInput.recordInfo(.answer, rr, p, &l, &seen)) }
-        for rr in message.authorities { info.append(MDNSInput.recordInfo(.authority, rr, p, &l, &seen)) }
-        for rr in message.additionals { info.append(MDNSInput.recordInfo(.additional, rr, p, &l, &seen)) }
-        records = info
-    }
-
-    public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
-
-    /// A name's labels as ranges of the payload (allocates; for rules that need them listed).
-    public func labelRanges(_ n: DNSName) -> [Range<Int>] {
-        var l: [Range<Int>] = []
-        n.forEachLabelRange(in: message.payload) { l.append($0) }
-        return l
-    }
-
-    public func name(_ n: DNSName) -> String { n.presentation(in: message.payload) }
-
-    /// Records that are shared in DNS-SD practice: browse PTRs (service type, subtype,
-    /// service enumeration). Reverse-mapping PTRs are unique.
-    public func isShared(_ r: RecordInfo) -> Bool {
-        r.record.type == .ptr && (r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype || r.dnssd.kind == .serviceEnumeration)
-    }
-
-    public func isUnique(_ r: RecordInfo) -> Bool {
-        switch r.record.type {
-        case .a, .aaaa, .srv, .txt, .hinfo, .nsec: return true
-        case .ptr: return r.isReverse
-        default: return false
-        }
-    }
-
-    /// Host records: named by a host name or carrying one (A, AAAA, HINFO, SRV, reverse PTR).
-    public func isHostRecord(_ r: RecordInfo) -> Bool {
-        switch r.record.type {
-        case .a, .aaaa, .hinfo, .srv: return true
-        case .ptr: return r.isReverse
-        default: return false
-        }
-    }
 }
 
 enum MDNSText {

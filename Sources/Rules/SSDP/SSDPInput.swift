@@ -3,36 +3,51 @@ import NetLayers
 import SSDP
 import WireFormat
 
-/// What an SSDP rule sees: the decoded message, its datagram, and the UDA version it is
-/// judged against (from its `UPnP/x.y` token, or for a byebye the version the same root
-/// device claimed earlier; none means 1.0).
+/// What an SSDP message rule sees: the decoded message and the UDA version it is judged
+/// against (from its `UPnP/x.y` token, or for a byebye the version the same root device
+/// claimed earlier; none means 1.0). No datagram: see `SSDPInput`.
 ///
 /// A class: every rule of the catalog receives it, and passing a reference costs nothing
-/// where copying the struct retained each of its arrays once per rule.
-public final class SSDPInput: Sendable {
+/// where copying a struct retained each of its arrays once per rule. Immutable.
+public class SSDPMessageView: @unchecked Sendable {
     public let message: SSDPMessage
-    public let datagram: Datagram
     public let version: UPnPVersion
     /// Whether the version came from the message itself (else it was inherited or defaulted).
     public let claimedVersion: UPnPVersion?
-    /// Recognised only because it was sent to an endpoint that had just multicast an
-    /// M-SEARCH (a response from a port other than 1900).
-    public let isCandidateResponse: Bool
 
-    public init(message: SSDPMessage, datagram: Datagram, version: UPnPVersion, claimedVersion: UPnPVersion?, isCandidateResponse: Bool) {
+    init(message: SSDPMessage, version: UPnPVersion, claimedVersion: UPnPVersion?) {
         self.message = message
-        self.datagram = datagram
         self.version = version
         self.claimedVersion = claimedVersion
-        self.isCandidateResponse = isCandidateResponse
     }
 
-    public var isMulticast: Bool { datagram.dst.isMulticast }
     public var atLeast11: Bool { version >= .v1_1 }
     public var kind: SSDPMessage.Kind { message.kind }
 
     /// A header value as text, for messages only.
     public func text(_ v: ArraySlice<UInt8>) -> String { SSDPText.show(v) }
+}
+
+/// What an SSDP datagram rule sees: the message view and the datagram that carried it. One
+/// object, so that the rules of both kinds receive the same reference. Immutable.
+public final class SSDPInput: SSDPMessageView, RuleInput, @unchecked Sendable {
+    public let datagram: Datagram
+    /// Recognised only because it was sent to an endpoint that had just multicast an
+    /// M-SEARCH (a response from a port other than 1900).
+    public let isCandidateResponse: Bool
+
+    public init(
+        message: SSDPMessage, datagram: Datagram, version: UPnPVersion, claimedVersion: UPnPVersion?,
+        isCandidateResponse: Bool
+    ) {
+        self.datagram = datagram
+        self.isCandidateResponse = isCandidateResponse
+        super.init(message: message, version: version, claimedVersion: claimedVersion)
+    }
+
+    /// What message rules see.
+    public var view: SSDPMessageView { self }
+    public var isMulticast: Bool { datagram.dst.isMulticast }
 }
 
 /// Strings for finding messages (output only).

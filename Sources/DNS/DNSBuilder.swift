@@ -1,4 +1,4 @@
-/// Builds DNS messages for decoder and rule tests, one field at a time, without
+/// Builds DNS messages for rule examples and tests, one field at a time, without
 /// compression (tests that need pointers write those bytes by hand).
 public struct DNSBuilder: Sendable {
     public var id: UInt16

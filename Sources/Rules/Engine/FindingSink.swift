@@ -50,7 +50,6 @@ public struct FindingSink {
         for k in findings.indices { findings[k].device = d }
     }
 
-    @inline(__always)
     public func isEnabled(_ d: RuleDescriptor) -> Bool { disabled.isEmpty || !disabled.contains(d.id) }
 
     /// Reports one violation of `descriptor` on the current datagram. `severity` defaults to
@@ -78,7 +77,14 @@ public struct FindingSink {
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
     /// with the same payload (same rule, severity, text and field).
     public mutating func repeatFinding(_ f: borrowing Finding) {
-        report(f.descriptor, severity: f.severity, f.message, field: f.field, related: f.relatedFrames)
+        let src: String
+        if let t = sourceText {
+            src = t
+        } else {
+            src = source.description
+            sourceText = src
+        }
+        findings.append(f.repeated(frame: frame, time: time, source: src, device: device, fileIndex: fileIndex))
     }
 
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
@@ -93,49 +99,5 @@ public struct FindingSink {
                 source: source.description, device: device, fileIndex: fileIndex
             )
         )
-    }
-}
-
-/// A stateless rule: its descriptor plus a check over one decoded message. Rules are plain
-/// values in a list (no registration, no global state).
-/// A class, so that running the catalog over a message passes references instead of copying
-/// each rule's descriptor (its strings) per message. One concrete type per protocol rather than
-/// one generic class: a closure stored in a generic class is kept at the generic abstraction,
-/// so each check became a heap-allocated reabstraction thunk whose context was retained and
-/// released on every call, from every worker thread (≈8 % of the run time).
-public final class SSDPRule: Sendable {
-    public let descriptor: RuleDescriptor
-    public let check: @Sendable (SSDPInput, inout FindingSink) -> Void
-
-    public init(_ descriptor: RuleDescriptor, check: @escaping @Sendable (SSDPInput, inout FindingSink) -> Void) {
-        self.descriptor = descriptor
-        self.check = check
-    }
-}
-
-/// The mDNS counterpart of `SSDPRule` (see there why it is not one generic type).
-///
-/// A rule either judges the message alone (`messageCheck`: it sees an `MDNSMessageView`,
-/// which has no datagram) or the message in its datagram (`check`: addresses, ports, hop
-/// limit, truncation). A message-only rule finds the same in every datagram carrying the same
-/// payload, so its findings for a repeated payload are reported again rather than recomputed.
-public final class MDNSRule: Sendable {
-    public let descriptor: RuleDescriptor
-    public let check: @Sendable (MDNSInput, inout FindingSink) -> Void
-    /// The check reads the message alone (it was given as a `message:` check).
-    public let judgesMessageOnly: Bool
-
-    /// A rule that reads the datagram too.
-    public init(_ descriptor: RuleDescriptor, check: @escaping @Sendable (MDNSInput, inout FindingSink) -> Void) {
-        self.descriptor = descriptor
-        self.check = check
-        judgesMessageOnly = false
-    }
-
-    /// A rule that reads the message alone.
-    public init(_ descriptor: RuleDescriptor, message check: @escaping @Sendable (MDNSMessageView, inout FindingSink) -> Void) {
-        self.descriptor = descriptor
-        self.check = { input, sink in check(input.decoded, &sink) }
-        judgesMessageOnly = true
     }
 }

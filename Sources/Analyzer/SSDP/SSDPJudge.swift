@@ -1,0 +1,34 @@
+import Findings
+import NetLayers
+import Rules
+import SSDP
+import WireFormat
+
+/// The per-message part of SSDP analysis: decodes a datagram's payload and runs the stateless
+/// SSDP rules on it in the context the in-order stage settled, then adds what the session
+/// rules concluded. One per worker thread.
+///
+/// It keeps no decodings: a table of them for repeated payloads, as mDNS has, measured slower
+/// here, also with the message rules' findings replayed from it (`Benchmarks/README.md`).
+struct SSDPJudge: Sendable {
+    private let engine: RuleEngine<SSDPInput>
+
+    init(disabled: Set<RuleID>) {
+        engine = RuleEngine(RuleRegistry.ssdp, disabled: disabled)
+    }
+
+    /// The datagram and the message move into the input (each copy retains their arrays).
+    mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput {
+        let input = SSDPInput(
+            message: SSDPMessage(parsing: d.payload), datagram: d, version: c.version, claimedVersion: c.claimedVersion,
+            isCandidateResponse: c.isCandidateResponse)
+        if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
+        engine.run(input, into: &sink)
+        for r in c.sessionReports {
+            sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
+        }
+        // USN's UUID is looked up only when there are findings to carry it.
+        sink.attachDevice { input.message.usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
+        return input
+    }
+}

@@ -1,0 +1,66 @@
+import Findings
+import NetLayers
+
+/// What every rule declares: its catalog entry and executable examples.
+///
+/// A rule is one type. Its kind says what it may look at, and so how the engine may run it:
+/// - `MessageRule`: one message alone. Its findings depend on the payload bytes only, so the
+///   engine may keep them and report them again for a datagram repeating the payload.
+/// - `DatagramRule`: one message in its datagram (addresses, ports, hop limit, truncation).
+/// - `SessionRule`: messages across packets, observed in capture order, with state of its own.
+///
+/// Adding a rule is one new type in its family's file and one line in `RuleRegistry`.
+public protocol Rule: Sendable {
+    /// ID, name, severity, spec reference, interop note: what reports print.
+    static var descriptor: RuleDescriptor { get }
+    /// Inputs that must raise the rule and near misses that must not. The generated tests
+    /// run every example through the whole analysis, so a rule cannot exist without them.
+    static var examples: RuleExamples { get }
+}
+
+/// A rule judged from one message alone (see `Rule`). `Message` holds no datagram.
+public protocol MessageRule<Message>: Rule {
+    associatedtype Message
+    static func check(_ message: Message, into out: inout FindingSink)
+}
+
+/// A rule judged from one message and the datagram that carried it.
+public protocol DatagramRule<Input>: Rule {
+    associatedtype Input
+    static func check(_ input: Input, into out: inout FindingSink)
+}
+
+/// A rule judged across packets. The engine calls `observe` for every event of its protocol
+/// in capture order, and `finish` at the end of the input; reports name the frames they are
+/// about. State is the rule's own, and bounded.
+public protocol SessionRule<Event>: Rule {
+    associatedtype Event
+    init()
+    mutating func observe(_ event: Event, into out: inout SessionReports)
+    mutating func finish(into out: inout SessionReports)
+}
+
+extension SessionRule {
+    public mutating func finish(into out: inout SessionReports) {}
+}
+
+/// What session rules concluded on one event: reported with the findings of the message
+/// that revealed them (the current one), naming the related frames.
+public struct SessionReports: Sendable {
+    public struct Report: Sendable {
+        public var descriptor: RuleDescriptor
+        public var severity: Severity?
+        public var message: String
+        public var related: [Int]
+    }
+    public private(set) var reports: [Report] = []
+    public init() {}
+
+    public var isEmpty: Bool { reports.isEmpty }
+
+    public mutating func report(_ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int]) {
+        reports.append(Report(descriptor: descriptor, severity: severity, message: message, related: related))
+    }
+
+    public mutating func removeAll() { reports.removeAll(keepingCapacity: true) }
+}

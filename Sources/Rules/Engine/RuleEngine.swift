@@ -1,0 +1,104 @@
+import Findings
+
+/// The datagram-level input of a protocol's stateless rules, and the part of it that message
+/// rules see (`view`: the message alone, shared by datagrams that repeat a payload).
+public protocol RuleInput: AnyObject {
+    associatedtype View: AnyObject
+    var view: View { get }
+}
+
+/// Runs one protocol's stateless rules: the only code that picks the enabled rules, calls
+/// them in registry order, and replays what message rules found in an earlier datagram with
+/// the same payload. Each worker thread has its own copy.
+public struct RuleEngine<Input: RuleInput>: Sendable {
+    /// A registered rule, by kind.
+    public enum Entry: @unchecked Sendable {
+        // Metatypes of stateless rule types: no state, nothing shared but code.
+        case message(any MessageRule<Input.View>.Type)
+        case datagram(any DatagramRule<Input>.Type)
+
+        public var rule: any Rule.Type {
+            switch self {
+            case .message(let r): r
+            case .datagram(let r): r
+            }
+        }
+    }
+
+    /// A message rule's finding kept with its payload's decoding, with the rule's position
+    /// in `enabled` (findings are replayed in the same places among the others).
+    public struct Kept: Sendable {
+        var position: Int
+        var finding: Finding
+    }
+
+    /// The registered rules that are not disabled, in registry order. Fixed for the run:
+    /// kept findings always come from the same list.
+    public let enabled: [Entry]
+
+    public init(_ registered: [Entry], disabled: Set<RuleID> = []) {
+        enabled = registered.filter { !disabled.contains($0.rule.descriptor.id) }
+    }
+
+    /// Runs every enabled rule on `input`.
+    public func run(_ input: Input, into sink: inout FindingSink) {
+        for entry in enabled {
+            switch entry {
+            case .message(let r): r.check(input.view, into: &sink)
+            case .datagram(let r): r.check(input, into: &sink)
+            }
+        }
+    }
+
+    /// Runs every enabled rule on `input`, keeping what message rules found (for `replay`).
+    public func run(_ input: Input, keeping kept: inout [Kept], into sink: inout FindingSink) {
+        for k in enabled.indices {
+            switch enabled[k] {
+            case .message(let r):
+                let before = sink.findings.count
+                r.check(input.view, into: &sink)
+                for f in before..<sink.findings.count { kept.append(Kept(position: k, finding: sink.findings[f])) }
+            case .datagram(let r):
+                r.check(input, into: &sink)
+            }
+        }
+    }
+
+    /// Runs the datagram rules on `input`, and reports again what the message rules found in
+    /// the first datagram with the same payload (`kept`, from `run(_:keeping:into:)`), each in
+    /// its place among the others.
+    public func replay(_ kept: [Kept], on input: Input, into sink: inout FindingSink) {
+        var next = 0
+        for k in enabled.indices {
+            switch enabled[k] {
+            case .message:
+                while next < kept.count, kept[next].position == k {
+                    sink.repeatFinding(kept[next].finding)
+                    next += 1
+                }
+            case .datagram(let r):
+                r.check(input, into: &sink)
+            }
+        }
+    }
+}
+
+/// Runs one protocol's session rules over its events in capture order, on the thread that
+/// reads the capture. Each rule keeps its own state.
+public struct SessionEngine<Event> {
+    private var rules: [any SessionRule<Event>]
+
+    public init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID> = []) {
+        rules = registered.filter { !disabled.contains($0.descriptor.id) }.map { $0.init() }
+    }
+
+    public var isEmpty: Bool { rules.isEmpty }
+
+    public mutating func observe(_ event: Event, into out: inout SessionReports) {
+        for k in rules.indices { rules[k].observe(event, into: &out) }
+    }
+
+    public mutating func finish(into out: inout SessionReports) {
+        for k in rules.indices { rules[k].finish(into: &out) }
+    }
+}

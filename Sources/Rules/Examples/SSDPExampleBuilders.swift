@@ -1,0 +1,96 @@
+import NetLayers
+import WireFormat
+
+// Building blocks for the SSDP rules' examples (and the rule tests): a UPnP 1.1 message of
+// each kind, edited one header at a time.
+
+typealias Headers = [(String, String)]
+
+let exampleUUID = "4d696e69-444c-164e-9d41-b827eb000001"
+
+/// An SSDP payload: start line, headers, the blank line (unless `end` is false), a body.
+func ssdp(_ start: String, _ headers: Headers, eol: String = "\r\n", end: Bool = true, body: String = "") -> [UInt8] {
+    var s = start + eol
+    for (n, v) in headers { s += v.isEmpty ? "\(n):" + eol : "\(n): \(v)" + eol }
+    if end { s += eol }
+    return Array((s + body).utf8)
+}
+
+extension Array where Element == (String, String) {
+    func setting(_ name: String, _ value: String) -> Headers {
+        var out = self
+        if let i = out.firstIndex(where: { $0.0 == name }) { out[i].1 = value } else { out.append((name, value)) }
+        return out
+    }
+    func removing(_ name: String) -> Headers { filter { $0.0 != name } }
+    func adding(_ name: String, _ value: String) -> Headers { self + [(name, value)] }
+    func renaming(_ name: String, to new: String) -> Headers { map { $0.0 == name ? (new, $0.1) : $0 } }
+}
+
+let search11: Headers = [
+    ("HOST", "239.255.255.250:1900"), ("MAN", "\"ssdp:discover\""), ("MX", "2"), ("ST", "ssdp:all"),
+    ("USER-AGENT", "Linux/6.1 UPnP/1.1 test-cp/1.0"),
+]
+let alive11: Headers = [
+    ("HOST", "239.255.255.250:1900"), ("CACHE-CONTROL", "max-age=1800"),
+    ("LOCATION", "http://192.168.1.20:8200/rootDesc.xml"), ("NT", "upnp:rootdevice"), ("NTS", "ssdp:alive"),
+    ("SERVER", "Linux/6.1 UPnP/1.1 test-dev/1.0"), ("USN", "uuid:\(exampleUUID)::upnp:rootdevice"),
+    ("BOOTID.UPNP.ORG", "7"), ("CONFIGID.UPNP.ORG", "1"),
+]
+let byebye11: Headers = [
+    ("HOST", "239.255.255.250:1900"), ("NT", "upnp:rootdevice"), ("NTS", "ssdp:byebye"),
+    ("USN", "uuid:\(exampleUUID)::upnp:rootdevice"), ("BOOTID.UPNP.ORG", "7"), ("CONFIGID.UPNP.ORG", "1"),
+]
+let update11: Headers = [
+    ("HOST", "239.255.255.250:1900"), ("LOCATION", "http://192.168.1.20:8200/rootDesc.xml"),
+    ("NT", "upnp:rootdevice"), ("NTS", "ssdp:update"), ("USN", "uuid:\(exampleUUID)::upnp:rootdevice"),
+    ("BOOTID.UPNP.ORG", "7"), ("CONFIGID.UPNP.ORG", "1"), ("NEXTBOOTID.UPNP.ORG", "8"),
+]
+let response11: Headers = [
+    ("CACHE-CONTROL", "max-age=1800"), ("DATE", "Sun, 06 Nov 1994 08:49:37 GMT"), ("EXT", ""),
+    ("LOCATION", "http://192.168.1.20:8200/rootDesc.xml"), ("SERVER", "Linux/6.1 UPnP/1.1 test-dev/1.0"),
+    ("ST", "upnp:rootdevice"), ("USN", "uuid:\(exampleUUID)::upnp:rootdevice"), ("BOOTID.UPNP.ORG", "7"),
+    ("CONFIGID.UPNP.ORG", "1"),
+]
+
+let mSearchLine = "M-SEARCH * HTTP/1.1"
+let notifyLine = "NOTIFY * HTTP/1.1"
+let okLine = "HTTP/1.1 200 OK"
+
+/// The time examples start at (2023-11-14 22:13:20 UTC), plus `seconds`.
+func exampleTime(_ seconds: Double = 0) -> Timestamp {
+    let whole = seconds.rounded(.down)
+    return Timestamp(seconds: 1_700_000_000 + Int64(whole), nanoseconds: UInt32((seconds - whole) * 1e9))
+}
+
+/// A datagram for an example, with sensible defaults (an mDNS announcement's addresses).
+func exampleDatagram(
+    _ payload: [UInt8], src: String = "192.168.1.20", srcPort: UInt16 = 5353, dst: String = "224.0.0.251",
+    dstPort: UInt16 = 5353, hopLimit: UInt8 = 255, frame: Int = 1, time: Timestamp = exampleTime()
+) -> Datagram {
+    Datagram(
+        frame: frame, time: time, src: IPAddress(text: Array(src.utf8)) ?? .v4(0),
+        dst: IPAddress(text: Array(dst.utf8)) ?? .v4(0), srcPort: srcPort, dstPort: dstPort, hopLimit: hopLimit,
+        payload: payload)
+}
+
+/// A multicast NOTIFY / M-SEARCH datagram (TTL 2) unless told otherwise.
+func multicast(
+    _ payload: [UInt8], src: String = "192.168.1.20", sport: UInt16 = 1900, dst: String = "239.255.255.250",
+    ttl: UInt8 = 2, fragments: [Int] = [], at seconds: Double = 0
+) -> Datagram {
+    var d = exampleDatagram(
+        payload, src: src, srcPort: sport, dst: dst, dstPort: 1900, hopLimit: ttl, time: exampleTime(seconds))
+    d.fragmentFrames = fragments
+    return d
+}
+
+/// A unicast response from the device's port 1900 to a searcher.
+func response(
+    _ payload: [UInt8], dst: String = "192.168.1.10", dport: UInt16 = 50000, sport: UInt16 = 1900,
+    at seconds: Double = 0, frame: Int = 2
+) -> Datagram {
+    exampleDatagram(
+        payload, src: "192.168.1.20", srcPort: sport, dst: dst, dstPort: dport, hopLimit: 64, frame: frame,
+        time: exampleTime(seconds))
+}

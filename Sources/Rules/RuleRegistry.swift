@@ -1,0 +1,147 @@
+import Findings
+
+/// Every rule DiscoScope runs, one line each, in the order their findings appear under a
+/// message (catalog order). A new rule is one type in its family's file plus one line here.
+public enum RuleRegistry {
+    /// SSDP rules judged per message or datagram.
+    public static let ssdp: [RuleEngine<SSDPInput>.Entry] = [
+        .datagram(MessageSizeRule.self),  // SSDP-001
+        .message(StartLineRule.self),  // SSDP-002
+        .message(RequestLineFormRule.self),  // SSDP-003
+        .message(Status200OKRule.self),  // SSDP-004
+        .message(CRLFLineEndingsRule.self),  // SSDP-005
+        .datagram(HeaderBlockTerminatedRule.self),  // SSDP-006
+        .message(HeaderSyntaxRule.self),  // SSDP-007
+        .message(DuplicateHeaderRule.self),  // SSDP-008
+        .message(HeaderValueCharactersRule.self),  // SSDP-009
+        .message(NoBodyRule.self),  // SSDP-010
+        .message(VendorHeaderNamesRule.self),  // SSDP-011
+        .datagram(SSDPMulticastGroupRule.self),  // SSDP-012
+        .datagram(HostHeaderRule.self),  // SSDP-013
+        .datagram(MulticastTTLRule.self),  // SSDP-014
+        .datagram(IPv6SourceScopeRule.self),  // SSDP-015
+        .message(UUIDFormatRule.self),  // SSDP-016
+        .message(USNMatchesNTRule.self),  // SSDP-017
+        .message(URNFormRule.self),  // SSDP-018
+        .message(ServerProductTokensRule.self),  // SSDP-019
+        .message(LocationURLRule.self),  // SSDP-020
+        .message(CacheControlMaxAgeRule.self),  // SSDP-021
+        .message(MaxAgeValueRule.self),  // SSDP-022
+        .message(UPnPOrgNumbersRule.self),  // SSDP-023
+        .datagram(MSearchRequiredHeadersRule.self),  // SSDP-101
+        .message(ManSSDPDiscoverRule.self),  // SSDP-102
+        .datagram(MSearchMXPresentRule.self),  // SSDP-103
+        .message(MXRangeRule.self),  // SSDP-104
+        .datagram(UnicastMSearchFormRule.self),  // SSDP-105
+        .message(STFormRule.self),  // SSDP-106
+        .message(UserAgentTokensRule.self),  // SSDP-107
+        .datagram(UPnP2CPFNRule.self),  // SSDP-108
+        .message(ResponseRequiredHeadersRule.self),  // SSDP-201
+        .message(ExtEmptyRule.self),  // SSDP-202
+        .message(DateRFC1123Rule.self),  // SSDP-203
+        .message(ResponseSTMatchesUSNRule.self),  // SSDP-204
+        .datagram(ResponseUnicastRule.self),  // SSDP-205
+        .message(ResponseRequestHeadersRule.self),  // SSDP-206
+        .message(AliveRequiredHeadersRule.self),  // SSDP-301
+        .message(NTSValueRule.self),  // SSDP-302
+        .message(NTFormRule.self),  // SSDP-303
+        .datagram(NotifyMulticastRule.self),  // SSDP-304
+        .message(ByebyeRequiredHeadersRule.self),  // SSDP-401
+        .message(UpdateRequiredHeadersRule.self),  // SSDP-402
+        .message(NextBootIDGreaterRule.self),  // SSDP-403
+    ]
+
+    /// SSDP rules judged across packets, in capture order.
+    public static let ssdpSession: [any SessionRule<SSDPEvent>.Type] = [
+        ResponsePortPairingRule.self,  // SSDP-205 (pairing)
+        ResponseWithinMXRule.self,  // SSDP-501
+        ResponseSTMatchesSearchRule.self,  // SSDP-504
+    ]
+
+    /// mDNS / DNS-SD rules judged per message or datagram.
+    public static let mdns: [RuleEngine<MDNSInput>.Entry] = [
+        .datagram(DNSHeaderPresentRule.self),  // MDNS-001
+        .datagram(CountsMatchContentRule.self),  // MDNS-002
+        .datagram(NoTrailingBytesRule.self),  // MDNS-003
+        .datagram(LabelLengthTypeRule.self),  // MDNS-004
+        .datagram(NameLengthRule.self),  // MDNS-005
+        .datagram(PointerBackwardsRule.self),  // MDNS-006
+        .message(PointerTerminatesRule.self),  // MDNS-007
+        .message(NamesUTF8Rule.self),  // MDNS-008
+        .datagram(RDLengthInBoundsRule.self),  // MDNS-009
+        .datagram(RDataExactLengthRule.self),  // MDNS-010
+        .message(TTLHighBitRule.self),  // MDNS-011
+        .message(RecordClassTypeRule.self),  // MDNS-012
+        .message(EDNSOPTPlacementRule.self),  // MDNS-013
+        .datagram(EDNSOptionsRule.self),  // MDNS-014
+        .datagram(RDataCompressionRule.self),  // MDNS-015
+        .datagram(NSECBitmapRule.self),  // MDNS-016
+        .datagram(QueryIDZeroRule.self),  // MDNS-101
+        .datagram(ResponseIDZeroRule.self),  // MDNS-102
+        .message(ResponseAARule.self),  // MDNS-103
+        .message(QueryAAClearRule.self),  // MDNS-104
+        .datagram(OpcodeZeroRule.self),  // MDNS-105
+        .datagram(RCodeZeroRule.self),  // MDNS-106
+        .datagram(ResponseTCClearRule.self),  // MDNS-107
+        .datagram(RDClearRule.self),  // MDNS-108
+        .datagram(ReservedFlagsClearRule.self),  // MDNS-109
+        .datagram(ResponseNoQuestionsRule.self),  // MDNS-201
+        .message(QClassInAnyRule.self),  // MDNS-202
+        .message(QTypeNoZoneTransferRule.self),  // MDNS-203
+        .datagram(LegacyQueryFormRule.self),  // MDNS-204
+        .message(AuthoritySectionUseRule.self),  // MDNS-205
+        .message(KnownAnswerNoFlushRule.self),  // MDNS-206
+        .message(ProbeNoFlushRule.self),  // MDNS-207
+        .message(SectionSanityRule.self),  // MDNS-208
+        .message(SharedNoFlushRule.self),  // MDNS-301
+        .datagram(UniqueFlushRule.self),  // MDNS-302
+        .datagram(RecommendedTTLRule.self),  // MDNS-303
+        .message(RRSetSameTTLRule.self),  // MDNS-304
+        .message(NSECRestrictedFormRule.self),  // MDNS-305
+        .message(NSECConsistentRule.self),  // MDNS-306
+        .message(SRVTargetHostRule.self),  // MDNS-307
+        .datagram(AdditionalRecordsRule.self),  // MDNS-308
+        .datagram(AddressOtherFamilyRule.self),  // MDNS-309
+        .datagram(AddressValidOnLinkRule.self),  // MDNS-310
+        .message(TXTNotEmptyRule.self),  // MDNS-311
+        .message(TXTKeySyntaxRule.self),  // MDNS-312
+        .message(TXTDuplicateKeyRule.self),  // MDNS-313
+        .message(TXTSizeRule.self),  // MDNS-314
+        .message(InstanceNameStructureRule.self),  // MDNS-315
+        .message(ServiceNameSyntaxRule.self),  // MDNS-316
+        .message(InstanceLabelRule.self),  // MDNS-317
+        .message(SubtypePtrRule.self),  // MDNS-318
+        .message(ServiceEnumerationRule.self),  // MDNS-319
+        .message(HostNameCharactersRule.self),  // MDNS-320
+        .message(NoDuplicateRecordsRule.self),  // MDNS-321
+        .message(LocalNamesRule.self),  // MDNS-322
+        .datagram(ResponseSourcePortRule.self),  // MDNS-401
+        .datagram(ResponseDestinationRule.self),  // MDNS-402
+        .datagram(LegacyResponseQuestionRule.self),  // MDNS-404
+        .datagram(LegacyResponseFormRule.self),  // MDNS-405
+        .datagram(IPTTL255Rule.self),  // MDNS-406
+        .datagram(SourceOnLinkRule.self),  // MDNS-407
+        .datagram(PacketSizeRule.self),  // MDNS-408
+        .datagram(FragmentedSingleRecordRule.self),  // MDNS-409
+        .datagram(MDNSGroupRule.self),  // MDNS-410
+    ]
+
+    /// Every registered rule type (a rule with a stateless and a session half has two).
+    public static var all: [any Rule.Type] {
+        ssdp.map(\.rule) + ssdpSession.map { $0 } + mdns.map(\.rule)
+    }
+}
+
+/// The rule catalog: one descriptor per rule ID, sorted by ID.
+public enum RuleCatalog {
+    public static let all: [RuleDescriptor] = {
+        var seen: Set<RuleID> = []
+        return RuleRegistry.all.map { $0.descriptor }.filter { seen.insert($0.id).inserted }.sorted { $0.id < $1.id }
+    }()
+
+    /// Looks a rule up by ID (`SSDP-104`, case-insensitive) or by readable name.
+    public static func find(_ key: String) -> RuleDescriptor? {
+        let upper = key.uppercased()
+        return all.first { $0.id.rawValue == upper || $0.name == key.lowercased() }
+    }
+}

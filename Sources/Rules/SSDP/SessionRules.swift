@@ -1,0 +1,160 @@
+import Findings
+import NetLayers
+import SSDP
+import WireFormat
+
+// SSDP-5xx: stateful and timing rules across messages, and the stateful half of SSDP-205.
+
+/// SSDP-205, its pairing half: a response goes to the port the M-SEARCH came from.
+struct ResponsePortPairingRule: SessionRule {
+    static var descriptor: RuleDescriptor { ResponseUnicastRule.descriptor }
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(
+                [
+                    multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                    response(ssdp(okLine, response11), dport: 50001, at: 1),
+                ], severity: .error)
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                response(ssdp(okLine, response11), dport: 50000, at: 1),
+            ])
+        ])
+
+    init() {}
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        guard e.kind == .response, e.search == nil, let other = e.searchFromOtherPort else { return }
+        out.report(
+            Self.descriptor, severity: .error,
+            "response sent to port \(e.dstPort), but the M-SEARCH (frame \(other.frame)) came from port \(other.port)",
+            related: [other.frame])
+    }
+}
+
+/// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds.
+struct ResponseWithinMXRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-501", "response-within-mx", .warning, "A response to a multicast M-SEARCH arrives within MX seconds",
+        spec: "UDA 1.1/2.0 §1.3.3",
+        "MX is capped at 5 for UPnP 1.1+ control points and 120 for 1.0; 0.5 s slack for capture jitter.",
+        interop: "pupnp waits up to MX − 10 % with no cap; async_upnp_client sends each response twice",
+        example: "M-SEARCH MX 3 at t0, 200 OK at t0 + 4.2 s", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                multicast(
+                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")), src: "192.168.1.10",
+                    sport: 50000),
+                response(ssdp(okLine, response11), at: 4.2),
+            ])
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(
+                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")), src: "192.168.1.10",
+                    sport: 50000),
+                response(ssdp(okLine, response11), at: 3.4),
+            ])
+        ])
+
+    /// Capture timestamps jitter: a response this much past MX is still in time.
+    static let slack = 0.5
+
+    init() {}
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        guard e.kind == .response, let s = e.search, let mx = s.mx else { return }
+        let delay = Timestamp.seconds(from: s.time, to: e.time)
+        if delay > Double(mx) + Self.slack, delay < 130 {
+            out.report(
+                Self.descriptor,
+                "response \(String(format1: delay)) s after the M-SEARCH of frame \(s.frame), whose MX allows \(mx) s",
+                related: [s.frame])
+        }
+    }
+}
+
+/// SSDP-504: the response's ST echoes the search (the requested version for a URN).
+struct ResponseSTMatchesSearchRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-504", "response-st-matches-search", .error, "Response ST echoes the search (same version for a URN)",
+        spec: "UDA 1.1/2.0 §1.3.2, §1.3.3",
+        "ssdp:all may be answered with any NT; other searches with the same ST; a URN search with the requested version.",
+        interop: "a default miniupnpd build answers searches for any version of its types",
+        example: "search for …:MediaServer:1 answered with ST …:MediaServer:4", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                multicast(
+                    ssdp(mSearchLine, search11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:1")),
+                    src: "192.168.1.10", sport: 50000),
+                response(
+                    ssdp(
+                        okLine,
+                        response11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:4").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:4"))),
+            ]),
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11.setting("ST", "upnp:rootdevice")), src: "192.168.1.10", sport: 50000),
+                response(
+                    ssdp(
+                        okLine,
+                        response11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:1").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:1"))),
+            ]),
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(
+                    ssdp(mSearchLine, search11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:1")),
+                    src: "192.168.1.10", sport: 50000),
+                response(
+                    ssdp(
+                        okLine,
+                        response11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:1").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:1"))),
+            ]),
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                response(ssdp(okLine, response11)),
+            ]),
+        ])
+
+    init() {}
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        guard e.kind == .response, let s = e.search, let st = e.st else { return }
+        let delay = Timestamp.seconds(from: s.time, to: e.time)
+        guard delay >= 0, delay < 130 else { return }
+        let asked = s.st[...]
+        if asked.equals("ssdp:all") || asked.isEmpty { return }
+        if SSDPSyntax.hasPrefix(asked, "urn:"), let a = SSDPSyntax.parseURN(asked), let r = SSDPSyntax.parseURN(st) {
+            if a.kind == r.kind, a.domain.elementsEqual(r.domain), a.type.elementsEqual(r.type) {
+                if !a.version.elementsEqual(r.version) {
+                    out.report(
+                        Self.descriptor,
+                        "search for version \(SSDPText.show(a.version)) (frame \(s.frame)) answered with version \(SSDPText.show(r.version)); the response must carry the requested version",
+                        related: [s.frame])
+                }
+                return
+            }
+        }
+        if !st.elementsEqual(asked) {
+            out.report(
+                Self.descriptor,
+                "response ST \(SSDPText.show(st)) does not match the search for \(SSDPText.show(asked)) (frame \(s.frame))",
+                related: [s.frame])
+        }
+    }
+}
+
+extension String {
+    /// One decimal place, without Foundation.
+    init(format1 v: Double) {
+        let tenths = Int((v * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}

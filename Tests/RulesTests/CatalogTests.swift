@@ -1,0 +1,86 @@
+import Findings
+import Foundation
+@testable import Rules
+import Testing
+import TestSupport
+
+/// The registered rules against the catalog. The catalog's rule IDs and scopes are read from
+/// `../shared/rules/*.md` when it is beside the repository; `catalog-ids.txt` is a committed
+/// copy of that list (one `ID Scope` line each), so the check also runs in a clone without it.
+@Suite struct CatalogTests {
+    static let copyPath = Fixtures.packageRoot + "/Tests/RulesTests/catalog-ids.txt"
+    static let sharedRules = Fixtures.packageRoot + "/../shared/rules"
+    static var sharedPresent: Bool { FileManager.default.fileExists(atPath: sharedRules + "/ssdp.md") }
+
+    /// `ID Scope` pairs of the committed copy.
+    static func committedCopy() throws -> [String: String] {
+        let text = try String(contentsOfFile: copyPath, encoding: .utf8)
+        var out: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2 { out[String(parts[0])] = String(parts[1]) }
+        }
+        return out
+    }
+
+    /// `ID Scope` pairs from the catalog's tables: rows that start with an ID and end with a
+    /// scope cell (`Stateless` or `Stateful …`).
+    static func sharedCatalog() throws -> [String: String] {
+        var out: [String: String] = [:]
+        for file in ["ssdp.md", "mdns.md"] {
+            let text = try String(contentsOfFile: sharedRules + "/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("| SSDP-") || line.hasPrefix("| MDNS-") {
+                let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                guard cells.count > 2, let scope = cells[cells.count - 2].split(separator: " ").first else { continue }
+                out[cells[1]] = String(scope)
+            }
+        }
+        return out
+    }
+
+    @Test(.enabled(if: CatalogTests.sharedPresent, "../shared/rules is not beside the repository; the committed copy stands in"))
+    func theCommittedCopyMatchesTheSharedCatalog() throws {
+        #expect(try Self.sharedCatalog() == Self.committedCopy(), "update Tests/RulesTests/catalog-ids.txt from ../shared/rules")
+    }
+
+    @Test func everyStatelessCatalogRuleIsRegisteredAndNothingElse() throws {
+        let catalog = try Self.committedCopy()
+        #expect(catalog.count == 147)
+        let registered = Set(RuleCatalog.all.map(\.id.rawValue))
+        let stateless = Set(catalog.filter { $0.value == "Stateless" }.keys)
+        #expect(stateless.subtracting(registered).isEmpty, "not registered: \(stateless.subtracting(registered).sorted())")
+        #expect(registered.subtracting(catalog.keys).isEmpty, "not in the catalog: \(registered.subtracting(catalog.keys).sorted())")
+    }
+
+    @Test func statefulCatalogRulesAreSessionRules() throws {
+        let catalog = try Self.committedCopy()
+        for type in RuleRegistry.ssdpSession {
+            let id = type.descriptor.id.rawValue
+            // SSDP-205 is mixed: a stateless check plus the pairing half.
+            #expect(catalog[id] == "Stateful" || id == "SSDP-205", "\(id)")
+            #expect(type.descriptor.scope == .stateful, "\(id)")
+        }
+    }
+
+    @Test func eachRuleIDHasOneDescriptorWithNameSpecAndExample() {
+        var byID: [RuleID: RuleDescriptor] = [:]
+        for type in RuleRegistry.all {
+            let d = type.descriptor
+            if let earlier = byID[d.id] { #expect(earlier == d, "\(d.id) is declared twice differently") }
+            byID[d.id] = d
+            #expect(!d.spec.isEmpty && !d.title.isEmpty && !d.example.isEmpty, "\(d.id)")
+            #expect(d.name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }, "\(d.id) name \(d.name)")
+        }
+        let names = RuleCatalog.all.map(\.name)
+        #expect(names.count == Set(names).count)
+        #expect(RuleCatalog.all.map(\.id) == RuleCatalog.all.map(\.id).sorted())
+    }
+
+    @Test func aRuleIsFoundByIDOrName() {
+        #expect(RuleCatalog.find("ssdp-104")?.name == "mx-range")
+        #expect(RuleCatalog.find("mx-range")?.id == "SSDP-104")
+        #expect(RuleCatalog.find("SSDP-999") == nil)
+    }
+}

@@ -1,0 +1,38 @@
+import Analyzer
+import Findings
+import NetLayers
+import Reporting
+import Rules
+import WireFormat
+
+/// Keeps what the analysis hands to reporters.
+final class FindingCollector: Reporter {
+    var findings: [Finding] = []
+    var summary: RunSummary? = nil
+    var isStreaming: Bool { true }
+    func message(_ m: MessageRecord, findings f: [Finding]) { findings += f }
+    func finding(_ f: Finding) { findings.append(f) }
+    func finish(_ s: RunSummary) { summary = s }
+}
+
+/// Runs `datagrams` through the whole analysis (routing, the in-order stage, every rule) in
+/// capture order, numbered as frames 1, 2, …, and returns every finding and the summary.
+func analyse(_ datagrams: [Datagram]) -> (findings: [Finding], summary: RunSummary) {
+    let collector = FindingCollector()
+    let analysis = Analysis(reporter: collector)
+    for (k, d) in datagrams.enumerated() {
+        var numbered = d
+        numbered.frame = k + 1
+        analysis.datagram(numbered)
+    }
+    let summary = analysis.finish()
+    return (collector.findings, summary)
+}
+
+/// Findings on the last of `datagrams`, or about the end of the input.
+func findingsOnLast(_ datagrams: [Datagram]) -> [Finding] {
+    analyse(datagrams).findings.filter { $0.firstFrame == nil || $0.firstFrame == datagrams.count }
+}
+
+func ssdpFindings(_ datagrams: [Datagram]) -> [Finding] { findingsOnLast(datagrams) }
+func mdnsFindings(_ d: Datagram) -> [Finding] { findingsOnLast([d]) }
