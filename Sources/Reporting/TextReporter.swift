@@ -138,7 +138,7 @@ public struct TextRenderer: MessageRenderer {
         // Through a pointer: a closure that captures the record copies it (retaining each of
         // its arrays), and so does one that passes on the pointer's `pointee`.
         withUnsafePointer(to: m) { p in
-            c.bytes.append(addingCapacity: bound) { o in Self.writeLine(p, clock: time, into: &o) }
+            c.bytes.append(sizedFor: bound) { o in Self.writeLine(p, clock: time, into: &o) }
         }
         if options.verbose {
             for d in m.detail {
@@ -209,7 +209,7 @@ public struct TextRenderer: MessageRenderer {
             + fp.pointee.name.utf8.count + fp.pointee.message.utf8.count + fp.pointee.spec.utf8.count
             + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
         let color = options.color
-        c.bytes.append(addingCapacity: bound) { o in
+        c.bytes.append(sizedFor: bound) { o in
             Self.writeFinding(fp, indent: indent, frameDescription: frameDescription, color: color, into: &o)
         }
         if let i = fp.pointee.interop, !i.isEmpty {

@@ -1,7 +1,23 @@
-/// Writing text into an `OutputSpan` of bytes: a line is sized once (`Array.append(addingCapacity:)`)
-/// and filled without the per-append capacity and uniqueness checks of `Array`. What does not
-/// fit in the span's free capacity is dropped (a number whole, text from where the span
-/// ends), never a trap; callers size the span for what they write.
+extension Array where Element == UInt8 {
+    /// Appends what `write` puts into a span sized for `bound` bytes: a line is sized once and
+    /// filled without `Array`'s per-append capacity and uniqueness checks. When the writes
+    /// fill the span (the bound was too small, so something may have been dropped), they are
+    /// taken back and made again with twice the room: text is never cut short.
+    public mutating func append(sizedFor bound: Int, _ write: (inout OutputSpan<UInt8>) -> Void) {
+        var room = Swift.max(bound, 0) + 1
+        while true {
+            let start = count
+            append(addingCapacity: room, initializingWith: write)
+            if count - start < room { return }
+            removeSubrange(start...)
+            room = room > Int.max / 2 ? Int.max : room * 2
+        }
+    }
+}
+
+/// Writing text into an `OutputSpan` of bytes. What does not fit in the span's free capacity
+/// is dropped and the span left full (never a trap): writers go through
+/// `Array.append(sizedFor:_:)`, which notices a full span and writes again.
 extension OutputSpan where Element == UInt8 {
     @inline(__always)
     public mutating func put(_ b: UInt8) {
@@ -56,7 +72,12 @@ extension OutputSpan where Element == UInt8 {
 
     /// The low `width` digits of `value`, written right to left in place.
     private mutating func putDigits(_ value: UInt, width: Int) {
-        guard width <= freeCapacity else { return }
+        guard width <= freeCapacity else {
+            // A number is never cut: the span is filled instead, which tells
+            // `append(sizedFor:_:)` to write the line again with more room.
+            while !isFull { append(0x3F) }
+            return
+        }
         withUnsafeMutableBufferPointer { buffer, initialized in
             guard initialized + width <= buffer.count else { return }
             var v = value

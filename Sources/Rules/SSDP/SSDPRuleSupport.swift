@@ -39,9 +39,8 @@ enum SSDPRuleSupport {
 }
 
 /// The header names of one SSDP-011 finding: headers that UDA and HTTP do not define and
-/// that are not vendor-qualified, in one of the two forms the rule tells apart. The texts
-/// (the sentence's `a, b` and the field's `a,b`) are written at their exact length, one
-/// allocation each; no list of names is kept, only which headers they are.
+/// that are not vendor-qualified, in one of the two forms the rule tells apart. No list of
+/// names is kept, only which headers they are.
 struct NameList {
     /// The message's header list and payload (not the message: a copy retains each of its
     /// arrays).
@@ -51,8 +50,6 @@ struct NameList {
     /// `SSDPMessage.maxHeaders` = 256).
     private var listed = InlineArray<4, UInt64>(repeating: 0)
     private(set) var count = 0
-    /// Bytes of the names as shown.
-    private var length = 0
 
     init(_ input: SSDPMessageView, legacy: Bool) {
         headers = input.message.headers
@@ -62,8 +59,6 @@ struct NameList {
             guard Self.isLegacyForm(payload, r) == legacy else { continue }
             listed[k >> 6] |= 1 << UInt64(k & 63)
             count += 1
-            let plain = payload.withUnsafeBufferPointer { SSDPText.isPlain(UnsafeBufferPointer(rebasing: $0[r]), limit: 120) }
-            length += plain ? r.count : SSDPText.show(payload[r]).utf8.count
         }
     }
 
@@ -79,39 +74,33 @@ struct NameList {
 
     /// `header A is <rest>` or `headers A, B are <rest>`.
     func sentence(_ rest: StaticString) -> String {
-        let head: StaticString = count == 1 ? "header " : "headers "
-        let verb: StaticString = count == 1 ? " is " : " are "
-        let total = head.utf8CodeUnitCount + length + 2 * max(count - 1, 0) + verb.utf8CodeUnitCount + rest.utf8CodeUnitCount
-        return write(capacity: total, head: head, separator: ", ", tail: verb, rest)
+        var text: [UInt8] = []
+        text.append(count == 1 ? "header " : "headers ")
+        appendNames(separator: ", ", to: &text)
+        text.append(count == 1 ? " is " : " are ")
+        text.append(rest)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// `A,B`.
-    var field: String { write(capacity: length + max(count - 1, 0), head: "", separator: ",", tail: "", "") }
+    var field: String {
+        var text: [UInt8] = []
+        appendNames(separator: ",", to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
 
-    private func write(
-        capacity: Int, head: StaticString, separator: StaticString, tail: StaticString, _ rest: StaticString
-    ) -> String {
-        String(unsafeUninitializedCapacity: capacity) { buf in
-            // The WireFormat writers drop what would pass the end of the buffer, never trap.
-            var w = OutputSpan(buffer: buf, initializedCount: 0)
-            w.put(head)
-            payload.withUnsafeBufferPointer { p in
-                var first = true
-                for k in headers.indices where k < 256 && listed[k >> 6] & (1 << UInt64(k & 63)) != 0 {
-                    if !first { w.put(separator) }
-                    first = false
-                    let r = headers[k].nameRange
-                    let name = UnsafeBufferPointer(rebasing: p[r])
-                    if SSDPText.isPlain(name, limit: 120) {
-                        w.put(name)
-                    } else {
-                        w.put(SSDPText.show(payload[r]))
-                    }
-                }
+    /// The listed names in message order, unprintable bytes escaped.
+    private func appendNames(separator: StaticString, to text: inout [UInt8]) {
+        var first = true
+        for k in headers.indices where k < 256 && listed[k >> 6] & (1 << UInt64(k & 63)) != 0 {
+            if !first { text.append(separator) }
+            first = false
+            let r = headers[k].nameRange
+            if SSDPText.isPlain(payload[r], limit: 120) {
+                text.append(contentsOf: payload[r])
+            } else {
+                text.append(string: SSDPText.show(payload[r]))
             }
-            w.put(tail)
-            w.put(rest)
-            return w.finalize(for: buf)
         }
     }
 }
