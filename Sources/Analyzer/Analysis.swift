@@ -22,8 +22,8 @@ import WireFormat
 ///
 /// The state touched per frame is marked `@exclusivity(unchecked)`: only the reading thread
 /// uses it, from methods that never call back into the analysis while they modify it, and
-/// the run-time exclusivity check (a thread-local access-set update per property access,
-/// a dozen per frame) was ≈ 2 % of the run time.
+/// the run-time exclusivity check is a thread-local access-set update per property access, a
+/// dozen per frame (its cost: Benchmarks/README.md, "Measurements behind the code").
 public final class Analysis {
     public struct Options: Sendable {
         /// Build message records for the reporter (text and JSON lines show messages).
@@ -65,13 +65,13 @@ public final class Analysis {
     @exclusivity(unchecked) private var pool: WorkerPool<MessageWorker>? = nil
     /// Whether `pool` is set. Tested per datagram instead of `pool` itself: binding the pool
     /// retains it, an atomic update of a line the worker threads write (the pool's lock and
-    /// queue), which measured ≈ 1 % of the run time.
+    /// queue).
     private let pooled: Bool
     @exclusivity(unchecked) private var batch = Batch()
     /// Batches back from the workers, emptied, for the next ones (see `Batch`).
     @exclusivity(unchecked) private var spare: [Batch] = []
-    /// Datagrams per batch. Measured on the anchors workload with two jobs: 1024 beat 256
-    /// by ≈ 6 % (64 and 128 were slower still); fewer hand-offs, each freeing more at once.
+    /// Datagrams per batch: fewer hand-offs, each freeing more at once (the size was chosen
+    /// by measurement: Benchmarks/README.md).
     static let batchSize = 1024
     /// Batches in flight per worker thread before the reader waits for output (with the
     /// batch, this bounds the datagrams held: 2048 per worker thread).
@@ -237,8 +237,7 @@ public final class Analysis {
     private func submitBatch() {
         guard let pool, !batch.items.isEmpty else { return }
         // The reading thread takes a batch itself only when two are waiting: with one, the
-        // pool's thread ran out of work while the reading thread was busy with its batch
-        // (measured with two jobs: the pool's thread idle ≈ 5 % of the run, 2 % longer). When
+        // pool's thread ran out of work while the reading thread was busy with its batch. When
         // the batches in flight reach the limit, it works on the queued ones (see `add`).
         if pool.queued > 1 {
             pool.run(takeBatch(), with: &inline)

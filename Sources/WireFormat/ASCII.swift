@@ -148,7 +148,7 @@ public enum ASCII {
 
 extension ArraySlice where Element == UInt8 {
     /// Byte-exact equality with a literal (`elementsEqual("…".utf8)` walks the String view
-    /// through the generic path, several times slower on the rules' hot paths).
+    /// through the generic path).
     @inlinable
     public func equals(_ literal: StaticString) -> Bool {
         let n = literal.utf8CodeUnitCount

@@ -10,9 +10,8 @@ import WireFormat
 struct MDNSJudge: Sendable {
     private let engine: RuleEngine<MDNSInput>
     /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): `slots`
-    /// entries per analyzer (each worker thread has one), about 12 MB each on busy traffic.
-    /// 8192 slots held half of the anchors workload's repeats with two threads; 4096 held
-    /// 44 %, 16384 56 %.
+    /// entries per judge (each worker thread has one). The size is a trade between hits and
+    /// memory (Benchmarks/README.md, "Measurements behind the code").
     private var table = RepeatTable<Decoded>(bits: MDNSJudge.slotBits)
     static let slotBits = 13
     static let slots = 1 << slotBits

@@ -8,8 +8,8 @@ import WireFormat
 /// SSDP rules on it in the context the in-order stage settled, then adds what the session
 /// rules concluded. One per worker thread.
 ///
-/// It keeps no decodings: a table of them for repeated payloads, as mDNS has, measured slower
-/// here, also with the message rules' findings replayed from it (`Benchmarks/README.md`).
+/// It keeps no decodings: SSDP messages are cheaper to decode again than to keep (a table of
+/// them, as mDNS has, was measured: Benchmarks/README.md).
 struct SSDPJudge: Sendable {
     private let engine: RuleEngine<SSDPInput>
 

@@ -47,8 +47,7 @@ struct SSDPRouter {
     private var searches: [Endpoint: RecentSearch] = [:]
     private var versions: [UInt64: UPnPVersion] = [:]  // keyed by the UUID's 64-bit key
     /// Facts of recent payloads: 8192 slots of up to 640 bytes (5 MB; SSDP messages are
-    /// rarely longer, and a longer one is scanned each time). Held about half of the anchors
-    /// workload's repeats, where scanning took ten times as long as a lookup.
+    /// rarely longer, and a longer one is scanned each time).
     private var facts = InlineRepeatTable<Facts>(bits: 13, stride: 640)
     static let maxSearches = 1024
     static let maxVersions = 4096
