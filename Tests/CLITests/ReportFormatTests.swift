@@ -25,10 +25,21 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     ]
     static var update: Bool { ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" }
 
-    /// Output with what legitimately varies between runs removed (elapsed time).
+    /// Output with what legitimately varies between runs removed (elapsed time); SARIF
+    /// pretty-printed with sorted keys, so that a difference shows where it is.
     static func stable(_ s: String, format: String) -> String {
-        guard format == "junit" else { return s }
-        return s.replacingOccurrences(of: #"time="[0-9.]+""#, with: #"time="_""#, options: .regularExpression)
+        switch format {
+        case "junit":
+            return s.replacingOccurrences(of: #"time="[0-9.]+""#, with: #"time="_""#, options: .regularExpression)
+        case "sarif":
+            guard let object = try? JSONSerialization.jsonObject(with: Data(s.utf8)),
+                let pretty = try? JSONSerialization.data(
+                    withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            else { return s }
+            return String(decoding: pretty, as: UTF8.self) + "\n"
+        default:
+            return s
+        }
     }
 
     func check(_ capture: String, format: String, ext: String) throws {
