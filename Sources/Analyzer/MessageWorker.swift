@@ -149,9 +149,9 @@ struct MessageWorker: BatchWorker {
 
     private mutating func ssdp(_ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput) {
         let srcText = addressText(d.src)
-        var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
+        var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
-        sink.wantsDetails = options.findingDetails
+        sink.buildsDetails = options.findingDetails
         let input = ssdpJudge.judge(d, c, into: &sink)
         if options.wantMessages {
             let record = SSDPRender.record(
@@ -165,9 +165,9 @@ struct MessageWorker: BatchWorker {
 
     private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
         let srcText = addressText(d.src)
-        var sink = FindingSink(datagram: d, fileIndex: fileIndex, disabled: options.disabledRules)
+        var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
-        sink.wantsDetails = options.findingDetails
+        sink.buildsDetails = options.findingDetails
         let input = mdns.judge(d, into: &sink)
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {

@@ -17,40 +17,34 @@ public struct FindingSink {
     /// The device's identity for counting distinct devices (FNV-1a of its lowercased name
     /// bytes; 0 when unknown). Cheap to compute for every message, unlike the text.
     public var deviceKey: UInt64 = 0
-    /// Whether findings carry their device text and field (JSON lines shows both; SARIF,
-    /// suppressions and baselines read the device). The text format shows neither, and each
-    /// is a string built per message or finding.
-    public var wantsDetails = true
-    /// Rules switched off by configuration are never reported (and their checks may be
-    /// skipped with `isEnabled`).
-    public let disabled: Set<RuleID>
+    /// Whether findings carry their device text and field. Each is a string built per message
+    /// or finding; the analysis turns them off when nothing downstream reads them.
+    public var buildsDetails = true
     /// The source as text, built once per datagram on the first report (or given by the
     /// caller, who may have it cached).
     public var sourceText: String? = nil
 
-    public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
+    public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0) {
         self.frame = frame
         self.time = time
         self.source = source
         self.fileIndex = fileIndex
-        self.disabled = disabled
     }
 
     /// Borrows the datagram (an initialiser would otherwise retain its arrays).
-    public init(datagram d: borrowing Datagram, fileIndex: Int = 0, disabled: Set<RuleID> = []) {
-        self.init(frame: d.frame, time: d.time, source: d.src, fileIndex: fileIndex, disabled: disabled)
+    public init(datagram d: borrowing Datagram, fileIndex: Int = 0) {
+        self.init(frame: d.frame, time: d.time, source: d.src, fileIndex: fileIndex)
     }
 
     /// Sets the device text of this datagram's findings; `text` runs only when there are
     /// findings that carry it (it builds a string, and may find none: nil leaves them as
     /// they are).
     public mutating func attachDevice(_ text: () -> String?) {
-        guard wantsDetails, !findings.isEmpty, let d = text() else { return }
+        guard buildsDetails, !findings.isEmpty, let d = text() else { return }
         device = d
         for k in findings.indices { findings[k].device = d }
     }
 
-    public func isEnabled(_ d: RuleDescriptor) -> Bool { disabled.isEmpty || !disabled.contains(d.id) }
 
     /// Reports one violation of `descriptor` on the current datagram. `severity` defaults to
     /// the descriptor's; `related` are other frames that explain it (first frame is always
@@ -59,16 +53,11 @@ public struct FindingSink {
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String,
         field: @autoclosure () -> String? = nil, related: [Int] = []
     ) {
-        guard isEnabled(descriptor) else { return }
-        let src: String
-        if let t = sourceText { src = t } else {
-            src = source.description
-            sourceText = src
-        }
+        let src = sourceString()
         findings.append(
             Finding(
                 descriptor: descriptor, severity: severity, frame: frame, related: related, time: time,
-                message: message, source: src, device: device, field: wantsDetails ? field() : nil,
+                message: message, source: src, device: device, field: buildsDetails ? field() : nil,
                 fileIndex: fileIndex
             )
         )
@@ -77,14 +66,15 @@ public struct FindingSink {
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
     /// with the same payload (same rule, severity, text and field).
     public mutating func repeatFinding(_ f: borrowing Finding) {
-        let src: String
-        if let t = sourceText {
-            src = t
-        } else {
-            src = source.description
-            sourceText = src
-        }
-        findings.append(f.repeated(frame: frame, time: time, source: src, device: device, fileIndex: fileIndex))
+        findings.append(f.repeated(frame: frame, time: time, source: sourceString(), device: device, fileIndex: fileIndex))
+    }
+
+    /// The source as text, built on the first report of the datagram.
+    private mutating func sourceString() -> String {
+        if let t = sourceText { return t }
+        let t = source.description
+        sourceText = t
+        return t
     }
 
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
@@ -92,7 +82,6 @@ public struct FindingSink {
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
         time: Timestamp, source: IPAddress, device: String? = nil
     ) {
-        guard isEnabled(descriptor) else { return }
         findings.append(
             Finding(
                 descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
