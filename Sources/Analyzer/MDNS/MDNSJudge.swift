@@ -43,7 +43,14 @@ struct MDNSJudge: Sendable {
         lastSlot = slot
         let input: MDNSInput
         let host: DNSName?
-        if let known = table.value(at: slot, for: d.payload) {
+        if d.isTruncated {
+            // A cut payload is judged on its own: its findings are not kept for others, nor
+            // those of a whole one with the same bytes replayed on it.
+            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+            host = Self.host(input)
+            if let host { sink.deviceKey = host.key(in: input.message.payload) }
+            engine.run(input, into: &sink)
+        } else if let known = table.value(at: slot, for: d.payload) {
             // Same payload: the message rules' findings are those of the decoding's first
             // datagram, in the same places among the others.
             input = MDNSInput(known.view, datagram: d)

@@ -19,16 +19,34 @@ struct SSDPJudge: Sendable {
 
     /// The datagram and the message move into the input (each copy retains their arrays).
     mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput {
-        let input = SSDPInput(
-            message: SSDPMessage(parsing: d.payload), datagram: d, version: c.version, claimedVersion: c.claimedVersion,
-            isCandidateResponse: c.isCandidateResponse)
+        let input: SSDPInput
+        if d.isTruncated {
+            // Rules judge the complete lines only; the message is shown as captured.
+            let complete = SSDPMessage(parsing: Array(d.payload[..<Self.endOfCompleteLines(d.payload)]))
+            let captured = SSDPMessage(parsing: d.payload)
+            input = SSDPInput(
+                message: complete, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
+                isCandidateResponse: c.isCandidateResponse, captured: captured)
+        } else {
+            input = SSDPInput(
+                message: SSDPMessage(parsing: d.payload), datagram: d, version: c.version,
+                claimedVersion: c.claimedVersion, isCandidateResponse: c.isCandidateResponse)
+        }
         if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
-        engine.run(input, into: &sink)
+        // A message cut inside its start line has nothing whole to judge.
+        if !(input.isTruncated && input.message.payload.isEmpty) { engine.run(input, into: &sink) }
         for r in c.sessionReports {
             sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
         }
         // USN's UUID is looked up only when there are findings to carry it.
         sink.attachDevice { input.message.usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
         return input
+    }
+
+    /// Where the complete lines of a cut payload end: after its last LF. A line ending in a
+    /// lone CR at the very end may have lost its LF to the cut, so it counts as cut too.
+    static func endOfCompleteLines(_ p: [UInt8]) -> Int {
+        guard let lf = p.lastIndex(of: 0x0A) else { return 0 }
+        return lf + 1
     }
 }

@@ -21,7 +21,7 @@ enum SSDPRender {
         _ input: SSDPInput, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
         scratch b: inout [UInt8]
     ) -> MessageRecord {
-        let m = input.message
+        let m = input.captured ?? input.message
         let d = input.datagram
         // The summary is built as bytes and stays bytes (the text renderer copies them).
         b.removeAll(keepingCapacity: true)

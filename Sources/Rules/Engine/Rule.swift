@@ -16,6 +16,14 @@ public protocol Rule: Sendable {
     /// Inputs that must raise the rule and near misses that must not. The generated tests
     /// run every example through the whole analysis, so a rule cannot exist without them.
     static var examples: RuleExamples { get }
+    /// Whether the rule concludes from what a message lacks (a required header, the SRV of an
+    /// announced instance). Such a rule cannot judge a datagram the capture's snap length cut
+    /// short, and the engine does not run it there.
+    static var needsWholeMessage: Bool { get }
+}
+
+extension Rule {
+    public static var needsWholeMessage: Bool { false }
 }
 
 /// A rule judged from one message alone (see `Rule`). `Message` holds no datagram.

@@ -5,6 +5,8 @@ import Findings
 public protocol RuleInput: AnyObject {
     associatedtype View: AnyObject
     var view: View { get }
+    /// The snap length cut the datagram: rules that need the whole message are not run.
+    var isTruncated: Bool { get }
 }
 
 /// Runs one protocol's stateless rules: the only code that picks the enabled rules, calls
@@ -35,14 +37,17 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// The registered rules that are not disabled, in registry order. Fixed for the run:
     /// kept findings always come from the same list.
     public let enabled: [Entry]
+    /// `enabled` without the rules that need the whole message, for truncated datagrams.
+    private let enabledWhenCut: [Entry]
 
     public init(_ registered: [Entry], disabled: Set<RuleID> = []) {
         enabled = registered.filter { !disabled.contains($0.rule.descriptor.id) }
+        enabledWhenCut = enabled.filter { !$0.rule.needsWholeMessage }
     }
 
-    /// Runs every enabled rule on `input`.
+    /// Runs every enabled rule on `input` (on a truncated one, those that can judge it).
     public func run(_ input: Input, into sink: inout FindingSink) {
-        for entry in enabled {
+        for entry in input.isTruncated ? enabledWhenCut : enabled {
             switch entry {
             case .message(let r): r.check(input.view, into: &sink)
             case .datagram(let r): r.check(input, into: &sink)
@@ -51,6 +56,7 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     }
 
     /// Runs every enabled rule on `input`, keeping what message rules found (for `replay`).
+    /// Only for a whole datagram: what was found in a truncated one is not worth keeping.
     public func run(_ input: Input, keeping kept: inout [Kept], into sink: inout FindingSink) {
         for k in enabled.indices {
             switch enabled[k] {

@@ -18,6 +18,7 @@ public final class MDNSInput: RuleInput, Sendable {
     public let datagram: Datagram
     /// What message rules see.
     public var view: MDNSMessageView { decoded }
+    public var isTruncated: Bool { datagram.isTruncated }
     public var header: DNSHeader { decoded.header }
     public var isResponse: Bool { decoded.isResponse }
     public var isQuery: Bool { decoded.isQuery }

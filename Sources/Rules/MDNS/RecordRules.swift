@@ -159,6 +159,8 @@ struct SRVTargetHostRule: MessageRule {
 
 /// MDNS-308: Instance answers include SRV, TXT and addresses.
 struct AdditionalRecordsRule: DatagramRule {
+    /// Judges a missing SRV or TXT.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses", spec: "RFC 6763 §12.1, §12.2",
         "", interop: "Apple BCT: REQUIRED ADDITIONAL RECORDS IN ANSWERS", example: "PTR answer with an empty Additional section")
@@ -185,6 +187,8 @@ struct AdditionalRecordsRule: DatagramRule {
 
 /// MDNS-309: Address answers also give the other family or an NSEC.
 struct AddressOtherFamilyRule: DatagramRule {
+    /// Judges a missing address record or NSEC.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-309", "address-other-family", .warning, "Address answers also give the other family or an NSEC", spec: "RFC 6762 §6.2", "", example: "A answer with neither AAAA nor NSEC")
     static let examples = RuleExamples(

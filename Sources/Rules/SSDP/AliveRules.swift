@@ -7,6 +7,8 @@ import WireFormat
 
 /// SSDP-301: ssdp:alive has HOST, CACHE-CONTROL, LOCATION, NT, NTS, SERVER, USN (+ BOOTID, CONFIGID in 1.1+).
 struct AliveRequiredHeadersRule: MessageRule {
+    /// Judges required headers.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-301", "alive-required-headers", .error, "ssdp:alive has HOST, CACHE-CONTROL, LOCATION, NT, NTS, SERVER, USN (+ BOOTID, CONFIGID in 1.1+)",
         spec: "UDA 1.0 §1.1.2; UDA 1.1/2.0 §1.2.2",
@@ -29,6 +31,8 @@ struct AliveRequiredHeadersRule: MessageRule {
 
 /// SSDP-302: NTS is exactly ssdp:alive, ssdp:byebye or ssdp:update.
 struct NTSValueRule: MessageRule {
+    /// Judges a missing NTS.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-302", "nts-value", .error, "NTS is exactly ssdp:alive, ssdp:byebye or ssdp:update",
         spec: "UDA 1.1/2.0 §1.2.2–§1.2.4; UDA 1.0 §1.1.2",

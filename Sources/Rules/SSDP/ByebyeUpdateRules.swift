@@ -7,6 +7,8 @@ import WireFormat
 
 /// SSDP-401: ssdp:byebye has HOST, NT, NTS, USN (+ BOOTID, CONFIGID in 1.1+).
 struct ByebyeRequiredHeadersRule: MessageRule {
+    /// Judges required headers.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-401", "byebye-required-headers", .error, "ssdp:byebye has HOST, NT, NTS, USN (+ BOOTID, CONFIGID in 1.1+)",
         spec: "UDA 1.0 §1.1.3; UDA 1.1/2.0 §1.2.3",
@@ -26,6 +28,8 @@ struct ByebyeRequiredHeadersRule: MessageRule {
 
 /// SSDP-402: ssdp:update has HOST, LOCATION, NT, NTS, USN, BOOTID, CONFIGID, NEXTBOOTID.
 struct UpdateRequiredHeadersRule: MessageRule {
+    /// Judges required headers.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-402", "update-required-headers", .error, "ssdp:update has HOST, LOCATION, NT, NTS, USN, BOOTID, CONFIGID, NEXTBOOTID",
         spec: "UDA 1.1/2.0 §1.2.4", "", interop: "pupnp drops every update; minissdpd treats it as an alive",

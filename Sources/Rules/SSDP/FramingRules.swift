@@ -303,6 +303,8 @@ struct SSDPMulticastGroupRule: DatagramRule {
 
 /// SSDP-013: HOST names the group and port the message was sent to.
 struct HostHeaderRule: DatagramRule {
+    /// Judges a missing HOST.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-013", "host-header", .error, "HOST names the group and port the message was sent to",
         spec: "UDA 1.1/2.0 §1.2.2, §1.2.3, §1.2.4, §1.3.2; UDA 1.0 §1.1.2",

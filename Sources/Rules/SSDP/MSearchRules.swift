@@ -7,6 +7,8 @@ import WireFormat
 
 /// SSDP-101: A multicast M-SEARCH has HOST, MAN, MX and ST.
 struct MSearchRequiredHeadersRule: DatagramRule {
+    /// Judges required headers.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-101", "msearch-required-headers", .error, "A multicast M-SEARCH has HOST, MAN, MX and ST",
         spec: "UDA 1.0 §1.2.2; UDA 1.1/2.0 §1.3.2",
@@ -45,6 +47,8 @@ struct ManSSDPDiscoverRule: MessageRule {
 
 /// SSDP-103: A multicast M-SEARCH carries MX.
 struct MSearchMXPresentRule: DatagramRule {
+    /// Judges a missing MX.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-103", "msearch-mx-present", .error, "A multicast M-SEARCH carries MX",
         spec: "UDA 1.1/2.0 §1.3.2, §1.3.3",
@@ -91,6 +95,8 @@ struct MXRangeRule: MessageRule {
 
 /// SSDP-105: A unicast M-SEARCH has HOST device:port, MAN and ST (no MX).
 struct UnicastMSearchFormRule: DatagramRule {
+    /// Judges required headers.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-105", "unicast-msearch-form", .error, "A unicast M-SEARCH has HOST device:port, MAN and ST (no MX)",
         spec: "UDA 1.1/2.0 §1.3.2",
@@ -157,6 +163,8 @@ struct UserAgentTokensRule: MessageRule {
 
 /// SSDP-108: A UPnP 2.0 multicast M-SEARCH carries CPFN.UPNP.ORG.
 struct UPnP2CPFNRule: DatagramRule {
+    /// Judges a missing CPFN.UPNP.ORG.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-108", "upnp2-cpfn", .error, "A UPnP 2.0 multicast M-SEARCH carries CPFN.UPNP.ORG",
         spec: "UDA 2.0 §1.3.2",

@@ -35,18 +35,23 @@ public final class SSDPInput: SSDPMessageView, RuleInput, @unchecked Sendable {
     /// Recognised only because it was sent to an endpoint that had just multicast an
     /// M-SEARCH (a response from a port other than 1900).
     public let isCandidateResponse: Bool
+    /// The message as captured, when the snap length cut it; `message` then holds only its
+    /// complete lines, which is all that rules judge (a cut value is never judged).
+    public let captured: SSDPMessage?
 
     public init(
         message: SSDPMessage, datagram: Datagram, version: UPnPVersion, claimedVersion: UPnPVersion?,
-        isCandidateResponse: Bool
+        isCandidateResponse: Bool, captured: SSDPMessage? = nil
     ) {
         self.datagram = datagram
         self.isCandidateResponse = isCandidateResponse
+        self.captured = captured
         super.init(message: message, version: version, claimedVersion: claimedVersion)
     }
 
     /// What message rules see.
     public var view: SSDPMessageView { self }
+    public var isTruncated: Bool { datagram.isTruncated }
     public var isMulticast: Bool { datagram.dst.isMulticast }
 }
 

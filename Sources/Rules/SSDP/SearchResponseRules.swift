@@ -7,6 +7,8 @@ import WireFormat
 
 /// SSDP-201: A search response has CACHE-CONTROL, EXT, LOCATION, SERVER, ST and USN (+ BOOTID, CONFIGID in 1.1+).
 struct ResponseRequiredHeadersRule: MessageRule {
+    /// Judges required headers.
+    static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-201", "response-required-headers", .error, "A search response has CACHE-CONTROL, EXT, LOCATION, SERVER, ST and USN (+ BOOTID, CONFIGID in 1.1+)",
         spec: "UDA 1.0 §1.2.3; UDA 1.1/2.0 §1.3.3",
