@@ -48,6 +48,7 @@ public final class Analysis {
     @exclusivity(unchecked) private var unsupportedSeen: Set<LinkType> = []
     @exclusivity(unchecked) private var decoder = PacketDecoder()
     @exclusivity(unchecked) private var ssdp: SSDPRouter
+    @exclusivity(unchecked) private var mdns: MDNSRouter
     @exclusivity(unchecked) private var reporter: any Reporter
     private let options: Options
     @exclusivity(unchecked) private var devices: Set<UInt64> = []
@@ -83,6 +84,7 @@ public final class Analysis {
         self.reporter = reporter
         self.options = options
         ssdp = SSDPRouter(disabled: options.disabledRules)
+        mdns = MDNSRouter(disabled: options.disabledRules)
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
         if options.jobs > 1 {
             // The reading thread is one of the `jobs`: it processes a batch itself when the
@@ -175,7 +177,7 @@ public final class Analysis {
 
     private enum Route {
         case ssdp(SSDPContext)
-        case mdns
+        case mdns([SessionReports.Report])
     }
 
     /// Which analysis takes a datagram whose payload is `payload` of `bytes` (none: neither
@@ -186,11 +188,9 @@ public final class Analysis {
             summary.ssdpMessages += 1
             return .ssdp(c)
         }
-        // mDNS: UDP 5353 either side (multicast traffic, legacy queries to 5353 and the
-        // unicast replies from 5353).
-        if d.srcPort == 5353 || d.dstPort == 5353 {
+        if MDNSRouter.claims(d) {
             summary.mdnsMessages += 1
-            return .mdns
+            return .mdns(mdns.settle(d, bytes, payload))
         }
         return nil
     }
@@ -208,7 +208,7 @@ public final class Analysis {
         let message: WorkItem.Message
         switch kind {
         case .ssdp(let c): message = .ssdp(d, c)
-        case .mdns: message = .mdns(d)
+        case .mdns(let reports): message = .mdns(d, reports)
         }
         batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard pooled else {
@@ -297,6 +297,7 @@ public final class Analysis {
         pool?.shutdown()
         var reports = SessionReports()
         ssdp.finish(into: &reports)
+        mdns.finish(into: &reports)
         if !reports.isEmpty {
             // Findings of the end of the input name the frames they are about.
             var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: fileIndex)

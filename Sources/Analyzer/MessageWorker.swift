@@ -13,8 +13,9 @@ struct WorkItem: Sendable {
         /// worker. When the datagram's `framePayload` is set, the payload is that part of the
         /// batch's bytes (`payload` is empty).
         case ssdp(Datagram, SSDPContext)
-        /// Decoded by the worker (mDNS rules need nothing from earlier packets); payload as for SSDP.
-        case mdns(Datagram)
+        /// With what the session rules concluded in order; decoded by the worker, payload as
+        /// for SSDP.
+        case mdns(Datagram, [SessionReports.Report])
     }
     var message: Message
     var fileIndex: Int
@@ -135,12 +136,12 @@ struct MessageWorker: BatchWorker {
                     d.framePayload = nil
                 }
                 ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
-            case .mdns(var d):
+            case .mdns(var d, let reports):
                 if let range = d.framePayload {
                     d.payload = batch.bytes.withUnsafeBytes { mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range])) }
                     d.framePayload = nil
                 }
-                mdns(d, fileIndex: items[k].fileIndex, into: &out)
+                mdns(d, reports, fileIndex: items[k].fileIndex, into: &out)
             }
         }
         out.spent = batch
@@ -163,12 +164,14 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
+    private mutating func mdns(
+        _ d: Datagram, _ reports: borrowing [SessionReports.Report], fileIndex: Int, into out: inout BatchOutput
+    ) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
-        let input = mdns.judge(d, into: &sink)
+        let input = mdns.judge(d, session: reports, into: &sink)
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
             let context = MDNSRender.Context(d)

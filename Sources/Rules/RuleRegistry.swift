@@ -126,9 +126,14 @@ public enum RuleRegistry {
         .datagram(MDNSGroupRule.self),  // MDNS-410
     ]
 
+    /// mDNS rules judged across packets, in capture order.
+    public static let mdnsSession: [any SessionRule<MDNSEvent>.Type] = [
+        LegacyResponseIDRule.self,  // MDNS-403
+    ]
+
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
-        ssdp.map(\.rule) + ssdpSession.map { $0 } + mdns.map(\.rule)
+        ssdp.map(\.rule) + ssdpSession.map { $0 } + mdns.map(\.rule) + mdnsSession.map { $0 }
     }
 }
 

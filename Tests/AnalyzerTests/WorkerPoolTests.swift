@@ -1,4 +1,5 @@
 @testable import Analyzer
+import Glibc
 import Testing
 
 /// A job that says when it is freed.
@@ -61,6 +62,9 @@ struct Doubler: BatchWorker {
             taken += 1
         }
         #expect(taken == 10)
+        // The worker thread lets go of its last job just after publishing the result: give
+        // it a moment (bounded) before looking.
+        for _ in 0..<200 where !refs.allSatisfy({ $0() == nil }) { usleep(10_000) }
         #expect(refs.allSatisfy { $0() == nil })
         pool.shutdown()
     }

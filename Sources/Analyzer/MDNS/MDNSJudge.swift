@@ -38,7 +38,9 @@ struct MDNSJudge: Sendable {
     mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { table.payload(bytes) }
 
     /// Decodes and judges one datagram; returns the rules' view of it (message and per-record facts).
-    mutating func judge(_ d: Datagram, into sink: inout FindingSink) -> MDNSInput {
+    mutating func judge(
+        _ d: Datagram, session reports: borrowing [SessionReports.Report] = [], into sink: inout FindingSink
+    ) -> MDNSInput {
         let slot = table.slot(of: d.payload)
         lastSlot = slot
         let input: MDNSInput
@@ -64,6 +66,9 @@ struct MDNSJudge: Sendable {
             var kept: [RuleEngine<MDNSInput>.Kept] = []
             engine.run(input, keeping: &kept, into: &sink)
             table.store(Decoded(view: input.decoded, kept: kept, host: host), payload: d.payload, at: slot)
+        }
+        for k in reports.indices {
+            sink.report(reports[k].descriptor, severity: reports[k].severity, reports[k].message, related: reports[k].related)
         }
         if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input
