@@ -136,7 +136,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         while i < end {
             var v: UInt16 = 0
             var digits = 0
-            while i < end, ASCII_isHex(s[i]) {
+            while i < end, isHexDigit(s[i]) {
                 v = v << 4 | UInt16(hexValue(s[i]))
                 digits += 1
                 guard digits <= 4 else { return nil }
@@ -249,7 +249,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-@inline(__always) private func ASCII_isHex(_ b: UInt8) -> Bool {
+@inline(__always) private func isHexDigit(_ b: UInt8) -> Bool {
     (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
 }
 

@@ -9,9 +9,11 @@ public struct LinkType: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let raw = LinkType(rawValue: 12)  // DLT_RAW on Linux and most systems
     public static let rawOpenBSD = LinkType(rawValue: 14)  // DLT_RAW on OpenBSD
     public static let linktypeRaw = LinkType(rawValue: 101)  // LINKTYPE_RAW if not mapped
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let ieee802_11 = LinkType(rawValue: 105)
     public static let loop = LinkType(rawValue: 108)  // OpenBSD loopback, network-order family
     public static let linuxSLL = LinkType(rawValue: 113)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let ieee802_11Radiotap = LinkType(rawValue: 127)
     public static let ipv4 = LinkType(rawValue: 228)
     public static let ipv6 = LinkType(rawValue: 229)

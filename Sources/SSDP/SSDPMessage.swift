@@ -306,8 +306,12 @@ public struct UPnPVersion: Sendable, Hashable, Comparable, CustomStringConvertib
         self.major = major
         self.minor = minor
     }
+    // The versions as UDA writes them.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let v1_0 = UPnPVersion(major: 1, minor: 0)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let v1_1 = UPnPVersion(major: 1, minor: 1)
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     public static let v2_0 = UPnPVersion(major: 2, minor: 0)
     public static func < (a: UPnPVersion, b: UPnPVersion) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
     public var description: String { "\(major).\(minor)" }

@@ -70,8 +70,6 @@ struct LegacyResponseIDRule: SessionRule {
 
     private var pending: [Endpoint: Query] = [:]
 
-    init() {}
-
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         if e.isLegacyQuery {
             if pending.count >= Self.capacity {

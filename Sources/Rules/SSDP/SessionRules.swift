@@ -23,8 +23,6 @@ struct ResponsePortPairingRule: SessionRule {
             ])
         ])
 
-    init() {}
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .response, e.search == nil, let other = e.searchFromOtherPort else { return }
         out.report(
@@ -62,8 +60,6 @@ struct ResponseWithinMXRule: SessionRule {
 
     /// Capture timestamps jitter: a response this much past MX is still in time.
     static let slack = 0.5
-
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, let mx = s.mx else { return }
@@ -122,8 +118,6 @@ struct ResponseSTMatchesSearchRule: SessionRule {
                 response(ssdp(okLine, response11)),
             ]),
         ])
-
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, let st = e.st else { return }
