@@ -181,9 +181,3 @@ public final class MDNSInput: RuleInput, Sendable {
     public func isUnique(_ r: RecordInfo) -> Bool { decoded.isUnique(r) }
     public func isHostRecord(_ r: RecordInfo) -> Bool { decoded.isHostRecord(r) }
 }
-
-enum MDNSText {
-    static func show<C: Collection>(_ v: C) -> String where C.Element == UInt8 {
-        DNSText.characterString(ArraySlice(v))
-    }
-}
