@@ -22,7 +22,8 @@ public struct Finding: Sendable, Hashable {
     public var message: String
     /// The rule's spec reference.
     public var spec: String
-    /// The rule's interop note, when it has one.
+    /// Which well-known stacks mishandle such a message: the rule's interop note, or one about
+    /// this kind of finding when the rule's note is about another.
     public var interop: String?
     /// Who sent the offending message, as text (`10.0.0.5` or `fe80::1`), for suppressions.
     public var source: String
@@ -37,11 +38,12 @@ public struct Finding: Sendable, Hashable {
     /// A finding on `frame` (and `related` frames that explain it).
     public init(
         descriptor: RuleDescriptor, severity: Severity? = nil, frame: Int, related: [Int] = [], time: Timestamp,
-        message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0
+        message: String, source: String, device: String? = nil, field: String? = nil, fileIndex: Int = 0,
+        interop: String? = nil
     ) {
         self.init(
             descriptor: descriptor, severity: severity, firstFrame: frame, related: related, time: time, message: message,
-            source: source, device: device, field: field, fileIndex: fileIndex)
+            source: source, device: device, field: field, fileIndex: fileIndex, interop: interop)
     }
 
     /// A finding on `frames` (the first is where it shows; none: the end of the capture).
@@ -51,17 +53,18 @@ public struct Finding: Sendable, Hashable {
     ) {
         self.init(
             descriptor: descriptor, severity: severity, firstFrame: frames.first, related: Array(frames.dropFirst()),
-            time: time, message: message, source: source, device: device, field: field, fileIndex: fileIndex)
+            time: time, message: message, source: source, device: device, field: field, fileIndex: fileIndex,
+            interop: nil)
     }
 
     private init(
         descriptor: RuleDescriptor, severity: Severity?, firstFrame: Int?, related: [Int], time: Timestamp,
-        message: String, source: String, device: String?, field: String?, fileIndex: Int
+        message: String, source: String, device: String?, field: String?, fileIndex: Int, interop: String?
     ) {
         self.rule = descriptor.id
         self.name = descriptor.name
         self.spec = descriptor.spec
-        self.interop = descriptor.interop
+        self.interop = interop ?? descriptor.interop
         self.severity = severity ?? descriptor.severity
         self.firstFrame = firstFrame
         self.relatedFrames = related

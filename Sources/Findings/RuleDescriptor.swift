@@ -39,9 +39,11 @@ public struct RuleDescriptor: Sendable, Hashable {
     public let name: String
     /// One-line summary ("MX is an integer of at least 1, and at most 5 for UPnP 1.1+").
     public let title: String
-    /// The highest severity the rule reports (individual findings may be lower, as the
-    /// catalog's "precise readings" say, e.g. a reason phrase other than `OK` is a warning).
+    /// The rule's default severity: the highest it reports, the catalog's level.
     public let severity: Severity
+    /// The lowest severity the rule reports (some of its cases are less serious: a reason
+    /// phrase other than OK is a warning where another status is an error).
+    public let lowestSeverity: Severity
     public let scope: RuleScope
     public let proto: RuleProtocol
     /// Spec reference, e.g. `UDA 1.1/2.0 §1.3.2; UDA 1.0 §1.2.2`.
@@ -55,12 +57,14 @@ public struct RuleDescriptor: Sendable, Hashable {
 
     public init(
         id: RuleID, name: String, title: String, severity: Severity, scope: RuleScope = .stateless,
-        proto: RuleProtocol, spec: String, description: String, interop: String? = nil, example: String
+        proto: RuleProtocol, spec: String, description: String, interop: String? = nil, example: String,
+        lowestSeverity: Severity? = nil
     ) {
         self.id = id
         self.name = name
         self.title = title
         self.severity = severity
+        self.lowestSeverity = lowestSeverity ?? severity
         self.scope = scope
         self.proto = proto
         self.spec = spec

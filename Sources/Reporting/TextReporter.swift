@@ -19,9 +19,9 @@ public final class TextReporter: Reporter {
 
     let sink: any OutputSink
     let options: Options
-    /// Rules whose interop note was already printed (once per rule per run, like a
-    /// compiler's notes; -v prints it every time).
-    private var interopShown: Set<RuleID> = []
+    /// Interop notes already printed (each once per run, like a compiler's notes; -v prints
+    /// them every time). A rule may have several, one per kind of finding.
+    private var interopShown: Set<String> = []
     private var renderer: TextRenderer
     private var scratch = RenderedChunk()
     public init(sink: any OutputSink, options: Options = Options()) {
@@ -49,7 +49,7 @@ public final class TextReporter: Reporter {
     public func emit(_ chunk: RenderedChunk) {
         var start = 0
         chunk.bytes.withUnsafeBytes { all in
-            for n in chunk.notes where interopShown.insert(n.rule).inserted {
+            for n in chunk.notes where interopShown.insert(n.interop).inserted {
                 sink.write(bytes: UnsafeRawBufferPointer(rebasing: all[start..<n.offset]))
                 var note = String(repeating: " ", count: n.indent + 4) + "interop: "
                 note += n.interop
@@ -118,11 +118,11 @@ extension String {
 /// strings per field).
 public struct TextRenderer: MessageRenderer {
     let options: TextReporter.Options
-    /// Rules whose interop note place this renderer has already passed on. The reporter prints
-    /// a note after the first finding of its rule in the run; that finding is the first this
-    /// renderer sees of the rule too (each renderer formats its batches in capture order), so
-    /// later ones need no note place (and the reporter no set lookup per finding).
-    private var notesPassed: Set<RuleID> = []
+    /// Interop notes whose place this renderer has already passed on. The reporter prints a
+    /// note after the first finding that carries it in the run; that finding is the first
+    /// this renderer sees with the note too (each renderer formats its batches in capture
+    /// order), so later ones need no note place (and the reporter no set lookup per finding).
+    private var notesPassed: Set<String> = []
     public init(options: TextReporter.Options) { self.options = options }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
@@ -218,7 +218,7 @@ public struct TextRenderer: MessageRenderer {
                 c.append("interop: " as StaticString)
                 c.append(i)
                 c.append(byte: 0x0A)
-            } else if notesPassed.insert(fp.pointee.rule).inserted {
+            } else if notesPassed.insert(i).inserted {
                 c.notes.append(NotePoint(offset: c.bytes.count, indent: indent, rule: fp.pointee.rule, interop: i))
             }
         }

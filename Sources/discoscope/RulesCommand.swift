@@ -30,6 +30,7 @@ extension DiscoScope {
                 let rules: [JSONValue] = all.map { d in
                     .object([
                         ("id", .string(d.id.rawValue)), ("name", .string(d.name)), ("severity", .string(d.severity.rawValue)),
+                        ("lowest_severity", .string(d.lowestSeverity.rawValue)),
                         ("protocol", .string(d.proto.rawValue)), ("scope", .string(d.scope.rawValue)), ("spec", .string(d.spec)),
                         ("title", .string(d.title)), ("description", .string(d.description)),
                         ("interop", d.interop.map { .string($0) } ?? .null), ("example", .string(d.example)),
@@ -38,9 +39,11 @@ extension DiscoScope {
                 print(JSONValue.array(rules).serialized())
             case .text:
                 let nameWidth = all.map(\.name.count).max() ?? 20
-                print("ID".pad(9) + "NAME".pad(nameWidth + 1) + "SEVERITY".pad(9) + "SCOPE".pad(10) + "SPEC")
+                print("ID".pad(9) + "NAME".pad(nameWidth + 1) + "DEFAULT".pad(8) + "REPORTS".pad(14) + "SCOPE".pad(10) + "SPEC")
                 for d in all {
-                    print(d.id.rawValue.pad(9) + d.name.pad(nameWidth + 1) + d.severity.rawValue.pad(9) + d.scope.rawValue.pad(10) + d.spec)
+                    print(
+                        d.id.rawValue.pad(9) + d.name.pad(nameWidth + 1) + d.severity.rawValue.pad(8) + d.severityRange.pad(14)
+                            + d.scope.rawValue.pad(10) + d.spec)
                 }
                 print("\n\(all.count) rules. `discoscope rules explain ID` shows one in full.")
             }
@@ -58,7 +61,7 @@ extension DiscoScope {
                 FileHandleStderr.write("discoscope: unknown rule '\(rule)' (see `discoscope rules`)\n")
                 throw ExitCode(2)
             }
-            print("\(d.id) \(d.name)  [\(d.severity.rawValue), \(d.proto == .ssdp ? "SSDP" : "mDNS"), \(d.scope.rawValue)]")
+            print("\(d.id) \(d.name)  [\(d.severityRange), \(d.proto == .ssdp ? "SSDP" : "mDNS"), \(d.scope.rawValue)]")
             print("")
             print(d.title + ".")
             if !d.description.isEmpty { print(d.description) }
@@ -66,8 +69,17 @@ extension DiscoScope {
             print("Spec:     " + d.spec)
             if let i = d.interop { print("Interop:  " + i) }
             print("Example:  " + d.example)
-            print("Severity: MUST → error, SHOULD → warning, MAY/INFO → info; this rule reports up to \(d.severity.rawValue).")
+            print(
+                "Severity: MUST → error, SHOULD → warning, MAY/INFO → info; this rule's default is \(d.severity.rawValue)"
+                    + (d.lowestSeverity < d.severity ? ", and some of its findings are \(d.severityRange)." : "."))
         }
+    }
+}
+
+extension RuleDescriptor {
+    /// `warning–error` for a rule whose findings range over severities, else its one severity.
+    var severityRange: String {
+        lowestSeverity < severity ? "\(lowestSeverity.rawValue)–\(severity.rawValue)" : severity.rawValue
     }
 }
 

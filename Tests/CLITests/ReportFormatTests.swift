@@ -293,6 +293,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(try run(["rules", "explain", "NOPE-1"]).status == 2)
         let t = try run(["rules"])
         #expect(t.lines.count == ids.count + 2)  // header, the rules, footer (blank lines not counted)
+        // A rule whose findings range over severities shows the range beside its default.
+        #expect(t.lines.contains { $0.hasPrefix("SSDP-104 ") && $0.contains(" error ") && $0.contains("warning–error") })
     }
 
     @Test func textOutputHasNoColourWhenNotATerminal() throws {

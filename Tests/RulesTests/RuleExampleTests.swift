@@ -29,7 +29,14 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
             if let s = example.severity {
                 #expect(hit.contains { $0.severity == s }, "\(r.id) severity \(hit.map(\.severity))", sourceLocation: place)
             }
-            for f in hit { #expect(!f.message.isEmpty && !f.spec.isEmpty, "\(r.id)", sourceLocation: place) }
+            for f in hit {
+                #expect(!f.message.isEmpty && !f.spec.isEmpty, "\(r.id)", sourceLocation: place)
+                let d = r.type.descriptor
+                #expect(
+                    d.lowestSeverity <= f.severity && f.severity <= d.severity,
+                    "\(r.id) reported \(f.severity), outside its declared \(d.lowestSeverity)...\(d.severity)",
+                    sourceLocation: place)
+            }
         }
     }
 

@@ -71,3 +71,24 @@ import WireFormat
         #expect(one.map(\.severity) == [.info])
     }
 }
+
+/// A finding's interop note is about its own kind of violation, not another case of the rule.
+@Suite struct InteropNoteTests {
+    @Test func maxAgeNotesSpeakOfTheirOwnCase() {
+        let zero = ssdpFindings([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "max-age=0")))])
+        let short = ssdpFindings([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "max-age=900")))])
+        #expect(zero.first { $0.rule == "SSDP-022" }?.interop?.contains("max-age 0") == true)
+        let note = short.first { $0.rule == "SSDP-022" }?.interop ?? ""
+        #expect(!note.isEmpty && !note.contains("max-age 0"), "\(note)")
+    }
+
+    @Test func urnNotesSpeakOfVersionsOnlyForVersions() {
+        func note(_ nt: String) -> String? {
+            ssdpFindings([multicast(ssdp(notifyLine, alive11.setting("NT", nt).setting("USN", "uuid:\(exampleUUID)::\(nt)")))])
+                .first { $0.rule == "SSDP-018" }?.interop
+        }
+        #expect(note("urn:schemas-upnp-org:device:MediaServer:x")?.contains("version") == true)
+        let dots = note("urn:schemas.upnp.org:device:MediaServer:1") ?? ""
+        #expect(!dots.isEmpty && !dots.contains("version"), "\(dots)")
+    }
+}

@@ -48,17 +48,18 @@ public struct FindingSink {
 
     /// Reports one violation of `descriptor` on the current datagram. `severity` defaults to
     /// the descriptor's; `related` are other frames that explain it (first frame is always
-    /// the current one).
+    /// the current one); `interop` replaces the rule's interop note when that note is about
+    /// another kind of finding of the rule.
     public mutating func report(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String,
-        field: @autoclosure () -> String? = nil, related: [Int] = []
+        field: @autoclosure () -> String? = nil, related: [Int] = [], interop: String? = nil
     ) {
         let src = sourceString()
         findings.append(
             Finding(
                 descriptor: descriptor, severity: severity, frame: frame, related: related, time: time,
                 message: message, source: src, device: device, field: buildsDetails ? field() : nil,
-                fileIndex: fileIndex
+                fileIndex: fileIndex, interop: interop
             )
         )
     }

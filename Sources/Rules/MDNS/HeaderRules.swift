@@ -107,7 +107,7 @@ struct ResponseTCClearRule: DatagramRule {
 /// MDNS-108: RD is 0.
 struct RDClearRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-108", "rd-clear", .warning, "RD is 0", spec: "RFC 6762 §18.6", "Legacy stub resolvers set it (info).", example: "query with RD")
+        "MDNS-108", "rd-clear", .warning, "RD is 0", spec: "RFC 6762 §18.6", "Legacy stub resolvers set it (info).", example: "query with RD", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(query(flags: 0x0100) { $0.question("a.local", 1) }), severity: .warning)],
         nonTriggering: [RuleExample(mdns(ask("a.local", 1)))])

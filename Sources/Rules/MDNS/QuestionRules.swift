@@ -73,7 +73,7 @@ struct LegacyQueryFormRule: DatagramRule {
 struct AuthoritySectionUseRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-205", "authority-section-use", .error, "Authority records in a query name a question; responses carry none", spec: "RFC 6762 §8.1, §8.2",
-        "Probe records must match a question name; authority in a response is a warning.", interop: "avahi drops responses with authority records", example: "response with NSCOUNT 1")
+        "Probe records must match a question name; authority in a response is a warning.", interop: "avahi drops responses with authority records", example: "response with NSCOUNT 1", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(query { b in b.question("printer.local", 255, qu: true); b.record(.authority, "other.local", 1, rdata: B.a("192.168.1.20")) }), severity: .error)],
         nonTriggering: [RuleExample(mdns(query { b in b.question("printer.local", 255, qu: true); b.record(.authority, "printer.local", 1, rdata: B.a("192.168.1.20")) }))])
@@ -127,7 +127,7 @@ struct ProbeNoFlushRule: MessageRule {
 struct SectionSanityRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-208", "section-sanity", .error, "Responses have answers; queries have questions or known answers", spec: "RFC 6762 §6, §7.2",
-        "A response without answers is an error; an empty query a warning.", interop: "avahi drops responses with no answers", example: "response with counts 0/0/0/3")
+        "A response without answers is an error; an empty query a warning.", interop: "avahi drops responses with no answers", example: "response with counts 0/0/0/3", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { hostA(&$0, .additional) }), severity: .error)],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])

@@ -43,7 +43,7 @@ struct RecommendedTTLRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-303", "recommended-ttl", .warning, "TTLs near 120 s (host records) and 4500 s (others)", spec: "RFC 6762 §10",
         "Below a tenth of the recommendation is a warning; Apple's 4500 s host records and browse PTRs below 1125 s are info.",
-        interop: "mDNSResponder uses 4500 s for all records; python-zeroconf raises PTR TTLs below 1125 s", example: "PTR TTL 10")
+        interop: "mDNSResponder uses 4500 s for all records; python-zeroconf raises PTR TTLs below 1125 s", example: "PTR TTL 10", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { b in b.record(.answer, "_ipp._tcp.local", 12, ttl: 10, rdata: B.name("Office._ipp._tcp.local")) }), severity: .warning)],
         nonTriggering: [RuleExample(mdns(response { b in b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }))])
@@ -100,7 +100,7 @@ struct RRSetSameTTLRule: MessageRule {
 struct NSECRestrictedFormRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-305", "nsec-restricted-form", .error, "NSEC: next name = owner, window 0 only, NSEC bit clear", spec: "RFC 6762 §6.1",
-        "The NSEC bit is an error; other deviations warnings.", example: "NSEC with next name other.local.")
+        "The NSEC bit is an error; other deviations warnings.", example: "NSEC with next name other.local.", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { b in hostA(&b); b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("other.local", [1])) }), severity: .warning)],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
@@ -213,7 +213,7 @@ struct AddressOtherFamilyRule: DatagramRule {
 struct AddressValidOnLinkRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-310", "address-valid-on-link", .error, "Address records list only addresses valid on the link", spec: "RFC 6762 §6.2",
-        "Loopback, unspecified and multicast addresses are errors; an IPv4 address outside the sender's /24 is info (heuristic without interface data).", example: "host.local. A 127.0.0.1")
+        "Loopback, unspecified and multicast addresses are errors; an IPv4 address outside the sender's /24 is info (heuristic without interface data).", example: "host.local. A 127.0.0.1", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(aResponse("127.0.0.1")), severity: .error)],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
@@ -240,7 +240,7 @@ struct AddressValidOnLinkRule: DatagramRule {
 struct TXTNotEmptyRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-311", "txt-not-empty", .error, "TXT is never empty (one zero byte means no data)", spec: "RFC 6763 §6.1; RFC 1035 §3.3.14",
-        "Zero-length strings among others are info.", interop: "mDNSResponder rejects RDLENGTH 0; avahi drops zero-length strings", example: "TXT with RDLENGTH 0")
+        "Zero-length strings among others are info.", interop: "mDNSResponder rejects RDLENGTH 0; avahi drops zero-length strings", example: "TXT with RDLENGTH 0", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse([])), severity: .error)],
         nonTriggering: [RuleExample(mdns(txtResponse([0])))])
@@ -269,7 +269,7 @@ struct TXTNotEmptyRule: MessageRule {
 struct TXTKeySyntaxRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-312", "txt-key-syntax", .error, "TXT keys are 1+ printable ASCII characters without '='", spec: "RFC 6763 §6.4",
-        "Keys over 9 characters are a warning.", example: "string =value")
+        "Keys over 9 characters are a warning.", example: "string =value", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse(B.txt(["=value"]))), severity: .error)],
         nonTriggering: [RuleExample(mdns(txtResponse(B.txt(["key=value", "flag"]))))])
@@ -334,7 +334,7 @@ struct TXTDuplicateKeyRule: MessageRule {
 /// MDNS-314: TXT stays small.
 struct TXTSizeRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-314", "txt-size", .warning, "TXT stays small", spec: "RFC 6763 §6.2", "Over 1300 bytes is a warning, over 400 info.", example: "TXT RDLENGTH 1800")
+        "MDNS-314", "txt-size", .warning, "TXT stays small", spec: "RFC 6763 §6.2", "Over 1300 bytes is a warning, over 400 info.", example: "TXT RDLENGTH 1800", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse(B.txt(Array(repeating: "k=" + String(repeating: "v", count: 198), count: 9)))), severity: .warning)],
         nonTriggering: [RuleExample(mdns(txtResponse(B.txt(Array(repeating: "k=" + String(repeating: "v", count: 98), count: 3)))))])

@@ -52,7 +52,7 @@ struct LegacyResponseQuestionRule: DatagramRule {
 struct LegacyResponseFormRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-405", "legacy-response-form", .error, "Legacy unicast responses: no cache-flush, TTL ≤ 10 s", spec: "RFC 6762 §6.7, §10.2",
-        "Cache-flush is an error, a longer TTL a warning.", interop: "python-zeroconf does not cap the TTL; avahi and mDNSResponder use 10 s", example: "TTL 4500 to an ephemeral port")
+        "Cache-flush is an error, a longer TTL a warning.", interop: "python-zeroconf does not cap the TTL; avahi and mDNSResponder use 10 s", example: "TTL 4500 to an ephemeral port", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { b in b.question("printer.local", 1); b.record(.answer, "printer.local", 1, ttl: 4500, rdata: B.a("192.168.1.20")) }, dst: "192.168.1.10", dport: 53123), severity: .warning)],
         nonTriggering: [RuleExample(mdns(response { b in b.question("printer.local", 1); b.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20")) }, dst: "192.168.1.10", dport: 53123))])
@@ -72,7 +72,7 @@ struct LegacyResponseFormRule: DatagramRule {
 struct IPTTL255Rule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-406", "ip-ttl-255", .warning, "Responses use IP TTL / hop limit 255", spec: "RFC 6762 §11",
-        "Queries with another TTL are info.", interop: "avahi's check-response-ttl option drops other TTLs; Apple BCT: mDNS IP TTL CHECK", example: "response with TTL 64")
+        "Queries with another TTL are info.", interop: "avahi's check-response-ttl option drops other TTLs; Apple BCT: mDNS IP TTL CHECK", example: "response with TTL 64", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), ttl: 64), severity: .warning)],
         nonTriggering: [RuleExample(mdns(service()))])
@@ -91,7 +91,7 @@ struct IPTTL255Rule: DatagramRule {
 struct SourceOnLinkRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-407", "source-on-link", .error, "Unicast responses come from an on-link source", spec: "RFC 6762 §11, §5.5",
-        "Without interface data this is a /24 heuristic (info).", interop: "avahi and mDNSResponder check the source is on-link", example: "unicast response from 10.9.9.9 on 192.168.1.0/24")
+        "Without interface data this is a /24 heuristic (info).", interop: "avahi and mDNSResponder check the source is on-link", example: "unicast response from 10.9.9.9 on 192.168.1.0/24", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), src: "10.9.9.9", dst: "192.168.1.10"), severity: .info)],
         nonTriggering: [RuleExample(mdns(service(), src: "192.168.1.20", dst: "192.168.1.10"))])
@@ -137,7 +137,7 @@ struct FragmentedSingleRecordRule: DatagramRule {
 struct MDNSGroupRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-410", "mdns-group", .error, "Multicast mDNS uses 224.0.0.251 or FF02::FB", spec: "RFC 6762 §3, §5, §20, §22",
-        "Other FF0X::FB scopes are info.", example: "query to 224.0.0.252:5353")
+        "Other FF0X::FB scopes are info.", example: "query to 224.0.0.252:5353", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(ask("a.local", 1), dst: "224.0.0.252"), severity: .error)],
         nonTriggering: [RuleExample(mdns(ask("a.local", 1)))])

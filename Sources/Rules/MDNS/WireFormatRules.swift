@@ -116,7 +116,7 @@ struct PointerTerminatesRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-007", "pointer-terminates", .error, "Decompression terminates; pointer-to-pointer is info", spec: "RFC 1035 §4.1.4",
         "A chain that re-enters labels already read loops. A pointer to another pointer is legal but rejected by mDNSResponder (info).",
-        interop: "mDNSResponder rejects pointers to pointers", example: "A→B→A")
+        interop: "mDNSResponder rejects pointers to pointers", example: "A→B→A", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(rawQuery([1, 0x61, 0xC0, 12])), severity: .error)],
         nonTriggering: [RuleExample(mdns(ask("a.local", 1)))])
@@ -202,7 +202,7 @@ struct TTLHighBitRule: MessageRule {
 struct RecordClassTypeRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-012", "record-class-type", .error, "Records are class IN and never of a query-only type", spec: "RFC 6762 §6; RFC 1035 §3.2.3",
-        "Class other than IN is a warning; TYPE 0, ANY, AXFR, IXFR, MAILA, MAILB as a record type is an error.", example: "answer of TYPE 255")
+        "Class other than IN is a warning; TYPE 0, ANY, AXFR, IXFR, MAILA, MAILB as a record type is an error.", example: "answer of TYPE 255", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { $0.record(.answer, "h.local", 255, rdata: []) }), severity: .error)],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
@@ -222,7 +222,7 @@ struct RecordClassTypeRule: MessageRule {
 struct EDNSOPTPlacementRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-013", "edns-opt-placement", .error, "One OPT, in Additional, owner root, version 0, Z zero", spec: "RFC 6891 §6.1.1, §6.1.3, §6.2.5",
-        "A payload size below 512 is treated as 512 (info).", interop: "mDNSResponder looks for OPT only in Additional", example: "OPT in the Answer section")
+        "A payload size below 512 is treated as 512 (info).", interop: "mDNSResponder looks for OPT only in Additional", example: "OPT in the Answer section", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { b in hostA(&b); b.record(.answer, "", 41, ttl: 0, rrclass: 1440, rdata: []) }))],
         nonTriggering: [RuleExample(mdns(response { b in hostA(&b); b.record(.additional, "", 41, ttl: 0, rrclass: 1440, rdata: []) }))])

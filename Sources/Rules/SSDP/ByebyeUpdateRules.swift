@@ -12,7 +12,7 @@ struct ByebyeRequiredHeadersRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-401", "byebye-required-headers", .error, "ssdp:byebye has HOST, NT, NTS, USN (+ BOOTID, CONFIGID in 1.1+)",
         spec: "UDA 1.0 §1.1.3; UDA 1.1/2.0 §1.2.3",
-        "CACHE-CONTROL, LOCATION and SERVER are not part of a byebye (info).", example: "a byebye without USN")
+        "CACHE-CONTROL, LOCATION and SERVER are not part of a byebye (info).", example: "a byebye without USN", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11)), multicast(ssdp(notifyLine, byebye11.removing("BOOTID.UPNP.ORG")))], severity: .error)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11)), multicast(ssdp(notifyLine, byebye11))])])

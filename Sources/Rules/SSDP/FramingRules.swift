@@ -11,7 +11,7 @@ struct MessageSizeRule: DatagramRule {
         "SSDP-001", "message-size", .warning, "A message fits in one UDP datagram, ideally 512 bytes or less",
         spec: "UDA 2.0 §1.2.2; UDA 1.1 §1.2.2",
         "Each discovery message must fit in a single UDP packet. IP-fragmented SSDP is reported as a warning; payloads over 512 bytes as info, because some stacks accept only about 512-byte datagrams.",
-        interop: "gssdp drops datagrams of 64 KiB or more", example: "a 1600-byte NOTIFY sent in two IPv4 fragments")
+        interop: "gssdp drops datagrams of 64 KiB or more", example: "a 1600-byte NOTIFY sent in two IPv4 fragments", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11), fragments: [1, 2])], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -84,7 +84,7 @@ struct Status200OKRule: MessageRule {
         spec: "UDA 1.1/2.0 §1.1.1, §1.3.3",
         "A search response has status 200 (error otherwise) and reason phrase OK (warning otherwise); SSDP has no error responses.",
         interop: "pupnp treats any status but 200 as a bad reply; async_upnp_client also requires the reason `OK`",
-        example: "HTTP/1.1 412 Precondition Failed")
+        example: "HTTP/1.1 412 Precondition Failed", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample([response(ssdp("HTTP/1.1 404 Not Found", response11))], severity: .error)],
         nonTriggering: [RuleExample([response(ssdp(okLine, response11))])])
@@ -200,7 +200,7 @@ struct HeaderValueCharactersRule: MessageRule {
         "SSDP-009", "header-value-characters", .warning, "Header values carry no control characters and no invalid UTF-8; no line folding",
         spec: "RFC 2616 §2.2, §4.2; UDA 1.1/2.0 §1.1.2",
         "Control characters (HTAB excepted), obsolete line folding and bytes that are not valid UTF-8 are warnings; valid non-ASCII UTF-8 is info.",
-        example: "SERVER: Linux\\x01 UPnP/1.0 x/1")
+        example: "SERVER: Linux\\x01 UPnP/1.0 x/1", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("SERVER", "Linux/6.1\u{1} UPnP/1.1 test/1.0")))], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -245,7 +245,7 @@ struct VendorHeaderNamesRule: MessageRule {
         "SSDP-011", "vendor-header-names", .warning, "Headers UDA does not define use `token.domain` names",
         spec: "UDA 1.1/2.0 §1.1.3",
         "Vendor headers are qualified with a domain (`myheader.example.com`). Legacy `OPT`, `NLS` and `X-…` headers are common and reported as info.",
-        example: "Powerstate: 1")
+        example: "Powerstate: 1", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.adding("Powerstate", "1")))], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11.adding("powerstate.example.com", "1")))])])
@@ -274,7 +274,7 @@ struct SSDPMulticastGroupRule: DatagramRule {
         spec: "UDA 1.1/2.0 §1, §1.2.2, §1.3.2; Annex A",
         "The groups are 239.255.255.250, FF02::C and FF05::C, port 1900. Other FF0x::C scopes are info.",
         interop: "gssdp, miniupnpd and minissdpd ignore traffic outside their groups and LAN",
-        example: "NOTIFY to 255.255.255.255:1900")
+        example: "NOTIFY to 255.255.255.255:1900", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11), dst: "239.255.255.251")])],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -310,7 +310,7 @@ struct HostHeaderRule: DatagramRule {
         spec: "UDA 1.1/2.0 §1.2.2, §1.2.3, §1.2.4, §1.3.2; UDA 1.0 §1.1.2",
         "NOTIFY and M-SEARCH carry HOST (SHOULD under 1.0). In multicast messages it equals the destination group and port, IPv6 literals in brackets; a missing port is a warning.",
         interop: "pupnp accepts only the exact strings 239.255.255.250:1900 and [FF02::C]/[FF05::C]:1900, so it drops HOST without a port; HUPnP requires the IPv4 group even in unicast searches",
-        example: "HOST: 239.255.255.250")
+        example: "HOST: 239.255.255.250", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250")))], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -461,8 +461,10 @@ struct URNFormRule: MessageRule {
         "SSDP-018", "urn-form", .error, "Device and service types are urn:domain:device|service:type:version",
         spec: "UDA 1.1/2.0 §1.2.2 NT, §1.3.2 ST",
         "The version is a positive decimal integer; dots in a vendor domain are replaced by hyphens.",
-        interop: "gssdp compares versions numerically; miniupnpd reads the version with atoi",
+        interop: "gssdp matches the whole urn: form with a regular expression; pupnp only looks for :device: or :service:",
         example: "urn:schemas-upnp-org:device:MediaServer")
+    /// The note for a version that is not a positive integer.
+    static let versionInterop = "gssdp compares versions numerically; miniupnpd reads the version with atoi"
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer").setting("USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer")))])],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer:1").setting("USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:1")))])])
@@ -475,7 +477,9 @@ struct URNFormRule: MessageRule {
                 continue
             }
             if ASCII.parseDecimal(urn.version).map({ $0 == 0 }) ?? true {
-                out.report(Self.descriptor, "\(name.text) version \"\(SSDPText.show(urn.version))\" is not a positive integer", field: name.text)
+                out.report(
+                    Self.descriptor, "\(name.text) version \"\(SSDPText.show(urn.version))\" is not a positive integer",
+                    field: name.text, interop: Self.versionInterop)
             } else if urn.domain.contains(0x2E) {
                 out.report(Self.descriptor, "\(name.text) domain \(SSDPText.show(urn.domain)) contains dots (UDA replaces them with hyphens)", field: name.text)
             } else if urn.type.count > 64 || urn.type.isEmpty {
@@ -514,7 +518,7 @@ struct LocationURLRule: MessageRule {
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.3",
         "An absolute http(s) URL, not loopback or unspecified, IPv6 literal in brackets. A 169.254/16 host is legal (Auto-IP) but info.",
         interop: "async_upnp_client (Home Assistant) rejects loopback and 169.254 LOCATIONs; gssdp, pupnp and HUPnP need a LOCATION",
-        example: "LOCATION: http://127.0.0.1:49152/desc.xml")
+        example: "LOCATION: http://127.0.0.1:49152/desc.xml", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("LOCATION", "http://127.0.0.1:8200/rootDesc.xml")))])],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -544,7 +548,7 @@ struct CacheControlMaxAgeRule: MessageRule {
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.3; UDA 1.0 §1.1.2",
         "The max-age directive with a non-negative decimal value; no other directive under 1.1/2.0. Spaces around `=` are info.",
         interop: "pupnp and HUPnP drop messages with other directives or without max-age; gssdp falls back to 1800 s, async_upnp_client to 900 s, minissdpd to 180 s",
-        example: "CACHE-CONTROL: no-cache")
+        example: "CACHE-CONTROL: no-cache", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "no-cache")))])],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -576,7 +580,10 @@ struct MaxAgeValueRule: MessageRule {
         "SSDP-022", "max-age-value", .error, "max-age is at least 1800 seconds",
         spec: "UDA 1.0 §1.1.2; UDA 1.1/2.0 §1.2.2",
         "Below 1800 s is a warning (advertisements expire early); 0 is an error.",
-        interop: "pupnp drops max-age 0; HUPnP clamps to 5..86400", example: "CACHE-CONTROL: max-age=0")
+        interop: "pupnp drops max-age 0, the only value it rejects; HUPnP raises it to 5 s", example: "CACHE-CONTROL: max-age=0", lowest: .warning)
+    /// The note for a positive max-age below 1800 s.
+    static let shortInterop =
+        "no common stack rejects it (HUPnP clamps to 5..86400): control points forget the device when max-age passes without a new announcement"
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "max-age=0")))], severity: .error)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -586,7 +593,9 @@ struct MaxAgeValueRule: MessageRule {
         if age == 0 {
             out.report(Self.descriptor, severity: .error, "max-age=0: the advertisement expires immediately")
         } else if age < 1800 {
-            out.report(Self.descriptor, severity: .warning, "max-age=\(age) is below the 1800 s UDA asks for")
+            out.report(
+                Self.descriptor, severity: .warning, "max-age=\(age) is below the 1800 s UDA asks for",
+                interop: Self.shortInterop)
         }
     }
 }

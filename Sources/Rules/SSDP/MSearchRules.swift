@@ -73,7 +73,7 @@ struct MXRangeRule: MessageRule {
         spec: "UDA 1.0 §1.2.2; UDA 1.1/2.0 §1.3.2",
         "Devices treat MX above 5 as 5 (UPnP 1.1+), so a larger value only delays the control point.",
         interop: "gssdp and pupnp do not cap MX and wait up to MX seconds; HUPnP clamps to 5; async_upnp_client uses min(5, MX)",
-        example: "MX: 10 with USER-AGENT … UPnP/1.1 …")
+        example: "MX: 10 with USER-AGENT … UPnP/1.1 …", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("MX", "6")), sport: 50000)], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("MX", "5")), sport: 50000)])])
@@ -102,7 +102,7 @@ struct UnicastMSearchFormRule: DatagramRule {
         spec: "UDA 1.1/2.0 §1.3.2",
         "HOST names the device, not the multicast group (warning); MX is not part of the unicast form (info).",
         interop: "pupnp and HUPnP reject unicast searches through their HOST checks; gssdp and pupnp still require MX",
-        example: "unicast M-SEARCH with HOST: 239.255.255.250:1900")
+        example: "unicast M-SEARCH with HOST: 239.255.255.250:1900", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.removing("MX")), sport: 50000, dst: "192.168.1.20")], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11.removing("MX").setting("HOST", "192.168.1.20:1900")), sport: 50000, dst: "192.168.1.20")])])
@@ -125,7 +125,7 @@ struct STFormRule: MessageRule {
         "SSDP-106", "st-form", .error, "ST is ssdp:all, upnp:rootdevice, uuid:…, or a device/service URN",
         spec: "UDA 1.0 §1.2.2; UDA 1.1/2.0 §1.3.2",
         "A single search target; vendor non-URN targets are warnings.",
-        interop: "async_upnp_client lower-cases ST before matching", example: "ST: ssdp:discover")
+        interop: "async_upnp_client lower-cases ST before matching", example: "ST: ssdp:discover", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("ST", "ssdp:discover")), sport: 50000)])],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11), sport: 50000)])])

@@ -85,7 +85,7 @@ struct ResponseUnicastRule: DatagramRule {
         "SSDP-205", "response-unicast", .error, "A response is unicast to the searcher's IP and port",
         spec: "UDA 1.1/2.0 §1.3.3",
         "Never to a multicast group (error) nor to another port than the M-SEARCH came from (error). A source port other than 1900 is info: firewall helpers often key on 1900.",
-        example: "HTTP/1.1 200 OK sent to 239.255.255.250:1900", scope: .stateful)
+        example: "HTTP/1.1 200 OK sent to 239.255.255.250:1900", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([response(ssdp(okLine, response11), dst: "239.255.255.250", dport: 1900)], severity: .error)],
         nonTriggering: [RuleExample([response(ssdp(okLine, response11))])])
