@@ -24,6 +24,17 @@ public enum Fixtures {
         return FileManager.default.fileExists(atPath: p, isDirectory: &isDir) && isDir.boolValue ? p : nil
     }
 
+    /// Whether tests that read `../shared/captures/public` run: when it is present, or when
+    /// `DISCOSCOPE_REQUIRE_SHARED` is set (CI sets it, so a missing collection fails there
+    /// instead of being skipped). A plain clone has no `../shared`: those tests report
+    /// themselves skipped, with `sharedSkipReason`.
+    public static var runsSharedCaptureTests: Bool {
+        sharedPublicCaptures != nil || ProcessInfo.processInfo.environment["DISCOSCOPE_REQUIRE_SHARED"] != nil
+    }
+
+    public static let sharedSkipReason =
+        "needs ../shared/captures/public beside the repository (absent in a plain clone; CI has it)"
+
     /// The built `discoscope` executable (`swift test` builds it with the tests).
     public static var binary: String {
         let candidates = [
