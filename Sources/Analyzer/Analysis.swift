@@ -40,6 +40,10 @@ public final class Analysis {
         /// everything on the calling thread, message by message (live capture: each line
         /// appears at once).
         public var jobs: Int = 1
+        /// Message records carry the sender's MAC address (text `-e`).
+        public var recordMAC: Bool = false
+        /// Message records carry the payload (text `-X` / `-A`).
+        public var recordPayload: Bool = false
         public init() {}
     }
 
@@ -60,6 +64,14 @@ public final class Analysis {
     /// `udp.port==1900 || udp.port==5353` counts.
     public var wellKnownPortDatagrams: Int { summary.portDatagrams }
     @exclusivity(unchecked) private var fileIndex = 0
+    /// `analyze -w`: called on the reading thread with each frame that carries an SSDP or
+    /// mDNS message (`.message`, with the frames of the fragments a reassembled datagram came
+    /// from) and each frame held as an IP fragment (`.fragment`), in capture order.
+    public var frameTap: ((FrameTap, RawFrame, UnsafeRawBufferPointer) -> Void)? = nil
+    public enum FrameTap {
+        case message(fragmentFrames: [Int])
+        case fragment
+    }
 
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
     @exclusivity(unchecked) private var inline: MessageWorker
@@ -105,8 +117,13 @@ public final class Analysis {
     /// the exit status.
     @discardableResult
     public func run(_ handle: PcapHandle, fileIndex: Int, shouldStop: () -> Bool = { false }) -> CaptureError? {
+        if !summary.files.isEmpty {
+            // Everything of the previous input is written before the next one's header.
+            drain()
+        }
         self.fileIndex = fileIndex
         summary.files.append(handle.input)
+        reporter.beginFile(fileIndex, name: handle.input)
         defer { submitBatch() }
         do {
             while !shouldStop() {
@@ -138,6 +155,12 @@ public final class Analysis {
         switch outcome {
         case .datagram(var d):
             guard let r = d.framePayload else {
+                if let tap = frameTap {
+                    guard let kind = route(d, d.payload, d.payload.indices) else { return }
+                    tap(.message(fragmentFrames: d.fragmentFrames), frame, bytes)
+                    add(d, kind)
+                    return
+                }
                 datagram(d)
                 return
             }
@@ -153,6 +176,7 @@ public final class Analysis {
             }
             // From here `framePayload` locates the payload in the batch's buffer.
             d.framePayload = inBatch
+            frameTap?(.message(fragmentFrames: []), frame, bytes)
             add(d, kind)
         case .unsupportedLink(let lt):
             summary.skip("unsupported link type \(lt)")
@@ -163,7 +187,9 @@ public final class Analysis {
             summary.skip("malformed IP/UDP headers (\(why))")
         case .truncatedHeaders:
             summary.skip("cut by the snap length before the UDP header ended")
-        case .uninteresting, .fragmentHeld, .notUDP:
+        case .fragmentHeld:
+            frameTap?(.fragment, frame, bytes)
+        case .uninteresting, .notUDP:
             break
         }
     }

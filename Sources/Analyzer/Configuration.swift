@@ -65,7 +65,7 @@ public struct Configuration: Sendable {
         }
         func ruleID(_ n: Node, _ key: String) throws -> RuleID {
             let v = try scalar(n, key)
-            guard let d = RuleCatalog.find(v) else { throw fail(n.mark?.line, "\(key): unknown rule '\(v)' (see `discoscope rules`)") }
+            guard let d = RuleCatalog.find(v) else { throw fail(n.mark?.line, "\(key): " + RuleSuggestion.unknownRule(v)) }
             return d.id
         }
         func ruleList(_ n: Node, _ key: String) throws -> [RuleID] {

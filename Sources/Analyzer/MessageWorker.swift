@@ -211,6 +211,8 @@ struct MessageWorker: BatchWorker {
         record.fileIndex = fileIndex
         record.truncated = d.isTruncated
         record.fragmentFrames = d.fragmentFrames
+        if options.recordMAC { record.srcMAC = d.srcMAC }
+        if options.recordPayload { record.payload = d.payload }
         if renders {
             renderer?.render(record, findings: findings, into: &out.chunk)
             // SSDP's summary buffer back, for the next message (mDNS summaries stay in their table).

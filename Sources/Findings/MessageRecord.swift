@@ -27,6 +27,11 @@ public struct MessageRecord: Sendable {
     public var fragmentFrames: [Int]
     /// Index of the input file (several files in one run); set by the analyzer.
     public var fileIndex: Int = 0
+    /// The sender's link-layer address when the link type has one and it was asked for
+    /// (text `-e`); else empty.
+    public var srcMAC: [UInt8] = []
+    /// The UDP payload as captured, when a dump was asked for (text `-X` / `-A`); else empty.
+    public var payload: [UInt8] = []
 
     public init(
         frame: Int, time: Timestamp, src: String, sport: UInt16, dst: String, dport: UInt16, ipTTL: UInt8,

@@ -6,11 +6,17 @@ import WireFormat
 /// summary is the last line.
 public final class JSONLinesReporter: Reporter {
     let sink: any OutputSink
-    public init(sink: any OutputSink) { self.sink = sink }
+    /// The inputs as given on the command line (the interface for live capture), indexed by
+    /// a record's `fileIndex`: each message and finding names its `file`.
+    let files: [String]
+    public init(sink: any OutputSink, files: [String] = []) {
+        self.sink = sink
+        self.files = files
+    }
     public var isStreaming: Bool { true }
 
     /// Lines are serialised on the worker threads; this reporter only writes them.
-    public func makeRenderer() -> (any MessageRenderer)? { JSONLinesRenderer() }
+    public func makeRenderer() -> (any MessageRenderer)? { JSONLinesRenderer(files: files) }
 
     public func emit(_ chunk: RenderedChunk) {
         chunk.bytes.withUnsafeBytes { sink.write(bytes: $0) }
@@ -18,12 +24,13 @@ public final class JSONLinesReporter: Reporter {
 
     public func message(_ m: MessageRecord, findings: [Finding]) {
         var c = RenderedChunk()
-        JSONLinesRenderer.render(m, findings: findings, into: &c)
+        var renderer = JSONLinesRenderer(files: files)
+        renderer.render(m, findings: findings, into: &c)
         emit(c)
     }
 
     public func finding(_ f: Finding) {
-        sink.write(Self.findingObject(f).serialized() + "\n")
+        sink.write(Self.findingObject(f, file: JSONLinesRenderer.name(files, f.fileIndex)).serialized() + "\n")
     }
 
     public func finish(_ s: RunSummary) {
@@ -31,9 +38,10 @@ public final class JSONLinesReporter: Reporter {
         sink.flush()
     }
 
-    public static func messageObject(_ m: MessageRecord) -> JSONValue {
+    /// `file`: the input the record came from (null when unknown, as in unit tests).
+    public static func messageObject(_ m: MessageRecord, file: String? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("type", .string("message")), ("frame", .int(m.frame)), ("time", .rawNumber(m.time.microsecondText)),
+            ("type", .string("message")), ("file", file.map { .string($0) } ?? .null), ("frame", .int(m.frame)), ("time", .rawNumber(m.time.microsecondText)),
             ("src", .string(m.src)), ("sport", .int(m.sport)), ("dst", .string(m.dst)), ("dport", .int(m.dport)),
             ("ip_ttl", .int(m.ipTTL)), ("protocol", .string(m.proto.rawValue)), ("kind", .string(m.kind)),
         ]
@@ -43,9 +51,9 @@ public final class JSONLinesReporter: Reporter {
         return .object(fields)
     }
 
-    public static func findingObject(_ f: Finding) -> JSONValue {
+    public static func findingObject(_ f: Finding, file: String? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("type", .string("finding")), ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
+            ("type", .string("finding")), ("file", file.map { .string($0) } ?? .null), ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
             ("severity", .string(f.severity.rawValue)), ("frames", .array(f.frames.map { .int($0) })),
             ("time", .rawNumber(f.time.microsecondText)), ("message", .string(f.message)), ("spec", .string(f.spec)),
             ("interop", f.interop.map { .string($0) } ?? .null), ("source", .string(f.source)),
@@ -67,10 +75,12 @@ public final class JSONLinesReporter: Reporter {
                 ("info", .int(s.findingsBySeverity[.info] ?? 0)),
             ])),
             ("findings_by_rule", .object(s.findingsByRule.map { ($0.rule.rawValue, .int($0.count)) })),
-            ("suppressed", .int(s.suppressed)),
+            ("suppressed", .int(s.suppressed)), ("below_min_severity", .int(s.belowMinSeverity)),
             ("skipped", .object(s.skipped.map { ($0.reason, .int($0.count)) })),
             ("input_errors", .array(s.inputErrors.map { .string($0) })),
+            ("result", .string(s.verdict.rawValue)),
         ]
+        if let i = s.interface { fields.append(("interface", .string(i))) }
         if let r = s.packetsReceived { fields.append(("packets_received", .int(Int(clamping: r)))) }
         if let d = s.packetsDropped { fields.append(("packets_dropped", .int(Int(clamping: d)))) }
         if let d = s.packetsDroppedByInterface { fields.append(("packets_dropped_by_interface", .int(Int(clamping: d)))) }
@@ -80,22 +90,23 @@ public final class JSONLinesReporter: Reporter {
 
 /// One JSON line per message, then one per finding.
 public struct JSONLinesRenderer: MessageRenderer {
-    public init() {}
+    let files: [String]
+    public init(files: [String] = []) { self.files = files }
 
-    static func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
-        c.append(JSONLinesReporter.messageObject(m).serialized())
-        c.append(byte: 0x0A)
-        for f in findings { line(f, into: &c) }
+    static func name(_ files: [String], _ index: Int) -> String? {
+        index >= 0 && index < files.count ? files[index] : nil
     }
 
-    static func line(_ f: Finding, into c: inout RenderedChunk) {
-        c.append(JSONLinesReporter.findingObject(f).serialized())
+    func line(_ f: Finding, into c: inout RenderedChunk) {
+        c.append(JSONLinesReporter.findingObject(f, file: Self.name(files, f.fileIndex)).serialized())
         c.append(byte: 0x0A)
     }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
-        Self.render(m, findings: findings, into: &c)
+        c.append(JSONLinesReporter.messageObject(m, file: Self.name(files, m.fileIndex)).serialized())
+        c.append(byte: 0x0A)
+        for f in findings { line(f, into: &c) }
     }
 
-    public mutating func render(finding f: Finding, into c: inout RenderedChunk) { Self.line(f, into: &c) }
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) { line(f, into: &c) }
 }

@@ -44,8 +44,24 @@ public struct RunSummary: Sendable {
     public var packetsDroppedByInterface: UInt64? = nil
     /// The rules that were enabled for this run (JUnit has one test case per rule checked).
     public var rulesChecked: [RuleDescriptor] = []
-    /// Findings that were suppressed by configuration or baseline.
+    /// Findings that were suppressed by configuration or baseline (not counting those below
+    /// the minimum severity).
     public var suppressed: Int = 0
+    /// Findings left out because they were below `--min-severity`.
+    public var belowMinSeverity: Int = 0
+    /// Live capture: the interface captured on (`files` holds it too).
+    public var interface: String? = nil
+
+    /// The run's verdict: an input error outranks findings.
+    public enum Verdict: String, Sendable {
+        case pass, fail
+        case inputError = "input_error"
+    }
+    public var verdict: Verdict {
+        if !inputErrors.isEmpty { return .inputError }
+        if let t = failOn, findings(atLeast: t) > 0 { return .fail }
+        return .pass
+    }
     /// Reported findings per severity and per rule (rule order: first seen).
     public var findingsBySeverity: [Severity: Int] = [:]
     public var findingsByRule: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []
@@ -108,9 +124,13 @@ public protocol Reporter {
     func makeRenderer() -> (any MessageRenderer)?
     /// Writes what a renderer from `makeRenderer` produced, in capture order.
     mutating func emit(_ chunk: RenderedChunk)
+    /// An input starts (`index` as on the command line); everything of the previous one has
+    /// been written.
+    mutating func beginFile(_ index: Int, name: String)
 }
 
 extension Reporter {
     public func makeRenderer() -> (any MessageRenderer)? { nil }
     public mutating func emit(_ chunk: RenderedChunk) {}
+    public mutating func beginFile(_ index: Int, name: String) {}
 }

@@ -14,7 +14,26 @@ public final class TextReporter: Reporter {
         public var color = false
         /// Times as UTC instead of local time (tests, CI logs).
         public var utc = false
+        /// How the time of a message is shown (tcpdump's `-t` family).
+        public var timeStyle = TimeStyle.clock
+        /// Show the sender's MAC address (`-e`).
+        public var showMAC = false
+        /// Dump the payload under each message: hex and ASCII (`-X`), or as text (`-A`).
+        public var hexDump = false
+        public var asciiDump = false
+        /// The inputs as given on the command line; with more than one, each input's output
+        /// starts with a header line naming it.
+        public var files: [String] = []
         public init() {}
+    }
+
+    /// tcpdump's timestamp styles: default (time of day), `-t` (none), `-tt` (seconds since
+    /// the epoch), `-ttt` (since the previous message), `-tttt` (date and time of day),
+    /// `-ttttt` (since the first message). The two relative styles need the messages in one
+    /// sequence: the CLI formats on one thread with them.
+    public enum TimeStyle: Sendable {
+        case clock, none, epoch, sincePrevious, date, sinceFirst
+        public var isRelative: Bool { self == .sincePrevious || self == .sinceFirst }
     }
 
     let sink: any OutputSink
@@ -43,6 +62,15 @@ public final class TextReporter: Reporter {
         scratch.removeAll()
         renderer.render(finding: f, into: &scratch)
         emit(scratch)
+    }
+
+    /// `==> captures/a.pcap <==` before each input's output when several are given (as
+    /// `head` and `tail` separate files), so frame numbers, which restart per file, stay
+    /// attributable.
+    public func beginFile(_ index: Int, name: String) {
+        guard options.files.count > 1 else { return }
+        let shown = index >= 0 && index < options.files.count ? options.files[index] : name
+        sink.write((index > 0 ? "\n" : "") + paint("==> \(shown) <==", "1") + "\n")
     }
 
     /// Writes a rendered chunk, inserting each rule's interop note after its first finding.
@@ -76,7 +104,11 @@ public final class TextReporter: Reporter {
     public func finish(_ s: RunSummary) {
         var out = "\n" + paint("Summary", "1") + "\n"
         func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + v + "\n" }
-        if !s.files.isEmpty { row("files", s.files.joined(separator: ", ")) }
+        if let i = s.interface {
+            row("interface", i)
+        } else if !s.files.isEmpty {
+            row("files", s.files.joined(separator: ", "))
+        }
         row("frames", "\(s.framesRead) read; \(s.portDatagrams) UDP datagram(s) on ports 1900/5353")
         var msg = "\(s.ssdpMessages) SSDP, \(s.mdnsMessages) mDNS"
         var notes: [String] = []
@@ -87,6 +119,7 @@ public final class TextReporter: Reporter {
         row("seen", "\(s.devices) device(s) or host(s), \(s.services) DNS-SD service type(s)")
         let e = s.findingsBySeverity[.error] ?? 0, w = s.findingsBySeverity[.warning] ?? 0, i = s.findingsBySeverity[.info] ?? 0
         var fl = "\(e) error(s), \(w) warning(s), \(i) info"
+        if s.belowMinSeverity > 0 { fl += "; \(s.belowMinSeverity) below --min-severity, not shown" }
         if s.suppressed > 0 { fl += "; \(s.suppressed) suppressed by configuration or baseline" }
         row("findings", fl)
         for r in s.findingsByRule.sorted(by: { $0.rule < $1.rule }) {
@@ -99,7 +132,15 @@ public final class TextReporter: Reporter {
             if let d = s.packetsDroppedByInterface { c += ", \(d) by the interface" }
             row("capture", c)
         }
-        if let t = s.failOn {
+        if !s.inputErrors.isEmpty {
+            // An input that could not be read completely fails the run whatever was found
+            // in the rest: the verdict must not read as a pass.
+            var text = "failed on input: \(s.inputErrors.count) input error(s) (exit status 2)"
+            if let t = s.failOn, s.findings(atLeast: t) > 0 {
+                text += "; also \(s.findings(atLeast: t)) finding(s) at or above \(t.rawValue) in what was read"
+            }
+            row("result", paint(text, "31"))
+        } else if let t = s.failOn {
             let n = s.findings(atLeast: t)
             row("result", n == 0 ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)")
         }
@@ -134,11 +175,22 @@ public struct TextRenderer: MessageRenderer {
         // brackets, colon, port), the protocol, the summary and the notes after it.
         let bound = 20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + m.summaryUTF8.count
             + 12 + (m.fragmentFrames.isEmpty ? 0 : 26 + 21 * m.fragmentFrames.count) + 1
-        let time = clockPrefix(m.time)
-        // Through a pointer: a closure that captures the record copies it (retaining each of
-        // its arrays), and so does one that passes on the pointer's `pointee`.
-        withUnsafePointer(to: m) { p in
-            c.bytes.append(sizedFor: bound) { o in Self.writeLine(p, clock: time, into: &o) }
+        if options.timeStyle != .clock || options.showMAC {
+            // The tcpdump options' forms: a prefix of text, then the rest of the line as usual.
+            var prefix = String(m.frame) + " "
+            if let t = timeText(m.time) { prefix += t + " " }
+            if options.showMAC && !m.srcMAC.isEmpty { prefix += Self.macText(m.srcMAC) + ", " }
+            c.append(prefix)
+            withUnsafePointer(to: m) { p in
+                c.bytes.append(sizedFor: bound) { o in Self.writeLine(p, clock: nil, into: &o) }
+            }
+        } else {
+            let time = clockPrefix(m.time)
+            // Through a pointer: a closure that captures the record copies it (retaining each of
+            // its arrays), and so does one that passes on the pointer's `pointee`.
+            withUnsafePointer(to: m) { p in
+                c.bytes.append(sizedFor: bound) { o in Self.writeLine(p, clock: time, into: &o) }
+            }
         }
         if options.verbose {
             for d in m.detail {
@@ -147,6 +199,8 @@ public struct TextRenderer: MessageRenderer {
                 c.append(byte: 0x0A)
             }
         }
+        if options.hexDump { Self.hexDump(m.payload, into: &c) }
+        if options.asciiDump { Self.asciiDump(m.payload, into: &c) }
         Self.each(findings) { findingLines($0, indent: 4, frameDescription: false, into: &c) }
     }
 
@@ -159,14 +213,17 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    /// One message line (sized by the caller).
-    private static func writeLine(_ mp: UnsafePointer<MessageRecord>, clock time: UInt64, into o: inout OutputSpan<UInt8>) {
-        o.put(decimal: mp.pointee.frame)
-        o.put(0x20)
-        for k in 0..<8 { o.put(UInt8(truncatingIfNeeded: time >> UInt64(8 * k))) }
-        o.put(0x2E)
-        o.put(zeroPadded: Int(mp.pointee.time.nanoseconds / 1000), width: 6)
-        o.put(0x20)
+    /// One message line (sized by the caller); without `clock`, from the source address on
+    /// (the caller wrote the frame and time).
+    private static func writeLine(_ mp: UnsafePointer<MessageRecord>, clock time: UInt64?, into o: inout OutputSpan<UInt8>) {
+        if let time {
+            o.put(decimal: mp.pointee.frame)
+            o.put(0x20)
+            for k in 0..<8 { o.put(UInt8(truncatingIfNeeded: time >> UInt64(8 * k))) }
+            o.put(0x2E)
+            o.put(zeroPadded: Int(mp.pointee.time.nanoseconds / 1000), width: 6)
+            o.put(0x20)
+        }
         Self.endpoint(mp.pointee.src, mp.pointee.sport, into: &o)
         o.put(" > " as StaticString)
         Self.endpoint(mp.pointee.dst, mp.pointee.dport, into: &o)
@@ -205,7 +262,8 @@ public struct TextRenderer: MessageRenderer {
     mutating func findingLines(_ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
         // Sized once: indent, frame, two painted words (colour codes), name, message, spec,
         // related frames.
-        let bound = indent + 36 + 2 * 12 + fp.pointee.severity.rawValue.utf8.count + fp.pointee.rule.rawValue.utf8.count
+        let bound = indent + 36 + 2 * 12 + (frameDescription ? 6 + fp.pointee.source.utf8.count : 0)
+            + fp.pointee.severity.rawValue.utf8.count + fp.pointee.rule.rawValue.utf8.count
             + fp.pointee.name.utf8.count + fp.pointee.message.utf8.count + fp.pointee.spec.utf8.count
             + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
         let color = options.color
@@ -237,6 +295,11 @@ public struct TextRenderer: MessageRenderer {
             } else {
                 o.put("end of capture" as StaticString)
             }
+            // The sender, so a finding line stands on its own without the message line.
+            if !fp.pointee.source.isEmpty && fp.pointee.source != "0.0.0.0" {
+                o.put(" from " as StaticString)
+                o.put(fp.pointee.source)
+            }
             o.put(": " as StaticString)
         }
         Self.paint(fp.pointee.severity.rawValue, TextReporter.color(fp.pointee.severity), color: color, into: &o)
@@ -259,6 +322,107 @@ public struct TextRenderer: MessageRenderer {
             o.put(0x29)
         }
         o.put(0x0A)
+    }
+
+    /// The time as `timeStyle` shows it; nil for `-t` (no time).
+    private mutating func timeText(_ t: Timestamp) -> String? {
+        let micros = Int(t.nanoseconds / 1000)
+        func fraction(_ us: Int) -> String {
+            let s = String(us)
+            return String(repeating: "0", count: max(0, 6 - s.count)) + s
+        }
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        func since(_ earlier: Timestamp) -> String {
+            // Whole microseconds, clamped at zero (captures are not always in time order).
+            let (ds, o1) = t.seconds.subtractingReportingOverflow(earlier.seconds)
+            guard !o1, ds >= 0, ds < 100_000_000_000 else { return "00:00:00.000000" }
+            var us = ds * 1_000_000 + Int64(micros) - Int64(earlier.nanoseconds / 1000)
+            if us < 0 { us = 0 }
+            let secs = us / 1_000_000
+            let h = secs / 3600, m = secs / 60 % 60, sec = secs % 60
+            return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)") + ":" + (sec < 10 ? "0\(sec)" : "\(sec)")
+                + "." + fraction(Int(us % 1_000_000))
+        }
+        switch options.timeStyle {
+        case .none:
+            return nil
+        case .epoch:
+            return "\(t.seconds)." + fraction(micros)
+        case .clock, .date:
+            var secs = time_t(t.seconds)
+            var tmv = tm()
+            if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
+            var text = two(tmv.tm_hour) + ":" + two(tmv.tm_min) + ":" + two(tmv.tm_sec) + "." + fraction(micros)
+            if options.timeStyle == .date {
+                text = "\(Int(tmv.tm_year) + 1900)-" + two(tmv.tm_mon + 1) + "-" + two(tmv.tm_mday) + " " + text
+            }
+            return text
+        case .sincePrevious:
+            let previous = previousTime ?? t
+            previousTime = t
+            return since(previous)
+        case .sinceFirst:
+            if firstTime == nil { firstTime = t }
+            return since(firstTime ?? t)
+        }
+    }
+    private var previousTime: Timestamp? = nil
+    private var firstTime: Timestamp? = nil
+
+    /// `00:11:22:33:44:55`.
+    static func macText(_ mac: [UInt8]) -> String {
+        mac.map { b in
+            let digits: [Character] = Array("0123456789abcdef")
+            return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
+        }.joined(separator: ":")
+    }
+
+    /// tcpdump `-X`: offset, 16 bytes in groups of two, and the printable ones beside.
+    static func hexDump(_ payload: [UInt8], into c: inout RenderedChunk) {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var offset = 0
+        while offset < payload.count {
+            let row = payload[offset..<min(offset + 16, payload.count)]
+            var line: [UInt8] = Array("        0x".utf8)
+            for shift in stride(from: 12, through: 0, by: -4) { line.append(digits[(offset >> shift) & 0xF]) }
+            line += Array(":  ".utf8)
+            for k in 0..<16 {
+                if k < row.count {
+                    let b = row[row.startIndex + k]
+                    line.append(digits[Int(b >> 4)])
+                    line.append(digits[Int(b & 0xF)])
+                } else {
+                    line += [0x20, 0x20]
+                }
+                if k % 2 == 1 { line.append(0x20) }
+            }
+            line.append(0x20)
+            for b in row { line.append(b >= 0x20 && b < 0x7F ? b : 0x2E) }
+            line.append(0x0A)
+            c.bytes += line
+            offset += 16
+        }
+    }
+
+    /// tcpdump `-A`: the payload as text, indented; line breaks kept, other control and
+    /// non-ASCII bytes as `.` (nothing from the wire reaches the terminal as a control code).
+    static func asciiDump(_ payload: [UInt8], into c: inout RenderedChunk) {
+        guard !payload.isEmpty else { return }
+        var atLineStart = true
+        for b in payload {
+            if b == 0x0D { continue }
+            if b == 0x0A {
+                c.append(byte: 0x0A)
+                atLineStart = true
+                continue
+            }
+            if atLineStart {
+                c.append("        " as StaticString)
+                atLineStart = false
+            }
+            c.append(byte: (b >= 0x20 && b < 0x7F) || b == 0x09 ? b : 0x2E)
+        }
+        if !atLineStart { c.append(byte: 0x0A) }
     }
 
     /// `addr:port`, or `[addr]:port` for an address with colons (IPv6).

@@ -17,11 +17,26 @@ extension DiscoScope {
                 when it exists, is `-`, or ends in .pcap, .pcapng, .cap or .gz; the first other \
                 argument starts the filter. Frame numbers count every record of a file, as Wireshark's do, \
                 also when a filter is given.
-                """
+
+                tcpdump habits work: -r FILE, -c COUNT, -n, -t…-ttttt, -e, -X, -A, -w FILE.
+                """,
+            aliases: ["analyse"]
         )
 
         @Argument(help: ArgumentHelp("Capture files, then an optional BPF filter expression.", valueName: "file… [filter]"))
-        var arguments: [String]
+        var arguments: [String] = []
+
+        @Option(name: .customShort("r"), help: ArgumentHelp("Read FILE (as tcpdump -r; repeatable). The files may also be given without -r.", valueName: "file"))
+        var readFiles: [String] = []
+
+        @Option(name: .customShort("c"), help: ArgumentHelp("Stop after COUNT packets (those the filter passes), as tcpdump -c.", valueName: "count"))
+        var count: Int?
+
+        @Option(name: .customShort("w"), help: ArgumentHelp("Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark).", valueName: "file"))
+        var writeFile: String?
+
+        @Flag(name: .long, help: "With -w: write only the packets that findings name.")
+        var onlyFindings = false
 
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
@@ -37,17 +52,23 @@ extension DiscoScope {
         @OptionGroup var rules: RuleOptions
 
         func validate() throws {
-            if arguments.isEmpty { throw ValidationError("Give at least one capture file (or - for standard input).") }
+            if arguments.isEmpty && readFiles.isEmpty {
+                throw ValidationError("Give at least one capture file (or - for standard input).")
+            }
             if let j = jobs, j < 1 || j > 256 { throw ValidationError("--jobs takes a number from 1 to 256.") }
+            if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
+            if onlyFindings && writeFile == nil { throw ValidationError("--only-findings goes with -w FILE.") }
+            try output.check()
         }
 
-        /// Splits the positional arguments into files and the trailing filter words.
-        static func split(_ args: [String]) -> (files: [String], filter: [String]) {
+        /// Splits the positional arguments into files and the trailing filter words; with
+        /// `-r` files, the first positional argument may already start the filter.
+        static func split(_ args: [String], haveFiles: Bool = false) -> (files: [String], filter: [String]) {
             var files: [String] = []
             var i = 0
             while i < args.count {
                 let a = args[i]
-                if files.isEmpty || a == "-" || looksLikeFile(a) {
+                if (files.isEmpty && !haveFiles) || a == "-" || looksLikeFile(a) {
                     files.append(a)
                     i += 1
                 } else {
@@ -65,14 +86,16 @@ extension DiscoScope {
         }
 
         func run() throws {
-            let (files, words) = Self.split(arguments)
+            let (positional, words) = Self.split(arguments, haveFiles: !readFiles.isEmpty)
+            let files = readFiles + positional
             var filterExpression = words.joined(separator: " ")
             if let f = filter {
                 filterExpression = filterExpression.isEmpty ? f : "(\(f)) and (\(filterExpression))"
             }
             let status = try Frontend.analyze(
                 files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
-                jobs: jobs ?? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8))
+                jobs: jobs ?? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8), count: count,
+                writePackets: writeFile, onlyFindings: onlyFindings)
             throw ExitCode(status)
         }
     }

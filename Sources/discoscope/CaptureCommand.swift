@@ -3,6 +3,7 @@ import ArgumentParser
 import Capture
 import Findings
 import Glibc
+import NetLayers
 import Reporting
 import Synchronization
 
@@ -27,7 +28,10 @@ extension DiscoScope {
         static let defaultFilter =
             "udp port 1900 or udp port 5353 or (udp and udp[8:4] = 0x48545450) or (ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] = 44)"
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Interface to capture on (`any` for all; see -D).", valueName: "iface"))
+        @Option(
+            name: .shortAndLong,
+            help: ArgumentHelp("Interface to capture on (`any` for all; see -D). Default: the first that is up and not loopback, as tcpdump picks it.", valueName: "iface"),
+            completion: .custom { _, _, _ in ((try? LiveSource.interfaces()) ?? []).map(\.name) })
         var interface: String?
 
         @Flag(name: [.customShort("D"), .long], help: "List the interfaces libpcap can capture on, and exit.")
@@ -67,7 +71,7 @@ extension DiscoScope {
         @OptionGroup var rules: RuleOptions
 
         func validate() throws {
-            if !listInterfaces && interface == nil { throw ValidationError("Give an interface with -i (see -D for the list).") }
+            try output.check()
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
         }
@@ -90,8 +94,31 @@ extension DiscoScope {
             throw ExitCode(try capture())
         }
 
+        /// tcpdump's choice when no -i is given: the first interface libpcap lists that is up
+            /// and not loopback (libpcap lists running, non-loopback ones first).
+        static func defaultInterface() throws(CaptureError) -> String? {
+            let all = try LiveSource.interfaces()
+            let usable = all.filter { $0.flags.contains("Up") && !$0.flags.contains("Loopback") && $0.name != "any" }
+            return (usable.first { $0.flags.contains("Running") } ?? usable.first)?.name
+        }
+
         func capture() throws -> Int32 {
-            guard let interface else { return 2 }
+            let interface: String
+            if let given = self.interface {
+                interface = given
+            } else {
+                do {
+                    guard let picked = try Self.defaultInterface() else {
+                        Frontend.warn("no interface is up apart from loopback; name one with -i (see -D for the list)")
+                        return 2
+                    }
+                    interface = picked
+                    Frontend.warn("no -i given: capturing on \(picked), the first interface that is up and not loopback (-D lists them)")
+                } catch {
+                    Frontend.warn(error.description)
+                    return 2
+                }
+            }
             var o = LiveSource.Options()
             o.snaplen = snaplen
             o.promiscuous = !noPromiscuous
@@ -109,9 +136,15 @@ extension DiscoScope {
                 Frontend.warn(error.description)
                 return 2
             }
+            // What tcpdump says when it starts, and the filter in force (a capture that shows
+            // nothing should not leave the user guessing whether it runs).
+            let linkName = handle.linkType.description + (handle.linkType.libpcapDescription.map { " (\($0))" } ?? "")
+            FileHandleStderr.write(
+                "listening on \(interface), link-type \(linkName), snapshot length \(handle.snapshotLength) bytes\n"
+                    + "filter: \(expression)\(filterWords.isEmpty && filter == nil ? " (the default)" : "")\n")
             let frontend: Frontend
             do {
-                frontend = try Frontend(output: output, rules: rules, live: true)
+                frontend = try Frontend(output: output, rules: rules, live: true, inputs: [interface])
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2
@@ -141,6 +174,7 @@ extension DiscoScope {
                 Frontend.warn("the kernel dropped \(s.dropped) packet(s) (interface: \(s.droppedByInterface)); findings that need every packet may be incomplete. A larger -B buffer or a narrower filter helps.")
             }
             return frontend.finish { summary in
+                summary.interface = interface
                 if let s = stats {
                     summary.packetsReceived = s.received
                     summary.packetsDropped = s.dropped

@@ -18,26 +18,43 @@ final class Frontend {
     let analysis: Analysis
     let rules: RuleOptions
     private(set) var inputError = false
+    /// Findings dropped by `--min-severity` (the policy counts them apart from suppressions).
+    let belowMinimum = SharedCounter()
+    /// `analyze -w`: where the SSDP and mDNS frames go.
+    var packetOutput: PacketOutput? = nil
 
     /// Sets up output and rules; throws `InputError` (exit 2) for an unwritable output or a
-    /// bad configuration.
-    init(output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1) throws {
+    /// bad configuration. `inputs` are the files as given (the interface when live).
+    init(
+        output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
+        packetOutput: PacketOutput? = nil
+    ) throws {
         self.rules = rules
         let settings = try Settings(rules)
         self.settings = settings
         sink = try FileSink.open(output.output)
         sink.flushEachWrite = live
+        self.packetOutput = packetOutput
         let reporter: any Reporter
+        var jobs = jobs
         switch output.format {
         case .text:
             var o = TextReporter.Options()
             o.quiet = output.quiet
             o.verbose = output.verbose
-            o.color = output.output == nil && sink.isTerminal && !output.noColor && getenv("NO_COLOR") == nil
+            o.color = output.wantsColor(toTerminal: output.output == nil && sink.isTerminal, noColorEnv: getenv("NO_COLOR") != nil)
             o.utc = getenv("TZ").map { String(cString: $0) == "UTC" || String(cString: $0) == "UTC0" } ?? false
+            o.timeStyle = TimestampFlags.style(output.timestampStyle)
+            o.showMAC = output.linkHeader
+            o.hexDump = output.hexDump
+            o.asciiDump = output.asciiDump
+            o.files = live ? [] : inputs
+            // Times relative to the previous or first message need the messages in one
+            // sequence: one renderer, on the reading thread.
+            if o.timeStyle.isRelative { jobs = 1 }
             reporter = TextReporter(sink: sink, options: o)
         case .jsonl:
-            reporter = JSONLinesReporter(sink: sink)
+            reporter = JSONLinesReporter(sink: sink, files: inputs)
         case .sarif:
             reporter = SARIFReporter(sink: sink, toolVersion: DiscoScope.version)
         case .junit:
@@ -49,21 +66,32 @@ final class Frontend {
         options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl
         options.disabledRules = settings.disabled
         options.jobs = live ? 1 : jobs
+        options.recordMAC = output.format == .text && output.linkHeader
+        options.recordPayload = output.format == .text && (output.hexDump || output.asciiDump)
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
+        let marked = packetOutput?.findingFrames
+        let below = belowMinimum
         let policy: (@Sendable (Finding) -> Finding?)?
-        if settings.isIdentity && collector == nil {
+        if settings.isIdentity && collector == nil && marked == nil {
             policy = nil
         } else {
             policy = { f in
-                guard let kept = settings.apply(f) else { return nil }
+                guard let kept = settings.apply(f) else {
+                    if settings.isBelowMinimum(f) { below.add() }
+                    return nil
+                }
                 collector?.insert(kept)
                 if let b = settings.baseline, b.contains(kept) { return nil }
+                marked?.insert(kept)
                 return kept
             }
         }
         options.findingDetails = output.format != .text || policy != nil
         analysis = Analysis(reporter: reporter, options: options, policy: policy)
         analysis.onWarning = { Frontend.warn($0) }
+        if let packetOutput {
+            analysis.frameTap = { kind, frame, bytes in packetOutput.take(kind, frame, bytes) }
+        }
         started = Self.now()
         showProgress = !live && isatty(2) != 0 && getenv("CI") == nil && (output.output != nil || !sink.isTerminal)
     }
@@ -83,6 +111,7 @@ final class Frontend {
 
     /// Analyses one opened source to its end (or until `shouldStop`).
     func run(_ handle: PcapHandle, fileIndex: Int, shouldStop: () -> Bool = { false }) {
+        if let p = packetOutput, let problem = p.begin(handle, fileIndex: fileIndex) { Frontend.warn(problem) }
         if let err = analysis.run(handle, fileIndex: fileIndex, shouldStop: shouldStop) {
             Frontend.warn(err.description)
             inputError = true
@@ -101,10 +130,24 @@ final class Frontend {
     func finish(extra: (inout RunSummary) -> Void = { _ in }) -> Int32 {
         let settings = self.settings
         let started = self.started
+        let belowMinimum = self.belowMinimum
+        // The packet file is complete before the summary, so a write problem reaches it.
+        var packetProblem: String? = nil
+        if let p = packetOutput, let problem = p.finish() {
+            packetProblem = problem
+            Frontend.warn(problem)
+            inputError = true
+        }
         _ = analysis.finish { s in
             s.rulesChecked = RuleCatalog.all.filter { !settings.disabled.contains($0.id) }
             s.failOn = settings.failOn
             s.elapsedSeconds = Frontend.now() - started
+            // The workers count every finding the policy dropped as suppressed; read once
+            // every batch and the end-of-capture findings have been through the policy.
+            let below = belowMinimum.value
+            s.belowMinSeverity = below
+            s.suppressed = max(0, s.suppressed - below)
+            if let packetProblem { s.inputErrors.append(packetProblem) }
             extra(&s)
         }
         sink.flush()
@@ -119,15 +162,26 @@ final class Frontend {
         return 0
     }
 
-    static func analyze(files: [String], filter: String?, output: OutputOptions, rules: RuleOptions, jobs: Int) throws -> Int32 {
+    static func analyze(
+        files: [String], filter: String?, output: OutputOptions, rules: RuleOptions, jobs: Int, count: Int? = nil,
+        writePackets: String? = nil, onlyFindings: Bool = false
+    ) throws -> Int32 {
+        // A filter that cannot compile is a usage error, reported once before any file is
+        // read (as tcpdump does), not an input error per file.
+        if let filter, let problem = FilterCheck.problem(filter) {
+            warn("invalid filter '\(filter)': \(problem)")
+            return 2
+        }
         let frontend: Frontend
         do {
-            frontend = try Frontend(output: output, rules: rules, jobs: jobs)
+            let packets = try writePackets.map { try PacketOutput(path: $0, onlyFindings: onlyFindings) }
+            frontend = try Frontend(output: output, rules: rules, jobs: jobs, inputs: files, packetOutput: packets)
         } catch let e as InputError {
             warn(e.description)
             return 2
         }
         for (index, path) in files.enumerated() {
+            if let count, frontend.analysis.summary.framesRead >= count { break }
             let handle: PcapHandle
             do {
                 handle = try OfflineSource.open(path)
@@ -137,7 +191,10 @@ final class Frontend {
                 continue
             }
             let progress = Progress(handle: handle, enabled: frontend.showProgress)
-            frontend.run(handle, fileIndex: index) { progress.tick(frames: frontend.analysis.summary.framesRead) }
+            frontend.run(handle, fileIndex: index) {
+                if let count, frontend.analysis.summary.framesRead >= count { return true }
+                return progress.tick(frames: frontend.analysis.summary.framesRead)
+            }
             progress.clear()
         }
         return frontend.finish()
@@ -157,6 +214,13 @@ final class BaselineCollector: Sendable {
     }
 }
 
+/// A count that worker threads add to.
+final class SharedCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
 /// Rule selection merged from `.discoscope.yml` and the command line (the command line wins).
 struct Settings: Sendable {
     var config = Configuration()
@@ -165,10 +229,12 @@ struct Settings: Sendable {
     var minSeverity: Severity? = nil
     var baseline: Baseline? = nil
 
-    init(_ o: RuleOptions) throws {
+    init(_ o: RuleOptions, announce: (String) -> Void = { Frontend.warn($0) }) throws {
         var path = o.config
         if path == nil, access(".discoscope.yml", F_OK) == 0 { path = ".discoscope.yml" }
         if let path {
+            // Settings that change the verdict never apply silently.
+            announce("using configuration \(path)\(o.config == nil ? " (found in the current directory; --config FILE names another)" : "")")
             guard let text = readFile(path) else {
                 throw InputError("\(path): cannot read the configuration (\(String(cString: strerror(errno))))")
             }
@@ -176,7 +242,7 @@ struct Settings: Sendable {
         }
         func resolve(_ names: [String], _ flag: String) throws -> [RuleID] {
             try names.flatMap { $0.split(separator: ",").map(String.init) }.map { n in
-                guard let d = RuleCatalog.find(n) else { throw InputError("\(flag): unknown rule '\(n)' (see `discoscope rules`)") }
+                guard let d = RuleCatalog.find(n) else { throw InputError("\(flag): " + RuleSuggestion.unknownRule(n)) }
                 return d.id
             }
         }
@@ -200,6 +266,14 @@ struct Settings: Sendable {
     /// baseline), so the analysis can skip it.
     var isIdentity: Bool {
         config.severity.isEmpty && minSeverity == nil && config.suppressions.isEmpty && baseline == nil
+    }
+
+    /// Whether `apply` drops `raw` for being below the minimum severity (rather than for a
+    /// suppression or the baseline), counted apart in the summary.
+    func isBelowMinimum(_ raw: Finding) -> Bool {
+        guard let m = minSeverity else { return false }
+        let s = config.severity[raw.rule] ?? raw.severity
+        return s < m
     }
 
     /// Severity override, minimum severity and suppressions; nil when the finding is dropped.

@@ -1,13 +1,51 @@
 import ArgumentParser
+import Capture
 import Findings
 import Reporting
+import Rules
 
 extension OutputFormatOption: ExpressibleByArgument {}
 
 /// `--format text|jsonl|sarif|junit`.
 enum OutputFormatOption: String, CaseIterable {
     case text, jsonl, sarif, junit
+
+    /// Parses `--format`, pointing a near miss (`json`, `xml`) at the format meant.
+    static func parse(_ text: String) throws -> OutputFormatOption {
+        if let f = OutputFormatOption(rawValue: text.lowercased()) { return f }
+        let hint: String
+        switch text.lowercased() {
+        case "json", "ndjson", "jsonlines", "json-lines", "jsonl2": hint = "; did you mean jsonl (one JSON object per line)?"
+        case "xml", "junit-xml": hint = "; did you mean junit (JUnit XML)?"
+        case "sarif2", "sarif-2.1.0": hint = "; did you mean sarif?"
+        case "txt", "plain": hint = "; did you mean text?"
+        default: hint = ""
+        }
+        throw ValidationError("unknown format '\(text)' (text, jsonl, sarif, junit)\(hint)")
+    }
 }
+
+/// `--color auto|always|never`.
+enum ColorChoice: String, CaseIterable, ExpressibleByArgument {
+    case auto, always, never
+}
+
+/// tcpdump's `-t` family, by how often it is given.
+enum TimestampFlags {
+    static func style(_ count: Int) -> TextReporter.TimeStyle {
+        switch count {
+        case 0: .clock
+        case 1: .none
+        case 2: .epoch
+        case 3: .sincePrevious
+        case 4: .date
+        default: .sinceFirst
+        }
+    }
+}
+
+/// Completion words for `--enable` / `--disable`: every rule ID and name.
+let ruleCompletion = CompletionKind.list(RuleCatalog.all.flatMap { [$0.id.rawValue, $0.name] })
 
 extension Severity: ExpressibleByArgument {}
 
@@ -27,7 +65,7 @@ enum FailOn: String, CaseIterable, ExpressibleByArgument {
 
 /// Output options shared by `analyze` and `capture`.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format.")
+    @Option(name: .long, help: ArgumentHelp("Output format: text, jsonl, sarif or junit.", valueName: "format"), transform: OutputFormatOption.parse)
     var format: OutputFormatOption = .text
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to PATH instead of standard output.", valueName: "path"))
@@ -36,11 +74,46 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Show every header and DNS section under each message.")
     var verbose = false
 
-    @Flag(name: .shortAndLong, help: "Text output: print only findings and the summary, not every message.")
+    @Flag(name: .shortAndLong, help: "Text output only: print only findings (with frame and sender) and the summary, not every message.")
     var quiet = false
 
-    @Flag(name: .long, help: "Text output: never colour (colour is used only on a terminal, and never when NO_COLOR is set).")
+    @Option(name: .long, help: ArgumentHelp("Text output: colour severities and rule IDs: auto (on a terminal, unless NO_COLOR is set), always (e.g. for less -R), never.", valueName: "when"))
+    var color: ColorChoice = .auto
+
+    @Flag(name: .long, help: "Same as --color never.")
     var noColor = false
+
+    @Flag(name: .customShort("t"), help: "Text output, as tcpdump: -t no time, -tt seconds since 1970, -ttt since the previous message, -tttt date and time, -ttttt since the first message.")
+    var timestampStyle: Int
+
+    @Flag(name: .customShort("e"), help: "Text output: show the sender's link-layer (MAC) address on each message line.")
+    var linkHeader = false
+
+    @Flag(name: .customShort("X"), help: "Text output: dump each message's UDP payload in hex and ASCII under it.")
+    var hexDump = false
+
+    @Flag(name: .customShort("A"), help: "Text output: print each message's UDP payload as text under it (SSDP reads as sent).")
+    var asciiDump = false
+
+    @Flag(name: .customShort("n"), help: "Accepted for tcpdump habits: DiscoScope never resolves addresses or ports (-nn too).")
+    var noResolve: Int
+
+    /// Checks made before anything is opened.
+    func check() throws {
+        if quiet && format != .text {
+            throw ValidationError("-q/--quiet applies to --format text only (\(format.rawValue) output has no per-message lines to leave out)")
+        }
+    }
+
+    /// Whether text output is coloured, given where it goes.
+    func wantsColor(toTerminal: Bool, noColorEnv: Bool) -> Bool {
+        if noColor { return false }
+        switch color {
+        case .always: return true
+        case .never: return false
+        case .auto: return toTerminal && !noColorEnv
+        }
+    }
 }
 
 /// Rule selection and CI gating options shared by `analyze` and `capture`.
@@ -48,10 +121,10 @@ struct RuleOptions: ParsableArguments {
     @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains (default: error).")
     var failOn: FailOn?
 
-    @Option(name: .long, help: ArgumentHelp("Run only these rules: IDs such as SSDP-104 or names, comma-separated; repeatable.", valueName: "rules"))
+    @Option(name: .long, help: ArgumentHelp("Run only these rules: IDs such as SSDP-104 or names, comma-separated; repeatable.", valueName: "rules"), completion: ruleCompletion)
     var enable: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Do not run these rules: IDs or names, comma-separated; repeatable.", valueName: "rules"))
+    @Option(name: .long, help: ArgumentHelp("Do not run these rules: IDs or names, comma-separated; repeatable.", valueName: "rules"), completion: ruleCompletion)
     var disable: [String] = []
 
     @Option(name: .long, help: "Report only findings at or above this severity.")

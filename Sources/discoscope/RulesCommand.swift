@@ -5,23 +5,35 @@ import Reporting
 import Rules
 
 extension DiscoScope {
-    /// `discoscope rules [--format text|json]` and `discoscope rules explain ID`.
+    /// `discoscope rules [--format text|json]` and `discoscope rules explain ID`. The list is
+    /// the command's own run (not a default subcommand), so `rules --help` shows `--format`.
     struct RulesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rules",
-            abstract: "List the rule catalog, or explain one rule.",
-            subcommands: [List.self, Explain.self],
-            defaultSubcommand: List.self
+            abstract: "List the rule catalog (ID, name, severity, scope, spec section), or explain one rule.",
+            subcommands: [List.self, Explain.self]
         )
+
+        @Option(name: .long, help: "text (a table) or json (one array of rule objects).")
+        var format: CatalogFormat = .text
+
+        func run() throws {
+            var list = List()
+            list.format = format
+            try list.run()
+        }
     }
 
     enum CatalogFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every rule: ID, name, severity, scope, spec section.")
+        static let configuration = CommandConfiguration(
+            abstract: "List every rule: ID, name, severity, scope, spec section (the same as `rules`).")
 
         @Option(name: .long, help: "text (a table) or json (one array of rule objects).")
         var format: CatalogFormat = .text
+
+        init() {}
 
         func run() throws {
             let all = RuleCatalog.all
@@ -53,12 +65,12 @@ extension DiscoScope {
     struct Explain: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a rule's description, spec reference, interop note and an example violation.")
 
-        @Argument(help: "Rule ID (SSDP-104) or name (mx-range).")
+        @Argument(help: "Rule ID (SSDP-104) or name (mx-range).", completion: ruleCompletion)
         var rule: String
 
         func run() throws {
             guard let d = RuleCatalog.find(rule) else {
-                FileHandleStderr.write("discoscope: unknown rule '\(rule)' (see `discoscope rules`)\n")
+                FileHandleStderr.write("discoscope: \(RuleSuggestion.unknownRule(rule))\n")
                 throw ExitCode(2)
             }
             print("\(d.id) \(d.name)  [\(d.severityRange), \(d.proto == .ssdp ? "SSDP" : "mDNS"), \(d.scope.rawValue)]")

@@ -75,7 +75,8 @@ private let record = MessageRecord(
         o.quiet = true
         let q = StringSink()
         TextReporter(sink: q, options: o).message(record, findings: [finding()])
-        #expect(q.text.hasPrefix("frame 7: warning SSDP-104"))
+        // The sender too: a finding line stands on its own without the message line.
+        #expect(q.text.hasPrefix("frame 7 from 192.168.1.10: warning SSDP-104"))
     }
 
     @Test func colourOnlyWhenAsked() {
@@ -104,8 +105,8 @@ private let record = MessageRecord(
     }
 
     @Test func jsonFindingCarriesContractFields() {
-        let j = JSONLinesReporter.findingObject(finding()).serialized()
-        #expect(j.hasPrefix(#"{"type":"finding","rule":"SSDP-104","name":"mx-range","severity":"warning","frames":[7,3],"time":1700000000.000005,"message":"MX 10 is above 5","spec":"UDA 1.1 §1.3.2","interop":"gssdp waits MX seconds""#))
+        let j = JSONLinesReporter.findingObject(finding(), file: "a.pcap").serialized()
+        #expect(j.hasPrefix(#"{"type":"finding","file":"a.pcap","rule":"SSDP-104","name":"mx-range","severity":"warning","frames":[7,3],"time":1700000000.000005,"message":"MX 10 is above 5","spec":"UDA 1.1 §1.3.2","interop":"gssdp waits MX seconds""#))
     }
 
     @Test func xmlEscapingCoversMarkupAndForbiddenCharacters() {
