@@ -131,14 +131,16 @@ final class Frontend {
         let settings = self.settings
         let started = self.started
         let belowMinimum = self.belowMinimum
-        // The packet file is complete before the summary, so a write problem reaches it.
+        let packetOutput = self.packetOutput
         var packetProblem: String? = nil
-        if let p = packetOutput, let problem = p.finish() {
-            packetProblem = problem
-            Frontend.warn(problem)
-            inputError = true
-        }
         _ = analysis.finish { s in
+            // The packet file is completed here: every message has been judged (the findings
+            // that `--only-findings` keeps are known), and a write problem still reaches the
+            // summary.
+            if let p = packetOutput, let problem = p.finish() {
+                packetProblem = problem
+                Frontend.warn(problem)
+            }
             s.rulesChecked = RuleCatalog.all.filter { !settings.disabled.contains($0.id) }
             s.failOn = settings.failOn
             s.elapsedSeconds = Frontend.now() - started
@@ -150,6 +152,7 @@ final class Frontend {
             if let packetProblem { s.inputErrors.append(packetProblem) }
             extra(&s)
         }
+        if packetProblem != nil { inputError = true }
         sink.flush()
         if let path = rules.writeBaseline {
             if !writeFile(path, baselineOut.baseline.text) {

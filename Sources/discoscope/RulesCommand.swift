@@ -5,35 +5,27 @@ import Reporting
 import Rules
 
 extension DiscoScope {
-    /// `discoscope rules [--format text|json]` and `discoscope rules explain ID`. The list is
-    /// the command's own run (not a default subcommand), so `rules --help` shows `--format`.
+    /// `discoscope rules [--format text|json]` and `discoscope rules explain ID`. `--format`
+    /// is the command's own option (so `rules --help` shows it); `list` reads it from here.
     struct RulesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rules",
-            abstract: "List the rule catalog (ID, name, severity, scope, spec section), or explain one rule.",
-            subcommands: [List.self, Explain.self]
+            abstract: "List the rule catalog (the default), or explain one rule.",
+            subcommands: [List.self, Explain.self],
+            defaultSubcommand: List.self
         )
 
         @Option(name: .long, help: "text (a table) or json (one array of rule objects).")
         var format: CatalogFormat = .text
-
-        func run() throws {
-            var list = List()
-            list.format = format
-            try list.run()
-        }
     }
 
     enum CatalogFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "List every rule: ID, name, severity, scope, spec section (the same as `rules`).")
+        static let configuration = CommandConfiguration(abstract: "List every rule: ID, name, severity, scope, spec section.")
 
-        @Option(name: .long, help: "text (a table) or json (one array of rule objects).")
-        var format: CatalogFormat = .text
-
-        init() {}
+        @ParentCommand var rules: RulesCommand
+        var format: CatalogFormat { rules.format }
 
         func run() throws {
             let all = RuleCatalog.all

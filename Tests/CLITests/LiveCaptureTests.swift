@@ -66,11 +66,12 @@ struct LiveCaptureTests {
         return d
     }
 
-    /// Starts `discoscope capture` inside namespace A; output and stderr to files.
-    func startCapture(_ net: VethPair, _ args: [String], dir: String) throws -> Process {
+    /// Starts `discoscope capture` inside namespace A; output and stderr to files. Without
+    /// `interface`, no -i is given.
+    func startCapture(_ net: VethPair, _ args: [String], dir: String, interface: Bool = true) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        p.arguments = ["netns", "exec", net.a, Fixtures.binary, "capture", "-i", net.ifA] + args
+        p.arguments = ["netns", "exec", net.a, Fixtures.binary, "capture"] + (interface ? ["-i", net.ifA] : []) + args
         // A file that cannot be made fails below, where its handle is opened (with the reason).
         _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
@@ -165,5 +166,38 @@ struct LiveCaptureTests {
         let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
         #expect(out.contains("frames      2 read"), "\(out)")
         #expect(out.contains("capture     "))
+        // The summary labels the interface as one, not as a file.
+        #expect(out.contains("  interface   \(net.ifA)\n") && !out.contains("  files "), "\(out)")
+    }
+
+    @Test func liveCaptureSaysWhatItListensOnAndWithWhichFilter() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let capture = try startCapture(net, ["--duration", "1", "--fail-on", "never"], dir: dir)
+        #expect(waitForExit(capture))
+        let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        // As tcpdump starts: interface, link type with its description, snapshot length.
+        #expect(err.contains("listening on \(net.ifA), link-type EN10MB (Ethernet), snapshot length 262144 bytes\n"), "\(err)")
+        #expect(err.contains("filter: udp port 1900 or udp port 5353"), "\(err)")
+        let jsonl = try startCapture(net, ["--duration", "1", "--format", "jsonl", "--fail-on", "never", "udp", "port", "5353"], dir: dir)
+        #expect(waitForExit(jsonl))
+        let err2 = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        #expect(err2.contains("filter: udp port 5353\n"), "\(err2)")
+        let summary = try String(contentsOfFile: dir + "/out", encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
+        #expect(summary.contains(#""interface":"\#(net.ifA)""#), "\(summary)")
+    }
+
+    @Test func withoutDashIItCapturesOnTheFirstUpNonLoopbackInterfaceAndSaysSo() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Namespace A has only lo and the veth end: tcpdump would pick the veth.
+        let capture = try startCapture(net, ["--duration", "1", "--fail-on", "never"], dir: dir, interface: false)
+        #expect(waitForExit(capture))
+        #expect(capture.terminationStatus == 0)
+        let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        #expect(err.contains("no -i given: capturing on \(net.ifA)"), "\(err)")
+        #expect(err.contains("listening on \(net.ifA), "), "\(err)")
     }
 }
