@@ -17,8 +17,7 @@ extension DiscoScope {
                 when it exists, is `-`, or ends in .pcap, .pcapng, .cap or .gz; the first other \
                 argument starts the filter. Frame numbers count every record of a file, as Wireshark's do, \
                 also when a filter is given.
-
-                tcpdump habits work: -r FILE, -c COUNT, -n, -t…-ttttt, -e, -X, -A, -w FILE.
+                tcpdump habits work: -r FILE, -c COUNT, -n, -t to -ttttt, -e, -X, -A, -w FILE.
                 """,
             aliases: ["analyse"]
         )

@@ -18,7 +18,6 @@ extension DiscoScope {
                 file are open, privileges are dropped to -Z USER (default nobody when started as root), \
                 before any packet is decoded. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
                 prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
-
                 Default filter: \(CaptureCommand.defaultFilter)
                 """
         )

@@ -284,3 +284,30 @@ func scratchDirectory() throws -> String {
         #expect(r.lines.contains("lo"), "\(r.stdout)")
     }
 }
+
+/// #21 point 9: the man page (generated from the help texts by the argument parser's
+/// generate-manual plugin) renders without warnings: mdoc warns about every empty input line,
+/// and a help text with a blank line becomes one.
+@Suite struct ManualPageTests {
+    @Test func noHelpTextHasAnEmptyLine() throws {
+        let r = try run(["--experimental-dump-help"])
+        #expect(r.status == 0)
+        let dump = try #require(r.stdout.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) })
+        var texts: [String] = []
+        func walk(_ v: Any) {
+            if let o = v as? [String: Any] {
+                for (k, x) in o {
+                    if ["abstract", "discussion"].contains(k), let s = x as? String { texts.append(s) }
+                    walk(x)
+                }
+            } else if let a = v as? [Any] {
+                for x in a { walk(x) }
+            }
+        }
+        walk(dump)
+        #expect(texts.count > 20)
+        for t in texts {
+            #expect(!t.contains("\n\n") && !t.hasPrefix("\n") && !t.hasSuffix("\n"), "empty line in help text: \(t)")
+        }
+    }
+}
