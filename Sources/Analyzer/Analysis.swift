@@ -72,6 +72,9 @@ public final class Analysis {
         case message(fragmentFrames: [Int])
         case fragment
     }
+    /// A session (input file) was started; the index of its file.
+    @exclusivity(unchecked) private var sessionStarted = false
+    @exclusivity(unchecked) private var sessionFileIndex = 0
 
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
     @exclusivity(unchecked) private var inline: MessageWorker
@@ -117,10 +120,12 @@ public final class Analysis {
     /// the exit status.
     @discardableResult
     public func run(_ handle: PcapHandle, fileIndex: Int, shouldStop: () -> Bool = { false }) -> CaptureError? {
-        if !summary.files.isEmpty {
-            // Everything of the previous input is written before the next one's header.
-            drain()
-        }
+        // Each input file is a session of its own: what one showed says nothing about the
+        // devices of the next (its times may even be earlier). Its end-of-input findings and
+        // everything else of it are written before the next one's header.
+        if sessionStarted { concludeSessions() }
+        sessionStarted = true
+        sessionFileIndex = fileIndex
         self.fileIndex = fileIndex
         summary.files.append(handle.input)
         reporter.beginFile(fileIndex, name: handle.input)
@@ -319,19 +324,8 @@ public final class Analysis {
 
     /// Ends the run: stateful rules conclude, the reporter writes its summary or document.
     public func finish(extra: (inout RunSummary) -> Void = { _ in }) -> RunSummary {
-        drain()
+        concludeSessions()
         pool?.shutdown()
-        var reports = SessionReports()
-        ssdp.finish(into: &reports)
-        mdns.finish(into: &reports)
-        if !reports.isEmpty {
-            // Findings of the end of the input name the frames they are about.
-            var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: fileIndex)
-            for r in reports.reports {
-                sink.report(r.descriptor, severity: r.severity, r.message, frames: r.related, time: .zero, source: .v4(0))
-            }
-            emit(inline.conclude(sink.findings))
-        }
         if decoder.reassembler.inFlight > 0 {
             summary.skip("IP fragments never completed", count: decoder.reassembler.inFlight)
         }
@@ -348,6 +342,35 @@ public final class Analysis {
         extra(&summary)
         reporter.finish(summary)
         return summary
+    }
+
+    /// The end of one session (an input file, or the whole run): session rules conclude on
+    /// what the input did not show, and their findings follow the last message, sorted by
+    /// the frame that shows each (rules keep their state in hash tables). SSDP and mDNS
+    /// state start afresh for the next input.
+    private func concludeSessions() {
+        drain()
+        var reports = SessionReports()
+        ssdp.finish(into: &reports)
+        mdns.finish(into: &reports)
+        summary.stateEvicted += ssdp.stateEvicted
+        summary.timeWentBack += ssdp.timeWentBack
+        ssdp = SSDPRouter(disabled: options.disabledRules)
+        mdns = MDNSRouter(disabled: options.disabledRules)
+        guard !reports.isEmpty else { return }
+        var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: sessionFileIndex)
+        for r in reports.reports {
+            sink.report(r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source)
+        }
+        var findings = sink.findings
+        for k in findings.indices { findings[k].atEnd = true }
+        findings.sort {
+            let a = $0.firstFrame ?? 0, b = $1.firstFrame ?? 0
+            if a != b { return a < b }
+            if $0.rule != $1.rule { return $0.rule < $1.rule }
+            return $0.message < $1.message
+        }
+        emit(inline.conclude(findings))
     }
 
     /// Number of findings reported at or above `threshold`.

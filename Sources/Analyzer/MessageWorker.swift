@@ -233,7 +233,11 @@ struct MessageWorker: BatchWorker {
     mutating func conclude(_ raw: [Finding]) -> BatchOutput {
         var out = BatchOutput()
         let findings = Self.accept(raw, policy: policy, into: &out)
-        show(findings, into: &out)
+        if renders, findings.contains(where: \.atEnd) {
+            renderer?.render(endOfInput: findings, into: &out.chunk)
+        } else {
+            show(findings, into: &out)
+        }
         return out
     }
 

@@ -34,6 +34,9 @@ public struct Finding: Sendable, Hashable {
     public var field: String?
     /// Index of the input file this finding came from (for SARIF locations and JUnit suites).
     public var fileIndex: Int
+    /// Known only at the end of the input (a re-announcement that never came): `frames` are
+    /// the frames it is about, the first showing it.
+    public var atEnd = false
 
     /// A finding on `frame` (and `related` frames that explain it).
     public init(

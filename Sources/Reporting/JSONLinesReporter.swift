@@ -60,6 +60,7 @@ public final class JSONLinesReporter: Reporter {
         ]
         if let d = f.device { fields.append(("device", .string(d))) }
         if let fld = f.field { fields.append(("field", .string(fld))) }
+        if f.atEnd { fields.append(("at_end", .bool(true))) }
         return .object(fields)
     }
 
@@ -81,6 +82,8 @@ public final class JSONLinesReporter: Reporter {
             ("result", .string(s.verdict.rawValue)),
         ]
         if let i = s.interface { fields.append(("interface", .string(i))) }
+        if s.stateEvicted > 0 { fields.append(("state_evicted", .int(s.stateEvicted))) }
+        if s.timeWentBack > 0 { fields.append(("time_went_back", .int(s.timeWentBack))) }
         if let r = s.packetsReceived { fields.append(("packets_received", .int(Int(clamping: r)))) }
         if let d = s.packetsDropped { fields.append(("packets_dropped", .int(Int(clamping: d)))) }
         if let d = s.packetsDroppedByInterface { fields.append(("packets_dropped_by_interface", .int(Int(clamping: d)))) }

@@ -54,4 +54,12 @@ public protocol MessageRenderer: Sendable {
     mutating func render(_ message: MessageRecord, findings: [Finding], into chunk: inout RenderedChunk)
     /// A finding shown without its message.
     mutating func render(finding: Finding, into chunk: inout RenderedChunk)
+    /// Findings known only at the end of the input (`Finding.atEnd`), as one block.
+    mutating func render(endOfInput findings: [Finding], into chunk: inout RenderedChunk)
+}
+
+extension MessageRenderer {
+    public mutating func render(endOfInput findings: [Finding], into chunk: inout RenderedChunk) {
+        for f in findings { render(finding: f, into: &chunk) }
+    }
 }

@@ -38,6 +38,12 @@ public struct RunSummary: Sendable {
     /// Distinct SSDP devices (root UUIDs) and mDNS hosts seen; distinct DNS-SD service types.
     public var devices: Int = 0
     public var services: Int = 0
+    /// Entries of stateful tables (the SSDP session model, recent searches, rules' own state)
+    /// dropped because their table was full: findings that needed them were not made.
+    public var stateEvicted: Int = 0
+    /// Packets whose timestamp was earlier than one before them (judged at the latest time;
+    /// no interval ending at them is judged).
+    public var timeWentBack: Int = 0
     /// Live capture statistics from libpcap, when capturing.
     public var packetsReceived: UInt64? = nil
     public var packetsDropped: UInt64? = nil

@@ -126,6 +126,8 @@ public final class TextReporter: Reporter {
             out += "    " + paint(r.rule.rawValue, "1") + " " + r.name.padding(28) + " " + paint(r.severity.rawValue.padding(8), Self.color(r.severity)) + String(r.count) + "\n"
         }
         for k in s.skipped { row("skipped", "\(k.count) × \(k.reason)") }
+        if s.stateEvicted > 0 { row("state", "\(s.stateEvicted) table entries evicted (tables full); findings that needed them were not made") }
+        if s.timeWentBack > 0 { row("clock", "\(s.timeWentBack) packet(s) stamped earlier than one before them (no interval ending there judged)") }
         for err in s.inputErrors { row("input error", err) }
         if let rcv = s.packetsReceived {
             var c = "\(rcv) packet(s) received by the filter, \(s.packetsDropped ?? 0) dropped by the kernel"
@@ -255,6 +257,14 @@ public struct TextRenderer: MessageRenderer {
 
     public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
         withUnsafePointer(to: f) { findingLines($0, indent: 0, frameDescription: true, into: &c) }
+    }
+
+    /// A block of its own, after the last message and before the summary: each finding names
+    /// the frame that shows it, then the related ones.
+    public mutating func render(endOfInput findings: [Finding], into c: inout RenderedChunk) {
+        guard !findings.isEmpty else { return }
+        c.append("\nAt the end of the input\n" as StaticString)
+        Self.each(findings) { findingLines($0, indent: 2, frameDescription: true, into: &c) }
     }
 
     /// The finding by pointer: a closure that captures a finding copies it (and so does one

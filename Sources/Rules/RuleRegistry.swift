@@ -55,7 +55,22 @@ public enum RuleRegistry {
     public static let ssdpSession: [any SessionRule<SSDPEvent>.Type] = [
         ResponsePortPairingRule.self,  // SSDP-205 (pairing)
         ResponseWithinMXRule.self,  // SSDP-501
+        UnicastResponseWithinOneSecondRule.self,  // SSDP-502
+        DiscardMalformedSearchRule.self,  // SSDP-503
         ResponseSTMatchesSearchRule.self,  // SSDP-504
+        ReannounceBeforeExpiryRule.self,  // SSDP-506
+        RefreshIntervalRule.self,  // SSDP-507
+        AliveStormRule.self,  // SSDP-508
+        BootIDStableRule.self,  // SSDP-509
+        BootIDIncreasesRule.self,  // SSDP-510
+        ConfigIDConsistentRule.self,  // SSDP-511
+        UUIDUniqueRule.self,  // SSDP-512
+        ByebyeUnknownUSNRule.self,  // SSDP-513
+        AdvertisementSetCompleteRule.self,  // SSDP-514
+        HighestVersionOnlyRule.self,  // SSDP-515
+        MultiHomedConsistentRule.self,  // SSDP-516
+        LocationMovesRule.self,  // SSDP-517
+        UpdateLocationSameRule.self,  // SSDP-518
     ]
 
     /// mDNS / DNS-SD rules judged per message or datagram.

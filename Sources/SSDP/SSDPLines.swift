@@ -89,7 +89,8 @@ extension SSDPMessage {
 }
 
 /// The values of the headers that later messages depend on (SERVER, USER-AGENT, USN, NTS, MX,
-/// ST) and the message kind, found by the same rules as `SSDPMessage` (the first header of
+/// ST, and for the session model NT, MAN, LOCATION, CACHE-CONTROL and the `*.UPNP.ORG`
+/// numbers) and the message kind, found by the same rules as `SSDPMessage` (the first header of
 /// each name, folded lines included, at most `SSDPMessage.maxHeaders` header lines) without
 /// decoding the rest: no allocation. Ranges are of the buffer scanned.
 public struct SSDPKeyHeaders {
@@ -100,8 +101,16 @@ public struct SSDPKeyHeaders {
     public private(set) var nts: Range<Int>? = nil
     public private(set) var mx: Range<Int>? = nil
     public private(set) var st: Range<Int>? = nil
+    public private(set) var nt: Range<Int>? = nil
+    public private(set) var man: Range<Int>? = nil
+    public private(set) var location: Range<Int>? = nil
+    public private(set) var cacheControl: Range<Int>? = nil
+    public private(set) var bootID: Range<Int>? = nil
+    public private(set) var configID: Range<Int>? = nil
+    public private(set) var nextBootID: Range<Int>? = nil
+    public private(set) var searchPort: Range<Int>? = nil
 
-    private enum Key { case server, userAgent, usn, nts, mx, st }
+    private enum Key { case server, userAgent, usn, nts, mx, st, nt, man, location, cacheControl, bootID, configID, nextBootID, searchPort }
 
     /// Scans the message at `range` of `bytes`.
     public init(_ bytes: [UInt8], _ range: Range<Int>) {
@@ -144,20 +153,46 @@ public struct SSDPKeyHeaders {
     }
 
     /// Keeps the value of the first header with one of the names needed; the key kept, if any.
-    /// Compares the six names by length rather than classifying every name with
-    /// `SSDPHeaderName.code(in:)`, which also tries LOCATION, HOST, CACHE-CONTROL and the rest,
-    /// on the reading thread.
+    /// Compares the names needed by length rather than classifying every name with
+    /// `SSDPHeaderName.code(in:)`, which also tries HOST, DATE, EXT and the rest, on the
+    /// reading thread.
     private mutating func keep(_ bytes: [UInt8], _ name: Range<Int>, _ value: Range<Int>) -> Key? {
         func named(_ n: SSDPHeaderName) -> Bool { ASCII.equalsIgnoringCase(bytes, name, n.staticText) }
         switch name.count {
         case 2:
-            if named(.mx) { if mx == nil { mx = value; return .mx } } else if named(.st), st == nil { st = value; return .st }
+            if named(.mx) {
+                if mx == nil { mx = value; return .mx }
+            } else if named(.st) {
+                if st == nil { st = value; return .st }
+            } else if nt == nil, named(.nt) {
+                nt = value; return .nt
+            }
         case 3:
-            if named(.usn) { if usn == nil { usn = value; return .usn } } else if named(.nts), nts == nil { nts = value; return .nts }
+            if named(.usn) {
+                if usn == nil { usn = value; return .usn }
+            } else if named(.nts) {
+                if nts == nil { nts = value; return .nts }
+            } else if man == nil, named(.man) {
+                man = value; return .man
+            }
         case 6:
             if server == nil, named(.server) { server = value; return .server }
+        case 8:
+            if location == nil, named(.location) { location = value; return .location }
         case 10:
             if userAgent == nil, named(.userAgent) { userAgent = value; return .userAgent }
+        case 13:
+            if cacheControl == nil, named(.cacheControl) { cacheControl = value; return .cacheControl }
+        case 15:
+            if bootID == nil, named(.bootID) { bootID = value; return .bootID }
+        case 17:
+            if configID == nil, named(.configID) { configID = value; return .configID }
+        case 19:
+            if named(.nextBootID) {
+                if nextBootID == nil { nextBootID = value; return .nextBootID }
+            } else if searchPort == nil, named(.searchPort) {
+                searchPort = value; return .searchPort
+            }
         default:
             break
         }
@@ -173,6 +208,14 @@ public struct SSDPKeyHeaders {
         case .nts: grow(&nts)
         case .mx: grow(&mx)
         case .st: grow(&st)
+        case .nt: grow(&nt)
+        case .man: grow(&man)
+        case .location: grow(&location)
+        case .cacheControl: grow(&cacheControl)
+        case .bootID: grow(&bootID)
+        case .configID: grow(&configID)
+        case .nextBootID: grow(&nextBootID)
+        case .searchPort: grow(&searchPort)
         }
     }
 }

@@ -29,9 +29,9 @@ func analyse(_ datagrams: [Datagram]) -> (findings: [Finding], summary: RunSumma
     return (collector.findings, summary)
 }
 
-/// Findings on the last of `datagrams`, or about the end of the input.
+/// Findings on the last of `datagrams`, or made at the end of the input.
 func findingsOnLast(_ datagrams: [Datagram]) -> [Finding] {
-    analyse(datagrams).findings.filter { $0.firstFrame == nil || $0.firstFrame == datagrams.count }
+    analyse(datagrams).findings.filter { $0.atEnd || $0.firstFrame == nil || $0.firstFrame == datagrams.count }
 }
 
 func ssdpFindings(_ datagrams: [Datagram]) -> [Finding] { findingsOnLast(datagrams) }

@@ -23,24 +23,59 @@ struct SSDPRouter {
         var kind: SSDPMessage.Kind
         var claimed: UPnPVersion?
         /// USN's UUID as a 64-bit key (FNV-1a, case-insensitive).
-        var uuidKey: UInt64?
-        var isUpdate: Bool
+        var uuidKey: UInt64? { session.uuidKey }
+        var isUpdate: Bool { session.nts == .update }
         var mx: UInt64?
-        /// Where ST's value is, from the start of the payload.
+        /// Where ST's and LOCATION's values are, from the start of the payload.
         var st: Range<Int>?
+        var location: Range<Int>?
+        var usn: Range<Int>?
+        /// What the session rules and model read.
+        var session = SSDPFacts()
 
         init(_ bytes: [UInt8], _ range: Range<Int>) {
             let h = SSDPKeyHeaders(bytes, range)
             kind = h.kind
             claimed = (kind == .mSearch ? h.userAgent : h.server).flatMap { UPnPVersion.find(in: bytes[$0]) }
-            uuidKey = h.usn.flatMap { SSDPSyntax.uuid(inUSN: bytes[$0]) }.map { u in
-                var h = ASCII.keySeed
-                ASCII.addToKey(u, &h)
-                return h
+            func offsets(_ r: Range<Int>) -> Range<Int> { (r.lowerBound - range.lowerBound)..<(r.upperBound - range.lowerBound) }
+            func number(_ r: Range<Int>?) -> UInt64? { r.flatMap { ASCII.parseDecimal(bytes[$0]) } }
+            mx = number(h.mx)
+            st = h.st.map(offsets)
+            location = h.location.map(offsets)
+            usn = h.usn.map(offsets)
+            var f = SSDPFacts()
+            if let usn = h.usn {
+                f.usnKey = SSDPFacts.key(bytes[usn], foldingCase: true)
+                f.uuidKey = SSDPSyntax.uuid(inUSN: bytes[usn]).map { SSDPFacts.key($0, foldingCase: true) }
             }
-            isUpdate = kind == .notify && h.nts.map { bytes[$0].equals("ssdp:update") } == true
-            mx = h.mx.flatMap { ASCII.parseDecimal(bytes[$0]) }
-            st = h.st.map { ($0.lowerBound - range.lowerBound)..<($0.upperBound - range.lowerBound) }
+            if kind == .notify, let v = h.nts {
+                let nts = bytes[v]
+                f.nts = nts.equals("ssdp:alive") ? .alive : nts.equals("ssdp:byebye") ? .byebye : nts.equals("ssdp:update") ? .update : .other
+            }
+            if let t = kind == .notify ? h.nt : kind == .response ? h.st : nil {
+                let v = bytes[t]
+                if v.equals("upnp:rootdevice") {
+                    f.target = .rootDevice
+                } else if SSDPSyntax.hasPrefix(v, "uuid:", caseInsensitive: true) {
+                    f.target = .uuid
+                } else if let u = SSDPSyntax.parseURN(v) {
+                    f.target = u.kind == .device ? .deviceType : .serviceType
+                    f.typeKey = SSDPFacts.key(v[v.startIndex..<u.type.endIndex])
+                    f.typeVersion = ASCII.parseDecimal(u.version)
+                } else {
+                    f.target = .other
+                }
+            }
+            f.locationKey = h.location.map { SSDPFacts.key(bytes[$0]) }
+            f.serverKey = h.server.map { SSDPFacts.key(bytes[$0]) }
+            f.maxAge = h.cacheControl.flatMap { SSDPSyntax.maxAge(in: bytes[$0]) }
+            f.bootID = number(h.bootID)
+            f.configID = number(h.configID)
+            f.nextBootID = number(h.nextBootID)
+            f.searchPort = number(h.searchPort)
+            f.hasMX = h.mx != nil
+            f.manValid = h.man.map { bytes[$0].equals("\"ssdp:discover\"") } ?? false
+            session = f
         }
     }
 
@@ -55,6 +90,19 @@ struct SSDPRouter {
     static let slack = 0.5
 
     private var sessions: SessionEngine<SSDPEvent>
+    /// The devices seen so far (see `SSDPSessionModel`), updated after the rules saw a message.
+    private(set) var model = SSDPSessionModel()
+    /// The latest packet time seen: event times never go below it.
+    private var latest: Timestamp = .zero
+    /// Packets whose timestamp was earlier than one before them.
+    private(set) var timeWentBack = 0
+    /// Search table entries and session-rule state dropped because a table was full.
+    private var otherEvictions = 0
+    /// Table entries dropped because their table was full (the summary's `state_evicted`).
+    var stateEvicted: Int { model.evicted + otherEvictions }
+    /// How long a unicast M-SEARCH waits for its answer before a datagram to its endpoint is no
+    /// longer taken for a response (UDA asks for 1 s; later ones are shown and judged late).
+    static let unicastWindow: Int64 = 5
 
     init(disabled: Set<RuleID> = []) {
         sessions = SessionEngine(RuleRegistry.ssdpSession, disabled: disabled)
@@ -88,30 +136,50 @@ struct SSDPRouter {
     }
 
     private mutating func context(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> SSDPContext {
-        let m = bytes.withUnsafeBytes { all in
+        let (m, payloadKey) = bytes.withUnsafeBytes { all in
             let payload = UnsafeRawBufferPointer(rebasing: all[range])
             let hash = payload.contentHash
-            if let known = facts.value(for: payload, hash: hash) { return known }
+            if let known = facts.value(for: payload, hash: hash) { return (known, UInt64(truncatingIfNeeded: hash)) }
             let m = Facts(bytes, range)
             facts.store(m, for: payload, hash: hash)
-            return m
+            return (m, UInt64(truncatingIfNeeded: hash))
         }
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
         let claimed = m.claimed
         if let u = m.uuidKey, let c = claimed, m.kind != .mSearch {
-            if versions.count >= Self.maxVersions { versions.removeAll(keepingCapacity: true) }
+            if versions.count >= Self.maxVersions {
+                otherEvictions += versions.count
+                versions.removeAll(keepingCapacity: true)
+            }
             versions[u] = c
         }
         var version = claimed ?? .v1_0
         if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = versions[u] { version = known }
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
+        // Times in events never decrease: a packet stamped earlier than one before it is
+        // judged at the latest time (and counted), so no interval comes out negative.
+        var time = d.time
+        let wentBack = time < latest
+        if wentBack {
+            timeWentBack += 1
+            time = latest
+        } else {
+            latest = time
+        }
         var event = SSDPEvent(
-            frame: d.frame, time: d.time, src: d.src, srcPort: d.srcPort, dst: d.dst, dstPort: d.dstPort, kind: m.kind)
-        // ST's value in this payload (the facts hold its offsets).
+            frame: d.frame, time: time, src: d.src, srcPort: d.srcPort, dst: d.dst, dstPort: d.dstPort, kind: m.kind)
+        event.timeWentBack = wentBack
+        event.version = version
+        event.claimedVersion = claimed
+        event.facts = m.session
+        event.payloadKey = payloadKey
+        // ST's and LOCATION's values in this payload (the facts hold their offsets).
         let st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
+        event.location = m.location.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
+        event.usn = m.usn.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
         switch m.kind {
-        case .mSearch where d.dst.isMulticast:
-            remember(search: m, d, st: st, version: version)
+        case .mSearch:
+            remember(search: m, d, at: time, st: st, version: version)
         case .response:
             event.st = st
             event.search = searches[Endpoint(address: d.dst, port: d.dstPort)]
@@ -121,26 +189,44 @@ struct SSDPRouter {
         default:
             break
         }
+        if let u = m.uuidKey {
+            event.device = model.device(u)
+            event.deviceForgotten = model.mayHaveForgotten(u)
+        }
         var reports = SessionReports()
         sessions.observe(event, into: &reports)
+        otherEvictions += reports.evictions
+        // The rules' copy of the record goes first, so the model updates it in place.
+        event.device = nil
+        model.update(with: event)
         return SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
             sessionReports: reports.reports)
     }
 
-    private mutating func remember(search m: Facts, _ d: borrowing Datagram, st: ArraySlice<UInt8>?, version: UPnPVersion) {
+    /// Remembers an M-SEARCH for pairing responses with it: a multicast one for MX (capped
+    /// for the control point's version) and the slack, a unicast one for `unicastWindow`.
+    private mutating func remember(
+        search m: Facts, _ d: borrowing Datagram, at time: Timestamp, st: ArraySlice<UInt8>?, version: UPnPVersion
+    ) {
+        let multicast = d.dst.isMulticast
         let cap: UInt64 = version >= .v1_1 ? 5 : 120
         let mx = m.mx.map { min($0, cap) }
-        let window = Double(mx ?? 5) + Self.slack + 0.5
-        let expires = Timestamp(
-            seconds: d.time.seconds + Int64(window.rounded(.up)), nanoseconds: d.time.nanoseconds)
+        let window = multicast ? Int64((Double(mx ?? 5) + Self.slack + 0.5).rounded(.up)) : Self.unicastWindow
+        let expires = Timestamp(seconds: time.seconds &+ window, nanoseconds: time.nanoseconds)
         if searches.count >= Self.maxSearches {
             // Drop the expired ones, or everything if none has expired (bounded memory).
-            searches = searches.filter { $0.value.expires > d.time }
-            if searches.count >= Self.maxSearches { searches.removeAll(keepingCapacity: true) }
+            searches = searches.filter { $0.value.expires > time }
+            if searches.count >= Self.maxSearches {
+                otherEvictions += searches.count
+                searches.removeAll(keepingCapacity: true)
+            }
         }
-        searches[Endpoint(address: d.src, port: d.srcPort)] = RecentSearch(
-            frame: d.frame, time: d.time, port: d.srcPort, mx: mx, st: Array(st ?? []), expires: expires)
+        var s = RecentSearch(frame: d.frame, time: time, port: d.srcPort, mx: mx, st: Array(st ?? []), expires: expires)
+        s.hasMX = m.session.hasMX
+        s.manValid = m.session.manValid
+        if !multicast { s.unicastTo = d.dst }
+        searches[Endpoint(address: d.src, port: d.srcPort)] = s
     }
 
     /// The end of the input: session rules conclude (reports carry the frames they name).

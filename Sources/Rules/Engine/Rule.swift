@@ -1,5 +1,6 @@
 import Findings
 import NetLayers
+import WireFormat
 
 /// What every rule declares: its catalog entry and executable examples.
 ///
@@ -53,15 +54,23 @@ extension SessionRule {
 }
 
 /// What session rules concluded on one event: reported with the findings of the message
-/// that revealed them (the current one), naming the related frames.
+/// that revealed them (the current one), naming the related frames. At the end of the input
+/// (`finish`), reports name all their frames, the one that shows the violation first, and
+/// carry that frame's time and source.
 public struct SessionReports: Sendable {
     public struct Report: Sendable {
         public var descriptor: RuleDescriptor
         public var severity: Severity?
         public var message: String
         public var related: [Int]
+        /// Concluded at the end of the input: `related` is all of its frames.
+        public var atEnd = false
+        public var time: Timestamp = .zero
+        public var source: IPAddress = .v4(0)
     }
     public private(set) var reports: [Report] = []
+    /// Entries the rules dropped from their own tables because a table was full.
+    public private(set) var evictions = 0
     public init() {}
 
     public var isEmpty: Bool { reports.isEmpty }
@@ -69,6 +78,21 @@ public struct SessionReports: Sendable {
     public mutating func report(_ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int]) {
         reports.append(Report(descriptor: descriptor, severity: severity, message: message, related: related))
     }
+
+    /// A conclusion of the end of the input about `frames` (the first shows it), which the
+    /// packet of `time` from `source` showed first.
+    public mutating func reportAtEnd(
+        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int], time: Timestamp,
+        source: IPAddress
+    ) {
+        reports.append(
+            Report(
+                descriptor: descriptor, severity: severity, message: message, related: frames, atEnd: true, time: time,
+                source: source))
+    }
+
+    /// A rule dropped `n` entries of its state because its table was full.
+    public mutating func evicted(_ n: Int = 1) { evictions &+= n }
 
     public mutating func removeAll() { reports.removeAll(keepingCapacity: true) }
 }

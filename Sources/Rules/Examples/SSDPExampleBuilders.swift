@@ -94,3 +94,43 @@ func response(
         payload, src: "192.168.1.20", srcPort: sport, dst: dst, dstPort: dport, hopLimit: 64, frame: frame,
         time: exampleTime(seconds))
 }
+
+// Timed sequences for the session rules: the example device's announcements, by NT.
+
+let deviceTypeNT = "urn:schemas-upnp-org:device:MediaServer:1"
+
+/// `headers` (an alive, byebye or update) for NT `nt` of the example device, USN to match.
+func targeting(_ nt: String, _ headers: Headers = alive11, uuid: String = exampleUUID) -> Headers {
+    let usn = nt.hasPrefix("uuid:") ? nt : "uuid:\(uuid)::\(nt)"
+    return headers.setting("NT", nt).setting("USN", usn)
+}
+
+/// A NOTIFY with `headers` from the example device (or `src`) at `seconds`.
+func notify(_ headers: Headers, src: String = "192.168.1.20", at seconds: Double) -> Datagram {
+    multicast(ssdp(notifyLine, headers), src: src, at: seconds)
+}
+
+/// The example device's whole alive set (root device, UUID, device type), 1 ms apart from
+/// `seconds`, with `headers` edited as given.
+func aliveSet(_ headers: Headers = alive11, src: String = "192.168.1.20", at seconds: Double) -> [Datagram] {
+    ["upnp:rootdevice", "uuid:\(exampleUUID)", deviceTypeNT].enumerated().map { k, nt in
+        notify(targeting(nt, headers), src: src, at: seconds + 0.001 * Double(k))
+    }
+}
+
+/// Some other host's multicast M-SEARCH at `seconds`: the capture goes on.
+func otherSearch(at seconds: Double) -> Datagram {
+    multicast(ssdp(mSearchLine, search11), src: "192.168.1.99", sport: 50999, at: seconds)
+}
+
+let unicastSearch11: Headers = [
+    ("HOST", "192.168.1.20:1900"), ("MAN", "\"ssdp:discover\""), ("ST", "upnp:rootdevice"),
+    ("USER-AGENT", "Linux/6.1 UPnP/1.1 test-cp/1.0"),
+]
+
+/// A unicast M-SEARCH from the example control point (192.168.1.10:50000) to the device.
+func unicastSearch(_ headers: Headers = unicastSearch11, at seconds: Double = 0) -> Datagram {
+    exampleDatagram(
+        ssdp(mSearchLine, headers), src: "192.168.1.10", srcPort: 50000, dst: "192.168.1.20", dstPort: 1900,
+        hopLimit: 64, time: exampleTime(seconds))
+}

@@ -62,12 +62,93 @@ struct ResponseWithinMXRule: SessionRule {
     static let slack = 0.5
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
-        guard e.kind == .response, let s = e.search, let mx = s.mx else { return }
+        guard e.kind == .response, let s = e.search, s.unicastTo == nil, let mx = s.mx, !e.timeWentBack else { return }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         if delay > Double(mx) + Self.slack, delay < 130 {
             out.report(
                 Self.descriptor,
                 "response \(String(format1: delay)) s after the M-SEARCH of frame \(s.frame), whose MX allows \(mx) s",
+                related: [s.frame])
+        }
+    }
+}
+
+/// SSDP-502: a response to a unicast M-SEARCH arrives within 1 s.
+struct UnicastResponseWithinOneSecondRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-502", "unicast-response-within-1s", .warning, "A response to a unicast M-SEARCH arrives within 1 s",
+        spec: "UDA 1.1/2.0 §1.3.3",
+        "Pairs a response from the device with the unicast M-SEARCH sent to it from the endpoint the response goes to (up to 5 s later); 0.5 s slack for capture jitter. Devices claiming UPnP/1.1 or later.",
+        example: "unicast M-SEARCH at t0, response at t0 + 2.3 s", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample([unicastSearch(at: 0), response(ssdp(okLine, response11), at: 2.3)])],
+        nonTriggering: [
+            RuleExample([unicastSearch(at: 0), response(ssdp(okLine, response11), at: 0.4)]),
+            // Judged against UDA 1.0, which sets no limit.
+            RuleExample([
+                unicastSearch(at: 0),
+                response(ssdp(okLine, response11.setting("SERVER", "Linux/6.1 UPnP/1.0 test-dev/1.0")), at: 2.3),
+            ]),
+        ])
+
+    static let limit = 1.0
+    static let slack = 0.5
+
+    init() {}
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        guard e.kind == .response, let s = e.search, s.unicastTo == e.src, e.version >= .v1_1, !e.timeWentBack else { return }
+        let delay = Timestamp.seconds(from: s.time, to: e.time)
+        guard delay > Self.limit + Self.slack else { return }
+        out.report(
+            Self.descriptor,
+            "response \(String(format1: delay)) s after the unicast M-SEARCH of frame \(s.frame); UDA asks for 1 s",
+            related: [s.frame])
+    }
+}
+
+/// SSDP-503: a device does not answer a multicast M-SEARCH without MX (or with a bad MAN).
+struct DiscardMalformedSearchRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-503", "discard-malformed-search", .error,
+        "A device silently discards a multicast M-SEARCH without MX or with a bad MAN",
+        spec: "UDA 1.1/2.0 §1.3.3; §1.1.5",
+        "Pairs a response with the multicast M-SEARCH last sent from the endpoint it goes to (within 5 s when MX is missing): MX missing is an error (MUST), MAN other than \"ssdp:discover\" a warning (SHOULD).",
+        interop: "async_upnp_client answers searches without MX",
+        example: "200 OK to control point C within 5 s after C's multicast M-SEARCH that had no MX", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(
+                [
+                    multicast(ssdp(mSearchLine, search11.removing("MX")), src: "192.168.1.10", sport: 50000),
+                    response(ssdp(okLine, response11), at: 1),
+                ], severity: .error),
+            RuleExample(
+                [
+                    multicast(ssdp(mSearchLine, search11.setting("MAN", "ssdp:discover")), src: "192.168.1.10", sport: 50000),
+                    response(ssdp(okLine, response11), at: 1),
+                ], severity: .warning),
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                response(ssdp(okLine, response11), at: 1),
+            ])
+        ])
+
+    init() {}
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        guard e.kind == .response, let s = e.search, s.unicastTo == nil else { return }
+        if !s.hasMX {
+            out.report(
+                Self.descriptor,
+                "answers the multicast M-SEARCH of frame \(s.frame), which has no MX: a device must discard it silently",
+                related: [s.frame])
+        } else if !s.manValid {
+            out.report(
+                Self.descriptor, severity: .warning,
+                "answers the M-SEARCH of frame \(s.frame), whose MAN is not \"ssdp:discover\": a device should discard it",
                 related: [s.frame])
         }
     }

@@ -1,0 +1,384 @@
+import NetLayers
+import SSDP
+import WireFormat
+
+/// What the capture has shown of SSDP devices so far, in capture order: one record per UUID
+/// named in USN (a root device or an embedded one; each carries its own USN set), with the
+/// sources it sent from, its USNs and their timing, its boot and configuration numbers.
+/// The analyzer's in-order stage updates it after the session rules have seen each message
+/// (rules see a device's record as it was before the message, `SSDPEvent.device`).
+///
+/// Bounded: at most `maxDevices` records (the least recently seen are evicted in bulk when
+/// full, and counted), `SSDPDeviceState.maxUSNs` USNs, `maxSources` sources and `maxTypes`
+/// types per record (what does not fit is not tracked, and the record says so). Records age
+/// out when their device has been silent for longer than any advertisement it made could
+/// last. A record made again for a device whose earlier record was evicted or aged out says
+/// `historyIncomplete`: rules that conclude from what was *not* seen stay silent on it.
+public struct SSDPSessionModel: Sendable {
+    public private(set) var devices: [UInt64: SSDPDeviceState] = [:]
+    /// Records dropped because the table was full (the summary's `state_evicted`).
+    public private(set) var evicted = 0
+    /// Keys of devices whose record was dropped (evicted or aged out), so a new record for
+    /// them is known to lack history. Bounded; once full, every new record counts as lacking.
+    private var forgotten: Set<UInt64> = []
+    private var forgottenOverflow = false
+    private var lastSweep: Timestamp = .zero
+
+    public static let maxDevices = 4096
+    static let maxForgotten = 16384
+    /// A device silent this long after its last message is forgotten (unless its max-age was
+    /// longer: twice its max-age).
+    static let minHorizon: Int64 = 3600
+    /// Packet time between two age-out sweeps.
+    static let sweepInterval: Int64 = 60
+
+    public init() {}
+
+    public func device(_ key: UInt64) -> SSDPDeviceState? { devices[key] }
+
+    /// Whether what the model knew of device `key` may have been dropped (a record of it, or
+    /// of any device once the list of dropped keys is full).
+    public func mayHaveForgotten(_ key: UInt64) -> Bool { forgottenOverflow || forgotten.contains(key) }
+
+    /// Takes in one message of the device `e.facts.uuidKey` (after the rules saw it).
+    public mutating func update(with e: SSDPEvent) {
+        sweep(at: e.time)
+        guard let key = e.facts.uuidKey, e.kind == .notify || e.kind == .response else { return }
+        if devices[key] == nil {
+            if devices.count >= Self.maxDevices { evictOldest() }
+            var fresh = SSDPDeviceState(firstFrame: e.frame, firstSeen: e.time)
+            fresh.historyIncomplete = forgottenOverflow || forgotten.contains(key)
+            devices[key] = fresh
+        }
+        devices[key]?.take(e)
+    }
+
+    /// Drops, every `sweepInterval` of packet time, the records of devices silent for longer
+    /// than their horizon.
+    private mutating func sweep(at now: Timestamp) {
+        guard now.seconds &- lastSweep.seconds >= Self.sweepInterval else { return }
+        lastSweep = now
+        guard !devices.isEmpty else { return }
+        var gone: [UInt64] = []
+        for (k, d) in devices {
+            let horizon = max(Self.minHorizon, Int64(clamping: d.longestMaxAge) &* 2)
+            if now.seconds &- d.lastSeen.seconds > horizon { gone.append(k) }
+        }
+        for k in gone { forget(k) }
+    }
+
+    /// Drops the least recently seen eighth of the records (bulk, so a flood of new devices
+    /// costs a sort every few hundred insertions, not a scan each).
+    private mutating func evictOldest() {
+        let order = devices.map { ($0.key, $0.value.lastSeen, $0.value.lastFrame) }.sorted {
+            $0.1 != $1.1 ? $0.1 < $1.1 : $0.2 < $1.2
+        }
+        for (k, _, _) in order.prefix(max(1, Self.maxDevices / 8)) {
+            forget(k)
+            evicted += 1
+        }
+    }
+
+    private mutating func forget(_ k: UInt64) {
+        devices[k] = nil
+        if forgotten.count < Self.maxForgotten { forgotten.insert(k) } else { forgottenOverflow = true }
+    }
+}
+
+/// One device (a UUID from USN) as the capture has shown it.
+public struct SSDPDeviceState: Sendable {
+    public var firstFrame: Int
+    public var firstSeen: Timestamp
+    public var lastFrame: Int
+    public var lastSeen: Timestamp
+    /// The version its SERVER claimed last.
+    public var claimedVersion: UPnPVersion?
+    /// The sources it sent from (at most `maxSources`), each with its boot and configuration
+    /// numbers and LOCATION.
+    public var sources: [SSDPSourceState] = []
+    /// Its USNs (at most `maxUSNs`), by key.
+    public var usns: [UInt64: SSDPUSNState] = [:]
+    /// Device and service types it advertised, by type key, with the versions seen (at most
+    /// `maxTypes`).
+    public var types: [TypeVersion] = []
+    /// What its alive NOTIFYs named: `upnp:rootdevice`, `uuid:…`, a device type.
+    public var announcedRootDevice = false
+    public var announcedUUID = false
+    public var announcedDeviceType = false
+    /// Its first alive NOTIFY, and that alive's max-age.
+    public var firstAliveFrame: Int?
+    public var firstAlive: Timestamp?
+    public var firstAliveMaxAge: UInt64?
+    /// The longest max-age it used (how long its advertisements may live).
+    public var longestMaxAge: UInt64 = 0
+    /// No later than the earliest expiry after `lastSeen` of one of its live USNs (nil: none
+    /// is ahead). Invariant: nil or after `lastSeen`; a rule that sees a message later than
+    /// it looks for the USNs that expired in between.
+    public var nextExpiry: Timestamp?
+    /// Some of its state could not be kept (USN table full, or an earlier record of it was
+    /// dropped): conclusions from absence are not drawn.
+    public var historyIncomplete = false
+
+    public struct TypeVersion: Sendable {
+        public var typeKey: UInt64
+        public var version: UInt64
+        public var frame: Int
+    }
+
+    public static let maxUSNs = 128
+    public static let maxSources = 8
+    public static let maxTypes = 64
+
+    init(firstFrame: Int, firstSeen: Timestamp) {
+        self.firstFrame = firstFrame
+        self.firstSeen = firstSeen
+        self.lastFrame = firstFrame
+        self.lastSeen = firstSeen
+    }
+
+    public func source(_ a: IPAddress) -> SSDPSourceState? { sources.first { $0.address == a } }
+
+    /// Whether `typeKey` was advertised with `version`.
+    public func hasType(_ typeKey: UInt64, version: UInt64) -> Bool {
+        types.contains { $0.typeKey == typeKey && $0.version == version }
+    }
+
+    mutating func take(_ e: SSDPEvent) {
+        let f = e.facts
+        lastFrame = e.frame
+        lastSeen = e.time
+        if let v = e.claimedVersion { claimedVersion = v }
+        if let m = f.maxAge, m > longestMaxAge { longestMaxAge = m }
+        takeSource(e)
+        if e.kind == .notify, f.nts == .alive {
+            if firstAlive == nil {
+                firstAlive = e.time
+                firstAliveFrame = e.frame
+                firstAliveMaxAge = f.maxAge
+            }
+            switch f.target {
+            case .rootDevice: announcedRootDevice = true
+            case .uuid: announcedUUID = true
+            case .deviceType: announcedDeviceType = true
+            default: break
+            }
+            if let t = f.typeKey, let v = f.typeVersion, !hasType(t, version: v) {
+                if types.count < Self.maxTypes { types.append(TypeVersion(typeKey: t, version: v, frame: e.frame)) }
+                else { historyIncomplete = true }
+            }
+        }
+        takeUSN(e)
+        if let n = nextExpiry, n > e.time {
+            // Still ahead: a USN just advertised can only bring it closer.
+            if let u = f.usnKey, let x = usns[u]?.expiry, usns[u]?.isLive == true, x > e.time, x < n { nextExpiry = x }
+        } else {
+            recomputeExpiry(after: e.time)
+        }
+    }
+
+    private mutating func takeSource(_ e: SSDPEvent) {
+        let f = e.facts
+        var k = sources.firstIndex { $0.address == e.src }
+        if k == nil {
+            guard sources.count < Self.maxSources else {
+                historyIncomplete = true
+                return
+            }
+            sources.append(SSDPSourceState(address: e.src, firstFrame: e.frame, firstSeen: e.time))
+            k = sources.count - 1
+        }
+        guard let i = k else { return }
+        sources[i].take(e, f)
+    }
+
+    private mutating func takeUSN(_ e: SSDPEvent) {
+        let f = e.facts
+        guard let u = f.usnKey else { return }
+        if usns[u] == nil {
+            guard usns.count < Self.maxUSNs else {
+                historyIncomplete = true
+                return
+            }
+            usns[u] = SSDPUSNState()
+        }
+        let boot = source(e.src)?.bootID
+        usns[u]?.take(e, f, boot: boot)
+    }
+
+    /// `nextExpiry`: the earliest expiry after `now` of a live USN advertised under the
+    /// current BOOTID of its source.
+    private mutating func recomputeExpiry(after now: Timestamp) {
+        var best: Timestamp? = nil
+        for (_, u) in usns {
+            guard let x = u.expiry, x > now, u.isLive else { continue }
+            if best.map({ x < $0 }) ?? true { best = x }
+        }
+        nextExpiry = best
+    }
+}
+
+/// One source address of a device: what its messages from there carried last.
+public struct SSDPSourceState: Sendable {
+    public var address: IPAddress
+    public var firstFrame: Int
+    public var firstSeen: Timestamp
+    public var lastFrame: Int
+    public var lastSeen: Timestamp
+    /// BOOTID.UPNP.ORG of its last message that had one (an update's BOOTID is the one it
+    /// ends), and the frame that set it.
+    public var bootID: UInt64?
+    public var bootFrame = 0
+    public var bootSeen: Timestamp = .zero
+    /// An alive with `bootID` was seen.
+    public var aliveWithBoot = false
+    /// A byebye with `bootID` came after an alive with it: the device left, and must come
+    /// back with a higher BOOTID.
+    public var byebyeAfterAlive: Int?
+    /// The device said byebye (and has not advertised since).
+    public var left = false
+    /// NEXTBOOTID.UPNP.ORG of an ssdp:update, until a message carries it.
+    public var pendingNextBootID: UInt64?
+    public var updateFrame = 0
+    /// CONFIGID.UPNP.ORG last carried, and the different one before it (same BOOTID).
+    public var configID: UInt64?
+    public var configFrame = 0
+    public var previousConfigID: UInt64?
+    public var previousConfigFrame = 0
+    public var serverKey: UInt64?
+    public var serverFrame = 0
+    /// LOCATION last advertised (alive or response), and whether a byebye or update came
+    /// since.
+    public var locationKey: UInt64?
+    public var locationFrame = 0
+    public var revokedSinceLocation = false
+
+    init(address: IPAddress, firstFrame: Int, firstSeen: Timestamp) {
+        self.address = address
+        self.firstFrame = firstFrame
+        self.firstSeen = firstSeen
+        self.lastFrame = firstFrame
+        self.lastSeen = firstSeen
+    }
+
+    mutating func take(_ e: SSDPEvent, _ f: SSDPFacts) {
+        lastFrame = e.frame
+        lastSeen = e.time
+        if let s = f.serverKey {
+            serverKey = s
+            serverFrame = e.frame
+        }
+        if f.nts == .update {
+            if let n = f.nextBootID {
+                pendingNextBootID = n
+                updateFrame = e.frame
+            }
+            revokedSinceLocation = true
+        } else if let b = f.bootID {
+            if b != bootID {
+                bootID = b
+                bootFrame = e.frame
+                bootSeen = e.time
+                aliveWithBoot = false
+                byebyeAfterAlive = nil
+                previousConfigID = nil
+            }
+            if pendingNextBootID == b { pendingNextBootID = nil }
+        }
+        if let c = f.configID, c != configID {
+            if configID != nil {
+                previousConfigID = configID
+                previousConfigFrame = configFrame
+            }
+            configID = c
+            configFrame = e.frame
+        }
+        switch (e.kind, f.nts) {
+        case (.notify, .alive):
+            byebyeAfterAlive = nil
+            aliveWithBoot = true
+            left = false
+        case (.notify, .byebye):
+            if aliveWithBoot, byebyeAfterAlive == nil { byebyeAfterAlive = e.frame }
+            left = true
+            revokedSinceLocation = true
+        default:
+            break
+        }
+        if f.advertises(e.kind), let l = f.locationKey {
+            if l != locationKey {
+                locationKey = l
+                locationFrame = e.frame
+            }
+            revokedSinceLocation = false
+        }
+    }
+}
+
+/// One USN of a device: when it was last advertised, how long that lasts, its LOCATION, and
+/// the burst of identical alive messages it is in.
+public struct SSDPUSNState: Sendable {
+    /// Last alive NOTIFY for it.
+    public var lastAlive: Timestamp?
+    public var lastAliveFrame = 0
+    /// Last alive or response: the advertisement that is current, and its max-age.
+    public var lastAdvertised: Timestamp?
+    public var lastAdvertisedFrame = 0
+    public var maxAge: UInt64?
+    /// The BOOTID of its source when it was last advertised.
+    public var bootID: UInt64?
+    /// A byebye revoked it (and it was not advertised since).
+    public var revoked = false
+    /// It was advertised (alive or response) at some point.
+    public var everAdvertised = false
+    public var locationKey: UInt64?
+    public var locationFrame = 0
+    /// Identical alive messages (same payload and source) in a row, and since when.
+    public var burstStart: Timestamp = .zero
+    public var burstFrame = 0
+    public var burstCount = 0
+    public var burstPayload: UInt64 = 0
+    public var burstSource: IPAddress = .v4(0)
+
+    /// Identical alives closer together than this belong to one burst.
+    public static let burstWindow = 3.0
+
+    /// When the current advertisement expires, plus one second for capture and clock jitter.
+    public var expiry: Timestamp? {
+        guard let t = lastAdvertised, let m = maxAge else { return nil }
+        return Timestamp(seconds: t.seconds &+ Int64(clamping: min(m, 1 << 40)) &+ 1, nanoseconds: t.nanoseconds)
+    }
+
+    /// Advertised and not revoked.
+    public var isLive: Bool { everAdvertised && !revoked }
+
+    mutating func take(_ e: SSDPEvent, _ f: SSDPFacts, boot: UInt64?) {
+        if f.advertises(e.kind) {
+            lastAdvertised = e.time
+            lastAdvertisedFrame = e.frame
+            maxAge = f.maxAge
+            bootID = boot
+            revoked = false
+            everAdvertised = true
+            if let l = f.locationKey {
+                locationKey = l
+                locationFrame = e.frame
+            }
+        } else if e.kind == .notify, f.nts == .byebye {
+            revoked = true
+        }
+        guard e.kind == .notify, f.nts == .alive else { return }
+        lastAlive = e.time
+        lastAliveFrame = e.frame
+        if burstCount > 0, burstPayload == e.payloadKey, burstSource == e.src,
+            Timestamp.seconds(from: burstStart, to: e.time) <= Self.burstWindow
+        {
+            burstCount &+= 1
+        } else {
+            burstStart = e.time
+            burstFrame = e.frame
+            burstCount = 1
+            burstPayload = e.payloadKey
+            burstSource = e.src
+        }
+    }
+}
