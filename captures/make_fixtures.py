@@ -328,6 +328,44 @@ def main():
         f.write(bytes((i * 131 + 7) % 256 for i in range(512)))
     open(os.path.join(HERE, "damaged/empty.pcap"), "wb").close()
 
+    session_ssdp()
+
+
+def ssdp_notify(nts, nt, boot, location="http://192.168.1.20:8200/rootDesc.xml", max_age=60,
+                uuid="4d696e69-444c-164e-9d41-b827eb000001"):
+    usn = f"uuid:{uuid}" if nt.startswith("uuid:") else f"uuid:{uuid}::{nt}"
+    lines = ["NOTIFY * HTTP/1.1", "HOST: 239.255.255.250:1900"]
+    if nts == "ssdp:alive":
+        lines += [f"CACHE-CONTROL: max-age={max_age}", f"LOCATION: {location}"]
+    lines += [f"NT: {nt}", f"NTS: {nts}"]
+    if nts == "ssdp:alive":
+        lines += ["SERVER: Linux/6.1 UPnP/1.1 fixture-ms/1.0"]
+    lines += [f"USN: {usn}", f"BOOTID.UPNP.ORG: {boot}", "CONFIGID.UPNP.ORG: 1"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def session_ssdp():
+    """A device misbehaving across messages (SSDP session rules), with one timestamp that goes
+    backwards: BOOTID goes down (SSDP-510), LOCATION moves (SSDP-517), only upnp:rootdevice is
+    ever announced over more than max-age (SSDP-514, at the end), and another device's byebye
+    is never preceded or followed by an alive (SSDP-513, at the end)."""
+    dev, grp = "192.168.1.20", "239.255.255.250"
+    other = "4d696e69-444c-164e-9d41-b827eb000002"
+    moved = "http://192.168.1.20:8201/rootDesc.xml"
+    seq = [
+        (0.0, "192.168.1.30", ssdp_notify("ssdp:byebye", "upnp:rootdevice", 3, uuid=other)),
+        (1.0, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 7)),
+        (2.0, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 6)),
+        (31.0, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 6)),
+        (40.0, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 6, location=moved)),
+        (39.5, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 6, location=moved)),
+        (61.0, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 6, location=moved)),
+        (91.0, dev, ssdp_notify("ssdp:alive", "upnp:rootdevice", 6, location=moved)),
+        (95.0, "192.168.1.10", MSEARCH),
+    ]
+    frames = [(t, eth(v4(src, 1900 if src != "192.168.1.10" else 50000, grp, 1900, p, ttl=2))) for t, src, p in seq]
+    write_pcap("session/ssdp-stateful.pcap", 1, frames)
+
 
 if __name__ == "__main__":
     main()

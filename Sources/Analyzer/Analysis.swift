@@ -360,7 +360,9 @@ public final class Analysis {
         guard !reports.isEmpty else { return }
         var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: sessionFileIndex)
         for r in reports.reports {
-            sink.report(r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source)
+            sink.report(
+                r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source,
+                device: options.findingDetails ? r.device : nil)
         }
         var findings = sink.findings
         for k in findings.indices { findings[k].atEnd = true }

@@ -5,8 +5,12 @@ import TestSupport
 /// in capture order, so every format is byte-for-byte the same for any number of jobs.
 @Suite struct ParallelOutputTests {
     /// The testbed capture holds 1001 messages; the second input checks that
-    /// batches do not cross files; SSDP responses there pair with earlier M-SEARCHes.
-    static let inputs = ["captures/testbed/lan-dualstack.pcapng", "captures/public/CESNET__ipfixprobe__ssdp.pcap"]
+    /// batches do not cross files; SSDP responses there pair with earlier M-SEARCHes; the third
+    /// ends its session with findings of the end of the input.
+    static let inputs = [
+        "captures/testbed/lan-dualstack.pcapng", "captures/public/CESNET__ipfixprobe__ssdp.pcap",
+        "captures/session/ssdp-stateful.pcap",
+    ]
 
     static let variants: [[String]] = [
         ["--format", "text"], ["--format", "text", "-v"], ["--format", "text", "-q"], ["--format", "jsonl"],

@@ -14,7 +14,7 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     static let textCaptures: [String] = {
         let root = Fixtures.packageRoot + "/captures"
         var out: [String] = []
-        for dir in ["link", "format", "ip", "public"] {
+        for dir in ["link", "format", "ip", "public", "session"] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + dir)) ?? []
             out += names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.sorted().map { "captures/\(dir)/\($0)" }
         }

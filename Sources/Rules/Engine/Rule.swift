@@ -67,6 +67,8 @@ public struct SessionReports: Sendable {
         public var atEnd = false
         public var time: Timestamp = .zero
         public var source: IPAddress = .v4(0)
+        /// The device it is about (SSDP `uuid:…`), for an end-of-input report.
+        public var device: String? = nil
     }
     public private(set) var reports: [Report] = []
     /// Entries the rules dropped from their own tables because a table was full.
@@ -83,12 +85,12 @@ public struct SessionReports: Sendable {
     /// packet of `time` from `source` showed first.
     public mutating func reportAtEnd(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int], time: Timestamp,
-        source: IPAddress
+        source: IPAddress, device: String? = nil
     ) {
         reports.append(
             Report(
                 descriptor: descriptor, severity: severity, message: message, related: frames, atEnd: true, time: time,
-                source: source))
+                source: source, device: device))
     }
 
     /// A rule dropped `n` entries of its state because its table was full.

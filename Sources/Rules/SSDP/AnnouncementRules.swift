@@ -417,6 +417,7 @@ struct ByebyeUnknownUSNRule: SessionRule {
 
     struct Pending {
         var device: UInt64
+        var uuid: [UInt8]
         var frame: Int
         var time: Timestamp
         var source: IPAddress
@@ -444,7 +445,8 @@ struct ByebyeUnknownUSNRule: SessionRule {
             out.evicted()
             return
         }
-        pending[usn] = Pending(device: device, frame: e.frame, time: e.time, source: e.src)
+        let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
+        pending[usn] = Pending(device: device, uuid: uuid, frame: e.frame, time: e.time, source: e.src)
     }
 
     mutating func finish(into out: inout SessionReports) {
@@ -459,7 +461,8 @@ struct ByebyeUnknownUSNRule: SessionRule {
             out.reportAtEnd(
                 Self.descriptor,
                 "byebye for \(what) never announced or seen in a response (\(frameList(sorted.map(\.frame))))",
-                frames: sorted.map(\.frame), time: first.time, source: first.source)
+                frames: sorted.map(\.frame), time: first.time, source: first.source,
+                device: "uuid:" + String(decoding: first.uuid, as: UTF8.self))
         }
     }
 }
@@ -548,7 +551,8 @@ struct AdvertisementSetCompleteRule: SessionRule {
             out.reportAtEnd(
                 Self.descriptor,
                 "over \(String(format1: span)) s (max-age \(m) s) the alives of uuid:\(String(decoding: d.uuid, as: UTF8.self)) never announced \(missing.joined(separator: " or "))",
-                frames: [d.firstFrame, d.lastFrame], time: d.firstTime, source: d.source)
+                frames: [d.firstFrame, d.lastFrame], time: d.firstTime, source: d.source,
+                device: "uuid:" + String(decoding: d.uuid, as: UTF8.self))
         }
     }
 }

@@ -1,0 +1,73 @@
+import Findings
+import NetLayers
+import Reporting
+@testable import Rules
+import SSDP
+import Testing
+import WireFormat
+
+/// The SSDP session model and the session rules around what examples do not show: bounds,
+/// eviction, clocks that go backwards, known-good start-up sequences.
+@Suite struct SSDPSessionTests {
+    /// An alive of a device numbered `n` (its own UUID), at `seconds`.
+    func alive(device n: Int, at seconds: Double) -> Datagram {
+        let uuid = "4d696e69-444c-164e-9d41-\(twelveDigits(n))"
+        return notify(targeting("upnp:rootdevice", uuid: uuid), at: seconds)
+    }
+
+    @Test func theDeviceTableIsBoundedAndCountsItsEvictions() {
+        let n = SSDPSessionModel.maxDevices + 100
+        let (findings, summary) = analyse((0..<n).map { alive(device: $0, at: Double($0) * 0.001) })
+        #expect(summary.stateEvicted > 0)
+        #expect(!findings.contains { $0.rule.rawValue.hasPrefix("SSDP-5") })
+    }
+
+    @Test func aDeviceWhoseRecordWasEvictedIsNotJudgedOnWhatWasNotSeen() {
+        // Device 0 announces, is evicted by a flood of others, then says byebye: its byebye
+        // is not "for a USN never announced".
+        var seq = [alive(device: 0, at: 0)]
+        seq += (1...SSDPSessionModel.maxDevices).map { alive(device: $0, at: 1 + Double($0) * 0.001) }
+        seq.append(notify(targeting("upnp:rootdevice", byebye11, uuid: "4d696e69-444c-164e-9d41-000000000000"), at: 10))
+        seq.append(otherSearch(at: 30))
+        let (findings, summary) = analyse(seq)
+        #expect(summary.stateEvicted > 0)
+        #expect(!findings.contains { $0.rule == "SSDP-513" })
+    }
+
+    @Test func aClockThatGoesBackwardsIsCountedAndGivesNoNegativeIntervals() {
+        let seq = [
+            multicast(ssdp(mSearchLine, search11.setting("MX", "1")), src: "192.168.1.10", sport: 50000, at: 10),
+            response(ssdp(okLine, response11), at: 3),
+        ]
+        let (findings, summary) = analyse(seq)
+        #expect(summary.timeWentBack == 1)
+        #expect(!findings.contains { $0.rule == "SSDP-501" })
+    }
+
+    @Test func startUpByebyesThenAlivesStayClean() {
+        // gssdp and miniupnpd revoke at start-up what an earlier run may have announced, then
+        // announce the set twice; later the set is refreshed in time.
+        let bye = ["upnp:rootdevice", "uuid:\(exampleUUID)", deviceTypeNT].enumerated().map { k, nt in
+            notify(targeting(nt, byebye11), at: 0.001 * Double(k))
+        }
+        let age = alive11.setting("CACHE-CONTROL", "max-age=60")
+        let seq = bye + aliveSet(age, at: 0.1) + aliveSet(age, at: 0.3) + aliveSet(age, at: 29) + aliveSet(age, at: 58)
+            + [otherSearch(at: 70)]
+        let fired = analyse(seq).findings.filter { $0.rule.rawValue.hasPrefix("SSDP-5") }
+        #expect(fired.map(\.message) == [])
+    }
+
+    @Test func endOfInputFindingsNameTheFrameThatShowsItFirst() {
+        let (findings, _) = analyse([notify(byebye11, at: 0), otherSearch(at: 5), otherSearch(at: 20)])
+        let f = findings.first { $0.rule == "SSDP-513" }
+        #expect(f?.atEnd == true)
+        #expect(f?.frames == [1])
+        #expect(f?.device == "uuid:\(exampleUUID)")
+    }
+}
+
+/// `n` as 12 decimal digits (a UUID's last group).
+func twelveDigits(_ n: Int) -> String {
+    let s = String(n)
+    return String(repeating: "0", count: max(0, 12 - s.count)) + s
+}
