@@ -71,6 +71,7 @@ public enum RuleRegistry {
         MultiHomedConsistentRule.self,  // SSDP-516
         LocationMovesRule.self,  // SSDP-517
         UpdateLocationSameRule.self,  // SSDP-518
+        UnicastSearchAnsweredRule.self,  // SSDP-519
     ]
 
     /// mDNS / DNS-SD rules judged per message or datagram.

@@ -52,12 +52,15 @@ struct SSDPRouter {
                 let nts = bytes[v]
                 f.nts = nts.equals("ssdp:alive") ? .alive : nts.equals("ssdp:byebye") ? .byebye : nts.equals("ssdp:update") ? .update : .other
             }
-            if let t = kind == .notify ? h.nt : kind == .response ? h.st : nil {
+            if let t = kind == .notify ? h.nt : h.st {
                 let v = bytes[t]
                 if v.equals("upnp:rootdevice") {
                     f.target = .rootDevice
+                } else if v.equals("ssdp:all") {
+                    f.target = .all
                 } else if SSDPSyntax.hasPrefix(v, "uuid:", caseInsensitive: true) {
                     f.target = .uuid
+                    f.targetUUIDKey = SSDPFacts.key(v.dropFirst(5), foldingCase: true)
                 } else if let u = SSDPSyntax.parseURN(v) {
                     f.target = u.kind == .device ? .deviceType : .serviceType
                     f.typeKey = SSDPFacts.key(v[v.startIndex..<u.type.endIndex])

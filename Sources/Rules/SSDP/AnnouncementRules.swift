@@ -736,3 +736,151 @@ struct UpdateLocationSameRule: SessionRule {
             related: [b.frame])
     }
 }
+
+/// SSDP-519: a device answers unicast M-SEARCH on its SEARCHPORT (on 1900 when it advertises
+/// none).
+struct UnicastSearchAnsweredRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-519", "unicast-search-answered", .error,
+        "A device answers unicast M-SEARCH on its SEARCHPORT.UPNP.ORG (on 1900 when it advertises none)",
+        spec: "UDA 1.1/2.0 §1.2.2 SEARCHPORT, §1.3.2",
+        "Needs a unicast M-SEARCH in the capture, sent to the address a UPnP/1.1-or-later device announced from, on the port it advertised (1900 without SEARCHPORT), for a target the device announced (ssdp:all, upnp:rootdevice, its uuid or one of its types); and a message of that device more than 1.5 s later (it is still there). No response from it to the searcher within 1.5 s is reported at the end of the input.",
+        interop: "gssdp, pupnp, HUPnP and strict miniupnpd ignore a unicast M-SEARCH without MX (UDA defines it without MX)",
+        example: "unicast M-SEARCH to <dev>:SEARCHPORT with no response within 1 s while the device keeps announcing",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), notify(alive11, at: 20)])
+        ],
+        nonTriggering: [
+            RuleExample([
+                notify(alive11, at: 0), unicastSearch(at: 10), response(ssdp(okLine, response11), at: 10.2),
+                notify(alive11, at: 20),
+            ]),
+            // Sent to 1900 while the device advertises SEARCHPORT 49200.
+            RuleExample([
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0), unicastSearch(at: 10),
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 20),
+            ]),
+            // The device is not seen again after the search.
+            RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), otherSearch(at: 20)]),
+        ])
+
+    /// A device as far as this rule needs it: where it announces from, its search port, what
+    /// it announced.
+    struct Device {
+        var uuid: [UInt8]
+        var address: IPAddress
+        var searchPort: UInt16
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        var lastFrame: Int
+        var rootDevice = false
+        /// Type keys with version (at most `maxTypes`).
+        var types: [UInt64] = []
+    }
+    struct Probe {
+        var frame: Int
+        var time: Timestamp
+        var searcher: IPAddress
+        var searcherPort: UInt16
+        var device: IPAddress
+        var port: UInt16
+        var target: SSDPFacts.Target
+        var typeKey: UInt64?
+        var uuidKey: UInt64?
+        /// Devices (UUID keys) that answered it.
+        var answered: [UInt64] = []
+    }
+    private var devices: [UInt64: Device] = [:]
+    private var probes: [Probe] = []
+    static let maxDevices = 4096
+    static let maxProbes = 1024
+    static let maxTypes = 32
+    static let window = 1.5
+
+    init() {}
+
+    /// A type and its version as one key.
+    static func typeVersionKey(_ f: SSDPFacts) -> UInt64? {
+        guard let t = f.typeKey else { return nil }
+        return t ^ ((f.typeVersion ?? 0) &* 0x9E37_79B9_7F4A_7C15)
+    }
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        switch e.kind {
+        case .mSearch where !e.dst.isMulticast:
+            guard probes.count < Self.maxProbes else {
+                out.evicted()
+                return
+            }
+            probes.append(
+                Probe(
+                    frame: e.frame, time: e.time, searcher: e.src, searcherPort: e.srcPort, device: e.dst, port: e.dstPort,
+                    target: e.facts.target, typeKey: Self.typeVersionKey(e.facts), uuidKey: e.facts.targetUUIDKey))
+        case .response:
+            guard let key = e.facts.uuidKey else { return }
+            for k in probes.indices.reversed() where probes[k].device == e.src {
+                guard probes[k].searcher == e.dst, probes[k].searcherPort == e.dstPort else { continue }
+                if !probes[k].answered.contains(key), probes[k].answered.count < 64 { probes[k].answered.append(key) }
+            }
+            seen(e, key, &out)
+        case .notify:
+            guard let key = e.facts.uuidKey else { return }
+            seen(e, key, &out)
+        default:
+            break
+        }
+    }
+
+    private mutating func seen(_ e: SSDPEvent, _ key: UInt64, _ out: inout SessionReports) {
+        if devices[key] == nil {
+            guard e.kind == .notify, e.facts.nts == .alive, e.version >= .v1_1, let usn = e.usn,
+                let uuid = SSDPSyntax.uuid(inUSN: usn)
+            else { return }
+            guard devices.count < Self.maxDevices else {
+                out.evicted()
+                return
+            }
+            devices[key] = Device(
+                uuid: Array(uuid.prefix(80)), address: e.src, searchPort: 1900, firstSeen: e.time, lastSeen: e.time,
+                lastFrame: e.frame)
+        }
+        guard var d = devices[key] else { return }
+        d.lastSeen = e.time
+        d.lastFrame = e.frame
+        if e.kind == .notify, e.facts.nts == .alive, d.address == e.src {
+            if let p = e.facts.searchPort, let port = UInt16(exactly: p) { d.searchPort = port }
+            if e.facts.target == .rootDevice { d.rootDevice = true }
+            if let t = Self.typeVersionKey(e.facts), !d.types.contains(t), d.types.count < Self.maxTypes { d.types.append(t) }
+        }
+        devices[key] = d
+    }
+
+    /// Whether `d` (key `key`) must answer a search for `p`'s target.
+    static func matches(_ p: Probe, _ d: Device, key: UInt64) -> Bool {
+        switch p.target {
+        case .all: true
+        case .rootDevice: d.rootDevice
+        case .uuid: p.uuidKey == key
+        case .deviceType, .serviceType: p.typeKey.map { d.types.contains($0) } ?? false
+        default: false
+        }
+    }
+
+    mutating func finish(into out: inout SessionReports) {
+        let sorted = devices.sorted { $0.value.lastFrame < $1.value.lastFrame }
+        for p in probes {
+            for (key, d) in sorted where d.address == p.device && d.searchPort == p.port && d.firstSeen < p.time {
+                guard Timestamp.seconds(from: p.time, to: d.lastSeen) > Self.window, !p.answered.contains(key),
+                    Self.matches(p, d, key: key)
+                else { continue }
+                let uuid = String(decoding: d.uuid, as: UTF8.self)
+                out.reportAtEnd(
+                    Self.descriptor,
+                    "the unicast M-SEARCH to \(p.device) port \(p.port) got no response from uuid:\(uuid) within \(String(format1: Self.window)) s, though the device was still there (frame \(d.lastFrame))",
+                    frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher, device: "uuid:\(uuid)")
+            }
+        }
+    }
+}

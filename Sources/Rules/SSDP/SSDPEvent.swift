@@ -73,15 +73,16 @@ public struct SSDPEvent: Sendable {
 public struct SSDPFacts: Sendable, Hashable {
     public enum NTS: Sendable, Hashable { case none, alive, byebye, update, other }
     /// What an NT (or a response's ST) names.
-    public enum Target: Sendable, Hashable { case none, rootDevice, uuid, deviceType, serviceType, other }
+    public enum Target: Sendable, Hashable { case none, all, rootDevice, uuid, deviceType, serviceType, other }
 
     public var nts: NTS = .none
     /// USN's UUID (case-insensitive): the device key.
     public var uuidKey: UInt64?
     /// The whole USN (case-insensitive).
     public var usnKey: UInt64?
-    /// NT in a NOTIFY, ST in a response.
+    /// NT in a NOTIFY, ST in a response or M-SEARCH; for `uuid:X`, X's key (case-insensitive).
     public var target: Target = .none
+    public var targetUUIDKey: UInt64?
     /// For a URN target: its domain, kind and type without the version (case-sensitive), and
     /// the version.
     public var typeKey: UInt64?
