@@ -85,11 +85,12 @@ public final class SARIFReporter: Reporter {
                 ("message", .object([("text", .string(text))])),
                 ("locations", .array([.object(location)])),
                 ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
-                ("properties", .object([
-                    ("frames", .array(f.frames.map { .int($0) })), ("time", .rawNumber(f.time.microsecondText)),
-                    ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
-                    ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
-                ])),
+                ("properties", .object(
+                    [
+                        ("frames", .array(f.frames.map { .int($0) })), ("time", .rawNumber(f.time.microsecondText)),
+                        ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
+                        ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
+                    ] + (f.atEnd ? [("at_end", .bool(true))] : []))),
             ]
             sink.write((first ? "" : ",") + JSONValue.object(result).serialized())
             first = false

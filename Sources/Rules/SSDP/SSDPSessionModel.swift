@@ -9,8 +9,9 @@ import WireFormat
 /// (rules see a device's record as it was before the message, `SSDPEvent.device`).
 ///
 /// Bounded: at most `maxDevices` records (the least recently seen are evicted in bulk when
-/// full, and counted), `SSDPDeviceState.maxUSNs` USNs, `maxSources` sources and `maxTypes`
-/// types per record (what does not fit is not tracked, and the record says so). Records age
+/// full, and counted), `maxUSNs` USNs in all, and `SSDPDeviceState.maxUSNs` USNs,
+/// `maxSources` sources and `maxTypes` types per record (what does not fit is not tracked,
+/// counted, and the record says so). Records age
 /// out when their device has been silent for longer than any advertisement it made could
 /// last. A record made again for a device whose earlier record was evicted or aged out says
 /// `historyIncomplete`: rules that conclude from what was *not* seen stay silent on it.
@@ -18,6 +19,8 @@ public struct SSDPSessionModel: Sendable {
     public private(set) var devices: [UInt64: SSDPDeviceState] = [:]
     /// Records dropped because the table was full (the summary's `state_evicted`).
     public private(set) var evicted = 0
+    /// USNs tracked in all records.
+    public private(set) var usnCount = 0
     /// Keys of devices whose record was dropped (evicted or aged out), so a new record for
     /// them is known to lack history. Bounded; once full, every new record counts as lacking.
     private var forgotten: Set<UInt64> = []
@@ -25,6 +28,7 @@ public struct SSDPSessionModel: Sendable {
     private var lastSweep: Timestamp = .zero
 
     public static let maxDevices = 4096
+    public static let maxUSNs = 65536
     static let maxForgotten = 16384
     /// A device silent this long after its last message is forgotten (unless its max-age was
     /// longer: twice its max-age).
@@ -50,7 +54,11 @@ public struct SSDPSessionModel: Sendable {
             fresh.historyIncomplete = forgottenOverflow || forgotten.contains(key)
             devices[key] = fresh
         }
-        devices[key]?.take(e)
+        let before = devices[key]?.usns.count ?? 0
+        let wasIncomplete = devices[key]?.historyIncomplete ?? false
+        devices[key]?.take(e, mayAddUSN: usnCount < Self.maxUSNs)
+        usnCount += (devices[key]?.usns.count ?? 0) - before
+        if !wasIncomplete, devices[key]?.historyIncomplete == true { evicted += 1 }
     }
 
     /// Drops, every `sweepInterval` of packet time, the records of devices silent for longer
@@ -80,6 +88,7 @@ public struct SSDPSessionModel: Sendable {
     }
 
     private mutating func forget(_ k: UInt64) {
+        usnCount -= devices[k]?.usns.count ?? 0
         devices[k] = nil
         if forgotten.count < Self.maxForgotten { forgotten.insert(k) } else { forgottenOverflow = true }
     }
@@ -143,7 +152,9 @@ public struct SSDPDeviceState: Sendable {
         types.contains { $0.typeKey == typeKey && $0.version == version }
     }
 
-    mutating func take(_ e: SSDPEvent) {
+    /// Takes in one of its messages; a USN not tracked yet is added only when `mayAddUSN`
+    /// (the model's total allows it).
+    mutating func take(_ e: SSDPEvent, mayAddUSN: Bool = true) {
         let f = e.facts
         lastFrame = e.frame
         lastSeen = e.time
@@ -167,7 +178,7 @@ public struct SSDPDeviceState: Sendable {
                 else { historyIncomplete = true }
             }
         }
-        takeUSN(e)
+        takeUSN(e, mayAdd: mayAddUSN)
         if let n = nextExpiry, n > e.time {
             // Still ahead: a USN just advertised can only bring it closer.
             if let u = f.usnKey, let x = usns[u]?.expiry, usns[u]?.isLive == true, x > e.time, x < n { nextExpiry = x }
@@ -191,11 +202,11 @@ public struct SSDPDeviceState: Sendable {
         sources[i].take(e, f)
     }
 
-    private mutating func takeUSN(_ e: SSDPEvent) {
+    private mutating func takeUSN(_ e: SSDPEvent, mayAdd: Bool) {
         let f = e.facts
         guard let u = f.usnKey else { return }
         if usns[u] == nil {
-            guard usns.count < Self.maxUSNs else {
+            guard mayAdd, usns.count < Self.maxUSNs else {
                 historyIncomplete = true
                 return
             }
