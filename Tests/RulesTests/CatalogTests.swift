@@ -64,18 +64,12 @@ import TestSupport
         }
     }
 
-    /// SSDP's stateful catalog rules not implemented, each with its reason (see the issue's
-    /// note): the list may only shrink.
-    static let ssdpStatefulNotYet: [String: String] = [
-        "SSDP-505": "the response count per search needs a search's responses told apart from those to the searcher's retransmission of it, which share the endpoint",
-    ]
-
-    @Test func everyStatefulSSDPCatalogRuleIsASessionRuleOrListedAsNotYet() throws {
+    /// Every stateful SSDP rule of the catalog is a session rule.
+    @Test func everyStatefulSSDPCatalogRuleIsASessionRule() throws {
         let catalog = try Self.committedCopy()
         let stateful = Set(catalog.filter { $0.key.hasPrefix("SSDP-") && $0.value == "Stateful" }.keys)
         let session = Set(RuleRegistry.ssdpSession.map { $0.descriptor.id.rawValue })
-        #expect(stateful.subtracting(session) == Set(Self.ssdpStatefulNotYet.keys), "\(stateful.subtracting(session).sorted())")
-        #expect(session.isDisjoint(with: Self.ssdpStatefulNotYet.keys))
+        #expect(stateful.subtracting(session).isEmpty, "not session rules: \(stateful.subtracting(session).sorted())")
     }
 
     @Test func eachRuleIDHasOneDescriptorWithNameSpecAndExample() {

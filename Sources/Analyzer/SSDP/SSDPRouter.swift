@@ -76,6 +76,7 @@ struct SSDPRouter {
             f.configID = number(h.configID)
             f.nextBootID = number(h.nextBootID)
             f.searchPort = number(h.searchPort)
+            f.mx = mx
             f.hasMX = h.mx != nil
             f.manValid = h.man.map { bytes[$0].equals("\"ssdp:discover\"") } ?? false
             session = f

@@ -94,7 +94,8 @@ public struct SSDPFacts: Sendable, Hashable {
     public var configID: UInt64?
     public var nextBootID: UInt64?
     public var searchPort: UInt64?
-    /// M-SEARCH: MX present, and MAN exactly `"ssdp:discover"`.
+    /// M-SEARCH: MX's value (uncapped), MX present, and MAN exactly `"ssdp:discover"`.
+    public var mx: UInt64?
     public var hasMX = false
     public var manValid = false
 

@@ -233,3 +233,97 @@ extension String {
         self = "\(tenths / 10).\(abs(tenths % 10))"
     }
 }
+
+/// SSDP-505, its `upnp:rootdevice` half: one response per root device to each search.
+struct OneRootDeviceResponseRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-505", "search-response-set", .error,
+        "A root device answers a search with its whole set, and with one response for upnp:rootdevice",
+        spec: "UDA 1.1/2.0 §1.3.3, §1.2.2",
+        "Judged: the upnp:rootdevice half. Each multicast M-SEARCH for ssdp:all or upnp:rootdevice seen from an endpoint may be answered once, within its MX (+ 0.5 s), by each root device (UUID and source address) with ST upnp:rootdevice; a response beyond that is a duplicate (retransmitted searches each count). Not judged: the 3 + 2d + k count of an ssdp:all answer (its wording is unverified).",
+        interop: "async_upnp_client sends each search response twice",
+        example: "2 responses with ST upnp:rootdevice from one root UUID to one search", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                response(ssdp(okLine, response11), at: 0.3),
+                response(ssdp(okLine, response11), at: 1.2),
+            ])
+        ],
+        nonTriggering: [
+            // The control point searched twice: one response to each.
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000, at: 0.5),
+                response(ssdp(okLine, response11), at: 1.0),
+                response(ssdp(okLine, response11), at: 1.2),
+            ])
+        ])
+
+    struct Search {
+        var frame: Int
+        var time: Timestamp
+        var expires: Double
+        /// Answer keys (device UUID and source) that used up this search.
+        var answeredBy: [UInt64] = []
+    }
+    /// Open searches (ssdp:all or upnp:rootdevice) by searcher endpoint key.
+    private var searches: [UInt64: [Search]] = [:]
+    static let maxEndpoints = 1024
+    static let maxPerEndpoint = 16
+    static let slack = 0.5
+
+    init() {}
+
+    static func endpointKey(_ a: IPAddress, _ port: UInt16) -> UInt64 {
+        SSDPFacts.key(a.description.utf8) ^ (UInt64(port) &* 0x9E37_79B9_7F4A_7C15)
+    }
+
+    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        switch e.kind {
+        case .mSearch where e.dst.isMulticast:
+            guard e.facts.target == .all || e.facts.target == .rootDevice, !e.timeWentBack else { return }
+            let key = Self.endpointKey(e.src, e.srcPort)
+            // MX capped as devices cap it (5 under UPnP 1.1, 120 under 1.0); 5 when absent.
+            let mx = Double(min(e.facts.mx ?? 5, e.version >= .v1_1 ? 5 : 120))
+            let window = e.time.asDouble + mx + Self.slack
+            if searches[key] == nil, searches.count >= Self.maxEndpoints {
+                // Drop the endpoints whose searches have all closed; if none, stop tracking.
+                let now = e.time.asDouble
+                searches = searches.filter { $0.value.contains { $0.expires >= now } }
+                guard searches.count < Self.maxEndpoints else {
+                    out.evicted()
+                    return
+                }
+            }
+            var list = searches[key, default: []]
+            let now = e.time.asDouble
+            list.removeAll { $0.expires < now }
+            if list.count >= Self.maxPerEndpoint { list.removeFirst() }
+            list.append(Search(frame: e.frame, time: e.time, expires: window))
+            searches[key] = list
+        case .response:
+            guard e.facts.target == .rootDevice, let device = e.facts.uuidKey, !e.timeWentBack, e.search?.unicastTo == nil else { return }
+            let key = Self.endpointKey(e.dst, e.dstPort)
+            guard var list = searches[key] else { return }
+            let now = e.time.asDouble
+            let answer = device ^ SSDPFacts.key(e.src.description.utf8)
+            var used: Int? = nil
+            for k in list.indices where list[k].expires >= now && !list[k].answeredBy.contains(answer) {
+                list[k].answeredBy.append(answer)
+                used = k
+                break
+            }
+            if used == nil, let last = list.last(where: { $0.expires >= now }) {
+                out.report(
+                    Self.descriptor,
+                    "another upnp:rootdevice response from this root device to the M-SEARCH of frame \(last.frame), already answered: one response per root device",
+                    related: [last.frame])
+            }
+            searches[key] = list
+        default:
+            break
+        }
+    }
+}
