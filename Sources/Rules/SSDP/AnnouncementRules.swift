@@ -151,7 +151,7 @@ struct RefreshIntervalRule: SessionRule {
             }
         }
         if let first = d.firstAliveMaxAge, let m = e.facts.maxAge, let f = d.firstAliveFrame, min(first, m) > 0,
-            max(first, m) > 2 * min(first, m), reported.first(device, &out)
+            max(first, m) / 2 > min(first, m), reported.first(device, &out)
         {
             out.report(
                 Self.descriptor,

@@ -69,7 +69,7 @@ public struct SSDPSessionModel: Sendable {
         guard !devices.isEmpty else { return }
         var gone: [UInt64] = []
         for (k, d) in devices {
-            let horizon = max(Self.minHorizon, Int64(clamping: d.longestMaxAge) &* 2)
+            let horizon = max(Self.minHorizon, Int64(clamping: min(d.longestMaxAge, 1 << 40)) * 2)
             if now.seconds &- d.lastSeen.seconds > horizon { gone.append(k) }
         }
         for k in gone { forget(k) }
