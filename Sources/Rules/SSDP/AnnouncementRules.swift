@@ -77,7 +77,6 @@ struct ReannounceBeforeExpiryRule: SessionRule {
             ]),
         ])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let d = e.device, let next = d.nextExpiry, next < e.time, !e.timeWentBack else { return }
@@ -134,7 +133,6 @@ struct RefreshIntervalRule: SessionRule {
         ])
 
     private var reported = ReportedOnce()
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let d = e.device, let device = e.facts.uuidKey else { return }
@@ -177,7 +175,6 @@ struct AliveStormRule: SessionRule {
             RuleExample([notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 5)])
         ])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let u = e.usnState, u.burstCount == 3,
@@ -221,7 +218,6 @@ struct BootIDStableRule: SessionRule {
             ]),
         ])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let s = e.sourceState, !s.left else { return }
@@ -248,7 +244,7 @@ struct BootIDIncreasesRule: SessionRule {
         spec: "UDA 1.1/2.0 §1.2, §1.2.2 BOOTID",
         "Per UUID and source address: an alive or byebye with a lower BOOTID than the device's current one, or an alive after the device's byebye with the BOOTID its earlier alives had. A byebye burst before the first alive at start-up is not a return. A counter that wraps from near 2^31 is a warning.",
         example: "byebye with BOOTID 10 and later an alive set with BOOTID 10; BOOTID 12 followed by 11",
-        scope: .stateful)
+        scope: .stateful, lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([notify(alive11.setting("BOOTID.UPNP.ORG", "12"), at: 0), notify(alive11.setting("BOOTID.UPNP.ORG", "11"), at: 1)]),
@@ -277,7 +273,6 @@ struct BootIDIncreasesRule: SessionRule {
     static let wrapHigh: UInt64 = 2_147_483_647 - (1 << 20)
     static let wrapLow: UInt64 = 1 << 20
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, let x = e.facts.bootID,
@@ -328,7 +323,6 @@ struct ConfigIDConsistentRule: SessionRule {
         ])
 
     private var reported = ReportedOnce()
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let c = e.facts.configID, let s = e.sourceState, let current = s.configID, c != current,
@@ -380,7 +374,6 @@ struct UUIDUniqueRule: SessionRule {
     /// (a multi-homed device's interfaces announce a reboot at slightly different times).
     static let settle = 5.0
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let d = e.device, d.sources.count > 1, let s = e.sourceState, s.bootID == x,
@@ -429,7 +422,6 @@ struct ByebyeUnknownUSNRule: SessionRule {
     /// An alive this soon after the byebye makes it a start-up byebye.
     static let startUp = 10.0
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         latest = e.time
@@ -514,7 +506,6 @@ struct AdvertisementSetCompleteRule: SessionRule {
     private var devices: [UInt64: Seen] = [:]
     static let cap = 4096
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let key = e.facts.uuidKey else { return }
@@ -563,7 +554,8 @@ struct HighestVersionOnlyRule: SessionRule {
         "SSDP-515", "highest-version-only", .error, "A device advertises only the highest version of each type",
         spec: "UDA 2.0 §1.2.2",
         "Per UUID: alives naming two versions of one device or service type. An error for UPnP/2.0 devices; info for 1.1 (the 1.1 text is unverified); 1.0 devices are not judged.",
-        example: "NT urn:…:ContentDirectory:1 and NT …:ContentDirectory:2 with the same uuid", scope: .stateful)
+        example: "NT urn:…:ContentDirectory:1 and NT …:ContentDirectory:2 with the same uuid", scope: .stateful,
+        lowest: .info)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
@@ -584,7 +576,6 @@ struct HighestVersionOnlyRule: SessionRule {
             ])
         ])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, e.version >= .v1_1, let t = e.facts.typeKey,
@@ -606,7 +597,7 @@ struct MultiHomedConsistentRule: SessionRule {
         spec: "UDA 2.0 §1.2.2, §1.2.3",
         "Per UUID: two source addresses with the same BOOTID (one device on two interfaces) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID.",
         example: "the same USN from two source IPs of one device (same BOOTID) with different SERVER or CONFIGID",
-        scope: .stateful)
+        scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
@@ -626,7 +617,6 @@ struct MultiHomedConsistentRule: SessionRule {
         ])
 
     private var reported = ReportedOnce()
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, e.version >= .v1_1,
@@ -686,7 +676,6 @@ struct LocationMovesRule: SessionRule {
             ]),
         ])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let s = e.sourceState, let before = s.locationKey,
@@ -717,7 +706,6 @@ struct UpdateLocationSameRule: SessionRule {
         ],
         nonTriggering: [RuleExample([notify(alive11, at: 0), notify(update11, at: 10)])])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .update, let l = e.facts.locationKey else { return }
@@ -799,7 +787,6 @@ struct UnicastSearchAnsweredRule: SessionRule {
     static let maxTypes = 32
     static let window = 1.5
 
-    init() {}
 
     /// A type and its version as one key.
     static func typeVersionKey(_ f: SSDPFacts) -> UInt64? {

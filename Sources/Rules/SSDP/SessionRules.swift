@@ -94,7 +94,6 @@ struct UnicastResponseWithinOneSecondRule: SessionRule {
     static let limit = 1.0
     static let slack = 0.5
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == e.src, e.version >= .v1_1, !e.timeWentBack else { return }
@@ -115,7 +114,8 @@ struct DiscardMalformedSearchRule: SessionRule {
         spec: "UDA 1.1/2.0 §1.3.3; §1.1.5",
         "Pairs a response with the multicast M-SEARCH last sent from the endpoint it goes to (within 5 s when MX is missing): MX missing is an error (MUST), MAN other than \"ssdp:discover\" a warning (SHOULD).",
         interop: "async_upnp_client answers searches without MX",
-        example: "200 OK to control point C within 5 s after C's multicast M-SEARCH that had no MX", scope: .stateful)
+        example: "200 OK to control point C within 5 s after C's multicast M-SEARCH that had no MX", scope: .stateful,
+        lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
@@ -136,7 +136,6 @@ struct DiscardMalformedSearchRule: SessionRule {
             ])
         ])
 
-    init() {}
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == nil else { return }
@@ -274,7 +273,6 @@ struct OneRootDeviceResponseRule: SessionRule {
     static let maxPerEndpoint = 16
     static let slack = 0.5
 
-    init() {}
 
     static func endpointKey(_ a: IPAddress, _ port: UInt16) -> UInt64 {
         SSDPFacts.key(a.description.utf8) ^ (UInt64(port) &* 0x9E37_79B9_7F4A_7C15)
