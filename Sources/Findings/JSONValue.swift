@@ -1,3 +1,5 @@
+import WireFormat
+
 /// A JSON value with ordered object keys, serialised without Foundation. Reporters write
 /// records with it; key order is kept so output is stable and diffable.
 public enum JSONValue: Sendable, Hashable {
@@ -57,7 +59,10 @@ public enum JSONValue: Sendable, Hashable {
     public static func writeString(_ s: String, into out: inout String) {
         out += "\""
         var needsEscape = false
-        for u in s.utf8 where u < 0x20 || u == 0x22 || u == 0x5C {
+        // Control characters JSON allows raw (DEL, C1, the invisible reordering ones) are
+        // escaped too, so `cat` or `jq -c` of the output cannot drive a terminal; they are
+        // rare, and only strings holding a byte ≥ 0x7F take the slow path to look for them.
+        for u in s.utf8 where u < 0x20 || u == 0x22 || u == 0x5C || u >= 0x7F {
             needsEscape = true
             break
         }
@@ -73,10 +78,9 @@ public enum JSONValue: Sendable, Hashable {
                 case "\r": out += "\\r"
                 case "\t": out += "\\t"
                 default:
-                    if scalar.value < 0x20 {
-                        out += "\\u00"
-                        out.append(hex[Int(scalar.value >> 4)])
-                        out.append(hex[Int(scalar.value & 0xF)])
+                    if scalar.value < 0x20 || scalar.value == 0x7F || TerminalText.isHidden(scalar.value) {
+                        out += "\\u"
+                        for shift in [12, 8, 4, 0] as [UInt32] { out.append(hex[Int((scalar.value >> shift) & 0xF)]) }
                     } else {
                         out.unicodeScalars.append(scalar)
                     }

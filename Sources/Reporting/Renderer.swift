@@ -22,6 +22,12 @@ public struct RenderedChunk: Sendable {
     @inlinable
     public mutating func append(_ s: StaticString) { bytes.append(s) }
 
+    /// Text that may hold packet bytes, escaped for a terminal (see `TerminalText`).
+    public mutating func append(terminalSafe s: String) {
+        var copy = s
+        copy.withUTF8 { TerminalText.append($0, to: &bytes) }
+    }
+
     @inlinable
     public mutating func append(byte b: UInt8) { bytes.append(b) }
 

@@ -103,7 +103,8 @@ public final class TextReporter: Reporter {
 
     public func finish(_ s: RunSummary) {
         var out = "\n" + paint("Summary", "1") + "\n"
-        func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + v + "\n" }
+        // Values name files, interfaces and input errors: escaped for the terminal.
+        func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + TerminalText.escaped(v) + "\n" }
         if let i = s.interface {
             row("interface", i)
         } else if !s.files.isEmpty {
@@ -123,7 +124,7 @@ public final class TextReporter: Reporter {
         if s.suppressed > 0 { fl += "; \(s.suppressed) suppressed by configuration or baseline" }
         row("findings", fl)
         for r in s.findingsByRule.sorted(by: { $0.rule < $1.rule }) {
-            out += "    " + paint(r.rule.rawValue, "1") + " " + r.name.padding(28) + " " + paint(r.severity.rawValue.padding(8), Self.color(r.severity)) + String(r.count) + "\n"
+            out += "    " + paint(r.rule.rawValue, "1") + " " + TerminalText.escaped(r.name).padding(28) + " " + paint(r.severity.rawValue.padding(8), Self.color(r.severity)) + String(r.count) + "\n"
         }
         for k in s.skipped { row("skipped", "\(k.count) × \(k.reason)") }
         if s.stateEvicted > 0 { row("state", "\(s.stateEvicted) table entries evicted (tables full); findings that needed them were not made") }
@@ -175,7 +176,8 @@ public struct TextRenderer: MessageRenderer {
         }
         // The line is sized once and written in place: frame, clock, two endpoints (address in
         // brackets, colon, port), the protocol, the summary and the notes after it.
-        let bound = 20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + m.summaryUTF8.count
+        let summaryCount = m.summaryUTF8.withUnsafeBufferPointer { TerminalText.escapedCount($0) }
+        let bound = 20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + summaryCount
             + 12 + (m.fragmentFrames.isEmpty ? 0 : 26 + 21 * m.fragmentFrames.count) + 1
         if options.timeStyle != .clock || options.showMAC {
             // The tcpdump options' forms: a prefix of text, then the rest of the line as usual.
@@ -197,7 +199,7 @@ public struct TextRenderer: MessageRenderer {
         if options.verbose {
             for d in m.detail {
                 c.append("        " as StaticString)
-                c.append(d)
+                c.append(terminalSafe: d)
                 c.append(byte: 0x0A)
             }
         }
@@ -230,7 +232,8 @@ public struct TextRenderer: MessageRenderer {
         o.put(" > " as StaticString)
         Self.endpoint(mp.pointee.dst, mp.pointee.dport, into: &o)
         o.put(mp.pointee.proto == .ssdp ? " SSDP " as StaticString : " mDNS ")
-        mp.pointee.summaryUTF8.withUnsafeBufferPointer { o.put($0) }
+        // Packet text: escaped (the one place message text reaches the output).
+        mp.pointee.summaryUTF8.withUnsafeBufferPointer { o.put(terminalSafe: $0) }
         if mp.pointee.truncated { o.put(" [truncated]" as StaticString) }
         if !mp.pointee.fragmentFrames.isEmpty {
             o.put(" [reassembled from frames" as StaticString)
@@ -274,7 +277,7 @@ public struct TextRenderer: MessageRenderer {
         // related frames.
         let bound = indent + 36 + 2 * 12 + (frameDescription ? 6 + fp.pointee.source.utf8.count : 0)
             + fp.pointee.severity.rawValue.utf8.count + fp.pointee.rule.rawValue.utf8.count
-            + fp.pointee.name.utf8.count + fp.pointee.message.utf8.count + fp.pointee.spec.utf8.count
+            + fp.pointee.name.utf8.count + fp.pointee.message.terminalSafeCount + fp.pointee.spec.utf8.count
             + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
         let color = options.color
         c.bytes.append(sizedFor: bound) { o in
@@ -318,7 +321,8 @@ public struct TextRenderer: MessageRenderer {
         o.put(0x20)
         o.put(fp.pointee.name)
         o.put(": " as StaticString)
-        o.put(fp.pointee.message)
+        // Messages quote packet data however the rule built them: escaped here.
+        o.put(terminalSafe: fp.pointee.message)
         o.put(" [" as StaticString)
         o.put(fp.pointee.spec)
         o.put(0x5D)

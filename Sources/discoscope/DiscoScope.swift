@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import WireFormat
 
 /// `discoscope`: capture, decode and lint SSDP and mDNS / DNS-SD traffic.
 @main
@@ -40,9 +41,14 @@ struct DiscoScope: ParsableCommand {
     }
 }
 
-/// Writes to standard error without Foundation.
+/// Writes to standard error without Foundation. Messages echo file names, arguments and
+/// libpcap's text: every line is escaped for the terminal (see `TerminalText`), line feeds
+/// kept.
 enum FileHandleStderr {
-    static func write(_ s: String) {
+    static func write(_ s: String) { writeRaw(TerminalText.escapedLines(s)) }
+
+    /// Text whose control sequences are DiscoScope's own (the progress line's redraw).
+    static func writeRaw(_ s: String) {
         var s = s
         s.withUTF8 { buf in
             var off = 0

@@ -10,8 +10,10 @@ import WireFormat
 /// The work behind `analyze` and `capture`: output sink, reporter, rule policy and the
 /// analysis, shared by both thin commands.
 final class Frontend {
+    /// One line on standard error; a line feed inside `message` (a file name can hold one)
+    /// is escaped with the rest.
     static func warn(_ message: String) {
-        FileHandleStderr.write("discoscope: \(message)\n")
+        FileHandleStderr.write("discoscope: \(TerminalText.escaped(message))\n")
     }
 
     let sink: FileSink
@@ -335,18 +337,18 @@ final class Progress {
         guard now - last >= 0.25 else { return false }
         last = now
         let rate = Int(Double(frames) / max(now - start, 0.001))
-        var line = "\r\(handle.input): "
+        var line = "\r\(TerminalText.escaped(handle.input)): "
         if let total = handle.totalBytes, let done = handle.bytesRead, total > 0 {
             let mb = { (b: Int64) in String(Double(b / 100_000) / 10) }
             line += "\(done * 100 / total) % (\(mb(done)) of \(mb(total)) MB), "
         }
         line += "\(frames) packets, \(rate) packets/s\u{1B}[K"
-        FileHandleStderr.write(line)
+        FileHandleStderr.writeRaw(line)
         drawn = true
         return false
     }
 
     func clear() {
-        if drawn { FileHandleStderr.write("\r\u{1B}[K") }
+        if drawn { FileHandleStderr.writeRaw("\r\u{1B}[K") }
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Bytes a terminal would act on: C0 controls other than line feed, DEL, C1 controls
+/// (U+0080–U+009F) and the invisible controls that reorder text. Returns the first found.
+func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) -> UInt32? {
+    for s in text.unicodeScalars {
+        let v = s.value
+        if allowed.contains(v) { continue }
+        if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x200B...0x200F).contains(v)
+            || (0x2028...0x202E).contains(v) || (0x2060...0x2069).contains(v) || v == 0xFEFF
+        {
+            return v
+        }
+    }
+    return nil
+}
+
+/// Packets anyone on the LAN can send must not drive the reader's terminal: every byte that
+/// is not printable is shown escaped (`cat -v` style) in text output, with or without colour,
+/// on a terminal or in a pipe; valid UTF-8 letters stay readable.
+@Suite struct TerminalInjectionTests {
+    static let capture = Fixtures.capture("hostile/terminal-injection.pcap")
+
+    @Test(arguments: [["-v"], [], ["-q"]])
+    func textOutputEscapesControlBytesFromPackets(_ extra: [String]) throws {
+        let r = try run(["analyze", Self.capture, "--fail-on", "never"] + extra)
+        #expect(r.status == 0)
+        #expect(terminalControl(in: r.stdout) == nil, "control U+\(String(terminalControl(in: r.stdout) ?? 0, radix: 16))")
+        #expect(r.stderr.isEmpty)
+        if extra == ["-v"] {
+            // SSDP start line, header names and values.
+            #expect(r.stdout.contains("SERVER: ^[]0;pwned^G^[[2J"))
+            #expect(r.stdout.contains("X-^[[1mBOLD: value with NUL ^@ DEL ^? BEL ^G CR ^M in it"))
+            #expect(r.stdout.contains("X-C1: M-BM-^[2J"))
+            #expect(r.stdout.contains("X-LETTERS: Küche — café ✓"))
+            #expect(r.stdout.contains("SSDP other \"^[[2J^[[HM-bM-^@M-.GET / HTTP/1.1\""))
+            // TXT and HINFO strings.
+            #expect(r.stdout.contains("path=/^[]0;pwned^G^[[2J"))
+            #expect(r.stdout.contains("note=Küche M-bM-^@M-.txt.exe"))
+            #expect(r.stdout.contains("HINFO class 1 (flush) TTL 120 \"CPU^[]0;x^G\" \"OS^[[2J^M^J\""))
+        }
+        if extra != ["-q"] {
+            #expect(r.stdout.contains("M-SEARCH ST=urn:^[]2;title^G:device:x:1 MX=2"))
+        }
+        // Finding messages that quote packet data.
+        #expect(r.stdout.contains("MDNS-312 txt-key-syntax: TXT Bad Printer._ip\\027p._tcp.local. key \"k^[]0;pwned^G\""))
+        #expect(r.stdout.contains("MDNS-316 service-name-syntax: service label _ip^[p:"))
+        #expect(r.stdout.contains("MDNS-320 host-name-characters: host name host\\027[2J.local. has label host^[[2J"))
+    }
+
+    /// On a terminal, with colour: DiscoScope's own colour sequences are the only escape
+    /// sequences that reach it.
+    @Test func colouredTerminalOutputCarriesOnlyDiscoScopesOwnSequences() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-tty-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = try runProcess(
+            "/usr/bin/python3",
+            [Fixtures.packageRoot + "/Tests/CLITests/Live/ttycapture.py", out, Fixtures.binary, "analyze", Self.capture, "-v", "--fail-on", "never"],
+            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "TERM": "xterm"])
+        #expect(r.status == 0)
+        let seen = String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self)
+        #expect(seen.contains("\u{1B}[31merror\u{1B}[0m"), "colour is on for a terminal")
+        let withoutOwnColour = seen.replacingOccurrences(of: #"\x1B\[[0-9]+m"#, with: "", options: .regularExpression)
+        #expect(terminalControl(in: withoutOwnColour) == nil)
+        #expect(withoutOwnColour.contains("SERVER: ^[]0;pwned^G^[[2J"))
+    }
+
+    /// JSON lines keep the exact text (JSON escapes are lossless) and still parse; control
+    /// characters JSON allows raw (DEL, C1) are escaped too.
+    @Test func jsonLinesEscapeEveryControlCharacterAndParse() throws {
+        let r = try run(["analyze", Self.capture, "--format", "jsonl", "--fail-on", "never"])
+        #expect(r.status == 0)
+        #expect(terminalControl(in: r.stdout) == nil)
+        var server: String?
+        for line in r.lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil)
+            if let headers = object?["headers"] as? [[String]] {
+                server = server ?? headers.first { $0.first == "SERVER" }?.last
+            }
+        }
+        #expect(server == "\u{1B}]0;pwned\u{07}\u{1B}[2J")
+        #expect(r.stdout.contains(#"\u009b2J"#))
+    }
+
+    /// A hostile capture file name echoed in a message on standard error.
+    @Test func hostileFileNameIsEscapedOnStandardError() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-name-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let name = dir + "/x\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}1m.pcap"
+        try Data((0..<64).map { UInt8($0) }).write(to: URL(fileURLWithPath: name))
+        let r = try run(["analyze", name, "--fail-on", "never"])
+        #expect(r.status == 2)
+        #expect(terminalControl(in: r.stderr) == nil)
+        #expect(r.stderr.contains("x^[]0;pwned^G^[[2JM-BM-^[1m.pcap: not a pcap or pcapng capture file"))
+        // The summary's "input error" row names it escaped too.
+        #expect(terminalControl(in: r.stdout) == nil)
+        #expect(r.stdout.contains("x^[]0;pwned^G^[[2JM-BM-^[1m.pcap"))
+    }
+}

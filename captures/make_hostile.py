@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Writes the hostile-input captures in captures/hostile/, byte for byte deterministic.
+
+Each file is about one way a packet or a capture file attacks the reader (see README.md in
+this folder). Run `python3 captures/make_hostile.py` from the repository root; it reuses the
+packet builders of make_fixtures.py and, like it, needs only the standard library.
+"""
+import gzip
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_fixtures as fx  # noqa: E402
+
+HERE = fx.HERE
+
+ESC = b"\x1b"
+# Retitles the terminal (OSC 0 … BEL) and clears it (CSI 2 J): the issue's example.
+RETITLE_AND_CLEAR = ESC + b"]0;pwned\x07" + ESC + b"[2J"
+C1_CSI = "\u009b".encode()          # U+009B, the one-character CSI, as UTF-8
+BIDI_OVERRIDE = "\u202e".encode()   # RIGHT-TO-LEFT OVERRIDE
+
+
+def ssdp_injection():
+    notify = (b"NOTIFY * HTTP/1.1\r\n"
+              b"HOST: 239.255.255.250:1900\r\n"
+              b"CACHE-CONTROL: max-age=1800\r\n"
+              b"LOCATION: http://192.168.1.20:8200/" + ESC + b"[31mroot.xml\r\n"
+              b"NT: upnp:rootdevice\r\n"
+              b"NTS: ssdp:alive\r\n"
+              b"SERVER: " + RETITLE_AND_CLEAR + b"\r\n"
+              b"X-" + ESC + b"[1mBOLD: value with NUL \x00 DEL \x7f BEL \x07 CR \r in it\r\n"
+              b"X-C1: " + C1_CSI + b"2J and a raw 0x9b byte \x9b[2J\r\n"
+              b"X-LETTERS: K\xc3\xbcche \xe2\x80\x94 caf\xc3\xa9 \xe2\x9c\x93\r\n"
+              b"USN: uuid:4d696e69-444c-164e-9d41-b827eb0000aa::upnp:rootdevice\r\n\r\n")
+    msearch = (b"M-SEARCH * HTTP/1.1\r\n"
+               b"HOST: 239.255.255.250:1900\r\n"
+               b"MAN: \"ssdp:discover\"\r\n"
+               b"MX: 2\r\n"
+               b"ST: urn:" + ESC + b"]2;title\x07:device:x:1\r\n\r\n")
+    other = b"\x1b[2J\x1b[H" + BIDI_OVERRIDE + b"GET / HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\n\r\n"
+    return [
+        fx.v4("192.168.1.20", 1900, "239.255.255.250", 1900, notify, ttl=2),
+        fx.v4("192.168.1.10", 50000, "239.255.255.250", 1900, msearch, ttl=2),
+        fx.v4("192.168.1.30", 1900, "239.255.255.250", 1900, other, ttl=2),
+    ]
+
+
+def mdns_injection():
+    """A DNS-SD announcement whose TXT, HINFO, service and host names carry control bytes."""
+    hdr = struct.pack("!HHHHHH", 0, 0x8400, 0, 5, 0, 0)
+    msg = bytearray(hdr)
+    service = bytes([len(b"_ip\x1bp")]) + b"_ip\x1bp" + b"\x04_tcp\x05local\x00"
+    msg += service
+    inst = b"\x0bBad Printer" + struct.pack("!H", 0xC000 | 12)
+    msg += struct.pack("!HHIH", 12, 1, 4500, len(inst))
+    inst_off = len(msg)
+    msg += inst
+    inst_ptr = struct.pack("!H", 0xC000 | inst_off)
+    host_label = b"host\x1b[2J"
+    host = bytes([len(host_label)]) + host_label + b"\x05local\x00"
+    srv = struct.pack("!HHH", 0, 0, 631) + host
+    msg += inst_ptr + struct.pack("!HHIH", 33, 0x8001, 120, len(srv))
+    host_off = len(msg) + 6
+    msg += srv
+    strings = [b"txtvers=1", b"k\x1b]0;pwned\x07=v", b"path=/" + RETITLE_AND_CLEAR,
+               b"PATH=/b" + ESC + b"[2J", b"note=K\xc3\xbcche " + BIDI_OVERRIDE + b"txt.exe",
+               b"c1=" + C1_CSI + b"2J"]
+    txt = b"".join(bytes([len(s)]) + s for s in strings)
+    msg += inst_ptr + struct.pack("!HHIH", 16, 0x8001, 4500, len(txt)) + txt
+    hinfo = b"".join(bytes([len(s)]) + s for s in [b"CPU\x1b]0;x\x07", b"OS\x1b[2J\r\n"])
+    msg += struct.pack("!H", 0xC000 | host_off) + struct.pack("!HHIH", 13, 0x8001, 120, len(hinfo)) + hinfo
+    msg += struct.pack("!H", 0xC000 | host_off) + struct.pack("!HHIH", 1, 0x8001, 120, 4) + bytes([192, 168, 1, 20])
+    return fx.v4("192.168.1.20", 5353, "224.0.0.251", 5353, bytes(msg))
+
+
+def main():
+    frames = ssdp_injection() + [mdns_injection()]
+    fx.write_pcap("hostile/terminal-injection.pcap", 1, [(i * 0.1, fx.eth(p)) for i, p in enumerate(frames)])
+
+
+if __name__ == "__main__":
+    main()
