@@ -10,7 +10,10 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "DiscoScope",
     products: [
-        .executable(name: "discoscope", targets: ["discoscope"])
+        .executable(name: "discoscope", targets: ["discoscope"]),
+        // The pipeline's modules, for the fuzz targets in FuzzTesting/ (a package of its own
+        // that depends on this one by path).
+        .library(name: "DiscoScopeKit", targets: ["WireFormat", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "Analyzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs DiscoScope's whole test suite on a fresh Debian machine: installs the test
 # dependencies, then `swift test` (unit, rule, golden-file, CLI and, as root, live-capture
-# tests), then the tshark differential checks on ../shared/captures/public when present.
+# tests), then the tshark differential checks on ../shared/captures/public when present, then
+# a short run of every fuzz target (FUZZ_SECONDS each, default 25; 0 skips) so they cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -13,4 +14,7 @@ if [ -d ../shared/captures/public ]; then
     scripts/compare-tshark-mdns.py captures/testbed/*.pcap* ../shared/captures/public/*.pcap*
 else
     echo "skipped: the tshark differential checks on ../shared/captures/public (not beside this clone)"
+fi
+if [ "${FUZZ_SECONDS:-25}" != 0 ]; then
+    scripts/fuzz.sh all "${FUZZ_SECONDS:-25}"
 fi

@@ -1,0 +1,136 @@
+import Analyzer
+import Findings
+import Foundation
+import FuzzCommon
+import NetLayers
+import Reporting
+import WireFormat
+
+/// Every reporter at once behind one analysis (one pipeline per input, as the CLI runs one
+/// reporter): each message and finding goes to all of them.
+final class AllReporters: Reporter {
+    var reporters: [any Reporter]
+    init(_ reporters: [any Reporter]) { self.reporters = reporters }
+    var isStreaming: Bool { true }
+    func message(_ message: MessageRecord, findings: [Finding]) {
+        for k in reporters.indices { reporters[k].message(message, findings: findings) }
+    }
+    func finding(_ finding: Finding) {
+        for k in reporters.indices { reporters[k].finding(finding) }
+    }
+    func finish(_ summary: RunSummary) {
+        for k in reporters.indices { reporters[k].finish(summary) }
+    }
+}
+
+/// One datagram from a piece: its first byte says who sent it where (SSDP multicast,
+/// unicast response to a searcher, mDNS multicast or legacy unicast, IPv4 or IPv6, one of
+/// eight hosts, the IP TTL), the rest is the UDP payload.
+func datagram(_ piece: [UInt8], index: Int) -> Datagram? {
+    guard let h = piece.first else { return nil }
+    let payload = Array(piece.dropFirst())
+    let v6 = h & 0x04 != 0
+    let host = UInt32((h >> 3) & 0x07)
+    let ttl: [UInt8] = [255, 1, 2, 64]
+    let me: IPAddress = v6 ? .v6(0xFE80_0000_0000_0000, 0x10 + UInt64(host)) : .v4(0xC0A8_0114 + host)
+    let searcher: IPAddress = v6 ? .v6(0xFE80_0000_0000_0000, 0x99) : .v4(0xC0A8_0163)
+    let ssdpGroup: IPAddress = v6 ? .v6(0xFF02_0000_0000_0000, 0x0C) : .v4(0xEFFF_FFFA)
+    let mdnsGroup: IPAddress = v6 ? .v6(0xFF02_0000_0000_0000, 0xFB) : .v4(0xE000_00FB)
+    let (src, sport, dst, dport): (IPAddress, UInt16, IPAddress, UInt16)
+    switch h & 0x03 | (h & 0x40) >> 4 {
+    case 0: (src, sport, dst, dport) = (me, 1900, ssdpGroup, 1900)
+    case 1: (src, sport, dst, dport) = (searcher, 50000, ssdpGroup, 1900)
+    case 2: (src, sport, dst, dport) = (me, 1900, searcher, 50000)
+    case 3: (src, sport, dst, dport) = (me, 5353, mdnsGroup, 5353)
+    case 4: (src, sport, dst, dport) = (me, 40000, searcher, 50000)
+    case 5: (src, sport, dst, dport) = (searcher, 50001, mdnsGroup, 5353)
+    case 6: (src, sport, dst, dport) = (me, 5353, searcher, 50001)
+    default: (src, sport, dst, dport) = (me, 5353, searcher, 5353)
+    }
+    // A third of a second apart: M-SEARCH windows, probe intervals and re-announcements
+    // fall inside the sequence.
+    let time = Timestamp(seconds: 1_700_000_000 + Int64(index / 3), nanoseconds: UInt32(index % 3) * 333_000_000)
+    var d = Datagram(
+        frame: index + 1, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport,
+        hopLimit: ttl[Int(h >> 7) * 2 + Int((h >> 5) & 1)], payload: payload,
+        srcMAC: [0x02, 0, 0, 0, 0, UInt8(host)])
+    // Some datagrams claim more payload than was captured (snap length).
+    if h & 0x10 != 0 && index % 4 == 3 { d.udpPayloadLength = payload.count + 64 }
+    return d
+}
+
+/// Strips DiscoScope's own colour sequences (`ESC [ digits m`) from text output.
+func withoutOwnColour(_ b: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(b.count)
+    var i = 0
+    while i < b.count {
+        if b[i] == 0x1B, i + 1 < b.count, b[i + 1] == 0x5B {
+            var j = i + 2
+            while j < b.count, ASCII.isDigit(b[j]) { j += 1 }
+            if j < b.count, b[j] == 0x6D, j > i + 2 {
+                i = j + 1
+                continue
+            }
+        }
+        out.append(b[i])
+        i += 1
+    }
+    return out
+}
+
+func checkJSON(_ bytes: ArraySlice<UInt8>, _ what: String) {
+    guard (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil else {
+        FuzzInput.fail("\(what) does not parse as JSON: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+    }
+}
+
+/// The whole per-packet pipeline through the analyzer's public API: SSDP and mDNS decoding,
+/// every rule (the session rules over the sequence of datagrams), every reporter. Text
+/// output may hold no control byte but line feeds and DiscoScope's own colours, every JSON
+/// line and the SARIF document parse, and JUnit XML carries no control character XML 1.0
+/// forbids.
+func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
+    let input = UnsafeRawBufferPointer(start: start, count: count)
+    let text = MemorySink(), quiet = MemorySink(), jsonl = MemorySink(), sarif = MemorySink(), junit = MemorySink()
+    var verbose = TextReporter.Options()
+    verbose.verbose = true
+    verbose.color = true
+    verbose.utc = true
+    var q = TextReporter.Options()
+    q.quiet = true
+    q.utc = true
+    let all = AllReporters([
+        TextReporter(sink: text, options: verbose), TextReporter(sink: quiet, options: q), JSONLinesReporter(sink: jsonl),
+        SARIFReporter(sink: sarif, toolVersion: "fuzz"), JUnitReporter(sink: junit),
+    ])
+    var options = Analysis.Options()
+    options.verbose = true
+    options.messageFields = true
+    options.findingDetails = true
+    options.jobs = 1
+    let analysis = Analysis(reporter: all, options: options)
+    for (k, piece) in FuzzInput.pieces(input).enumerated() {
+        if let d = datagram(piece, index: k) { analysis.datagram(d) }
+    }
+    _ = analysis.finish { $0.files = ["fuzz\u{1B}]0;input\u{07}.pcap"] }
+
+    for (name, sink) in [("text", text), ("quiet text", quiet)] {
+        let plain = withoutOwnColour(sink.bytes)
+        if !plain.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) {
+            FuzzInput.fail("\(name) output carries a control byte: \(String(decoding: plain, as: UTF8.self).debugDescription)")
+        }
+    }
+    if !jsonl.bytes.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) { FuzzInput.fail("JSON lines carry a control byte") }
+    for line in jsonl.bytes.split(separator: 0x0A) { checkJSON(line, "JSON line") }
+    checkJSON(sarif.bytes[...], "SARIF")
+    for b in junit.bytes where b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D { FuzzInput.fail("JUnit XML carries control byte \(b)") }
+    return 0
+}
+
+/// libFuzzer's own `main` (linked with the fuzzer runtime) looks for this symbol.
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt { fuzzPipeline(start, count) }
+
+runFuzzer { fuzzPipeline($0, $1) }
