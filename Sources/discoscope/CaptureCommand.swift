@@ -164,6 +164,8 @@ extension DiscoScope {
             let deadline = duration.map { started + $0 }
             frontend.run(handle, fileIndex: 0) {
                 if stop.requested.load(ordering: .relaxed) { return true }
+                // The report cannot be written (disk full, closed pipe): stop, and say so.
+                if frontend.sink.failure != nil { return true }
                 if let limit, frontend.analysis.summary.framesRead >= limit { return true }
                 if let deadline, Frontend.now() >= deadline { return true }
                 return false

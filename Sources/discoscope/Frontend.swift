@@ -155,7 +155,10 @@ final class Frontend {
             extra(&s)
         }
         if packetProblem != nil { inputError = true }
-        sink.flush()
+        if let failure = sink.close() {
+            Frontend.warn(failure)
+            return 2
+        }
         if let path = rules.writeBaseline {
             if !writeFile(path, baselineOut.baseline.text) {
                 Frontend.warn("\(path): cannot write the baseline (\(String(cString: strerror(errno))))")

@@ -101,3 +101,21 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         #expect(r.stdout.contains("x^[]0;pwned^G^[[2JM-BM-^[1m.pcap"))
     }
 }
+
+/// A report that could not be written is an error naming the output (exit 2), never a
+/// silent success that makes a CI job believe the report exists.
+@Suite struct LostReportTests {
+    @Test(arguments: ["text", "jsonl", "sarif", "junit"])
+    func reportToAFullDeviceIsAnErrorNamingIt(_ format: String) throws {
+        let r = try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--format", format, "-o", "/dev/full", "--fail-on", "never"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("/dev/full: cannot write the report (No space left on device)"), "\(r.stderr)")
+    }
+
+    @Test func standardOutputOnAFullDeviceIsAnError() throws {
+        let r = try runProcess(
+            "/bin/sh", ["-c", "exec \"$0\" analyze \"$1\" --fail-on never > /dev/full", Fixtures.binary, Fixtures.capture("link/ethernet.pcap")])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("standard output: cannot write the report (No space left on device)"), "\(r.stderr)")
+    }
+}
