@@ -75,9 +75,24 @@ def mdns_injection():
     return fx.v4("192.168.1.20", 5353, "224.0.0.251", 5353, bytes(msg))
 
 
+def write(path, data):
+    full = os.path.join(HERE, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "wb") as f:
+        f.write(data)
+
+
 def main():
     frames = ssdp_injection() + [mdns_injection()]
     fx.write_pcap("hostile/terminal-injection.pcap", 1, [(i * 0.1, fx.eth(p)) for i, p in enumerate(frames)])
+    # Compressed input whose data is damaged: a wrong CRC-32 in the gzip trailer (every byte
+    # of the capture is intact), and a gzip stream cut in the middle. mtime 0: deterministic.
+    plain = open(os.path.join(HERE, "link/ethernet.pcap"), "rb").read()
+    gz = bytearray(gzip.compress(plain, mtime=0))
+    gz[-8] ^= 0xFF
+    write("hostile/bad-crc.pcap.gz", bytes(gz))
+    cut = gzip.compress(plain, mtime=0)
+    write("hostile/cut.pcap.gz", cut[:len(cut) * 2 // 3])
 
 
 if __name__ == "__main__":

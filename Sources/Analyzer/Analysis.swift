@@ -50,6 +50,7 @@ public final class Analysis {
     @exclusivity(unchecked) public private(set) var summary = RunSummary()
     /// Frames whose link type is not decoded, reported once per link type.
     @exclusivity(unchecked) private var unsupportedSeen: Set<LinkType> = []
+    @exclusivity(unchecked) private var unsupportedFrames = 0
     @exclusivity(unchecked) private var decoder = PacketDecoder()
     @exclusivity(unchecked) private var ssdp: SSDPRouter
     @exclusivity(unchecked) private var mdns: MDNSRouter
@@ -130,6 +131,8 @@ public final class Analysis {
         summary.files.append(handle.input)
         reporter.beginFile(fileIndex, name: handle.input)
         defer { submitBatch() }
+        let framesBefore = summary.framesRead
+        let unsupportedBefore = unsupportedFrames
         do {
             while !shouldStop() {
                 let step = try handle.next { frame, bytes in
@@ -138,6 +141,16 @@ public final class Analysis {
                 if case .end = step { break }
             }
         } catch {
+            summary.inputErrors.append(error.description)
+            return error
+        }
+        // A source none of whose frames could be decoded was not analysed at all: that is an
+        // input error, not a clean result.
+        let frames = summary.framesRead - framesBefore
+        if frames > 0 && unsupportedFrames - unsupportedBefore == frames {
+            let error = CaptureError(
+                input: handle.input,
+                reason: "nothing could be analysed: all \(frames) frame(s) have link type \(handle.linkType) (\(handle.linkType.rawValue)), which DiscoScope does not decode")
             summary.inputErrors.append(error.description)
             return error
         }
@@ -184,6 +197,7 @@ public final class Analysis {
             frameTap?(.message(fragmentFrames: []), frame, bytes)
             add(d, kind)
         case .unsupportedLink(let lt):
+            unsupportedFrames += 1
             summary.skip("unsupported link type \(lt)")
             if unsupportedSeen.insert(lt).inserted {
                 onWarning?("\(summary.files.last ?? ""): unsupported link type \(lt) (\(lt.rawValue)); its frames are skipped")

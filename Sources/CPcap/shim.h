@@ -4,7 +4,9 @@
  * Wireshark does (tcpdump cannot). Everything here is a thin wrapper for what Swift cannot
  * call directly (macros, function-pointer structs). */
 #include <pcap/pcap.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 #include <zlib.h>
 
@@ -21,26 +23,74 @@ typedef struct {
 } discoscope_cookie_io_functions;
 extern FILE *fopencookie(void *cookie, const char *mode, discoscope_cookie_io_functions io);
 
-/* A FILE* that reads gzip-decompressed bytes (glibc fopencookie), so libpcap's
- * pcap_fopen_offline can read .pcap.gz / .pcapng.gz without a temporary file. */
-static ssize_t discoscope_gz_read(void *cookie, char *buf, size_t size) {
-    unsigned int n = size > 0x40000000u ? 0x40000000u : (unsigned int)size;
-    int r = gzread((gzFile)cookie, buf, n);
-    return r < 0 ? -1 : (ssize_t)r;
-}
-static int discoscope_gz_close(void *cookie) { return gzclose((gzFile)cookie) == Z_OK ? 0 : -1; }
+/* A gzip stream read through a FILE* (glibc fopencookie), so libpcap's pcap_fopen_offline can
+ * read .pcap.gz / .pcapng.gz and compressed standard input without a temporary file. zlib
+ * passes data that is not gzip through unchanged, so any stream (a pipe, a FIFO, a device)
+ * can be read this way without peeking at it first.
+ *
+ * libpcap reports a failed read with strerror(errno), which says nothing about zlib's reason
+ * (a bad CRC showed as a stale "Inappropriate ioctl for device"): the stream keeps zlib's own
+ * message for the caller, and how far it got in the compressed and decompressed data (for
+ * progress). It is freed when libpcap closes the FILE*. */
+typedef struct {
+    gzFile gz;
+    int failed;              /* zlib reported an error (message holds it) */
+    char message[160];
+    long long expanded;      /* decompressed bytes delivered */
+} discoscope_gz_stream;
 
-/* Opens `path` (or standard input when fd >= 0) as a decompressing stream; NULL on failure. */
-static inline FILE *discoscope_gz_fopen(const char *path, int fd) {
+static ssize_t discoscope_gz_read(void *cookie, char *buf, size_t size) {
+    discoscope_gz_stream *s = (discoscope_gz_stream *)cookie;
+    unsigned int n = size > 0x40000000u ? 0x40000000u : (unsigned int)size;
+    int r = gzread(s->gz, buf, n);
+    int code = Z_OK;
+    const char *why = gzerror(s->gz, &code);
+    /* Z_BUF_ERROR at the end: the compressed stream stops early (a cut file). */
+    if (r < 0 || (code != Z_OK && code != Z_STREAM_END)) {
+        if (!s->failed) {
+            s->failed = 1;
+            snprintf(s->message, sizeof s->message, "%s", why != NULL && why[0] != 0 ? why : "gzip stream error");
+        }
+        if (r <= 0) {
+            errno = EIO;
+            return -1;
+        }
+    }
+    if (r > 0) s->expanded += r;
+    return r;
+}
+static int discoscope_gz_close(void *cookie) {
+    discoscope_gz_stream *s = (discoscope_gz_stream *)cookie;
+    int rc = gzclose(s->gz) == Z_OK ? 0 : -1;
+    free(s);
+    return rc;
+}
+
+/* Opens `path` (or descriptor `fd` when fd >= 0, which the stream then owns) as a
+ * decompressing stream; NULL on failure. `*stream` is set to its state, valid until the FILE*
+ * is closed. */
+static inline FILE *discoscope_gz_fopen(const char *path, int fd, discoscope_gz_stream **stream) {
     gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : gzopen(path, "rb");
     if (gz == NULL) return NULL;
     gzbuffer(gz, 1 << 17);
+    discoscope_gz_stream *s = (discoscope_gz_stream *)calloc(1, sizeof *s);
+    if (s == NULL) {
+        gzclose(gz);
+        return NULL;
+    }
+    s->gz = gz;
     discoscope_cookie_io_functions io = { discoscope_gz_read, NULL, NULL, discoscope_gz_close };
-    FILE *f = fopencookie(gz, "rb", io);
-    if (f == NULL) gzclose(gz);
+    FILE *f = fopencookie(s, "rb", io);
+    if (f == NULL) {
+        gzclose(gz);
+        free(s);
+        return NULL;
+    }
+    if (stream != NULL) *stream = s;
     return f;
 }
 
-/* The last zlib error on a stream opened above is not reachable from a FILE*; libpcap
- * reports short reads itself ("truncated dump file"), which is what users need. */
+/* Compressed bytes read so far (for progress). */
+static inline long long discoscope_gz_offset(discoscope_gz_stream *s) { return (long long)gzoffset(s->gz); }
+
 #endif

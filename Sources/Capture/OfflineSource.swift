@@ -3,61 +3,75 @@ import Glibc
 
 /// Opens capture files through libpcap: classic pcap (either byte order, micro- or
 /// nanosecond) and pcapng; `-` is standard input; gzip-compressed files are decompressed on
-/// the fly (recognised by their magic bytes, as Wireshark does).
+/// the fly (recognised by their magic bytes, as Wireshark does). Anything that is not a
+/// regular file (a pipe, `<(…)`, `/dev/stdin`, a FIFO, a device) is read as a stream, as
+/// standard input is, compressed or not.
 public enum OfflineSource {
     public static func open(_ path: String) throws(CaptureError) -> PcapHandle {
         let isStdin = path == "-"
         let display = isStdin ? "<stdin>" : path
-        if !isStdin {
-            var st = stat()
-            guard stat(path, &st) == 0 else {
-                throw CaptureError(input: display, reason: String(cString: strerror(errno)))
-            }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
-                throw CaptureError(input: display, reason: "is a directory, not a capture file")
-            }
-            if st.st_size == 0 {
-                throw CaptureError(input: display, reason: "empty file (no capture file header)")
-            }
+        // Opened once, here: a stream cannot be opened again, or peeked at and rewound.
+        let fd = isStdin ? 0 : Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CaptureError(input: display, reason: String(cString: strerror(errno))) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if !isStdin { close(fd) }
+            throw CaptureError(input: display, reason: reason)
         }
-        let gz = isStdin ? false : isGzip(path)
+        let kind = st.st_mode & S_IFMT
+        if kind == S_IFDIR {
+            close(fd)
+            throw CaptureError(input: display, reason: "is a directory, not a capture file")
+        }
+        let regular = kind == S_IFREG
+        if regular && st.st_size == 0 {
+            if !isStdin { close(fd) }
+            throw CaptureError(input: display, reason: "empty file (no capture file header)")
+        }
         var errbuf = [CChar](repeating: 0, count: Int(discoscope_pcap_errbuf_size()))
-        var handle: OpaquePointer? = nil
-        if gz {
-            guard let f = discoscope_gz_fopen(path, -1) else {
-                throw CaptureError(input: display, reason: "cannot open gzip stream")
-            }
-            handle = pcap_fopen_offline_with_tstamp_precision(f, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
-            if handle == nil { fclose(f) }
-        } else if isStdin {
-            // Standard input may itself be gzip: peek is impossible on a pipe without
-            // buffering, so read it through zlib, which passes plain data through unchanged.
-            guard let f = discoscope_gz_fopen(nil, 0) else {
-                throw CaptureError(input: display, reason: "cannot read standard input")
-            }
-            handle = pcap_fopen_offline_with_tstamp_precision(f, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
-            if handle == nil { fclose(f) }
+        var stream: UnsafeMutablePointer<discoscope_gz_stream>? = nil
+        let file: UnsafeMutablePointer<FILE>?
+        if regular && !isGzip(fd) {
+            file = fdopen(fd, "rb")
         } else {
-            handle = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
+            // gzip, or a stream: zlib passes plain data through unchanged.
+            file = discoscope_gz_fopen(nil, fd, &stream)
         }
-        guard let h = handle else {
+        guard let f = file else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CaptureError(input: display, reason: "cannot read: \(reason)")
+        }
+        guard let h = pcap_fopen_offline_with_tstamp_precision(f, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf) else {
             let msg = String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw CaptureError(input: display, reason: describeOpenError(msg))
+            let reason = stream.flatMap(gzipFailure) ?? describeOpenError(msg)
+            fclose(f)
+            throw CaptureError(input: display, reason: reason)
         }
         let opened = PcapHandle(pcap: h, input: display, nanosecond: true)
-        if !gz && !isStdin {
-            var st = stat()
-            if stat(path, &st) == 0 { opened.totalBytes = Int64(st.st_size) }
-        }
+        opened.gzStream = stream
+        if regular { opened.totalBytes = Int64(st.st_size) }
         return opened
     }
 
-    static func isGzip(_ path: String) -> Bool {
-        guard let f = fopen(path, "rb") else { return false }
-        defer { fclose(f) }
+    /// Whether a regular file starts with gzip's magic bytes (read in place, not consumed).
+    static func isGzip(_ fd: Int32) -> Bool {
         var magic: [UInt8] = [0, 0]
-        let n = fread(&magic, 1, 2, f)
+        let n = pread(fd, &magic, 2, 0)
         return n == 2 && magic[0] == 0x1F && magic[1] == 0x8B
+    }
+
+    /// zlib's reason when a compressed stream failed (damaged data, a bad CRC, a cut file).
+    static func gzipFailure(_ s: UnsafeMutablePointer<discoscope_gz_stream>) -> String? {
+        guard s.pointee.failed != 0 else { return nil }
+        let message = withUnsafeBytes(of: s.pointee.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        // zlib prefixes the stream's name (`<fd:3>: incorrect data check`); the caller names
+        // the input itself.
+        let reason = message.hasPrefix("<fd:") ? String(message.drop { $0 != " " }.dropFirst()) : message
+        return "the gzip-compressed data is damaged (\(reason))"
     }
 
     static func describeOpenError(_ message: String) -> String {
@@ -67,6 +81,9 @@ public enum OfflineSource {
         if message.contains("different from the type of the first interface") {
             return "pcapng file whose interfaces have different link types; libpcap reads only "
                 + "files with one link type (split it with `editcap` or tshark per interface): \(message)"
+        }
+        if message.contains("only got 0") {
+            return "empty input (no capture file header)"
         }
         if message.contains("truncated dump file") {
             return "file ends inside the capture file header (\(message))"

@@ -31,11 +31,27 @@ public final class PcapHandle {
     /// Size of a plain capture file, for progress (nil for gzip, standard input, live).
     public internal(set) var totalBytes: Int64? = nil
 
-    /// Bytes of the file read so far (plain files only).
+    /// A gzip-compressed or streamed input: zlib's state (freed by libpcap's close).
+    var gzStream: UnsafeMutablePointer<discoscope_gz_stream>? = nil
+
+    /// Bytes of the file read so far (regular files; for gzip, of the compressed file).
     public var bytesRead: Int64? {
-        guard totalBytes != nil, let f = pcap_file(pcap) else { return nil }
+        guard totalBytes != nil else { return nil }
+        if let g = gzStream { return Int64(discoscope_gz_offset(g)) }
+        guard let f = pcap_file(pcap) else { return nil }
         let pos = ftell(f)
         return pos >= 0 ? Int64(pos) : nil
+    }
+
+    /// Decompressed bytes read so far, when the input is gzip-compressed (nil otherwise).
+    public var expandedBytes: Int64? {
+        guard let g = gzStream, isCompressed else { return nil }
+        return Int64(g.pointee.expanded)
+    }
+    /// Whether the input is gzip (a stream read through zlib may be plain data).
+    public var isCompressed: Bool {
+        guard let g = gzStream else { return false }
+        return gzdirect(g.pointee.gz) == 0
     }
     var pollMilliseconds: Int32 = 100
     /// Whether the timestamps are nanosecond (offline files are opened that way).
@@ -122,6 +138,9 @@ public final class PcapHandle {
             case -2:
                 return .end
             default:
+                if let g = gzStream, let why = OfflineSource.gzipFailure(g) {
+                    throw CaptureError(input: input, reason: why + "; packets before it were processed")
+                }
                 throw CaptureError(input: input, reason: Self.describeReadError(lastError))
             }
         }

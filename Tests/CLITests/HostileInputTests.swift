@@ -119,3 +119,91 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         #expect(r.stderr.contains("standard output: cannot write the report (No space left on device)"), "\(r.stderr)")
     }
 }
+
+/// Anything that can be read as a stream is read as one (libpcap reads streams; gzip too):
+/// process substitution, `/dev/stdin` on a pipe, a FIFO. A device that is not a capture gets
+/// a real reason, not "empty file".
+@Suite struct StreamInputTests {
+    static let plain = Fixtures.capture("link/ethernet.pcap")
+    static let compressed = Fixtures.capture("format/ethernet.pcap.gz")
+
+    func messages(_ r: ProcessResult) -> Int { r.lines.filter { $0.contains("\"type\":\"message\"") }.count }
+
+    func bash(_ script: String, _ args: [String]) throws -> ProcessResult {
+        try runProcess("/bin/bash", ["-c", script, Fixtures.binary] + args)
+    }
+
+    @Test(arguments: [plain, compressed])
+    func processSubstitutionIsReadAsAStream(_ capture: String) throws {
+        let r = try bash(#"exec "$0" analyze <(cat "$1") --format jsonl --fail-on never"#, [capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(messages(r) == 5)
+    }
+
+    @Test(arguments: [plain, compressed])
+    func devStdinOnAPipeIsReadAsAStream(_ capture: String) throws {
+        let r = try bash(#"cat "$1" | "$0" analyze /dev/stdin --format jsonl --fail-on never"#, [capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(messages(r) == 5)
+    }
+
+    @Test func aFIFOIsReadAsAStream() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-fifo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = try bash(
+            #"mkfifo "$2/in" && { cat "$1" > "$2/in" & } && exec "$0" analyze "$2/in" --format jsonl --fail-on never"#,
+            [Self.plain, dir])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(messages(r) == 5)
+    }
+
+    @Test func aDeviceThatIsNotACaptureSaysWhatIsWrong() throws {
+        let r = try run(["analyze", "/dev/urandom", "--fail-on", "never"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "discoscope: /dev/urandom: not a pcap or pcapng capture file (unknown file format)\n")
+    }
+
+    @Test func anEmptyStreamSaysItIsEmpty() throws {
+        let r = try run(["analyze", "/dev/null", "--fail-on", "never"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "discoscope: /dev/null: empty input (no capture file header)\n")
+    }
+}
+
+/// Messages say what is wrong once, in words that fit the problem.
+@Suite struct InputMessageTests {
+    @Test func unreadableFileNamesItsPathOnce() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-perm-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/secret.pcap"
+        try FileManager.default.copyItem(atPath: Fixtures.capture("link/ethernet.pcap"), toPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
+        // Root reads anything: run as nobody then (the binary and the fixtures are world-readable).
+        let r = getuid() == 0
+            ? try runProcess("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Fixtures.binary, "analyze", path, "--fail-on", "never"])
+            : try run(["analyze", path, "--fail-on", "never"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "discoscope: \(path): Permission denied\n", "\(r.stderr)")
+    }
+
+    @Test func damagedGzipSaysWhatZlibFound() throws {
+        let crc = try run(["analyze", Fixtures.capture("hostile/bad-crc.pcap.gz"), "--fail-on", "never"])
+        #expect(crc.status == 2)
+        #expect(crc.stderr.contains("bad-crc.pcap.gz: the gzip-compressed data is damaged (incorrect data check)"), "\(crc.stderr)")
+        #expect(!crc.stderr.contains("ioctl"))
+        let cut = try run(["analyze", Fixtures.capture("hostile/cut.pcap.gz"), "--format", "jsonl", "--fail-on", "never"])
+        #expect(cut.status == 2)
+        #expect(cut.stderr.contains("cut.pcap.gz: the gzip-compressed data is damaged (unexpected end of file); packets before it were processed"), "\(cut.stderr)")
+        #expect(cut.lines.contains { $0.contains("\"type\":\"message\"") })
+    }
+
+    @Test func aFileWhoseEveryFrameHasAnUnsupportedLinkTypeIsAnInputError() throws {
+        let r = try run(["analyze", Fixtures.capture("link/unsupported-user0.pcap"), "--fail-on", "never"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("unsupported-user0.pcap: nothing could be analysed: all 2 frame(s) have link type USER0 (147)"), "\(r.stderr)")
+        // A file with some frames of a supported link type is analysed as usual.
+        #expect(try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--fail-on", "never"]).status == 0)
+    }
+}
