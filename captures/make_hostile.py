@@ -93,6 +93,11 @@ def main():
     write("hostile/bad-crc.pcap.gz", bytes(gz))
     cut = gzip.compress(plain, mtime=0)
     write("hostile/cut.pcap.gz", cut[:len(cut) * 2 // 3])
+    # Decompression amplification: 5 KB of gzip that expands to 200,000 records without a
+    # byte of packet data (3.2 MB), a small model of the 2 MB file of 134 million.
+    header = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    empty = struct.pack("<IIII", fx.T0, 0, 0, 0)
+    write("hostile/empty-records.pcap.gz", gzip.compress(header + empty * 200_000, compresslevel=9, mtime=0))
 
 
 if __name__ == "__main__":

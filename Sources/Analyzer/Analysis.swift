@@ -130,7 +130,10 @@ public final class Analysis {
         self.fileIndex = fileIndex
         summary.files.append(handle.input)
         reporter.beginFile(fileIndex, name: handle.input)
-        defer { submitBatch() }
+        defer {
+            flushSkips()
+            submitBatch()
+        }
         let framesBefore = summary.framesRead
         let unsupportedBefore = unsupportedFrames
         do {
@@ -162,8 +165,50 @@ public final class Analysis {
         summary.inputErrors.append(error.description)
     }
 
+    /// Why a frame was skipped; a run of frames skipped for the same reason is counted here
+    /// and added to the summary once (a file of millions of empty or undecodable records costs
+    /// a comparison each, not a formatted reason and a search of the summary's list).
+    private enum SkipReason: Equatable {
+        case empty
+        case unsupported(LinkType)
+        case malformed(String)
+        case cutHeaders
+
+        var text: String {
+            switch self {
+            case .empty: "empty records (no captured bytes)"
+            case .unsupported(let lt): "unsupported link type \(lt)"
+            case .malformed(let why): "malformed IP/UDP headers (\(why))"
+            case .cutHeaders: "cut by the snap length before the UDP header ended"
+            }
+        }
+    }
+    @exclusivity(unchecked) private var pendingSkip: SkipReason? = nil
+    @exclusivity(unchecked) private var pendingSkips = 0
+
+    private func skip(_ reason: SkipReason) {
+        if pendingSkip == reason {
+            pendingSkips += 1
+            return
+        }
+        flushSkips()
+        pendingSkip = reason
+        pendingSkips = 1
+    }
+
+    /// Adds the run of skipped frames counted so far to the summary (first-seen order kept).
+    private func flushSkips() {
+        if let r = pendingSkip { summary.skip(r.text, count: pendingSkips) }
+        pendingSkip = nil
+        pendingSkips = 0
+    }
+
     func frame(_ frame: RawFrame, _ bytes: UnsafeRawBufferPointer) {
         summary.framesRead += 1
+        guard bytes.count > 0 else {
+            skip(.empty)
+            return
+        }
         // Decoded where the capture library read it (copied into an array first, each frame
         // cost a copy and the array's bookkeeping).
         let outcome = decoder.decode(
@@ -198,14 +243,14 @@ public final class Analysis {
             add(d, kind)
         case .unsupportedLink(let lt):
             unsupportedFrames += 1
-            summary.skip("unsupported link type \(lt)")
+            skip(.unsupported(lt))
             if unsupportedSeen.insert(lt).inserted {
                 onWarning?("\(summary.files.last ?? ""): unsupported link type \(lt) (\(lt.rawValue)); its frames are skipped")
             }
         case .malformed(let why):
-            summary.skip("malformed IP/UDP headers (\(why))")
+            skip(.malformed(why))
         case .truncatedHeaders:
-            summary.skip("cut by the snap length before the UDP header ended")
+            skip(.cutHeaders)
         case .fragmentHeld:
             frameTap?(.fragment, frame, bytes)
         case .uninteresting, .notUDP:

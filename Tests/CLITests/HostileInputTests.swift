@@ -207,3 +207,23 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         #expect(try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--fail-on", "never"]).status == 0)
     }
 }
+
+/// A small compressed file of millions of records without data is read (it is a valid
+/// capture), cheaply, and its cost is visible.
+@Suite struct AmplificationTests {
+    static let capture = Fixtures.capture("hostile/empty-records.pcap.gz")
+
+    @Test func recordsWithoutDataAreCountedAsSuch() throws {
+        let r = try run(["analyze", Self.capture, "--fail-on", "never"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("frames      200000 read"))
+        #expect(r.stdout.contains("skipped     200000 × empty records (no captured bytes)"), "\(r.stdout)")
+    }
+
+    @Test func progressShowsHowMuchTheInputExpanded() throws {
+        let tty = try runProcess(
+            "/usr/bin/python3", [Fixtures.packageRoot + "/Tests/CLITests/Live/ptyrun.py", Fixtures.binary, "analyze", Self.capture, "--fail-on", "never"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(tty.stdout.contains("MB uncompressed)"), "\(tty.stdout)")
+    }
+}
