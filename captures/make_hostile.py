@@ -75,6 +75,34 @@ def mdns_injection():
     return fx.v4("192.168.1.20", 5353, "224.0.0.251", 5353, bytes(msg))
 
 
+def fragment_flood():
+    """300 first fragments of different IPv4 datagrams (never completed), then one more
+    40 s later: the reassembly limit of 256 in progress is reached, then the timeout."""
+    frames = []
+    for k in range(300):
+        udp = fx.udp4("192.168.1.20", "224.0.0.251", 5353, 5353, b"\0" * 64)
+        frames.append((k * 0.001, fx.eth(fx.ipv4_packet("192.168.1.20", "224.0.0.251", udp[:48], ident=1000 + k, flags_frag=0x2000))))
+    udp = fx.udp4("192.168.1.20", "224.0.0.251", 5353, 5353, b"\0" * 64)
+    frames.append((40.0, fx.eth(fx.ipv4_packet("192.168.1.20", "224.0.0.251", udp[:48], ident=5000, flags_frag=0x2000))))
+    return frames
+
+
+def device_flood(path, count):
+    """`count` mDNS announcements, each of a different host name (written on demand by the
+    tests: too large to keep)."""
+    frames = []
+    for k in range(count):
+        name = fx.dns_name("host-%d.local" % k)
+        msg = struct.pack("!HHHHHH", 0, 0x8400, 0, 1, 0, 0) + name + struct.pack("!HHIH", 1, 0x8001, 120, 4) + bytes([10, k >> 16 & 255, k >> 8 & 255, k & 255])
+        frames.append((k * 0.0001, fx.eth(fx.v4("192.168.1.20", 5353, "224.0.0.251", 5353, msg))))
+    e = "<"
+    out = [struct.pack(e + "IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)]
+    for t, data in frames:
+        out.append(struct.pack(e + "IIII", fx.T0 + int(t), round((t - int(t)) * 1e6), len(data), len(data)) + data)
+    with open(path, "wb") as f:
+        f.write(b"".join(out))
+
+
 def write(path, data):
     full = os.path.join(HERE, path)
     os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -97,8 +125,12 @@ def main():
     # byte of packet data (3.2 MB), a small model of the 2 MB file of 134 million.
     header = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
     empty = struct.pack("<IIII", fx.T0, 0, 0, 0)
+    fx.write_pcap("hostile/fragment-flood.pcap", 1, fragment_flood())
     write("hostile/empty-records.pcap.gz", gzip.compress(header + empty * 200_000, compresslevel=9, mtime=0))
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--device-flood":
+        device_flood(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

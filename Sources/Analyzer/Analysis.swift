@@ -58,7 +58,25 @@ public final class Analysis {
     private let options: Options
     @exclusivity(unchecked) private var devices: Set<UInt64> = []
     @exclusivity(unchecked) private var services: Set<UInt64> = []
+    /// Distinct devices and service types counted (their keys only: 64 bits each); the
+    /// bound keeps memory flat under a flood of made-up names.
     static let maxDevices = 65536
+    @exclusivity(unchecked) private var devicesFull = false
+    @exclusivity(unchecked) private var servicesFull = false
+    static let deviceLimit = LimitReached(
+        limit: "devices", value: maxDevices,
+        message: "more than \(maxDevices) distinct devices or hosts: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)")
+    static let serviceLimit = LimitReached(
+        limit: "services", value: maxDevices,
+        message: "more than \(maxDevices) distinct DNS-SD service types: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)")
+
+    /// Records a limit in the summary and says so once as it happens (live capture shows it
+    /// at once).
+    private func limitReached(_ l: LimitReached) {
+        guard !summary.reached(l.limit) else { return }
+        summary.reached(l)
+        onWarning?(l.message)
+    }
     /// Called when an unsupported link type is first seen (the CLI prints a warning).
     public var onWarning: ((String) -> Void)? = nil
     /// Datagrams on port 1900 or 5353 (either side), the figure tshark's
@@ -352,8 +370,16 @@ public final class Analysis {
         defer { recycle(&r) }
         for t in r.tally.entries { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
         summary.suppressed += r.suppressed
-        for k in r.deviceKeys where devices.count < Self.maxDevices { devices.insert(k) }
-        for s in r.services where services.count < Self.maxDevices { services.insert(s) }
+        for k in r.deviceKeys where devices.count < Self.maxDevices || devices.contains(k) { devices.insert(k) }
+        for s in r.services where services.count < Self.maxDevices || services.contains(s) { services.insert(s) }
+        if devices.count >= Self.maxDevices && !devicesFull && r.deviceKeys.contains(where: { !devices.contains($0) }) {
+            devicesFull = true
+            limitReached(Self.deviceLimit)
+        }
+        if services.count >= Self.maxDevices && !servicesFull && r.services.contains(where: { !services.contains($0) }) {
+            servicesFull = true
+            limitReached(Self.serviceLimit)
+        }
         if !r.chunk.bytes.isEmpty { reporter.emit(r.chunk) }
         for (record, findings) in r.messages {
             if let record {
@@ -388,8 +414,27 @@ public final class Analysis {
         if decoder.reassembler.inFlight > 0 {
             summary.skip("IP fragments never completed", count: decoder.reassembler.inFlight)
         }
-        if decoder.reassembler.abandoned > 0 {
-            summary.skip("IP datagrams given up in reassembly", count: decoder.reassembler.abandoned)
+        // Datagrams given up in reassembly, by cause: the timeout, the two bounds on what is
+        // held, and fragments that contradict each other.
+        let r = decoder.reassembler
+        if r.timedOut > 0 {
+            summary.skip("IP datagrams incomplete after \(r.timeoutSeconds) s of capture time (reassembly timeout, as Linux)", count: r.timedOut)
+        }
+        if r.droppedAtDatagramLimit > 0 {
+            summary.skip("IP datagrams dropped from reassembly at its limit of \(r.maxDatagrams) in progress", count: r.droppedAtDatagramLimit)
+            limitReached(LimitReached(
+                limit: "reassembly_datagrams", value: r.maxDatagrams,
+                message: "more than \(r.maxDatagrams) IP datagrams were being reassembled at once: the oldest incomplete ones were dropped (\(r.droppedAtDatagramLimit)); a fixed bound, as the kernel's, against fragment floods"))
+        }
+        if r.droppedAtByteLimit > 0 {
+            summary.skip("IP datagrams dropped from reassembly at its limit of \(r.maxBytes / (1 << 20)) MiB held", count: r.droppedAtByteLimit)
+            limitReached(LimitReached(
+                limit: "reassembly_bytes", value: r.maxBytes,
+                message: "more than \(r.maxBytes / (1 << 20)) MiB of IP fragments were held for reassembly: the oldest incomplete datagrams were dropped (\(r.droppedAtByteLimit)); a fixed bound, as the kernel's, against fragment floods"))
+        }
+        let inconsistent = r.abandoned - r.timedOut - r.droppedAtDatagramLimit - r.droppedAtByteLimit
+        if inconsistent > 0 {
+            summary.skip("IP datagrams given up in reassembly (fragments that contradict each other)", count: inconsistent)
         }
         if decoder.reassembler.overlapConflicts > 0 {
             summary.skip(

@@ -48,8 +48,13 @@ public struct FragmentReassembler: Sendable {
     public let timeoutSeconds: Int64
     private var pending: [Key: Pending] = [:]
     private var bytesHeld = 0
-    /// Datagrams given up (timeout, limits, inconsistent overlap), for the summary.
+    /// Datagrams given up (timeout, limits, inconsistent fragments), for the summary.
     public private(set) var abandoned = 0
+    /// Of those: incomplete when `timeoutSeconds` of capture time had passed.
+    public private(set) var timedOut = 0
+    /// Of those: dropped, oldest first, to stay within `maxDatagrams` or `maxBytes`.
+    public private(set) var droppedAtDatagramLimit = 0
+    public private(set) var droppedAtByteLimit = 0
     /// Fragments whose overlapping bytes disagreed with earlier ones (earlier bytes kept).
     public private(set) var overlapConflicts = 0
 
@@ -72,7 +77,10 @@ public struct FragmentReassembler: Sendable {
             return .dropped("IP fragment beyond 65535 bytes")
         }
         if pending[key] == nil {
-            if pending.count >= maxDatagrams { evictOldest() }
+            if pending.count >= maxDatagrams, let k = oldestKey() {
+                drop(k)
+                droppedAtDatagramLimit += 1
+            }
             pending[key] = Pending(firstSeen: time)
         }
         guard var p = pending[key] else { return .held }
@@ -112,6 +120,7 @@ public struct FragmentReassembler: Sendable {
         bytesHeld += bytes.count
         while bytesHeld > maxBytes, let victim = oldestKey(), victim != key {
             drop(victim)
+            droppedAtByteLimit += 1
         }
         guard let total = p.totalLength else {
             pending[key] = p
@@ -150,15 +159,12 @@ public struct FragmentReassembler: Sendable {
         pending.min { $0.value.firstSeen < $1.value.firstSeen }?.key
     }
 
-    private mutating func evictOldest() {
-        if let k = oldestKey() { drop(k) }
-    }
-
     private mutating func expire(now: Timestamp) {
         guard !pending.isEmpty else { return }
         let limit = now.seconds - timeoutSeconds
         for (k, p) in pending where p.firstSeen.seconds < limit {
             drop(k)
+            timedOut += 1
         }
     }
 }

@@ -84,6 +84,11 @@ public final class JSONLinesReporter: Reporter {
         if let i = s.interface { fields.append(("interface", .string(i))) }
         if s.stateEvicted > 0 { fields.append(("state_evicted", .int(s.stateEvicted))) }
         if s.timeWentBack > 0 { fields.append(("time_went_back", .int(s.timeWentBack))) }
+        if !s.limitsReached.isEmpty {
+            fields.append(("limits_reached", .array(s.limitsReached.map { l in
+                .object([("limit", .string(l.limit)), ("value", .int(l.value)), ("message", .string(l.message))])
+            })))
+        }
         if let r = s.packetsReceived { fields.append(("packets_received", .int(Int(clamping: r)))) }
         if let d = s.packetsDropped { fields.append(("packets_dropped", .int(Int(clamping: d)))) }
         if let d = s.packetsDroppedByInterface { fields.append(("packets_dropped_by_interface", .int(Int(clamping: d)))) }

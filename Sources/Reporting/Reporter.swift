@@ -35,6 +35,9 @@ public struct RunSummary: Sendable {
     public var skipped: [(reason: String, count: Int)] = []
     /// Input errors that ended reading a file early (`file.pcap: truncated record …`).
     public var inputErrors: [String] = []
+    /// Bounds on memory or work that this run reached, each once: what was left out, and
+    /// how to raise the bound when that is possible.
+    public var limitsReached: [LimitReached] = []
     /// Distinct SSDP devices (root UUIDs) and mDNS hosts seen; distinct DNS-SD service types.
     public var devices: Int = 0
     public var services: Int = 0
@@ -103,12 +106,35 @@ public struct RunSummary: Sendable {
 
     public init() {}
 
+    /// Records that a limit was reached (once per limit).
+    public mutating func reached(_ limit: LimitReached) {
+        if !limitsReached.contains(where: { $0.limit == limit.limit }) { limitsReached.append(limit) }
+    }
+
+    /// Whether the named limit was reached.
+    public func reached(_ limit: String) -> Bool { limitsReached.contains { $0.limit == limit } }
+
     public mutating func skip(_ reason: String, count: Int = 1) {
         if let i = skipped.firstIndex(where: { $0.reason == reason }) {
             skipped[i].count += count
         } else {
             skipped.append((reason, count))
         }
+    }
+}
+
+/// A bound DiscoScope keeps (memory under floods, size of a document) that a run reached.
+public struct LimitReached: Sendable {
+    /// Short stable name (`devices`, `reassembly_datagrams`, …).
+    public var limit: String
+    /// The bound.
+    public var value: Int
+    /// One sentence: what the bound is, what was left out, how to raise it if one can.
+    public var message: String
+    public init(limit: String, value: Int, message: String) {
+        self.limit = limit
+        self.value = value
+        self.message = message
     }
 }
 

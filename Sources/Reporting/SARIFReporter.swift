@@ -100,7 +100,11 @@ public final class SARIFReporter: Reporter {
             .object([("level", .string("error")), ("message", .object([("text", .string($0))]))])
         }
         if dropped > 0 {
-            notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string("\(dropped) further results omitted (limit \(Self.maxResults))"))]))]))
+            notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string(
+                "\(dropped) further results omitted (limit \(Self.maxResults) results per document; --format jsonl reports every finding)"))]))]))
+        }
+        for l in s.limitsReached {
+            notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string(l.message))]))]))
         }
         let tool: JSONValue = .object([("driver", .object([
             ("name", .string("DiscoScope")), ("semanticVersion", .string(toolVersion)), ("version", .string(toolVersion)),

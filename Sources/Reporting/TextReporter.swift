@@ -117,7 +117,8 @@ public final class TextReporter: Reporter {
         if s.reassembledDatagrams > 0 { notes.append("\(s.reassembledDatagrams) reassembled from IP fragments") }
         if !notes.isEmpty { msg += " (" + notes.joined(separator: ", ") + ")" }
         row("messages", msg)
-        row("seen", "\(s.devices) device(s) or host(s), \(s.services) DNS-SD service type(s)")
+        let more = { (limit: String) in s.reached(limit) ? "+" : "" }
+        row("seen", "\(s.devices)\(more("devices")) device(s) or host(s), \(s.services)\(more("services")) DNS-SD service type(s)")
         let e = s.findingsBySeverity[.error] ?? 0, w = s.findingsBySeverity[.warning] ?? 0, i = s.findingsBySeverity[.info] ?? 0
         var fl = "\(e) error(s), \(w) warning(s), \(i) info"
         if s.belowMinSeverity > 0 { fl += "; \(s.belowMinSeverity) below --min-severity, not shown" }
@@ -130,6 +131,7 @@ public final class TextReporter: Reporter {
         if s.stateEvicted > 0 { row("state", "\(s.stateEvicted) table entries evicted (tables full); findings that needed them were not made") }
         if s.timeWentBack > 0 { row("clock", "\(s.timeWentBack) packet(s) stamped earlier than one before them (no interval ending there judged)") }
         for err in s.inputErrors { row("input error", err) }
+        for l in s.limitsReached { row("limit", l.message) }
         if let rcv = s.packetsReceived {
             var c = "\(rcv) packet(s) received by the filter, \(s.packetsDropped ?? 0) dropped by the kernel"
             if let d = s.packetsDroppedByInterface { c += ", \(d) by the interface" }

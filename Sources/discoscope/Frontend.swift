@@ -164,6 +164,10 @@ final class Frontend {
                 Frontend.warn("\(path): cannot write the baseline (\(String(cString: strerror(errno))))")
                 return 2
             }
+            if baselineOut.isFull {
+                Frontend.warn(
+                    "\(path): the baseline holds the first \(BaselineCollector.maxKeys) distinct findings (a bound on memory); the rest were left out: narrow the run with --enable, --disable or --min-severity")
+            }
         }
         if inputError { return 2 }
         if let t = settings.failOn, analysis.count(atLeast: t) > 0 { return 1 }
@@ -212,12 +216,18 @@ final class Frontend {
 /// Collects the findings a run would report without its baseline (for --write-baseline),
 /// bounded at a million distinct identities. Worker threads insert concurrently.
 final class BaselineCollector: Sendable {
-    private let state = Mutex(Baseline())
-    var baseline: Baseline { state.withLock { $0 } }
+    static let maxKeys = 1_000_000
+    private let state = Mutex((baseline: Baseline(), full: false))
+    var baseline: Baseline { state.withLock { $0.baseline } }
+    /// Whether findings were left out because the bound was reached.
+    var isFull: Bool { state.withLock { $0.full } }
     func insert(_ f: Finding) {
-        state.withLock { b in
-            guard b.keys.count < 1_000_000 else { return }
-            b.insert(f)
+        state.withLock { s in
+            guard s.baseline.keys.count < Self.maxKeys else {
+                s.full = true
+                return
+            }
+            s.baseline.insert(f)
         }
     }
 }
@@ -300,10 +310,15 @@ func readFile(_ path: String, limit: Int = 64 << 20) -> String? {
     defer { fclose(f) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
-    while bytes.count < limit {
+    while true {
         let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
         if n <= 0 { break }
         bytes += chunk[0..<n]
+        // Larger than any configuration or baseline should be: an error, not a silent cut.
+        if bytes.count > limit {
+            errno = EFBIG
+            return nil
+        }
     }
     if ferror(f) != 0 { return nil }
     return String(decoding: bytes, as: UTF8.self)

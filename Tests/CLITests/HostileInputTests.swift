@@ -227,3 +227,37 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         #expect(tty.stdout.contains("MB uncompressed)"), "\(tty.stdout)")
     }
 }
+
+/// Every bound a run reaches is reported once, with its value, in every format.
+@Suite struct LimitReportTests {
+    @Test func reassemblyLimitAndTimeoutAreExplained() throws {
+        let capture = Fixtures.capture("hostile/fragment-flood.pcap")
+        let t = try run(["analyze", capture, "--fail-on", "never"])
+        #expect(t.status == 0)
+        #expect(t.stdout.contains("skipped     44 × IP datagrams dropped from reassembly at its limit of 256 in progress"), "\(t.stdout)")
+        #expect(t.stdout.contains("skipped     256 × IP datagrams incomplete after 30 s of capture time (reassembly timeout, as Linux)"))
+        #expect(t.stdout.components(separatedBy: "\n  limit       more than 256 IP datagrams were being reassembled at once").count == 2)
+        #expect(t.stderr.components(separatedBy: "more than 256 IP datagrams").count == 2, "once on standard error: \(t.stderr)")
+        let j = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"])
+        let summary = try JSONSerialization.jsonObject(with: Data((j.lines.last ?? "").utf8)) as? [String: Any]
+        let limits = summary?["limits_reached"] as? [[String: Any]]
+        #expect(limits?.count == 1)
+        #expect(limits?.first?["limit"] as? String == "reassembly_datagrams")
+        #expect(limits?.first?["value"] as? Int == 256)
+        let s = try run(["analyze", capture, "--format", "sarif", "--fail-on", "never"])
+        #expect(s.stdout.contains("more than 256 IP datagrams were being reassembled at once"))
+    }
+
+    @Test func deviceCountCapIsShownAsALowerBound() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-devices-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let gen = try runProcess("/usr/bin/python3", [Fixtures.capture("make_hostile.py"), "--device-flood", path, "65600"])
+        #expect(gen.status == 0, "\(gen.stderr)")
+        // One cheap rule: the count does not depend on the rules.
+        let r = try run(["analyze", path, "-q", "--enable", "SSDP-104", "--fail-on", "never"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("seen        65536+ device(s) or host(s)"), "\(r.stdout.suffix(600))")
+        #expect(r.stdout.contains("limit       more than 65536 distinct devices or hosts: only the first 65536 are counted"))
+        #expect(r.stderr.components(separatedBy: "more than 65536").count == 2)
+    }
+}
