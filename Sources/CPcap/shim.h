@@ -7,10 +7,29 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
+#include <sys/ioctl.h>
+#include <net/if.h>
 #include <zlib.h>
 
 static inline int discoscope_pcap_errbuf_size(void) { return PCAP_ERRBUF_SIZE; }
+
+/* Whether interface `name` is up, asked through socket `fd` (any socket of its network
+ * namespace): 1 up, 0 down, -1 when it cannot be asked (gone, or a pseudo-interface such as
+ * "any"). libpcap in non-blocking mode does not report an interface that went down. */
+static inline int discoscope_interface_is_up(int fd, const char *name) {
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+    if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) return -1;
+    return (ifr.ifr_flags & IFF_UP) != 0;
+}
+
+/* Drops what a FILE* still buffers (after a failed write, so closing it does not write a
+ * partial record after the file was cut back to its last whole one). */
+extern void __fpurge(FILE *stream);
+static inline void discoscope_discard_buffer(FILE *f) { __fpurge(f); }
 
 /* glibc's fopencookie, declared here because defining _GNU_SOURCE in this header would
  * change libc's struct layouts against Swift's Glibc module. Same ABI as

@@ -46,6 +46,8 @@ public enum LiveSource {
         if fd >= 0, pcap_setnonblock(p, 1, &errbuf) == 0 {
             handle.selectableFD = fd
             handle.pollMilliseconds = options.timeoutMilliseconds
+            // Watched between packets when it can be asked about (not `any`).
+            handle.watchesInterface = discoscope_interface_is_up(fd, interface) == 1
         }
         return handle
     }
@@ -79,7 +81,15 @@ public enum LiveSource {
         guard let d = pcap_dump_open(handle.pcap, path) else {
             throw CaptureError(input: path, reason: "cannot write the capture file: \(handle.lastError)")
         }
+        // The file header reaches the disk now, or the capture does not start.
+        guard pcap_dump_flush(d) == 0 else {
+            let reason = String(cString: strerror(errno))
+            pcap_dump_close(d)
+            throw CaptureError(input: path, reason: "cannot write the capture file (\(reason))")
+        }
         handle.dumper = d
+        handle.dumpPath = path
+        handle.dumpedLength = pcap_dump_ftell64(d)
     }
 
     public struct Statistics: Sendable {

@@ -23,6 +23,13 @@ public final class PcapHandle {
     private var recordNumber = 0
     /// Live capture with `-w`: every record is written here (and flushed) before analysis.
     var dumper: OpaquePointer? = nil
+    /// The `-w` file's path, the length of its whole records, and how many there are: a
+    /// write that fails (a full disk) cuts the file back to them and ends the capture.
+    var dumpPath = ""
+    var dumpedLength: Int64 = 0
+    var dumpedRecords = 0
+    /// Live capture: whether the interface's state is checked when no packet comes.
+    var watchesInterface = false
     /// Live capture in non-blocking mode: the descriptor to wait on between packets, so
     /// the caller regains control every `pollMilliseconds` (signals, --duration, -c).
     var selectableFD: Int32? = nil
@@ -113,7 +120,9 @@ public final class PcapHandle {
                     // A killed process leaves a readable file: each record reaches the file
                     // before it is analysed.
                     pcap_dump(UnsafeMutableRawPointer(dump), h, d)
-                    pcap_dump_flush(dump)
+                    if pcap_dump_flush(dump) != 0 { throw dumpFailed(dump, errno) }
+                    dumpedLength = pcap_dump_ftell64(dump)
+                    dumpedRecords += 1
                 }
                 if var f = filter, pcap_offline_filter(&f, h, d) == 0 { continue }
                 let caplen = Int(h.pointee.caplen)
@@ -132,7 +141,16 @@ public final class PcapHandle {
                 // the caller check for signals and limits.
                 if let fd = selectableFD {
                     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&pfd, 1, pollMilliseconds)
+                    let ready = poll(&pfd, 1, pollMilliseconds)
+                    // Quiet: is the interface still there and up? (libpcap does not say in
+                    // non-blocking mode; the capture would wait forever.)
+                    if watchesInterface && (ready <= 0 || pfd.revents & Int16(POLLIN) == 0) {
+                        switch discoscope_interface_is_up(fd, input) {
+                        case 0: throw CaptureError(input: input, reason: "the interface went down; capture stopped")
+                        case -1: throw CaptureError(input: input, reason: "the interface disappeared; capture stopped")
+                        default: break
+                        }
+                    }
                 }
                 return .frame
             case -2:
@@ -144,6 +162,20 @@ public final class PcapHandle {
                 throw CaptureError(input: input, reason: Self.describeReadError(lastError))
             }
         }
+    }
+
+    /// A record could not be written to the `-w` file: the file is cut back to its whole
+    /// records (readable, everything before kept) and closed, and the capture ends.
+    private func dumpFailed(_ dump: OpaquePointer, _ code: Int32) -> CaptureError {
+        if let f = pcap_dump_file(dump) {
+            discoscope_discard_buffer(f)
+            _ = ftruncate(fileno(f), off_t(dumpedLength))
+        }
+        pcap_dump_close(dump)
+        dumper = nil
+        return CaptureError(
+            input: dumpPath,
+            reason: "cannot write the capture file (\(String(cString: strerror(code)))); it holds the \(dumpedRecords) packet(s) captured before, and the capture stopped")
     }
 
     /// libpcap's messages are accurate but terse; say what they mean for a capture file.

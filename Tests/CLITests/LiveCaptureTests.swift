@@ -200,4 +200,61 @@ struct LiveCaptureTests {
         #expect(err.contains("no -i given: capturing on \(net.ifA)"), "\(err)")
         #expect(err.contains("listening on \(net.ifA), "), "\(err)")
     }
+
+    func sendSearches(_ net: VethPair, _ count: Int) throws {
+        let r = try runProcess(
+            "/usr/sbin/ip", ["netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_ssdp.py", net.addrB, String(count)])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    /// The interface going down mid-capture ends it with a clear message, the summary, and a
+    /// `-w` file that holds every packet captured.
+    @Test func interfaceGoingDownEndsTheCaptureWithAMessageTheSummaryAndAnIntactFile() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pcap = dir + "/down.pcap"
+        let capture = try startCapture(net, ["-w", pcap, "--fail-on", "never"], dir: dir)
+        waitForFile(pcap, capture)
+        try sendSearches(net, 3)
+        usleep(500_000)
+        #expect(try runProcess("/usr/sbin/ip", ["-n", net.a, "link", "set", net.ifA, "down"]).status == 0)
+        #expect(waitForExit(capture), "the capture ends by itself")
+        #expect(capture.terminationStatus == 2)
+        let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(err.contains("discoscope: \(net.ifA): the interface went down; capture stopped"), "\(err)")
+        #expect(out.contains("\nSummary\n") && out.contains("frames      3 read"), "\(out)")
+        let again = try run(["analyze", pcap, "--fail-on", "never", "-q"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("frames      3 read"))
+    }
+
+    /// A full disk under `-w` is an error naming the file; the file keeps every whole record
+    /// written before it (readable), and the capture ends with its summary.
+    @Test func fullDiskUnderTheCaptureFileIsAnErrorNamingItWithEverythingBeforeKept() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let small = dir + "/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        let mount = try runProcess("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=16k,mode=0777", "tmpfs", small])
+        try #require(mount.status == 0, "a 16 KiB tmpfs: \(mount.stderr)")
+        defer { _ = try? runProcess("/usr/bin/umount", ["-l", small]) }
+        let pcap = small + "/full.pcap"
+        let capture = try startCapture(net, ["-w", pcap, "--fail-on", "never"], dir: dir)
+        waitForFile(pcap, capture)
+        try sendSearches(net, 400)
+        #expect(waitForExit(capture), "the capture ends by itself")
+        #expect(capture.terminationStatus == 2)
+        let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(err.contains("discoscope: \(pcap): cannot write the capture file (No space left on device); it holds the "), "\(err)")
+        #expect(out.contains("\nSummary\n"))
+        // The number of packets the message promises is what the file holds, all readable.
+        let promised = err.components(separatedBy: "it holds the ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+        let again = try run(["analyze", pcap, "--fail-on", "never", "-q"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(promised.map { again.stdout.contains("frames      \($0) read") } == true, "\(again.stdout)")
+    }
 }
