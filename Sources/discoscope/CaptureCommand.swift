@@ -6,6 +6,7 @@ import Glibc
 import NetLayers
 import Reporting
 import Synchronization
+import WireFormat
 
 extension DiscoScope {
     /// `discoscope capture -i IFACE [options] [BPF filter]`: live analysis as root, safely.
@@ -82,7 +83,7 @@ extension DiscoScope {
                         var line = "\(k + 1).\(i.name)"
                         if let d = i.description { line += " (\(d))" }
                         if !i.flags.isEmpty { line += " [\(i.flags.joined(separator: ", "))]" }
-                        print(line)
+                        print(TerminalText.escaped(line))
                     }
                 } catch {
                     Frontend.warn(error.description)
