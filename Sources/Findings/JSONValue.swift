@@ -58,13 +58,22 @@ public enum JSONValue: Sendable, Hashable {
 
     public static func writeString(_ s: String, into out: inout String) {
         out += "\""
-        var needsEscape = false
         // Control characters JSON allows raw (DEL, C1, the invisible reordering ones) are
-        // escaped too, so `cat` or `jq -c` of the output cannot drive a terminal; they are
-        // rare, and only strings holding a byte ≥ 0x7F take the slow path to look for them.
-        for u in s.utf8 where u < 0x20 || u == 0x22 || u == 0x5C || u >= 0x7F {
-            needsEscape = true
-            break
+        // escaped too, so `cat` or `jq -c` of the output cannot drive a terminal. They are
+        // rare: a string with other non-ASCII text (`§` in every spec reference) is looked at
+        // once more, and copied as it is.
+        var needsEscape = false
+        var nonASCII = false
+        for u in s.utf8 {
+            if u < 0x20 || u == 0x22 || u == 0x5C || u == 0x7F {
+                needsEscape = true
+                break
+            }
+            if u >= 0x80 { nonASCII = true }
+        }
+        if !needsEscape && nonASCII {
+            var copy = s
+            needsEscape = copy.withUTF8 { !TerminalText.isSafe($0, allowingNewlines: false) }
         }
         if !needsEscape {
             out += s
