@@ -149,8 +149,12 @@ public struct Baseline: Sendable {
     public init() {}
 
     public static func key(_ f: Finding) -> String {
+        // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n", and would
+        // split the line.
         func clean(_ s: String) -> String {
-            String(s.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 })
+            var out = String.UnicodeScalarView()
+            for u in s.unicodeScalars { out.append(u == "\t" || u == "\n" || u == "\r" ? " " : u) }
+            return String(out)
         }
         return [f.rule.rawValue, clean(f.source), clean(f.device ?? ""), clean(f.message)].joined(separator: "\t")
     }
