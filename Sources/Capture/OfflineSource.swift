@@ -34,14 +34,18 @@ public enum OfflineSource {
         let file: UnsafeMutablePointer<FILE>?
         if regular && !isGzip(fd) {
             file = fdopen(fd, "rb")
+            if file == nil {
+                let code = errno
+                close(fd)
+                errno = code
+            }
         } else {
-            // gzip, or a stream: zlib passes plain data through unchanged.
+            // gzip, or a stream: zlib passes plain data through unchanged. (On failure zlib
+            // may already have closed the descriptor: it is not closed again.)
             file = discoscope_gz_fopen(nil, fd, &stream)
         }
         guard let f = file else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw CaptureError(input: display, reason: "cannot read: \(reason)")
+            throw CaptureError(input: display, reason: "cannot read: \(String(cString: strerror(errno)))")
         }
         guard let h = pcap_fopen_offline_with_tstamp_precision(f, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf) else {
             let msg = String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

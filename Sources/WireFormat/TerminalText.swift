@@ -6,7 +6,7 @@
 /// Escaped, as `cat -v` and tcpdump show them: C0 controls (tab, CR, LF, ESC, BEL and NUL
 /// included) as `^@`…`^_`, DEL as `^?`, and every byte of a C1 control (U+0080–U+009F, such
 /// as U+009B, the one-character CSI), of a Unicode control that reorders or hides text
-/// (bidirectional overrides and isolates, zero-width characters, line and paragraph
+/// (bidirectional overrides and isolates, zero-width space, line and paragraph
 /// separators, the byte-order mark) and of invalid UTF-8 as `M-` followed by the byte's low
 /// seven bits shown the same way (so U+009B is `M-BM-^[`). Valid UTF-8 letters, symbols and
 /// spaces stay as they are.
@@ -44,13 +44,15 @@ public enum TerminalText {
     }
 
     /// Whether a scalar decoded from valid UTF-8 is shown escaped: C1 controls and the
-    /// invisible controls that reorder or hide the text around them.
+    /// invisible controls that reorder or hide the text around them (direction marks,
+    /// embeddings, overrides and isolates, zero-width space, line and paragraph separators).
+    /// The zero-width joiners U+200C/U+200D stay: scripts and emoji sequences need them.
     @inlinable
     public static func isHidden(_ v: UInt32) -> Bool {
         switch v {
         case 0x80...0x9F: true
         case 0x061C, 0x180E: true
-        case 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2069: true
+        case 0x200B, 0x200E, 0x200F, 0x2028...0x202E, 0x2060...0x2069: true
         case 0xFEFF, 0xFFF9...0xFFFB: true
         default: false
         }

@@ -8,7 +8,7 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
     for s in text.unicodeScalars {
         let v = s.value
         if allowed.contains(v) { continue }
-        if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x200B...0x200F).contains(v)
+        if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || [0x200B, 0x200E, 0x200F].contains(v)
             || (0x2028...0x202E).contains(v) || (0x2060...0x2069).contains(v) || v == 0xFEFF
         {
             return v
