@@ -192,7 +192,8 @@ final class Frontend {
             warn(e.description)
             return 2
         }
-        for (index, path) in files.enumerated() {
+        // A report that can no longer be written ends the run (finish says why).
+        for (index, path) in files.enumerated() where frontend.sink.failure == nil {
             if let count, frontend.analysis.summary.framesRead >= count { break }
             let handle: PcapHandle
             do {
@@ -203,9 +204,10 @@ final class Frontend {
                 continue
             }
             let progress = Progress(handle: handle, enabled: frontend.showProgress)
+            let sink = frontend.sink
             frontend.run(handle, fileIndex: index) {
                 if let count, frontend.analysis.summary.framesRead >= count { return true }
-                return progress.tick(frames: frontend.analysis.summary.framesRead)
+                return progress.tick(frames: frontend.analysis.summary.framesRead) || sink.failure != nil
             }
             progress.clear()
         }
