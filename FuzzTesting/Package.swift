@@ -11,9 +11,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzCommon", dependencies: [.product(name: "DiscoScopeKit", package: "DiscoScope")]),
-        .executableTarget(name: "FuzzPacketDecoder", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
-        .executableTarget(name: "FuzzSSDP", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
-        .executableTarget(name: "FuzzDNS", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
-        .executableTarget(name: "FuzzPipeline", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+        .executableTarget(
+            name: "FuzzPacketDecoder",
+            dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+        .executableTarget(
+            name: "FuzzSSDP", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+        .executableTarget(
+            name: "FuzzDNS", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+        .executableTarget(
+            name: "FuzzPipeline", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
     ]
 )

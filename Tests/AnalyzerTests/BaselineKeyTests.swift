@@ -8,7 +8,8 @@ import WireFormat
 @Suite struct BaselineKeyTests {
     @Test func controlCharactersFromTheWireCannotSplitABaselineLine() throws {
         let d = try #require(RuleCatalog.all.first)
-        let f = Finding(descriptor: d, frame: 1, time: .zero, message: "a\r\nb\tc\nd\re", source: "10.0.0.1", device: "x\r\ny")
+        let f = Finding(
+            descriptor: d, frame: 1, time: .zero, message: "a\r\nb\tc\nd\re", source: "10.0.0.1", device: "x\r\ny")
         let key = Baseline.key(f)
         #expect(!key.unicodeScalars.contains("\n") && !key.unicodeScalars.contains("\r"))
         #expect(key.split(separator: "\t", omittingEmptySubsequences: false).count == 4)

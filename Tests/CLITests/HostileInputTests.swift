@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Bytes a terminal would act on: C0 controls other than line feed, DEL, C1 controls
 /// (U+0080–U+009F) and the invisible controls that reorder text. Returns the first found.
@@ -27,7 +27,8 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
     func textOutputEscapesControlBytesFromPackets(_ extra: [String]) throws {
         let r = try run(["analyze", Self.capture, "--fail-on", "never"] + extra)
         #expect(r.status == 0)
-        #expect(terminalControl(in: r.stdout) == nil, "control U+\(String(terminalControl(in: r.stdout) ?? 0, radix: 16))")
+        #expect(
+            terminalControl(in: r.stdout) == nil, "control U+\(String(terminalControl(in: r.stdout) ?? 0, radix: 16))")
         #expect(r.stderr.isEmpty)
         if extra == ["-v"] {
             // SSDP start line, header names and values.
@@ -45,7 +46,8 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
             #expect(r.stdout.contains("M-SEARCH ST=urn:^[]2;title^G:device:x:1 MX=2"))
         }
         // Finding messages that quote packet data.
-        #expect(r.stdout.contains("MDNS-312 txt-key-syntax: TXT Bad Printer._ip\\027p._tcp.local. key \"k^[]0;pwned^G\""))
+        #expect(
+            r.stdout.contains("MDNS-312 txt-key-syntax: TXT Bad Printer._ip\\027p._tcp.local. key \"k^[]0;pwned^G\""))
         #expect(r.stdout.contains("MDNS-316 service-name-syntax: service label _ip^[p:"))
         #expect(r.stdout.contains("MDNS-320 host-name-characters: host name host\\027[2J.local. has label host^[[2J"))
     }
@@ -53,11 +55,15 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
     /// On a terminal, with colour: DiscoScope's own colour sequences are the only escape
     /// sequences that reach it.
     @Test func colouredTerminalOutputCarriesOnlyDiscoScopesOwnSequences() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-tty-\(UUID().uuidString)").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-tty-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let r = try runProcess(
             "/usr/bin/python3",
-            [Fixtures.packageRoot + "/Tests/CLITests/Live/ttycapture.py", out, Fixtures.binary, "analyze", Self.capture, "-v", "--fail-on", "never"],
+            [
+                Fixtures.packageRoot + "/Tests/CLITests/Live/ttycapture.py", out, Fixtures.binary, "analyze",
+                Self.capture, "-v", "--fail-on", "never",
+            ],
             environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "TERM": "xterm"])
         #expect(r.status == 0)
         let seen = String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self)
@@ -87,7 +93,8 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
 
     /// A hostile capture file name echoed in a message on standard error.
     @Test func hostileFileNameIsEscapedOnStandardError() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-name-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-name-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let name = dir + "/x\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}1m.pcap"
@@ -107,14 +114,21 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
 @Suite struct LostReportTests {
     @Test(arguments: ["text", "jsonl", "sarif", "junit"])
     func reportToAFullDeviceIsAnErrorNamingIt(_ format: String) throws {
-        let r = try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--format", format, "-o", "/dev/full", "--fail-on", "never"])
+        let r = try run([
+            "analyze", Fixtures.capture("link/ethernet.pcap"), "--format", format, "-o", "/dev/full", "--fail-on",
+            "never",
+        ])
         #expect(r.status == 2)
         #expect(r.stderr.contains("/dev/full: cannot write the report (No space left on device)"), "\(r.stderr)")
     }
 
     @Test func standardOutputOnAFullDeviceIsAnError() throws {
         let r = try runProcess(
-            "/bin/sh", ["-c", "exec \"$0\" analyze \"$1\" --fail-on never > /dev/full", Fixtures.binary, Fixtures.capture("link/ethernet.pcap")])
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" analyze \"$1\" --fail-on never > /dev/full", Fixtures.binary,
+                Fixtures.capture("link/ethernet.pcap"),
+            ])
         #expect(r.status == 2)
         #expect(r.stderr.contains("standard output: cannot write the report (No space left on device)"), "\(r.stderr)")
     }
@@ -148,7 +162,8 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
     }
 
     @Test func aFIFOIsReadAsAStream() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-fifo-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-fifo-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = try bash(
@@ -174,15 +189,22 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
 /// Messages say what is wrong once, in words that fit the problem.
 @Suite struct InputMessageTests {
     @Test func unreadableFileNamesItsPathOnce() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-perm-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-perm-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/secret.pcap"
         try FileManager.default.copyItem(atPath: Fixtures.capture("link/ethernet.pcap"), toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
         // Root reads anything: run as nobody then (the binary and the fixtures are world-readable).
-        let r = getuid() == 0
-            ? try runProcess("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Fixtures.binary, "analyze", path, "--fail-on", "never"])
+        let r =
+            getuid() == 0
+            ? try runProcess(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=nobody", "--regid=nogroup", "--clear-groups", Fixtures.binary, "analyze", path,
+                    "--fail-on", "never",
+                ])
             : try run(["analyze", path, "--fail-on", "never"])
         #expect(r.status == 2)
         #expect(r.stderr == "discoscope: \(path): Permission denied\n", "\(r.stderr)")
@@ -191,18 +213,28 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
     @Test func damagedGzipSaysWhatZlibFound() throws {
         let crc = try run(["analyze", Fixtures.capture("hostile/bad-crc.pcap.gz"), "--fail-on", "never"])
         #expect(crc.status == 2)
-        #expect(crc.stderr.contains("bad-crc.pcap.gz: the gzip-compressed data is damaged (incorrect data check)"), "\(crc.stderr)")
+        #expect(
+            crc.stderr.contains("bad-crc.pcap.gz: the gzip-compressed data is damaged (incorrect data check)"),
+            "\(crc.stderr)")
         #expect(!crc.stderr.contains("ioctl"))
-        let cut = try run(["analyze", Fixtures.capture("hostile/cut.pcap.gz"), "--format", "jsonl", "--fail-on", "never"])
+        let cut = try run([
+            "analyze", Fixtures.capture("hostile/cut.pcap.gz"), "--format", "jsonl", "--fail-on", "never",
+        ])
         #expect(cut.status == 2)
-        #expect(cut.stderr.contains("cut.pcap.gz: the gzip-compressed data is damaged (unexpected end of file); packets before it were processed"), "\(cut.stderr)")
+        #expect(
+            cut.stderr.contains(
+                "cut.pcap.gz: the gzip-compressed data is damaged (unexpected end of file); packets before it were processed"
+            ), "\(cut.stderr)")
         #expect(cut.lines.contains { $0.contains("\"type\":\"message\"") })
     }
 
     @Test func aFileWhoseEveryFrameHasAnUnsupportedLinkTypeIsAnInputError() throws {
         let r = try run(["analyze", Fixtures.capture("link/unsupported-user0.pcap"), "--fail-on", "never"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("unsupported-user0.pcap: nothing could be analysed: all 2 frame(s) have link type USER0 (147)"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "unsupported-user0.pcap: nothing could be analysed: all 2 frame(s) have link type USER0 (147)"),
+            "\(r.stderr)")
         // A file with some frames of a supported link type is analysed as usual.
         #expect(try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--fail-on", "never"]).status == 0)
     }
@@ -222,7 +254,11 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
 
     @Test func progressShowsHowMuchTheInputExpanded() throws {
         let tty = try runProcess(
-            "/usr/bin/python3", [Fixtures.packageRoot + "/Tests/CLITests/Live/ptyrun.py", Fixtures.binary, "analyze", Self.capture, "--fail-on", "never"],
+            "/usr/bin/python3",
+            [
+                Fixtures.packageRoot + "/Tests/CLITests/Live/ptyrun.py", Fixtures.binary, "analyze", Self.capture,
+                "--fail-on", "never",
+            ],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(tty.stdout.contains("MB uncompressed)"), "\(tty.stdout)")
     }
@@ -234,10 +270,19 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         let capture = Fixtures.capture("hostile/fragment-flood.pcap")
         let t = try run(["analyze", capture, "--fail-on", "never"])
         #expect(t.status == 0)
-        #expect(t.stdout.contains("skipped     44 × IP datagrams dropped from reassembly at its limit of 256 in progress"), "\(t.stdout)")
-        #expect(t.stdout.contains("skipped     256 × IP datagrams incomplete after 30 s of capture time (reassembly timeout, as Linux)"))
-        #expect(t.stdout.components(separatedBy: "\n  limit       more than 256 IP datagrams were being reassembled at once").count == 2)
-        #expect(t.stderr.components(separatedBy: "more than 256 IP datagrams").count == 2, "once on standard error: \(t.stderr)")
+        #expect(
+            t.stdout.contains("skipped     44 × IP datagrams dropped from reassembly at its limit of 256 in progress"),
+            "\(t.stdout)")
+        #expect(
+            t.stdout.contains(
+                "skipped     256 × IP datagrams incomplete after 30 s of capture time (reassembly timeout, as Linux)"))
+        #expect(
+            t.stdout.components(
+                separatedBy: "\n  limit       more than 256 IP datagrams were being reassembled at once"
+            ).count == 2)
+        #expect(
+            t.stderr.components(separatedBy: "more than 256 IP datagrams").count == 2,
+            "once on standard error: \(t.stderr)")
         let j = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"])
         let summary = try JSONSerialization.jsonObject(with: Data((j.lines.last ?? "").utf8)) as? [String: Any]
         let limits = summary?["limits_reached"] as? [[String: Any]]
@@ -249,15 +294,20 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
     }
 
     @Test func deviceCountCapIsShownAsALowerBound() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-devices-\(UUID().uuidString).pcap").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "discoscope-devices-\(UUID().uuidString).pcap"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let gen = try runProcess("/usr/bin/python3", [Fixtures.capture("make_hostile.py"), "--device-flood", path, "65600"])
+        let gen = try runProcess(
+            "/usr/bin/python3", [Fixtures.capture("make_hostile.py"), "--device-flood", path, "65600"])
         #expect(gen.status == 0, "\(gen.stderr)")
         // One cheap rule: the count does not depend on the rules.
         let r = try run(["analyze", path, "-q", "--enable", "SSDP-104", "--fail-on", "never"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("seen        65536+ device(s) or host(s)"), "\(r.stdout.suffix(600))")
-        #expect(r.stdout.contains("limit       more than 65536 distinct devices or hosts: only the first 65536 are counted"))
+        #expect(
+            r.stdout.contains("limit       more than 65536 distinct devices or hosts: only the first 65536 are counted")
+        )
         #expect(r.stderr.components(separatedBy: "more than 65536").count == 2)
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 import WireFormat
 
 /// `TerminalText`: what reaches a terminal from the wire.

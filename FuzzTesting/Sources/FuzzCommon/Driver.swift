@@ -2,7 +2,7 @@ import Glibc
 
 /// libFuzzer's entry for programs that have their own `main` (LLVM 11 and later).
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
+func llvmFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -15,5 +15,5 @@ func LLVMFuzzerRunDriver(
 public func runFuzzer(_ target: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
     var argc = CommandLine.argc
     var argv = CommandLine.unsafeArgv
-    exit(LLVMFuzzerRunDriver(&argc, &argv, target))
+    exit(llvmFuzzerRunDriver(&argc, &argv, target))
 }

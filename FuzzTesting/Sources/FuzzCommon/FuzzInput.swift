@@ -13,7 +13,9 @@ public enum FuzzInput {
         var start = 0
         var i = 0
         while i + separator.count <= all.count && out.count < maxPieces - 1 {
-            if all[i] == separator[0] && all[i + 1] == separator[1] && all[i + 2] == separator[2] && all[i + 3] == separator[3] {
+            if all[i] == separator[0] && all[i + 1] == separator[1] && all[i + 2] == separator[2]
+                && all[i + 3] == separator[3]
+            {
                 out.append(Array(all[start..<i]))
                 i += separator.count
                 start = i

@@ -93,7 +93,11 @@ func checkJSON(_ bytes: ArraySlice<UInt8>, _ what: String) {
 func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let input = UnsafeRawBufferPointer(start: start, count: count)
-    let text = MemorySink(), quiet = MemorySink(), jsonl = MemorySink(), sarif = MemorySink(), junit = MemorySink()
+    let text = MemorySink()
+    let quiet = MemorySink()
+    let jsonl = MemorySink()
+    let sarif = MemorySink()
+    let junit = MemorySink()
     var verbose = TextReporter.Options()
     verbose.verbose = true
     verbose.color = true
@@ -102,7 +106,8 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     q.quiet = true
     q.utc = true
     let all = AllReporters([
-        TextReporter(sink: text, options: verbose), TextReporter(sink: quiet, options: q), JSONLinesReporter(sink: jsonl),
+        TextReporter(sink: text, options: verbose), TextReporter(sink: quiet, options: q),
+        JSONLinesReporter(sink: jsonl),
         SARIFReporter(sink: sarif, toolVersion: "fuzz"), JUnitReporter(sink: junit),
     ])
     var options = Analysis.Options()
@@ -119,13 +124,18 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for (name, sink) in [("text", text), ("quiet text", quiet)] {
         let plain = withoutOwnColour(sink.bytes)
         if !plain.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) {
-            FuzzInput.fail("\(name) output carries a control byte: \(String(decoding: plain, as: UTF8.self).debugDescription)")
+            FuzzInput.fail(
+                "\(name) output carries a control byte: \(String(decoding: plain, as: UTF8.self).debugDescription)")
         }
     }
-    if !jsonl.bytes.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) { FuzzInput.fail("JSON lines carry a control byte") }
+    if !jsonl.bytes.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) {
+        FuzzInput.fail("JSON lines carry a control byte")
+    }
     for line in jsonl.bytes.split(separator: 0x0A) { checkJSON(line, "JSON line") }
     checkJSON(sarif.bytes[...], "SARIF")
-    for b in junit.bytes where b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D { FuzzInput.fail("JUnit XML carries control byte \(b)") }
+    for b in junit.bytes where b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D {
+        FuzzInput.fail("JUnit XML carries control byte \(b)")
+    }
     return 0
 }
 
