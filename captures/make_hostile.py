@@ -126,6 +126,12 @@ def main():
     header = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
     empty = struct.pack("<IIII", fx.T0, 0, 0, 0)
     fx.write_pcap("hostile/fragment-flood.pcap", 1, fragment_flood())
+    # Found by the pipeline fuzz target: a tab in a TXT string reached the terminal through
+    # -A (tcpdump keeps tabs there; DiscoScope's text output carries no control byte but LF).
+    txt = b"".join(bytes([len(t)]) + t for t in [b"model=iMac\t17,1", b"osxvers=17"])
+    msg = struct.pack("!HHHHHH", 0, 0x8400, 0, 1, 0, 0) + fx.dns_name("Tab._device-info._tcp.local") \
+        + struct.pack("!HHIH", 16, 1, 4500, len(txt)) + txt
+    fx.write_pcap("hostile/tab-in-txt.pcap", 1, [(0.0, fx.eth(fx.v4("192.168.1.20", 5353, "224.0.0.251", 5353, msg)))])
     write("hostile/empty-records.pcap.gz", gzip.compress(header + empty * 200_000, compresslevel=9, mtime=0))
 
 

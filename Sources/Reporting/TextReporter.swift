@@ -420,7 +420,8 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    /// tcpdump `-A`: the payload as text, indented; line breaks kept, other control and
+    /// tcpdump `-A`: the payload as text, indented; line breaks kept, tabs (which tcpdump
+    /// keeps: text output carries no control byte but line feeds), other control and
     /// non-ASCII bytes as `.` (nothing from the wire reaches the terminal as a control code).
     static func asciiDump(_ payload: [UInt8], into c: inout RenderedChunk) {
         guard !payload.isEmpty else { return }
@@ -436,7 +437,7 @@ public struct TextRenderer: MessageRenderer {
                 c.append("        " as StaticString)
                 atLineStart = false
             }
-            c.append(byte: (b >= 0x20 && b < 0x7F) || b == 0x09 ? b : 0x2E)
+            c.append(byte: b >= 0x20 && b < 0x7F ? b : 0x2E)
         }
         if !atLineStart { c.append(byte: 0x0A) }
     }

@@ -311,3 +311,17 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         #expect(r.stderr.components(separatedBy: "more than 65536").count == 2)
     }
 }
+
+/// Inputs the fuzz targets found, kept as tests of the main package.
+@Suite struct FuzzRegressionTests {
+    /// Found by FuzzPipeline (FuzzTesting/Regressions/pipeline/ascii-dump-tab): a tab in a TXT
+    /// string reached the terminal through `-A`.
+    @Test func payloadDumpsCarryNoControlByte() throws {
+        let capture = Fixtures.capture("hostile/tab-in-txt.pcap")
+        for dump in [["-A"], ["-X"], ["-A", "-X", "-e", "-v"]] {
+            let r = try run(["analyze", capture, "--fail-on", "never"] + dump)
+            #expect(r.status == 0)
+            #expect(terminalControl(in: r.stdout) == nil, "\(dump): \(r.stdout.debugDescription)")
+        }
+    }
+}

@@ -18,6 +18,9 @@ final class AllReporters: Reporter {
     func finding(_ finding: Finding) {
         for k in reporters.indices { reporters[k].finding(finding) }
     }
+    func beginFile(_ index: Int, name: String) {
+        for k in reporters.indices { reporters[k].beginFile(index, name: name) }
+    }
     func finish(_ summary: RunSummary) {
         for k in reporters.indices { reporters[k].finish(summary) }
     }
@@ -102,6 +105,11 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     verbose.verbose = true
     verbose.color = true
     verbose.utc = true
+    // tcpdump's -X, -A, -e and -tttt: payload dumps and sender MACs are packet text too.
+    verbose.hexDump = true
+    verbose.asciiDump = true
+    verbose.showMAC = true
+    verbose.timeStyle = .date
     var q = TextReporter.Options()
     q.quiet = true
     q.utc = true
@@ -115,6 +123,8 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     options.messageFields = true
     options.findingDetails = true
     options.jobs = 1
+    options.recordMAC = true
+    options.recordPayload = true
     let analysis = Analysis(reporter: all, options: options)
     for (k, piece) in FuzzInput.pieces(input).enumerated() {
         if let d = datagram(piece, index: k) { analysis.datagram(d) }
