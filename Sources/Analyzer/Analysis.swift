@@ -65,10 +65,14 @@ public final class Analysis {
     @exclusivity(unchecked) private var servicesFull = false
     static let deviceLimit = LimitReached(
         limit: "devices", value: maxDevices,
-        message: "more than \(maxDevices) distinct devices or hosts: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)")
+        message:
+            "more than \(maxDevices) distinct devices or hosts: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)"
+    )
     static let serviceLimit = LimitReached(
         limit: "services", value: maxDevices,
-        message: "more than \(maxDevices) distinct DNS-SD service types: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)")
+        message:
+            "more than \(maxDevices) distinct DNS-SD service types: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)"
+    )
 
     /// Records a limit in the summary and says so once as it happens (live capture shows it
     /// at once).
@@ -171,7 +175,9 @@ public final class Analysis {
         if frames > 0 && unsupportedFrames - unsupportedBefore == frames {
             let error = CaptureError(
                 input: handle.input,
-                reason: "nothing could be analysed: all \(frames) frame(s) have link type \(handle.linkType) (\(handle.linkType.rawValue)), which DiscoScope does not decode")
+                reason:
+                    "nothing could be analysed: all \(frames) frame(s) have link type \(handle.linkType) (\(handle.linkType.rawValue)), which DiscoScope does not decode"
+            )
             summary.inputErrors.append(error.description)
             return error
         }
@@ -263,7 +269,8 @@ public final class Analysis {
             unsupportedFrames += 1
             skip(.unsupported(lt))
             if unsupportedSeen.insert(lt).inserted {
-                onWarning?("\(summary.files.last ?? ""): unsupported link type \(lt) (\(lt.rawValue)); its frames are skipped")
+                onWarning?(
+                    "\(summary.files.last ?? ""): unsupported link type \(lt) (\(lt.rawValue)); its frames are skipped")
             }
         case .malformed(let why):
             skip(.malformed(why))
@@ -376,7 +383,8 @@ public final class Analysis {
             devicesFull = true
             limitReached(Self.deviceLimit)
         }
-        if services.count >= Self.maxDevices && !servicesFull && r.services.contains(where: { !services.contains($0) }) {
+        if services.count >= Self.maxDevices && !servicesFull && r.services.contains(where: { !services.contains($0) })
+        {
             servicesFull = true
             limitReached(Self.serviceLimit)
         }
@@ -418,23 +426,36 @@ public final class Analysis {
         // held, and fragments that contradict each other.
         let r = decoder.reassembler
         if r.timedOut > 0 {
-            summary.skip("IP datagrams incomplete after \(r.timeoutSeconds) s of capture time (reassembly timeout, as Linux)", count: r.timedOut)
+            summary.skip(
+                "IP datagrams incomplete after \(r.timeoutSeconds) s of capture time (reassembly timeout, as Linux)",
+                count: r.timedOut)
         }
         if r.droppedAtDatagramLimit > 0 {
-            summary.skip("IP datagrams dropped from reassembly at its limit of \(r.maxDatagrams) in progress", count: r.droppedAtDatagramLimit)
-            limitReached(LimitReached(
-                limit: "reassembly_datagrams", value: r.maxDatagrams,
-                message: "more than \(r.maxDatagrams) IP datagrams were being reassembled at once: the oldest incomplete ones were dropped (\(r.droppedAtDatagramLimit)); a fixed bound, as the kernel's, against fragment floods"))
+            summary.skip(
+                "IP datagrams dropped from reassembly at its limit of \(r.maxDatagrams) in progress",
+                count: r.droppedAtDatagramLimit)
+            limitReached(
+                LimitReached(
+                    limit: "reassembly_datagrams", value: r.maxDatagrams,
+                    message:
+                        "more than \(r.maxDatagrams) IP datagrams were being reassembled at once: the oldest incomplete ones were dropped (\(r.droppedAtDatagramLimit)); a fixed bound, as the kernel's, against fragment floods"
+                ))
         }
         if r.droppedAtByteLimit > 0 {
-            summary.skip("IP datagrams dropped from reassembly at its limit of \(r.maxBytes / (1 << 20)) MiB held", count: r.droppedAtByteLimit)
-            limitReached(LimitReached(
-                limit: "reassembly_bytes", value: r.maxBytes,
-                message: "more than \(r.maxBytes / (1 << 20)) MiB of IP fragments were held for reassembly: the oldest incomplete datagrams were dropped (\(r.droppedAtByteLimit)); a fixed bound, as the kernel's, against fragment floods"))
+            summary.skip(
+                "IP datagrams dropped from reassembly at its limit of \(r.maxBytes / (1 << 20)) MiB held",
+                count: r.droppedAtByteLimit)
+            limitReached(
+                LimitReached(
+                    limit: "reassembly_bytes", value: r.maxBytes,
+                    message:
+                        "more than \(r.maxBytes / (1 << 20)) MiB of IP fragments were held for reassembly: the oldest incomplete datagrams were dropped (\(r.droppedAtByteLimit)); a fixed bound, as the kernel's, against fragment floods"
+                ))
         }
         let inconsistent = r.abandoned - r.timedOut - r.droppedAtDatagramLimit - r.droppedAtByteLimit
         if inconsistent > 0 {
-            summary.skip("IP datagrams given up in reassembly (fragments that contradict each other)", count: inconsistent)
+            summary.skip(
+                "IP datagrams given up in reassembly (fragments that contradict each other)", count: inconsistent)
         }
         if decoder.reassembler.overlapConflicts > 0 {
             summary.skip(
@@ -471,7 +492,8 @@ public final class Analysis {
         var findings = sink.findings
         for k in findings.indices { findings[k].atEnd = true }
         findings.sort {
-            let a = $0.firstFrame ?? 0, b = $1.firstFrame ?? 0
+            let a = $0.firstFrame ?? 0
+            let b = $1.firstFrame ?? 0
             if a != b { return a < b }
             if $0.rule != $1.rule { return $0.rule < $1.rule }
             return $0.message < $1.message

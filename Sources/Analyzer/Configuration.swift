@@ -52,7 +52,9 @@ public struct Configuration: Sendable {
         }
         var c = Configuration()
         guard let root else { return c }
-        guard case .mapping(let top) = root else { throw fail(root.mark?.line, "expected a mapping of settings at the top level") }
+        guard case .mapping(let top) = root else {
+            throw fail(root.mark?.line, "expected a mapping of settings at the top level")
+        }
 
         func scalar(_ n: Node, _ key: String) throws -> String {
             guard case .scalar(let s) = n else { throw fail(n.mark?.line, "\(key): expected a single value") }
@@ -60,12 +62,16 @@ public struct Configuration: Sendable {
         }
         func severity(_ n: Node, _ key: String) throws -> Severity {
             let v = try scalar(n, key)
-            guard let s = Severity(rawValue: v.lowercased()) else { throw fail(n.mark?.line, "\(key): unknown severity '\(v)' (error, warning, info)") }
+            guard let s = Severity(rawValue: v.lowercased()) else {
+                throw fail(n.mark?.line, "\(key): unknown severity '\(v)' (error, warning, info)")
+            }
             return s
         }
         func ruleID(_ n: Node, _ key: String) throws -> RuleID {
             let v = try scalar(n, key)
-            guard let d = RuleCatalog.find(v) else { throw fail(n.mark?.line, "\(key): " + RuleSuggestion.unknownRule(v)) }
+            guard let d = RuleCatalog.find(v) else {
+                throw fail(n.mark?.line, "\(key): " + RuleSuggestion.unknownRule(v))
+            }
             return d.id
         }
         func ruleList(_ n: Node, _ key: String) throws -> [RuleID] {
@@ -90,14 +96,22 @@ public struct Configuration: Sendable {
             case "disable":
                 c.disable = try ruleList(v, key)
             case "severity":
-                guard case .mapping(let m) = v else { throw fail(v.mark?.line ?? line, "severity: expected a mapping of rule: severity") }
+                guard case .mapping(let m) = v else {
+                    throw fail(v.mark?.line ?? line, "severity: expected a mapping of rule: severity")
+                }
                 for (rk, rv) in m { c.severity[try ruleID(rk, "severity")] = try severity(rv, "severity") }
             case "suppress":
-                guard case .sequence(let seq) = v else { throw fail(v.mark?.line ?? line, "suppress: expected a list of suppressions") }
+                guard case .sequence(let seq) = v else {
+                    throw fail(v.mark?.line ?? line, "suppress: expected a list of suppressions")
+                }
                 for item in seq {
-                    guard case .mapping(let m) = item else { throw fail(item.mark?.line, "suppress: each entry is a mapping with rule and reason") }
+                    guard case .mapping(let m) = item else {
+                        throw fail(item.mark?.line, "suppress: each entry is a mapping with rule and reason")
+                    }
                     var rule: RuleID? = nil
-                    var source: String? = nil, device: String? = nil, reason: String? = nil
+                    var source: String? = nil
+                    var device: String? = nil
+                    var reason: String? = nil
                     for (ek, ev) in m {
                         let name = try scalar(ek, "suppress")
                         switch name {
@@ -105,12 +119,17 @@ public struct Configuration: Sendable {
                         case "source": source = try scalar(ev, "suppress.source")
                         case "device": device = try scalar(ev, "suppress.device")
                         case "reason": reason = try scalar(ev, "suppress.reason")
-                        default: throw fail(ek.mark?.line, "suppress: unknown key '\(name)' (rule, source, device, reason)")
+                        default:
+                            throw fail(ek.mark?.line, "suppress: unknown key '\(name)' (rule, source, device, reason)")
                         }
                     }
                     guard let rule else { throw fail(item.mark?.line, "suppress: entry without rule") }
-                    guard let reason, !reason.isEmpty else { throw fail(item.mark?.line, "suppress: entry for \(rule) without a reason") }
-                    c.suppressions.append(Suppression(rule: rule, source: source, device: device, reason: reason, line: item.mark?.line ?? 0))
+                    guard let reason, !reason.isEmpty else {
+                        throw fail(item.mark?.line, "suppress: entry for \(rule) without a reason")
+                    }
+                    c.suppressions.append(
+                        Suppression(
+                            rule: rule, source: source, device: device, reason: reason, line: item.mark?.line ?? 0))
                 }
             default:
                 throw fail(line, "unknown key '\(key)' (fail-on, min-severity, enable, disable, severity, suppress)")
@@ -168,7 +187,9 @@ public struct Baseline: Sendable {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard parts.count == 4, RuleCatalog.find(String(parts[0])) != nil else {
-                throw Configuration.ConfigError(description: "\(path):\(n + 1): not a baseline line (rule, source, device, message separated by tabs)")
+                throw Configuration.ConfigError(
+                    description:
+                        "\(path):\(n + 1): not a baseline line (rule, source, device, message separated by tabs)")
             }
             b.keys.insert(String(line))
         }

@@ -138,7 +138,9 @@ struct MessageWorker: BatchWorker {
                 ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
             case .mdns(var d, let reports):
                 if let range = d.framePayload {
-                    d.payload = batch.bytes.withUnsafeBytes { mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                    d.payload = batch.bytes.withUnsafeBytes {
+                        mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range]))
+                    }
                     d.framePayload = nil
                 }
                 mdns(d, reports, fileIndex: items[k].fileIndex, into: &out)
@@ -148,7 +150,9 @@ struct MessageWorker: BatchWorker {
         return out
     }
 
-    private mutating func ssdp(_ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput) {
+    private mutating func ssdp(
+        _ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput
+    ) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
@@ -249,7 +253,9 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private static func accept(_ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput) -> [Finding] {
+    private static func accept(
+        _ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput
+    ) -> [Finding] {
         guard !raw.isEmpty else { return raw }
         guard let policy else {
             // Through the buffer: iterating copies each finding (retaining its strings).
@@ -275,7 +281,8 @@ struct MessageWorker: BatchWorker {
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
     private static func noteServices(_ input: MDNSInput, into services: inout [UInt64]) {
-        for r in input.records where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
+        for r in input.records
+        where r.section == .answer && r.record.type == .ptr && r.labelCount == 3 && r.dnssd.kind == .serviceType {
             services.append(r.record.name.key(in: input.message.payload))
         }
     }

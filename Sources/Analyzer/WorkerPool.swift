@@ -34,12 +34,14 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         for w in workers {
             let body = ThreadBody { [unowned self] in self.loop(w) }
             var tid = pthread_t()
-            let rc = pthread_create(&tid, nil, { raw in
-                guard let raw else { return nil }
-                let body = Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue()
-                body.run()
-                return nil
-            }, Unmanaged.passRetained(body).toOpaque())
+            let rc = pthread_create(
+                &tid, nil,
+                { raw in
+                    guard let raw else { return nil }
+                    let body = Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue()
+                    body.run()
+                    return nil
+                }, Unmanaged.passRetained(body).toOpaque())
             if rc == 0 { threads.append(tid) }
         }
     }

@@ -20,7 +20,9 @@ public enum LiveSource {
     public static func open(_ interface: String, options: Options = Options()) throws(CaptureError) -> PcapHandle {
         var errbuf = [CChar](repeating: 0, count: Int(discoscope_pcap_errbuf_size()))
         guard let p = pcap_create(interface, &errbuf) else {
-            throw CaptureError(input: interface, reason: String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw CaptureError(
+                input: interface,
+                reason: String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         pcap_set_snaplen(p, options.snaplen)
         pcap_set_promisc(p, options.promiscuous ? 1 : 0)
@@ -36,7 +38,8 @@ public enum LiveSource {
         }
         // Warnings (promiscuous mode not supported, …) do not stop the capture; the caller
         // reports them.
-        let warning = rc > 0 ? "\(interface): \(String(cString: pcap_statustostr(rc))): \(String(cString: pcap_geterr(p)))" : nil
+        let warning =
+            rc > 0 ? "\(interface): \(String(cString: pcap_statustostr(rc))): \(String(cString: pcap_geterr(p)))" : nil
         let nanoActive = nano && pcap_get_tstamp_precision(p) == Int32(PCAP_TSTAMP_PRECISION_NANO)
         let handle = PcapHandle(pcap: p, input: interface, nanosecond: nanoActive)
         handle.activationWarning = warning
@@ -101,7 +104,8 @@ public enum LiveSource {
     public static func statistics(_ handle: PcapHandle) -> Statistics? {
         var st = pcap_stat()
         guard pcap_stats(handle.pcap, &st) == 0 else { return nil }
-        return Statistics(received: UInt64(st.ps_recv), dropped: UInt64(st.ps_drop), droppedByInterface: UInt64(st.ps_ifdrop))
+        return Statistics(
+            received: UInt64(st.ps_recv), dropped: UInt64(st.ps_drop), droppedByInterface: UInt64(st.ps_ifdrop))
     }
 
     public struct Interface: Sendable {
@@ -115,7 +119,9 @@ public enum LiveSource {
         var errbuf = [CChar](repeating: 0, count: Int(discoscope_pcap_errbuf_size()))
         var list: UnsafeMutablePointer<pcap_if_t>? = nil
         guard pcap_findalldevs(&list, &errbuf) == 0 else {
-            throw CaptureError(input: "interfaces", reason: String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw CaptureError(
+                input: "interfaces",
+                reason: String(decoding: errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { pcap_freealldevs(list) }
         var out: [Interface] = []
@@ -127,7 +133,10 @@ public enum LiveSource {
             if f & UInt32(PCAP_IF_RUNNING) != 0 { flags.append("Running") }
             if f & UInt32(PCAP_IF_LOOPBACK) != 0 { flags.append("Loopback") }
             if f & UInt32(PCAP_IF_WIRELESS) != 0 { flags.append("Wireless") }
-            out.append(Interface(name: String(cString: d.pointee.name), description: d.pointee.description.map { String(cString: $0) }, flags: flags))
+            out.append(
+                Interface(
+                    name: String(cString: d.pointee.name),
+                    description: d.pointee.description.map { String(cString: $0) }, flags: flags))
             cur = d.pointee.next
         }
         return out

@@ -175,7 +175,9 @@ public final class PcapHandle {
         dumper = nil
         return CaptureError(
             input: dumpPath,
-            reason: "cannot write the capture file (\(String(cString: strerror(code)))); it holds the \(dumpedRecords) packet(s) captured before, and the capture stopped")
+            reason:
+                "cannot write the capture file (\(String(cString: strerror(code)))); it holds the \(dumpedRecords) packet(s) captured before, and the capture stopped"
+        )
     }
 
     /// libpcap's messages are accurate but terse; say what they mean for a capture file.

@@ -55,7 +55,9 @@ public final class PcapWriter {
 
     /// Creates (truncates) `path` for `linkType`, nanosecond timestamps.
     public init(path: String, linkType: LinkType, snaplen: Int32 = 262_144) throws(CaptureError) {
-        guard let p = pcap_open_dead_with_tstamp_precision(linkType.rawValue, snaplen, UInt32(PCAP_TSTAMP_PRECISION_NANO)) else {
+        guard
+            let p = pcap_open_dead_with_tstamp_precision(linkType.rawValue, snaplen, UInt32(PCAP_TSTAMP_PRECISION_NANO))
+        else {
             throw CaptureError(input: path, reason: "cannot prepare a pcap file for link type \(linkType)")
         }
         guard let d = pcap_dump_open(p, path) else {

@@ -7,7 +7,10 @@ public struct DNSBuilder: Sendable {
     /// Overrides the counts written in the header (for lying-count tests).
     public var counts: [UInt16]? = nil
 
-    public enum Section: Int, Sendable { case question = 0, answer, authority, additional }
+    public enum Section: Int, Sendable {
+        case question = 0
+        case answer, authority, additional
+    }
 
     /// `flags` defaults to an authoritative response (0x8400).
     public init(id: UInt16 = 0, flags: UInt16 = 0x8400) {
@@ -31,7 +34,9 @@ public struct DNSBuilder: Sendable {
     }
 
     public static func u16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
-    public static func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    public static func u32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
 
     @discardableResult
     public mutating func question(_ name: String, _ type: UInt16, qu: Bool = false, qclass: UInt16 = 1) -> DNSBuilder {
@@ -46,7 +51,8 @@ public struct DNSBuilder: Sendable {
     ) -> DNSBuilder {
         let cls = rrclass | (flush ? 0x8000 : 0)
         sections[section.rawValue].append(
-            Self.name(name) + Self.u16(type) + Self.u16(cls) + Self.u32(ttl) + Self.u16(UInt16(truncatingIfNeeded: rdata.count)) + rdata)
+            Self.name(name) + Self.u16(type) + Self.u16(cls) + Self.u32(ttl)
+                + Self.u16(UInt16(truncatingIfNeeded: rdata.count)) + rdata)
         return self
     }
 

@@ -24,7 +24,9 @@ public struct DNSMessage: Sendable {
     }
 
     mutating func note(_ kind: DNSAnomaly.Kind, _ offset: Int, _ section: DNSSection? = nil, _ index: Int = 0) {
-        if anomalies.count < 64 { anomalies.append(DNSAnomaly(kind: kind, offset: offset, section: section, index: index)) }
+        if anomalies.count < 64 {
+            anomalies.append(DNSAnomaly(kind: kind, offset: offset, section: section, index: index))
+        }
     }
 
     private mutating func parse() {
@@ -120,7 +122,8 @@ public struct DNSMessage: Sendable {
     }
 
     /// Typed RDATA inside exactly [start, end); a mismatch is `.rdataLength` (MDNS-010).
-    private mutating func decodeRData(_ type: RecordType, _ start: Int, _ end: Int, _ s: DNSSection, _ i: Int) -> RData {
+    private mutating func decodeRData(_ type: RecordType, _ start: Int, _ end: Int, _ s: DNSSection, _ i: Int) -> RData
+    {
         let p = payload
         let b = p.span
         let len = end - start
@@ -199,7 +202,8 @@ public struct DNSMessage: Sendable {
         case .opt:
             var o = start
             while o < end {
-                guard o + 4 <= end, let code = b.u16(at: o), let olen = b.u16(at: o + 2), o + 4 + Int(olen) <= end else {
+                guard o + 4 <= end, let code = b.u16(at: o), let olen = b.u16(at: o + 2), o + 4 + Int(olen) <= end
+                else {
                     note(.optionLength, o, s, i)
                     return .opt
                 }

@@ -45,7 +45,8 @@ public struct Finding: Sendable, Hashable {
         interop: String? = nil
     ) {
         self.init(
-            descriptor: descriptor, severity: severity, firstFrame: frame, related: related, time: time, message: message,
+            descriptor: descriptor, severity: severity, firstFrame: frame, related: related, time: time,
+            message: message,
             source: source, device: device, field: field, fileIndex: fileIndex, interop: interop)
     }
 

@@ -37,7 +37,9 @@ public struct PacketDecoder: Sendable {
         frame: Int, time: Timestamp, linkType: LinkType, frameBytes: [UInt8], originalLength: Int,
         wants: (IPAddress, UInt16, IPAddress, UInt16) -> Bool
     ) -> FrameOutcome {
-        decode(frame: frame, time: time, linkType: linkType, bytes: frameBytes.span, originalLength: originalLength, wants: wants)
+        decode(
+            frame: frame, time: time, linkType: linkType, bytes: frameBytes.span, originalLength: originalLength,
+            wants: wants)
     }
 
     /// The same, for the frame's bytes where they are (the capture library's buffer): a
@@ -53,7 +55,9 @@ public struct PacketDecoder: Sendable {
         var ethertype: UInt16 = 0
         switch linkType {
         case .ethernet:
-            guard let t = b.u16(at: 12) else { return capTruncated ? .truncatedHeaders : .malformed("short Ethernet header") }
+            guard let t = b.u16(at: 12) else {
+                return capTruncated ? .truncatedHeaders : .malformed("short Ethernet header")
+            }
             mac = (6, 6)
             ethertype = t
             offset = 14
@@ -69,7 +73,9 @@ public struct PacketDecoder: Sendable {
             }
             if ethertype <= 1500 { return .notUDP }  // 802.3 length + LLC: not IP over Ethernet II
         case .linuxSLL:
-            guard let t = b.u16(at: 14) else { return capTruncated ? .truncatedHeaders : .malformed("short SLL header") }
+            guard let t = b.u16(at: 14) else {
+                return capTruncated ? .truncatedHeaders : .malformed("short SLL header")
+            }
             ethertype = t
             offset = 16
             if let halen = b.u16(at: 4), halen == 6 { mac = (6, 6) }
@@ -81,7 +87,9 @@ public struct PacketDecoder: Sendable {
             offset = 20
             if let halen = b.u8(at: 11), halen == 6 { mac = (12, 6) }
         case .null, .loop:
-            guard let raw = b.u32(at: 0) else { return capTruncated ? .truncatedHeaders : .malformed("short loopback header") }
+            guard let raw = b.u32(at: 0) else {
+                return capTruncated ? .truncatedHeaders : .malformed("short loopback header")
+            }
             // NULL: host byte order of the capturing machine, so try both; LOOP: network order.
             let swapped = raw.byteSwapped
             let family = linkType == .loop ? raw : (raw < 0x10000 ? raw : swapped)
@@ -201,8 +209,10 @@ public struct PacketDecoder: Sendable {
             case .dropped(let why): return .malformed(why)
             case .complete(let whole):
                 return udp(
-                    frame, time, whole.payload.span, 0, whole.payload.count, whole.payload.count, src, dst, whole.hopLimit,
-                    ipPacketLength: whole.headerLength + whole.payload.count, fragments: whole.frames, srcMAC, inFrame: false, wants)
+                    frame, time, whole.payload.span, 0, whole.payload.count, whole.payload.count, src, dst,
+                    whole.hopLimit,
+                    ipPacketLength: whole.headerLength + whole.payload.count, fragments: whole.frames, srcMAC,
+                    inFrame: false, wants)
             }
         }
         return udp(
@@ -325,7 +335,8 @@ public struct PacketDecoder: Sendable {
         let inPlace = !copiesPayloads && inFrame
         var d = Datagram(
             frame: frame, time: time, src: src, dst: dst, srcPort: sport, dstPort: dport, hopLimit: hop,
-            payload: inPlace ? [] : Self.copy(b, range), udpPayloadLength: claimedPayload, ipPacketLength: ipPacketLength,
+            payload: inPlace ? [] : Self.copy(b, range), udpPayloadLength: claimedPayload,
+            ipPacketLength: ipPacketLength,
             fragmentFrames: fragments)
         d.sourceMAC = srcMAC
         if inPlace { d.framePayload = range }

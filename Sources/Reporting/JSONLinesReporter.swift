@@ -41,7 +41,8 @@ public final class JSONLinesReporter: Reporter {
     /// `file`: the input the record came from (null when unknown, as in unit tests).
     public static func messageObject(_ m: MessageRecord, file: String? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("type", .string("message")), ("file", file.map { .string($0) } ?? .null), ("frame", .int(m.frame)), ("time", .rawNumber(m.time.microsecondText)),
+            ("type", .string("message")), ("file", file.map { .string($0) } ?? .null), ("frame", .int(m.frame)),
+            ("time", .rawNumber(m.time.microsecondText)),
             ("src", .string(m.src)), ("sport", .int(m.sport)), ("dst", .string(m.dst)), ("dport", .int(m.dport)),
             ("ip_ttl", .int(m.ipTTL)), ("protocol", .string(m.proto.rawValue)), ("kind", .string(m.kind)),
         ]
@@ -53,7 +54,8 @@ public final class JSONLinesReporter: Reporter {
 
     public static func findingObject(_ f: Finding, file: String? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("type", .string("finding")), ("file", file.map { .string($0) } ?? .null), ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
+            ("type", .string("finding")), ("file", file.map { .string($0) } ?? .null),
+            ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
             ("severity", .string(f.severity.rawValue)), ("frames", .array(f.frames.map { .int($0) })),
             ("time", .rawNumber(f.time.microsecondText)), ("message", .string(f.message)), ("spec", .string(f.spec)),
             ("interop", f.interop.map { .string($0) } ?? .null), ("source", .string(f.source)),
@@ -66,15 +68,20 @@ public final class JSONLinesReporter: Reporter {
 
     public static func summaryObject(_ s: RunSummary) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("type", .string("summary")), ("files", .array(s.files.map { .string($0) })), ("frames", .int(s.framesRead)),
+            ("type", .string("summary")), ("files", .array(s.files.map { .string($0) })),
+            ("frames", .int(s.framesRead)),
             ("datagrams", .int(s.datagrams)), ("port_datagrams", .int(s.portDatagrams)),
             ("ssdp_messages", .int(s.ssdpMessages)), ("mdns_messages", .int(s.mdnsMessages)),
             ("truncated", .int(s.truncatedDatagrams)), ("reassembled", .int(s.reassembledDatagrams)),
             ("devices", .int(s.devices)), ("services", .int(s.services)),
-            ("findings", .object([
-                ("error", .int(s.findingsBySeverity[.error] ?? 0)), ("warning", .int(s.findingsBySeverity[.warning] ?? 0)),
-                ("info", .int(s.findingsBySeverity[.info] ?? 0)),
-            ])),
+            (
+                "findings",
+                .object([
+                    ("error", .int(s.findingsBySeverity[.error] ?? 0)),
+                    ("warning", .int(s.findingsBySeverity[.warning] ?? 0)),
+                    ("info", .int(s.findingsBySeverity[.info] ?? 0)),
+                ])
+            ),
             ("findings_by_rule", .object(s.findingsByRule.map { ($0.rule.rawValue, .int($0.count)) })),
             ("suppressed", .int(s.suppressed)), ("below_min_severity", .int(s.belowMinSeverity)),
             ("skipped", .object(s.skipped.map { ($0.reason, .int($0.count)) })),
@@ -85,13 +92,22 @@ public final class JSONLinesReporter: Reporter {
         if s.stateEvicted > 0 { fields.append(("state_evicted", .int(s.stateEvicted))) }
         if s.timeWentBack > 0 { fields.append(("time_went_back", .int(s.timeWentBack))) }
         if !s.limitsReached.isEmpty {
-            fields.append(("limits_reached", .array(s.limitsReached.map { l in
-                .object([("limit", .string(l.limit)), ("value", .int(l.value)), ("message", .string(l.message))])
-            })))
+            fields.append(
+                (
+                    "limits_reached",
+                    .array(
+                        s.limitsReached.map { l in
+                            .object([
+                                ("limit", .string(l.limit)), ("value", .int(l.value)), ("message", .string(l.message)),
+                            ])
+                        })
+                ))
         }
         if let r = s.packetsReceived { fields.append(("packets_received", .int(Int(clamping: r)))) }
         if let d = s.packetsDropped { fields.append(("packets_dropped", .int(Int(clamping: d)))) }
-        if let d = s.packetsDroppedByInterface { fields.append(("packets_dropped_by_interface", .int(Int(clamping: d)))) }
+        if let d = s.packetsDroppedByInterface {
+            fields.append(("packets_dropped_by_interface", .int(Int(clamping: d))))
+        }
         return .object(fields)
     }
 }

@@ -31,7 +31,9 @@ public final class JUnitReporter: Reporter {
         if files.isEmpty { files = ["(no input)"] }
         // Input errors for files that never opened have no entry in `files`.
         var suites = ""
-        var totalTests = 0, totalFailures = 0, totalErrors = 0
+        var totalTests = 0
+        var totalFailures = 0
+        var totalErrors = 0
         for (index, file) in files.enumerated() {
             let found = byFile[index] ?? [:]
             var cases = ""
@@ -40,15 +42,19 @@ public final class JUnitReporter: Reporter {
                 let list = found[d.id] ?? []
                 let failing = s.failOn.map { t in list.filter { $0.severity >= t } } ?? []
                 let other = list.filter { f in s.failOn.map { f.severity < $0 } ?? true }
-                cases += "    <testcase classname=\"discoscope.\(d.proto.rawValue)\" name=\"\(Self.escape(d.id.rawValue + " " + d.name))\" time=\"0\">\n"
+                cases +=
+                    "    <testcase classname=\"discoscope.\(d.proto.rawValue)\" name=\"\(Self.escape(d.id.rawValue + " " + d.name))\" time=\"0\">\n"
                 if !failing.isEmpty {
                     failures += 1
                     let worst = failing.map(\.severity).max() ?? .error
-                    cases += "      <failure type=\"\(worst.rawValue)\" message=\"\(Self.escape("\(failing.count) finding(s): \(d.title)"))\">"
+                    cases +=
+                        "      <failure type=\"\(worst.rawValue)\" message=\"\(Self.escape("\(failing.count) finding(s): \(d.title)"))\">"
                     cases += Self.escape(failing.map(Self.line).joined(separator: "\n")) + "</failure>\n"
                 }
                 if !other.isEmpty {
-                    cases += "      <system-out>" + Self.escape(other.map(Self.line).joined(separator: "\n")) + "</system-out>\n"
+                    cases +=
+                        "      <system-out>" + Self.escape(other.map(Self.line).joined(separator: "\n"))
+                        + "</system-out>\n"
                 }
                 cases += "    </testcase>\n"
             }
@@ -61,14 +67,16 @@ public final class JUnitReporter: Reporter {
             totalTests += tests
             totalFailures += failures
             totalErrors += errs.count
-            suites += "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errs.count)\" skipped=\"0\" time=\"0\">\n"
+            suites +=
+                "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errs.count)\" skipped=\"0\" time=\"0\">\n"
             suites += cases
             suites += "  </testsuite>\n"
         }
         // Errors for inputs that never opened (not in `files`).
         let orphan = s.inputErrors.filter { e in !files.contains { e.hasPrefix($0 + ":") } }
         if !orphan.isEmpty {
-            suites += "  <testsuite name=\"inputs\" tests=\"\(orphan.count)\" failures=\"0\" errors=\"\(orphan.count)\" skipped=\"0\" time=\"0\">\n"
+            suites +=
+                "  <testsuite name=\"inputs\" tests=\"\(orphan.count)\" failures=\"0\" errors=\"\(orphan.count)\" skipped=\"0\" time=\"0\">\n"
             for e in orphan {
                 suites += "    <testcase classname=\"discoscope.input\" name=\"\(Self.escape(e))\" time=\"0\">\n"
                 suites += "      <error type=\"input\" message=\"\(Self.escape(e))\"/>\n    </testcase>\n"
@@ -78,7 +86,8 @@ public final class JUnitReporter: Reporter {
             totalErrors += orphan.count
         }
         var doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        doc += "<testsuites name=\"discoscope\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\" errors=\"\(totalErrors)\" time=\"\(Self.seconds(s.elapsedSeconds))\">\n"
+        doc +=
+            "<testsuites name=\"discoscope\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\" errors=\"\(totalErrors)\" time=\"\(Self.seconds(s.elapsedSeconds))\">\n"
         doc += suites + "</testsuites>\n"
         sink.write(doc)
         sink.flush()
@@ -108,7 +117,11 @@ public final class JUnitReporter: Reporter {
             case "\n": out += "&#10;"
             case "\t", "\r": out += "&#\(u.value);"
             default:
-                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF { out += "\u{FFFD}" } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out

@@ -44,81 +44,124 @@ public final class SARIFReporter: Reporter {
             var help = d.title + ". " + (d.description.isEmpty ? "" : d.description + " ") + "Spec: " + d.spec + "."
             if let i = d.interop { help += " Interop: " + i + "." }
             help += " Example of a violation: " + d.example + "."
-            rules.append(.object([
-                ("id", .string(d.id.rawValue)), ("name", .string(d.name)),
-                ("shortDescription", .object([("text", .string(d.title))])),
-                ("fullDescription", .object([("text", .string(d.description.isEmpty ? d.title : d.description))])),
-                ("help", .object([("text", .string(help))])),
-                ("defaultConfiguration", .object([("level", .string(Self.level(d.severity)))])),
-                ("properties", .object([
-                    ("tags", .array([.string(d.proto.rawValue), .string(d.scope.rawValue)])), ("spec", .string(d.spec)),
-                    ("problem.severity", .string(d.severity == .info ? "recommendation" : d.severity.rawValue)),
-                ])),
-            ]))
+            rules.append(
+                .object([
+                    ("id", .string(d.id.rawValue)), ("name", .string(d.name)),
+                    ("shortDescription", .object([("text", .string(d.title))])),
+                    ("fullDescription", .object([("text", .string(d.description.isEmpty ? d.title : d.description))])),
+                    ("help", .object([("text", .string(help))])),
+                    ("defaultConfiguration", .object([("level", .string(Self.level(d.severity)))])),
+                    (
+                        "properties",
+                        .object([
+                            ("tags", .array([.string(d.proto.rawValue), .string(d.scope.rawValue)])),
+                            ("spec", .string(d.spec)),
+                            ("problem.severity", .string(d.severity == .info ? "recommendation" : d.severity.rawValue)),
+                        ])
+                    ),
+                ]))
         }
         let artifacts: [JSONValue] = s.files.map { .object([("location", .object([("uri", .string(Self.uri($0)))]))]) }
         // Results are serialized one at a time straight to the output (the document is not
         // built in memory as a whole).
         func writeResults() {
-        var first = true
-        for f in results {
-            let file = f.fileIndex < s.files.count ? s.files[f.fileIndex] : (s.files.last ?? "-")
-            let frame = f.frames.first ?? 0
-            var artifact: [(String, JSONValue)] = [("uri", .string(Self.uri(file)))]
-            if f.fileIndex < s.files.count { artifact.append(("index", .int(f.fileIndex))) }
-            var location: [(String, JSONValue)] = [
-                ("physicalLocation", .object([
-                    ("artifactLocation", .object(artifact)), ("region", .object([("startLine", .int(1))])),
-                ]))
-            ]
-            if frame > 0 {
-                location.append(("logicalLocations", .array([.object([
-                    ("name", .string("frame \(frame)")), ("fullyQualifiedName", .string("\(file)#frame=\(frame)")),
-                    ("kind", .string("element")),
-                ])])))
+            var first = true
+            for f in results {
+                let file = f.fileIndex < s.files.count ? s.files[f.fileIndex] : (s.files.last ?? "-")
+                let frame = f.frames.first ?? 0
+                var artifact: [(String, JSONValue)] = [("uri", .string(Self.uri(file)))]
+                if f.fileIndex < s.files.count { artifact.append(("index", .int(f.fileIndex))) }
+                var location: [(String, JSONValue)] = [
+                    (
+                        "physicalLocation",
+                        .object([
+                            ("artifactLocation", .object(artifact)), ("region", .object([("startLine", .int(1))])),
+                        ])
+                    )
+                ]
+                if frame > 0 {
+                    location.append(
+                        (
+                            "logicalLocations",
+                            .array([
+                                .object([
+                                    ("name", .string("frame \(frame)")),
+                                    ("fullyQualifiedName", .string("\(file)#frame=\(frame)")),
+                                    ("kind", .string("element")),
+                                ])
+                            ])
+                        ))
+                }
+                var result: [(String, JSONValue)] = [("ruleId", .string(f.rule.rawValue))]
+                if let i = ruleIndex[f.rule] { result.append(("ruleIndex", .int(i))) }
+                let text = (frame > 0 ? "Frame \(frame): " : "") + f.message
+                result += [
+                    ("level", .string(Self.level(f.severity))),
+                    ("message", .object([("text", .string(text))])),
+                    ("locations", .array([.object(location)])),
+                    ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
+                    (
+                        "properties",
+                        .object(
+                            [
+                                ("frames", .array(f.frames.map { .int($0) })),
+                                ("time", .rawNumber(f.time.microsecondText)),
+                                ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
+                                ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
+                            ] + (f.atEnd ? [("at_end", .bool(true))] : []))
+                    ),
+                ]
+                sink.write((first ? "" : ",") + JSONValue.object(result).serialized())
+                first = false
             }
-            var result: [(String, JSONValue)] = [("ruleId", .string(f.rule.rawValue))]
-            if let i = ruleIndex[f.rule] { result.append(("ruleIndex", .int(i))) }
-            let text = (frame > 0 ? "Frame \(frame): " : "") + f.message
-            result += [
-                ("level", .string(Self.level(f.severity))),
-                ("message", .object([("text", .string(text))])),
-                ("locations", .array([.object(location)])),
-                ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
-                ("properties", .object(
-                    [
-                        ("frames", .array(f.frames.map { .int($0) })), ("time", .rawNumber(f.time.microsecondText)),
-                        ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
-                        ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
-                    ] + (f.atEnd ? [("at_end", .bool(true))] : []))),
-            ]
-            sink.write((first ? "" : ",") + JSONValue.object(result).serialized())
-            first = false
-        }
         }
         var notes: [JSONValue] = s.inputErrors.map {
             .object([("level", .string("error")), ("message", .object([("text", .string($0))]))])
         }
         if dropped > 0 {
-            notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string(
-                "\(dropped) further results omitted (limit \(Self.maxResults) results per document; --format jsonl reports every finding)"))]))]))
+            notes.append(
+                .object([
+                    ("level", .string("warning")),
+                    (
+                        "message",
+                        .object([
+                            (
+                                "text",
+                                .string(
+                                    "\(dropped) further results omitted (limit \(Self.maxResults) results per document; --format jsonl reports every finding)"
+                                )
+                            )
+                        ])
+                    ),
+                ]))
         }
         for l in s.limitsReached {
-            notes.append(.object([("level", .string("warning")), ("message", .object([("text", .string(l.message))]))]))
+            notes.append(
+                .object([("level", .string("warning")), ("message", .object([("text", .string(l.message))]))]))
         }
-        let tool: JSONValue = .object([("driver", .object([
-            ("name", .string("DiscoScope")), ("semanticVersion", .string(toolVersion)), ("version", .string(toolVersion)),
-            ("rules", .array(rules)),
-        ]))])
-        let invocations: JSONValue = .array([.object([
-            ("executionSuccessful", .bool(s.inputErrors.isEmpty)),
-            ("toolExecutionNotifications", .array(notes)),
-        ])])
+        let tool: JSONValue = .object([
+            (
+                "driver",
+                .object([
+                    ("name", .string("DiscoScope")), ("semanticVersion", .string(toolVersion)),
+                    ("version", .string(toolVersion)),
+                    ("rules", .array(rules)),
+                ])
+            )
+        ])
+        let invocations: JSONValue = .array([
+            .object([
+                ("executionSuccessful", .bool(s.inputErrors.isEmpty)),
+                ("toolExecutionNotifications", .array(notes)),
+            ])
+        ])
         sink.write(#"{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"tool":"#)
         sink.write(tool.serialized() + #","invocations":"# + invocations.serialized())
         sink.write(#","artifacts":"# + JSONValue.array(artifacts).serialized() + #","results":["#)
         writeResults()
-        sink.write(#"],"properties":"# + JSONValue.object([("summary", JSONLinesReporter.summaryObject(s))]).serialized() + "}]}\n")
+        sink.write(
+            #"],"properties":"# + JSONValue.object([("summary", JSONLinesReporter.summaryObject(s))]).serialized()
+                + "}]}\n")
         sink.flush()
     }
 

@@ -118,18 +118,33 @@ public final class TextReporter: Reporter {
         if !notes.isEmpty { msg += " (" + notes.joined(separator: ", ") + ")" }
         row("messages", msg)
         let more = { (limit: String) in s.reached(limit) ? "+" : "" }
-        row("seen", "\(s.devices)\(more("devices")) device(s) or host(s), \(s.services)\(more("services")) DNS-SD service type(s)")
-        let e = s.findingsBySeverity[.error] ?? 0, w = s.findingsBySeverity[.warning] ?? 0, i = s.findingsBySeverity[.info] ?? 0
+        row(
+            "seen",
+            "\(s.devices)\(more("devices")) device(s) or host(s), \(s.services)\(more("services")) DNS-SD service type(s)"
+        )
+        let e = s.findingsBySeverity[.error] ?? 0
+        let w = s.findingsBySeverity[.warning] ?? 0
+        let i = s.findingsBySeverity[.info] ?? 0
         var fl = "\(e) error(s), \(w) warning(s), \(i) info"
         if s.belowMinSeverity > 0 { fl += "; \(s.belowMinSeverity) below --min-severity, not shown" }
         if s.suppressed > 0 { fl += "; \(s.suppressed) suppressed by configuration or baseline" }
         row("findings", fl)
         for r in s.findingsByRule.sorted(by: { $0.rule < $1.rule }) {
-            out += "    " + paint(r.rule.rawValue, "1") + " " + TerminalText.escaped(r.name).padding(28) + " " + paint(r.severity.rawValue.padding(8), Self.color(r.severity)) + String(r.count) + "\n"
+            out +=
+                "    " + paint(r.rule.rawValue, "1") + " " + TerminalText.escaped(r.name).padding(28) + " "
+                + paint(r.severity.rawValue.padding(8), Self.color(r.severity)) + String(r.count) + "\n"
         }
         for k in s.skipped { row("skipped", "\(k.count) × \(k.reason)") }
-        if s.stateEvicted > 0 { row("state", "\(s.stateEvicted) table entries evicted (tables full); findings that needed them were not made") }
-        if s.timeWentBack > 0 { row("clock", "\(s.timeWentBack) packet(s) stamped earlier than one before them (no interval ending there judged)") }
+        if s.stateEvicted > 0 {
+            row(
+                "state",
+                "\(s.stateEvicted) table entries evicted (tables full); findings that needed them were not made")
+        }
+        if s.timeWentBack > 0 {
+            row(
+                "clock",
+                "\(s.timeWentBack) packet(s) stamped earlier than one before them (no interval ending there judged)")
+        }
         for err in s.inputErrors { row("input error", err) }
         for l in s.limitsReached { row("limit", l.message) }
         if let rcv = s.packetsReceived {
@@ -147,7 +162,10 @@ public final class TextReporter: Reporter {
             row("result", paint(text, "31"))
         } else if let t = s.failOn {
             let n = s.findings(atLeast: t)
-            row("result", n == 0 ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)")
+            row(
+                "result",
+                n == 0
+                    ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)")
         }
         sink.write(out)
         sink.flush()
@@ -179,7 +197,8 @@ public struct TextRenderer: MessageRenderer {
         // The line is sized once and written in place: frame, clock, two endpoints (address in
         // brackets, colon, port), the protocol, the summary and the notes after it.
         let summaryCount = m.summaryUTF8.withUnsafeBufferPointer { TerminalText.escapedCount($0) }
-        let bound = 20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + summaryCount
+        let bound =
+            20 + 1 + 15 + 1 + (m.src.utf8.count + 8) + 3 + (m.dst.utf8.count + 8) + 6 + summaryCount
             + 12 + (m.fragmentFrames.isEmpty ? 0 : 26 + 21 * m.fragmentFrames.count) + 1
         if options.timeStyle != .clock || options.showMAC {
             // The tcpdump options' forms: a prefix of text, then the rest of the line as usual.
@@ -221,7 +240,9 @@ public struct TextRenderer: MessageRenderer {
 
     /// One message line (sized by the caller); without `clock`, from the source address on
     /// (the caller wrote the frame and time).
-    private static func writeLine(_ mp: UnsafePointer<MessageRecord>, clock time: UInt64?, into o: inout OutputSpan<UInt8>) {
+    private static func writeLine(
+        _ mp: UnsafePointer<MessageRecord>, clock time: UInt64?, into o: inout OutputSpan<UInt8>
+    ) {
         if let time {
             o.put(decimal: mp.pointee.frame)
             o.put(0x20)
@@ -274,10 +295,13 @@ public struct TextRenderer: MessageRenderer {
 
     /// The finding by pointer: a closure that captures a finding copies it (and so does one
     /// that passes on a pointer's `pointee`).
-    mutating func findingLines(_ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, into c: inout RenderedChunk) {
+    mutating func findingLines(
+        _ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, into c: inout RenderedChunk
+    ) {
         // Sized once: indent, frame, two painted words (colour codes), name, message, spec,
         // related frames.
-        let bound = indent + 36 + 2 * 12 + (frameDescription ? 6 + fp.pointee.source.utf8.count : 0)
+        let bound =
+            indent + 36 + 2 * 12 + (frameDescription ? 6 + fp.pointee.source.utf8.count : 0)
             + fp.pointee.severity.rawValue.utf8.count + fp.pointee.rule.rawValue.utf8.count
             + fp.pointee.name.utf8.count + fp.pointee.message.terminalSafeCount + fp.pointee.spec.utf8.count
             + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
@@ -355,8 +379,11 @@ public struct TextRenderer: MessageRenderer {
             var us = ds * 1_000_000 + Int64(micros) - Int64(earlier.nanoseconds / 1000)
             if us < 0 { us = 0 }
             let secs = us / 1_000_000
-            let h = secs / 3600, m = secs / 60 % 60, sec = secs % 60
-            return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)") + ":" + (sec < 10 ? "0\(sec)" : "\(sec)")
+            let h = secs / 3600
+            let m = secs / 60 % 60
+            let sec = secs % 60
+            return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)") + ":"
+                + (sec < 10 ? "0\(sec)" : "\(sec)")
                 + "." + fraction(Int(us % 1_000_000))
         }
         switch options.timeStyle {

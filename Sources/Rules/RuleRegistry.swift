@@ -145,7 +145,7 @@ public enum RuleRegistry {
 
     /// mDNS rules judged across packets, in capture order.
     public static let mdnsSession: [any SessionRule<MDNSEvent>.Type] = [
-        LegacyResponseIDRule.self,  // MDNS-403
+        LegacyResponseIDRule.self  // MDNS-403
     ]
 
     /// Every registered rule type (a rule with a stateless and a session half has two).

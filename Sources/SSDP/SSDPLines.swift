@@ -79,7 +79,8 @@ extension SSDPMessage {
                 return (.response, true)
             }
             guard t.count == 3,
-                ASCII.equalsIgnoringCase(p, t.third.lowerBound..<min(t.third.upperBound, t.third.lowerBound + 5), "HTTP/")
+                ASCII.equalsIgnoringCase(
+                    p, t.third.lowerBound..<min(t.third.upperBound, t.third.lowerBound + 5), "HTTP/")
             else { return (.other, false) }
             if ASCII.equalsIgnoringCase(p, first, "M-SEARCH") { return (.mSearch, true) }
             if ASCII.equalsIgnoringCase(p, first, "NOTIFY") { return (.notify, true) }
@@ -110,7 +111,10 @@ public struct SSDPKeyHeaders {
     public private(set) var nextBootID: Range<Int>? = nil
     public private(set) var searchPort: Range<Int>? = nil
 
-    private enum Key { case server, userAgent, usn, nts, mx, st, nt, man, location, cacheControl, bootID, configID, nextBootID, searchPort }
+    private enum Key {
+        case server, userAgent, usn, nts, mx, st, nt, man, location, cacheControl, bootID, configID, nextBootID,
+            searchPort
+    }
 
     /// Scans the message at `range` of `bytes`.
     public init(_ bytes: [UInt8], _ range: Range<Int>) {
@@ -161,37 +165,73 @@ public struct SSDPKeyHeaders {
         switch name.count {
         case 2:
             if named(.mx) {
-                if mx == nil { mx = value; return .mx }
+                if mx == nil {
+                    mx = value
+                    return .mx
+                }
             } else if named(.st) {
-                if st == nil { st = value; return .st }
+                if st == nil {
+                    st = value
+                    return .st
+                }
             } else if nt == nil, named(.nt) {
-                nt = value; return .nt
+                nt = value
+                return .nt
             }
         case 3:
             if named(.usn) {
-                if usn == nil { usn = value; return .usn }
+                if usn == nil {
+                    usn = value
+                    return .usn
+                }
             } else if named(.nts) {
-                if nts == nil { nts = value; return .nts }
+                if nts == nil {
+                    nts = value
+                    return .nts
+                }
             } else if man == nil, named(.man) {
-                man = value; return .man
+                man = value
+                return .man
             }
         case 6:
-            if server == nil, named(.server) { server = value; return .server }
+            if server == nil, named(.server) {
+                server = value
+                return .server
+            }
         case 8:
-            if location == nil, named(.location) { location = value; return .location }
+            if location == nil, named(.location) {
+                location = value
+                return .location
+            }
         case 10:
-            if userAgent == nil, named(.userAgent) { userAgent = value; return .userAgent }
+            if userAgent == nil, named(.userAgent) {
+                userAgent = value
+                return .userAgent
+            }
         case 13:
-            if cacheControl == nil, named(.cacheControl) { cacheControl = value; return .cacheControl }
+            if cacheControl == nil, named(.cacheControl) {
+                cacheControl = value
+                return .cacheControl
+            }
         case 15:
-            if bootID == nil, named(.bootID) { bootID = value; return .bootID }
+            if bootID == nil, named(.bootID) {
+                bootID = value
+                return .bootID
+            }
         case 17:
-            if configID == nil, named(.configID) { configID = value; return .configID }
+            if configID == nil, named(.configID) {
+                configID = value
+                return .configID
+            }
         case 19:
             if named(.nextBootID) {
-                if nextBootID == nil { nextBootID = value; return .nextBootID }
+                if nextBootID == nil {
+                    nextBootID = value
+                    return .nextBootID
+                }
             } else if searchPort == nil, named(.searchPort) {
-                searchPort = value; return .searchPort
+                searchPort = value
+                return .searchPort
             }
         default:
             break

@@ -375,7 +375,10 @@ public struct SSDPHeaderName: Sendable, Hashable {
     public var text: String { staticText.description }
 
     public static func == (a: Self, b: Self) -> Bool { a.bytes.elementsEqual(b.bytes) }
-    public func hash(into h: inout Hasher) { h.combine(bytes.count); for x in bytes { h.combine(x) } }
+    public func hash(into h: inout Hasher) {
+        h.combine(bytes.count)
+        for x in bytes { h.combine(x) }
+    }
 
     public static let host = SSDPHeaderName("HOST", code: 1)
     public static let man = SSDPHeaderName("MAN", code: 2)
@@ -406,7 +409,9 @@ public struct SSDPHeaderName: Sendable, Hashable {
 
     /// Every name with a code, in code order.
     public static let known: [SSDPHeaderName] = [
-        .host, .man, .mx, .st, .nt, .nts, .usn, .location, .cacheControl, .server, .userAgent, .ext, .date, .contentLength, .bootID, .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation, .al, .expires, .contentType, .connection,
+        .host, .man, .mx, .st, .nt, .nts, .usn, .location, .cacheControl, .server, .userAgent, .ext, .date,
+        .contentLength, .bootID, .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation, .al,
+        .expires, .contentType, .connection,
     ]
 
     /// For each name length below 32 and first letter (its low five bits, case folded), the
@@ -437,7 +442,9 @@ public struct SSDPHeaderName: Sendable, Hashable {
         var candidates = Self.candidates[n * 32 + Int(bytes[range.lowerBound] & 31)]
         while candidates != 0 {
             let c = candidates.trailingZeroBitCount
-            if c >= 1, c <= knownTexts.count, ASCII.equalsIgnoringCase(bytes, range, knownTexts[c - 1]) { return UInt8(c) }
+            if c >= 1, c <= knownTexts.count, ASCII.equalsIgnoringCase(bytes, range, knownTexts[c - 1]) {
+                return UInt8(c)
+            }
             candidates &= candidates &- 1
         }
         return 0
@@ -512,7 +519,9 @@ public enum SSDPSyntax {
 
     /// `urn:<domain>:device|service:<type>:<ver>` → (kind, domain, type, version) when well
     /// formed; nil otherwise.
-    public static func parseURN(_ s: ArraySlice<UInt8>) -> (kind: URNKind, domain: ArraySlice<UInt8>, type: ArraySlice<UInt8>, version: ArraySlice<UInt8>)? {
+    public static func parseURN(_ s: ArraySlice<UInt8>) -> (
+        kind: URNKind, domain: ArraySlice<UInt8>, type: ArraySlice<UInt8>, version: ArraySlice<UInt8>
+    )? {
         guard hasPrefix(s, "urn:") else { return nil }
         // Exactly five colon-separated parts: urn, domain, device|service, type, version.
         var colons: (Int, Int, Int, Int) = (0, 0, 0, 0)

@@ -109,7 +109,8 @@ public func hex(_ text: String) -> [UInt8] {
 /// A datagram for rule and decoder tests, with sensible defaults.
 public func makeDatagram(
     _ payload: [UInt8], src: String = "192.168.1.20", srcPort: UInt16 = 5353, dst: String = "224.0.0.251",
-    dstPort: UInt16 = 5353, hopLimit: UInt8 = 255, frame: Int = 1, time: Timestamp = Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
+    dstPort: UInt16 = 5353, hopLimit: UInt8 = 255, frame: Int = 1,
+    time: Timestamp = Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
 ) -> Datagram {
     Datagram(
         frame: frame, time: time, src: IPAddress(text: Array(src.utf8)) ?? .v4(0),

@@ -52,7 +52,8 @@ extension UnsafeRawBufferPointer {
         if baseAddress == b.baseAddress { return true }
         var i = 0
         while i &+ 8 <= count {
-            if loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            if loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
                 return false
             }
             i &+= 8

@@ -22,16 +22,26 @@ extension DiscoScope {
             aliases: ["analyse"]
         )
 
-        @Argument(help: ArgumentHelp("Capture files, then an optional BPF filter expression.", valueName: "file… [filter]"))
+        @Argument(
+            help: ArgumentHelp("Capture files, then an optional BPF filter expression.", valueName: "file… [filter]"))
         var arguments: [String] = []
 
-        @Option(name: .customShort("r"), help: ArgumentHelp("Read FILE (as tcpdump -r; repeatable). The files may also be given without -r.", valueName: "file"))
+        @Option(
+            name: .customShort("r"),
+            help: ArgumentHelp(
+                "Read FILE (as tcpdump -r; repeatable). The files may also be given without -r.", valueName: "file"))
         var readFiles: [String] = []
 
-        @Option(name: .customShort("c"), help: ArgumentHelp("Stop after COUNT packets (those the filter passes), as tcpdump -c.", valueName: "count"))
+        @Option(
+            name: .customShort("c"),
+            help: ArgumentHelp("Stop after COUNT packets (those the filter passes), as tcpdump -c.", valueName: "count")
+        )
         var count: Int?
 
-        @Option(name: .customShort("w"), help: ArgumentHelp("Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark).", valueName: "file"))
+        @Option(
+            name: .customShort("w"),
+            help: ArgumentHelp(
+                "Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark).", valueName: "file"))
         var writeFile: String?
 
         @Flag(name: .long, help: "With -w: write only the packets that findings name.")

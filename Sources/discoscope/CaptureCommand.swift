@@ -30,7 +30,9 @@ extension DiscoScope {
 
         @Option(
             name: .shortAndLong,
-            help: ArgumentHelp("Interface to capture on (`any` for all; see -D). Default: the first that is up and not loopback, as tcpdump picks it.", valueName: "iface"),
+            help: ArgumentHelp(
+                "Interface to capture on (`any` for all; see -D). Default: the first that is up and not loopback, as tcpdump picks it.",
+                valueName: "iface"),
             completion: .custom { _, _, _ in ((try? LiveSource.interfaces()) ?? []).map(\.name) })
         var interface: String?
 
@@ -49,13 +51,21 @@ extension DiscoScope {
         @Flag(name: .long, help: "Do not put the interface into promiscuous mode.")
         var noPromiscuous = false
 
-        @Option(name: [.customShort("B"), .long], help: ArgumentHelp("Kernel capture buffer size in KiB (absorbs announcement storms).", valueName: "KiB"))
+        @Option(
+            name: [.customShort("B"), .long],
+            help: ArgumentHelp("Kernel capture buffer size in KiB (absorbs announcement storms).", valueName: "KiB"))
         var bufferSize: Int32 = 8192
 
-        @Option(name: .customShort("w"), help: ArgumentHelp("Also write the captured packets to FILE (pcap, flushed per packet).", valueName: "file"))
+        @Option(
+            name: .customShort("w"),
+            help: ArgumentHelp("Also write the captured packets to FILE (pcap, flushed per packet).", valueName: "file")
+        )
         var writeFile: String?
 
-        @Option(name: .customShort("Z"), help: ArgumentHelp("Drop privileges to USER after opening the capture (default nobody when root).", valueName: "user"))
+        @Option(
+            name: .customShort("Z"),
+            help: ArgumentHelp(
+                "Drop privileges to USER after opening the capture (default nobody when root).", valueName: "user"))
         var user: String?
 
         @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")
@@ -64,7 +74,9 @@ extension DiscoScope {
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
 
-        @Argument(help: ArgumentHelp("BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
+        @Argument(
+            help: ArgumentHelp(
+                "BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
         var filterWords: [String] = []
 
         @OptionGroup var output: OutputOptions
@@ -95,7 +107,7 @@ extension DiscoScope {
         }
 
         /// tcpdump's choice when no -i is given: the first interface libpcap lists that is up
-            /// and not loopback (libpcap lists running, non-loopback ones first).
+        /// and not loopback (libpcap lists running, non-loopback ones first).
         static func defaultInterface() throws(CaptureError) -> String? {
             let all = try LiveSource.interfaces()
             let usable = all.filter { $0.flags.contains("Up") && !$0.flags.contains("Loopback") && $0.name != "any" }
@@ -113,7 +125,9 @@ extension DiscoScope {
                         return 2
                     }
                     interface = picked
-                    Frontend.warn("no -i given: capturing on \(picked), the first interface that is up and not loopback (-D lists them)")
+                    Frontend.warn(
+                        "no -i given: capturing on \(picked), the first interface that is up and not loopback (-D lists them)"
+                    )
                 } catch {
                     Frontend.warn(error.description)
                     return 2
@@ -173,7 +187,9 @@ extension DiscoScope {
             }
             let stats = LiveSource.statistics(handle)
             if let s = stats, s.dropped > 0 || s.droppedByInterface > 0 {
-                Frontend.warn("the kernel dropped \(s.dropped) packet(s) (interface: \(s.droppedByInterface)); findings that need every packet may be incomplete. A larger -B buffer or a narrower filter helps.")
+                Frontend.warn(
+                    "the kernel dropped \(s.dropped) packet(s) (interface: \(s.droppedByInterface)); findings that need every packet may be incomplete. A larger -B buffer or a narrower filter helps."
+                )
             }
             return frontend.finish { summary in
                 summary.interface = interface
@@ -209,17 +225,19 @@ final class StopController: @unchecked Sendable {
         pthread_sigmask(SIG_BLOCK, &set, nil)
         var tid = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&tid, nil, { arg in
-            guard let arg else { return nil }
-            let me = Unmanaged<StopController>.fromOpaque(arg).takeUnretainedValue()
-            var set = StopController.signalSet()
-            var sig: Int32 = 0
-            while sigwait(&set, &sig) == 0 {
-                if me.requested.exchange(true, ordering: .relaxed) { _exit(130) }
-                me.handle.breakLoop()
-            }
-            return nil
-        }, context)
+        let rc = pthread_create(
+            &tid, nil,
+            { arg in
+                guard let arg else { return nil }
+                let me = Unmanaged<StopController>.fromOpaque(arg).takeUnretainedValue()
+                var set = StopController.signalSet()
+                var sig: Int32 = 0
+                while sigwait(&set, &sig) == 0 {
+                    if me.requested.exchange(true, ordering: .relaxed) { _exit(130) }
+                    me.handle.breakLoop()
+                }
+                return nil
+            }, context)
         if rc == 0 { pthread_detach(tid) } else { Unmanaged<StopController>.fromOpaque(context).release() }
     }
 }
@@ -231,7 +249,10 @@ enum Privileges {
     }
 
     static func drop(to user: String) throws {
-        guard let pw = getpwnam(user) else { throw DropError(description: "-Z \(user): no such user; cannot drop privileges (use --no-drop to stay root)") }
+        guard let pw = getpwnam(user) else {
+            throw DropError(
+                description: "-Z \(user): no such user; cannot drop privileges (use --no-drop to stay root)")
+        }
         let uid = pw.pointee.pw_uid
         let gid = pw.pointee.pw_gid
         guard initgroups(user, gid) == 0 || setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {

@@ -8,7 +8,8 @@ struct DiscoScope: ParsableCommand {
     static let version = "0.1.0"
     static let configuration = CommandConfiguration(
         commandName: "discoscope",
-        abstract: "Decode and lint local-network service discovery: SSDP (UPnP, UDP 1900) and mDNS / DNS-SD (UDP 5353).",
+        abstract:
+            "Decode and lint local-network service discovery: SSDP (UPnP, UDP 1900) and mDNS / DNS-SD (UDP 5353).",
         discussion: """
             Reads captures (pcap, pcapng, gzip-compressed, or standard input) or sniffs an interface, \
             shows every SSDP and mDNS message typed, and checks each against the UPnP Device \

@@ -44,7 +44,8 @@ final class Frontend {
             var o = TextReporter.Options()
             o.quiet = output.quiet
             o.verbose = output.verbose
-            o.color = output.wantsColor(toTerminal: output.output == nil && sink.isTerminal, noColorEnv: getenv("NO_COLOR") != nil)
+            o.color = output.wantsColor(
+                toTerminal: output.output == nil && sink.isTerminal, noColorEnv: getenv("NO_COLOR") != nil)
             o.utc = getenv("TZ").map { String(cString: $0) == "UTC" || String(cString: $0) == "UTC0" } ?? false
             o.timeStyle = TimestampFlags.style(output.timestampStyle)
             o.showMAC = output.linkHeader
@@ -166,7 +167,8 @@ final class Frontend {
             }
             if baselineOut.isFull {
                 Frontend.warn(
-                    "\(path): the baseline holds the first \(BaselineCollector.maxKeys) distinct findings (a bound on memory); the rest were left out: narrow the run with --enable, --disable or --min-severity")
+                    "\(path): the baseline holds the first \(BaselineCollector.maxKeys) distinct findings (a bound on memory); the rest were left out: narrow the run with --enable, --disable or --min-severity"
+                )
             }
         }
         if inputError { return 2 }
@@ -254,11 +256,15 @@ struct Settings: Sendable {
         if path == nil, access(".discoscope.yml", F_OK) == 0 { path = ".discoscope.yml" }
         if let path {
             // Settings that change the verdict never apply silently.
-            announce("using configuration \(path)\(o.config == nil ? " (found in the current directory; --config FILE names another)" : "")")
+            announce(
+                "using configuration \(path)\(o.config == nil ? " (found in the current directory; --config FILE names another)" : "")"
+            )
             guard let text = readFile(path) else {
                 throw InputError("\(path): cannot read the configuration (\(String(cString: strerror(errno))))")
             }
-            do { config = try Configuration.parse(text, path: path) } catch let e as Configuration.ConfigError { throw InputError(e.description) }
+            do { config = try Configuration.parse(text, path: path) } catch let e as Configuration.ConfigError {
+                throw InputError(e.description)
+            }
         }
         func resolve(_ names: [String], _ flag: String) throws -> [RuleID] {
             try names.flatMap { $0.split(separator: ",").map(String.init) }.map { n in
@@ -278,7 +284,9 @@ struct Settings: Sendable {
             guard let text = readFile(b) else {
                 throw InputError("\(b): cannot read the baseline (\(String(cString: strerror(errno))))")
             }
-            do { baseline = try Baseline.parse(text, path: b) } catch let e as Configuration.ConfigError { throw InputError(e.description) }
+            do { baseline = try Baseline.parse(text, path: b) } catch let e as Configuration.ConfigError {
+                throw InputError(e.description)
+            }
         }
     }
 

@@ -15,7 +15,8 @@ enum OutputFormatOption: String, CaseIterable {
         if let f = OutputFormatOption(rawValue: text.lowercased()) { return f }
         let hint: String
         switch text.lowercased() {
-        case "json", "ndjson", "jsonlines", "json-lines", "jsonl2": hint = "; did you mean jsonl (one JSON object per line)?"
+        case "json", "ndjson", "jsonlines", "json-lines", "jsonl2":
+            hint = "; did you mean jsonl (one JSON object per line)?"
         case "xml", "junit-xml": hint = "; did you mean junit (JUnit XML)?"
         case "sarif2", "sarif-2.1.0": hint = "; did you mean sarif?"
         case "txt", "plain": hint = "; did you mean text?"
@@ -65,43 +66,64 @@ enum FailOn: String, CaseIterable, ExpressibleByArgument {
 
 /// Output options shared by `analyze` and `capture`.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Output format: text, jsonl, sarif or junit.", valueName: "format"), transform: OutputFormatOption.parse)
+    @Option(
+        name: .long, help: ArgumentHelp("Output format: text, jsonl, sarif or junit.", valueName: "format"),
+        transform: OutputFormatOption.parse)
     var format: OutputFormatOption = .text
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to PATH instead of standard output.", valueName: "path"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Write the report to PATH instead of standard output.", valueName: "path"))
     var output: String?
 
     @Flag(name: .shortAndLong, help: "Show every header and DNS section under each message.")
     var verbose = false
 
-    @Flag(name: .shortAndLong, help: "Text output only: print only findings (with frame and sender) and the summary, not every message.")
+    @Flag(
+        name: .shortAndLong,
+        help: "Text output only: print only findings (with frame and sender) and the summary, not every message.")
     var quiet = false
 
-    @Option(name: .long, help: ArgumentHelp("Text output: colour severities and rule IDs: auto (on a terminal, unless NO_COLOR is set), always (e.g. for less -R), never.", valueName: "when"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Text output: colour severities and rule IDs: auto (on a terminal, unless NO_COLOR is set), always (e.g. for less -R), never.",
+            valueName: "when"))
     var color: ColorChoice = .auto
 
     @Flag(name: .long, help: "Same as --color never.")
     var noColor = false
 
-    @Flag(name: .customShort("t"), help: "Text output, as tcpdump: -t no time, -tt seconds since 1970, -ttt since the previous message, -tttt date and time, -ttttt since the first message.")
+    @Flag(
+        name: .customShort("t"),
+        help:
+            "Text output, as tcpdump: -t no time, -tt seconds since 1970, -ttt since the previous message, -tttt date and time, -ttttt since the first message."
+    )
     var timestampStyle: Int
 
-    @Flag(name: .customShort("e"), help: "Text output: show the sender's link-layer (MAC) address on each message line.")
+    @Flag(
+        name: .customShort("e"), help: "Text output: show the sender's link-layer (MAC) address on each message line.")
     var linkHeader = false
 
     @Flag(name: .customShort("X"), help: "Text output: dump each message's UDP payload in hex and ASCII under it.")
     var hexDump = false
 
-    @Flag(name: .customShort("A"), help: "Text output: print each message's UDP payload as text under it (SSDP reads as sent).")
+    @Flag(
+        name: .customShort("A"),
+        help: "Text output: print each message's UDP payload as text under it (SSDP reads as sent).")
     var asciiDump = false
 
-    @Flag(name: .customShort("n"), help: "Accepted for tcpdump habits: DiscoScope never resolves addresses or ports (-nn too).")
+    @Flag(
+        name: .customShort("n"),
+        help: "Accepted for tcpdump habits: DiscoScope never resolves addresses or ports (-nn too).")
     var noResolve: Int
 
     /// Checks made before anything is opened.
     func check() throws {
         if quiet && format != .text {
-            throw ValidationError("-q/--quiet applies to --format text only (\(format.rawValue) output has no per-message lines to leave out)")
+            throw ValidationError(
+                "-q/--quiet applies to --format text only (\(format.rawValue) output has no per-message lines to leave out)"
+            )
         }
     }
 
@@ -121,19 +143,31 @@ struct RuleOptions: ParsableArguments {
     @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains (default: error).")
     var failOn: FailOn?
 
-    @Option(name: .long, help: ArgumentHelp("Run only these rules: IDs such as SSDP-104 or names, comma-separated; repeatable.", valueName: "rules"), completion: ruleCompletion)
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run only these rules: IDs such as SSDP-104 or names, comma-separated; repeatable.", valueName: "rules"),
+        completion: ruleCompletion)
     var enable: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Do not run these rules: IDs or names, comma-separated; repeatable.", valueName: "rules"), completion: ruleCompletion)
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Do not run these rules: IDs or names, comma-separated; repeatable.", valueName: "rules"),
+        completion: ruleCompletion)
     var disable: [String] = []
 
     @Option(name: .long, help: "Report only findings at or above this severity.")
     var minSeverity: Severity?
 
-    @Option(name: .long, help: ArgumentHelp("Configuration file (default: .discoscope.yml in the current directory, if present).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Configuration file (default: .discoscope.yml in the current directory, if present).", valueName: "file"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Known findings to ignore (written earlier with --write-baseline).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Known findings to ignore (written earlier with --write-baseline).", valueName: "file"))
     var baseline: String?
 
     @Option(name: .long, help: ArgumentHelp("Write the findings of this run to FILE as a baseline.", valueName: "file"))

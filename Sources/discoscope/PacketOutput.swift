@@ -84,11 +84,13 @@ final class PacketOutput {
                 let held = fragments.remove(at: k)
                 fragmentBytes -= held.bytes.count
                 held.bytes.withUnsafeBytes { b in
-                    writer.write(time: (held.time.seconds, held.time.nanoseconds), originalLength: held.length, bytes: b)
+                    writer.write(
+                        time: (held.time.seconds, held.time.nanoseconds), originalLength: held.length, bytes: b)
                 }
                 if onlyFindings { records.append(id) }
             }
-            writer.write(time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength, bytes: bytes)
+            writer.write(
+                time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength, bytes: bytes)
             if onlyFindings { records.append(id) }
         }
     }
@@ -100,21 +102,27 @@ final class PacketOutput {
             return nil
         }
         self.writer = nil
-        guard writer.close() else { return "-w \(path): could not write the whole file (\(String(cString: strerror(errno))))" }
+        guard writer.close() else {
+            return "-w \(path): could not write the whole file (\(String(cString: strerror(errno))))"
+        }
         guard onlyFindings, let marks = findingFrames else { return nil }
         defer { unlink(temporary) }
         do {
             let input = try OfflineSource.open(temporary)
-            let out = try PcapWriter(path: path, linkType: writer.linkType, snaplen: Int32(clamping: max(input.snapshotLength, 65535)))
+            let out = try PcapWriter(
+                path: path, linkType: writer.linkType, snaplen: Int32(clamping: max(input.snapshotLength, 65535)))
             let wanted = marks.snapshot()
             var k = 0
             while case .frame = try input.next({ frame, bytes in
                 if k < records.count, wanted.contains(records[k]) {
-                    out.write(time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength, bytes: bytes)
+                    out.write(
+                        time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength,
+                        bytes: bytes)
                 }
                 k += 1
             }) {}
-            return out.close() ? nil : "-w \(path): could not write the whole file (\(String(cString: strerror(errno))))"
+            return out.close()
+                ? nil : "-w \(path): could not write the whole file (\(String(cString: strerror(errno))))"
         } catch {
             return "-w \(path): \(error.description)"
         }

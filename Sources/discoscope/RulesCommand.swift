@@ -22,7 +22,8 @@ extension DiscoScope {
     enum CatalogFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every rule: ID, name, severity, scope, spec section.")
+        static let configuration = CommandConfiguration(
+            abstract: "List every rule: ID, name, severity, scope, spec section.")
 
         @ParentCommand var rules: RulesCommand
         var format: CatalogFormat { rules.format }
@@ -33,9 +34,11 @@ extension DiscoScope {
             case .json:
                 let rules: [JSONValue] = all.map { d in
                     .object([
-                        ("id", .string(d.id.rawValue)), ("name", .string(d.name)), ("severity", .string(d.severity.rawValue)),
+                        ("id", .string(d.id.rawValue)), ("name", .string(d.name)),
+                        ("severity", .string(d.severity.rawValue)),
                         ("lowest_severity", .string(d.lowestSeverity.rawValue)),
-                        ("protocol", .string(d.proto.rawValue)), ("scope", .string(d.scope.rawValue)), ("spec", .string(d.spec)),
+                        ("protocol", .string(d.proto.rawValue)), ("scope", .string(d.scope.rawValue)),
+                        ("spec", .string(d.spec)),
                         ("title", .string(d.title)), ("description", .string(d.description)),
                         ("interop", d.interop.map { .string($0) } ?? .null), ("example", .string(d.example)),
                     ])
@@ -43,10 +46,13 @@ extension DiscoScope {
                 print(JSONValue.array(rules).serialized())
             case .text:
                 let nameWidth = all.map(\.name.count).max() ?? 20
-                print("ID".pad(9) + "NAME".pad(nameWidth + 1) + "DEFAULT".pad(8) + "REPORTS".pad(14) + "SCOPE".pad(10) + "SPEC")
+                print(
+                    "ID".pad(9) + "NAME".pad(nameWidth + 1) + "DEFAULT".pad(8) + "REPORTS".pad(14) + "SCOPE".pad(10)
+                        + "SPEC")
                 for d in all {
                     print(
-                        d.id.rawValue.pad(9) + d.name.pad(nameWidth + 1) + d.severity.rawValue.pad(8) + d.severityRange.pad(14)
+                        d.id.rawValue.pad(9) + d.name.pad(nameWidth + 1) + d.severity.rawValue.pad(8)
+                            + d.severityRange.pad(14)
                             + d.scope.rawValue.pad(10) + d.spec)
                 }
                 print("\n\(all.count) rules. `discoscope rules explain ID` shows one in full.")
@@ -55,7 +61,8 @@ extension DiscoScope {
     }
 
     struct Explain: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a rule's description, spec reference, interop note and an example violation.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a rule's description, spec reference, interop note and an example violation.")
 
         @Argument(help: "Rule ID (SSDP-104) or name (mx-range).", completion: ruleCompletion)
         var rule: String

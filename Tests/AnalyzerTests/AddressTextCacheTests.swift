@@ -1,7 +1,8 @@
-@testable import Analyzer
 import NetLayers
-import Testing
 import TestSupport
+import Testing
+
+@testable import Analyzer
 
 /// The address text cache answers every address with its own text, whichever addresses
 /// share a slot and in whatever order they come.

@@ -3,8 +3,8 @@ import Capture
 import Findings
 import Foundation
 import Reporting
-import Testing
 import TestSupport
+import Testing
 
 /// Counts what the pipeline hands to reporters.
 final class CountingReporter: Reporter {
@@ -86,7 +86,9 @@ func analyse(_ path: String) throws -> (CountingReporter, RunSummary) {
         ("zeek__zeek__wlanmon.pcap", 1),
     ]
 
-    @Test(.enabled(if: Fixtures.runsSharedCaptureTests, Comment(rawValue: Fixtures.sharedSkipReason)), arguments: tsharkCounts)
+    @Test(
+        .enabled(if: Fixtures.runsSharedCaptureTests, Comment(rawValue: Fixtures.sharedSkipReason)),
+        arguments: tsharkCounts)
     func datagramCountMatchesTshark(file: String, expected: Int) throws {
         let root = try #require(Fixtures.sharedPublicCaptures, "../shared/captures/public is missing")
         let (_, summary) = try analyse(root + "/" + file)

@@ -1,12 +1,13 @@
-@testable import Analyzer
 import DNS
 import Findings
 import NetLayers
 import Reporting
 import Rules
-import Testing
 import TestSupport
+import Testing
 import WireFormat
+
+@testable import Analyzer
 
 /// Keeps every byte written.
 final class CollectingSink: OutputSink {
@@ -62,7 +63,9 @@ final class CollectingSink: OutputSink {
     @Test func aRepeatedPayloadReportsItsMessageFindingsAgainUnlessTheRuleIsDisabled() {
         // MDNS-312 (a long TXT key) is a message rule: a repeat of the payload replays it.
         var b = DNSBuilder()
-        b.record(.answer, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: DNSBuilder.txt(["averyverylongkey=1"]))
+        b.record(
+            .answer, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: DNSBuilder.txt(["averyverylongkey=1"])
+        )
         var analyzer = MDNSJudge(disabled: [])
         for frame in 1...2 {
             var sink = FindingSink(frame: frame, time: .zero, source: .v4(0))
@@ -95,10 +98,18 @@ final class CollectingSink: OutputSink {
         analysis.datagram(makeDatagram(Self.query("_http._tcp.local"), frame: 4, time: t))
         _ = analysis.finish()
         let lines = sink.text.split(separator: "\n").map(String.init)
-        #expect(lines.first { $0.hasPrefix("1 ") } == "1 00:00:00.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS query PTR _ipp._tcp.local.")
-        #expect(lines.first { $0.hasPrefix("2 ") } == "2 00:00:00.000000 [fe80::1]:5353 > [ff02::fb]:5353 mDNS query PTR _ipp._tcp.local.")
-        #expect(lines.first { $0.hasPrefix("3 ") } == "3 00:00:00.000000 192.168.1.20:40000 > 224.0.0.251:5353 mDNS legacy query PTR _ipp._tcp.local.")
-        #expect(lines.first { $0.hasPrefix("4 ") } == "4 00:00:00.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS query PTR _http._tcp.local.")
+        #expect(
+            lines.first { $0.hasPrefix("1 ") }
+                == "1 00:00:00.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS query PTR _ipp._tcp.local.")
+        #expect(
+            lines.first { $0.hasPrefix("2 ") }
+                == "2 00:00:00.000000 [fe80::1]:5353 > [ff02::fb]:5353 mDNS query PTR _ipp._tcp.local.")
+        #expect(
+            lines.first { $0.hasPrefix("3 ") }
+                == "3 00:00:00.000000 192.168.1.20:40000 > 224.0.0.251:5353 mDNS legacy query PTR _ipp._tcp.local.")
+        #expect(
+            lines.first { $0.hasPrefix("4 ") }
+                == "4 00:00:00.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS query PTR _http._tcp.local.")
         // The hop limit finding belongs to frame 2 alone: the line after it, and nowhere else.
         let hop = lines.indices.filter { lines[$0].hasPrefix("    info MDNS-406 ") }
         #expect(hop.count == 1)
@@ -112,8 +123,10 @@ final class CollectingSink: OutputSink {
         let a = Self.query("_ipp._tcp.local")
         let t = Timestamp(seconds: 0, nanoseconds: 0)
         let lines = Self.text(
-            [makeDatagram(a, frame: 1, time: t), makeDatagram(Self.query("_http._tcp.local"), frame: 2, time: t),
-             makeDatagram(a, srcPort: 40000, frame: 3, time: t), makeDatagram(a, frame: 4, time: t)], jobs: jobs)
+            [
+                makeDatagram(a, frame: 1, time: t), makeDatagram(Self.query("_http._tcp.local"), frame: 2, time: t),
+                makeDatagram(a, srcPort: 40000, frame: 3, time: t), makeDatagram(a, frame: 4, time: t),
+            ], jobs: jobs)
         #expect(lines.first { $0.hasPrefix("3 ") }?.hasSuffix("mDNS legacy query PTR _ipp._tcp.local.") == true)
         #expect(lines.first { $0.hasPrefix("4 ") }?.hasSuffix("mDNS query PTR _ipp._tcp.local.") == true)
     }
@@ -144,8 +157,12 @@ final class CollectingSink: OutputSink {
         // (hop limit, off-link unicast response) interleave in catalog order.
         var b = DNSBuilder()
         b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: DNSBuilder.name("Office._ipp._tcp.local"))
-        b.record(.additional, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500,
-            rdata: DNSBuilder.txt(["averyverylongkey=1", "k=" + String(repeating: "x", count: 200), "v=" + String(repeating: "y", count: 200)]))
+        b.record(
+            .additional, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500,
+            rdata: DNSBuilder.txt([
+                "averyverylongkey=1", "k=" + String(repeating: "x", count: 200),
+                "v=" + String(repeating: "y", count: 200),
+            ]))
         let t = Timestamp(seconds: 0, nanoseconds: 0)
         let first = makeDatagram(b.bytes, frame: 1, time: t)
         let second = makeDatagram(b.bytes, src: "10.9.8.7", dst: "192.168.1.30", hopLimit: 64, frame: 2, time: t)

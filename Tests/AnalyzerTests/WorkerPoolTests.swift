@@ -1,6 +1,7 @@
-@testable import Analyzer
 import Glibc
 import Testing
+
+@testable import Analyzer
 
 /// A job that says when it is freed.
 final class Tracked: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Damaged or missing input ends with one line naming the file and the problem, exit status
 /// 2, and the packets before the damage are still analysed.
@@ -23,7 +23,9 @@ import TestSupport
     }
 
     @Test func packetsBeforeTheDamageAreStillReported() throws {
-        let r = try discoscope(["analyze", Fixtures.capture("damaged/cut-mid-record.pcap"), "--format", "jsonl", "--fail-on", "never"])
+        let r = try discoscope([
+            "analyze", Fixtures.capture("damaged/cut-mid-record.pcap"), "--format", "jsonl", "--fail-on", "never",
+        ])
         #expect(r.status == 2)
         let messages = r.lines.filter { $0.contains("\"type\":\"message\"") }
         #expect(messages.count == 2)
@@ -46,7 +48,8 @@ import TestSupport
 
     @Test func trailingArgumentsAreABPFFilterAndFrameNumbersStayWiresharks() throws {
         let r = try discoscope([
-            "analyze", Fixtures.capture("link/ethernet.pcap"), "--format", "jsonl", "--fail-on", "never", "udp", "port", "5353",
+            "analyze", Fixtures.capture("link/ethernet.pcap"), "--format", "jsonl", "--fail-on", "never", "udp", "port",
+            "5353",
         ])
         #expect(r.status == 0)
         let frames = r.lines.filter { $0.contains("\"type\":\"message\"") }.compactMap { line -> Int? in

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 private func readRepoFile(_ relative: String) throws -> String {
     try String(contentsOfFile: Fixtures.packageRoot + "/" + relative, encoding: .utf8)
@@ -31,9 +31,10 @@ private func fencedBlocks(_ text: String) -> [(info: String, lines: [String])] {
         let readme = try readRepoFile("README.md")
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         // Title, then the two commands, nothing in between.
-        #expect(lines.prefix(10) == [
-            "# DiscoScope", "", "```", lines[3], "```", "", "```", "scripts/test.sh", "```", "",
-        ])
+        #expect(
+            lines.prefix(10) == [
+                "# DiscoScope", "", "```", lines[3], "```", "", "```", "scripts/test.sh", "```", "",
+            ])
         let first = lines[3]
         #expect(first.hasPrefix("scripts/setup.sh && swift run -c release discoscope analyze captures/"))
         let capture = String(first.split(separator: " ").last ?? "")
@@ -148,7 +149,8 @@ private func fencedBlocks(_ text: String) -> [(info: String, lines: [String])] {
                 for v in a { walk(v) }
             }
         }
-        let captures = GoldenFileTests.textCaptures + ["captures/testbed/h4-any-sll2.pcap", "captures/damaged/garbage.pcap"]
+        let captures =
+            GoldenFileTests.textCaptures + ["captures/testbed/h4-any-sll2.pcap", "captures/damaged/garbage.pcap"]
         for capture in captures {
             let r = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
             for record in jsonRecords(r) { walk(record) }
@@ -163,7 +165,8 @@ private func fencedBlocks(_ text: String) -> [(info: String, lines: [String])] {
 /// #21 point 8: DiscoScope has a licence, and every bundled capture may be redistributed.
 @Suite struct LicenceTests {
     static let redistributable: Set<String> = [
-        "Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "ISC", "CC0-1.0", "LGPL-2.1", "LGPL-3.0", "GPL-2.0", "GPL-3.0",
+        "Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "ISC", "CC0-1.0", "LGPL-2.1", "LGPL-3.0", "GPL-2.0",
+        "GPL-3.0",
     ]
 
     @Test func repositoryCarriesTheApacheLicence() throws {

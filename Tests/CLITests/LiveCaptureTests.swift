@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Root with iproute2, on a kernel that lets us create network namespaces (a locked-down
 /// container may not; the suite then shows as skipped with this reason, not as passed).
@@ -57,7 +57,10 @@ final class VethPair {
     deinit { teardown() }
 }
 
-@Suite(.serialized, .enabled(if: canUseNamespaces, "live capture tests need root, iproute2 and permission to create network namespaces"))
+@Suite(
+    .serialized,
+    .enabled(if: canUseNamespaces, "live capture tests need root, iproute2 and permission to create network namespaces")
+)
 struct LiveCaptureTests {
     func tempDir() throws -> String {
         let d = "/tmp/discoscope-live-\(UUID().uuidString)"
@@ -90,7 +93,10 @@ struct LiveCaptureTests {
 
     func waitForExit(_ p: Process, seconds: Int = 20) -> Bool {
         for _ in 0..<(seconds * 20) where p.isRunning { usleep(50_000) }
-        if p.isRunning { p.terminate(); return false }
+        if p.isRunning {
+            p.terminate()
+            return false
+        }
         return true
     }
 
@@ -101,16 +107,27 @@ struct LiveCaptureTests {
         let pcap = dir + "/live.pcap"
         let capture = try startCapture(net, ["--format", "jsonl", "-w", pcap, "--fail-on", "never"], dir: dir)
         waitForFile(pcap, capture)
-        #expect(capture.isRunning, "capture ended early: \((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
+        #expect(
+            capture.isRunning,
+            "capture ended early: \((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
 
         // Privilege drop: the capturing process now runs as nobody.
         let status = (try? String(contentsOfFile: "/proc/\(capture.processIdentifier)/status", encoding: .utf8)) ?? ""
         let uidLine = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }.map(String.init) ?? ""
         let nobody = getpwnam("nobody").map { String($0.pointee.pw_uid) } ?? "65534"
-        #expect(uidLine.hasPrefix("Uid:") && uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).count == 5, "\(uidLine)")
-        #expect(uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().allSatisfy { $0 == nobody }, "\(uidLine)")
+        #expect(
+            uidLine.hasPrefix("Uid:") && uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).count == 5,
+            "\(uidLine)")
+        #expect(
+            uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().allSatisfy { $0 == nobody },
+            "\(uidLine)")
 
-        let sender = try runProcess("/usr/sbin/ip", ["netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB])
+        let sender = try runProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3",
+                Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB,
+            ])
         #expect(sender.status == 0, "\(sender.stderr)")
         usleep(700_000)
         capture.interrupt()  // SIGINT, as Ctrl-C
@@ -121,10 +138,12 @@ struct LiveCaptureTests {
 
         // Decoded messages: the crafted SSDP and mDNS, and python-zeroconf's real traffic.
         #expect(lines.contains { $0.contains(#""kind":"m-search""#) && $0.contains(#""src":"10.211.0.2""#) })
-        #expect(lines.contains { $0.contains(#""protocol":"mdns""#) && $0.contains("DiscoScope E2E._http._tcp.local.") })
+        #expect(
+            lines.contains { $0.contains(#""protocol":"mdns""#) && $0.contains("DiscoScope E2E._http._tcp.local.") })
         #expect(lines.contains { $0.contains(#""protocol":"mdns""#) && $0.contains(#""ttl":0"#) }, "zeroconf goodbye")
         for rule in ["SSDP-104", "SSDP-005", "MDNS-102"] {
-            #expect(lines.contains { $0.contains(#""type":"finding""#) && $0.contains(#""rule":"\#(rule)""#) }, "\(rule)")
+            #expect(
+                lines.contains { $0.contains(#""type":"finding""#) && $0.contains(#""rule":"\#(rule)""#) }, "\(rule)")
         }
         // A complete summary with libpcap's counts, as the last line.
         let summary = lines.last ?? ""
@@ -138,7 +157,8 @@ struct LiveCaptureTests {
             ls.filter { $0.contains(#""type":"finding""#) }.map { l in
                 // rule and frames identify a finding; times and text are the same anyway.
                 let rule = l.range(of: #""rule":"[^"]+""#, options: .regularExpression).map { String(l[$0]) } ?? ""
-                let frames = l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
+                let frames =
+                    l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
                 return rule + frames
             }.sorted()
         }
@@ -148,9 +168,16 @@ struct LiveCaptureTests {
 
     @Test func captureWithoutPermissionSaysWhatItNeeds() throws {
         // An unprivileged user (no CAP_NET_RAW) trying to capture on loopback.
-        let r = try runProcess("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all", Fixtures.binary, "capture", "-i", "lo", "-c", "1"])
+        let r = try runProcess(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all", Fixtures.binary, "capture",
+                "-i", "lo", "-c", "1",
+            ])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("permission") && r.stderr.contains("CAP_NET_RAW") && r.stderr.contains("sudo discoscope capture -i lo"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains("permission") && r.stderr.contains("CAP_NET_RAW")
+                && r.stderr.contains("sudo discoscope capture -i lo"), "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
@@ -160,7 +187,12 @@ struct LiveCaptureTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let capture = try startCapture(net, ["-c", "2", "-w", dir + "/c.pcap", "--fail-on", "never"], dir: dir)
         waitForFile(dir + "/c.pcap", capture)
-        let sender = try runProcess("/usr/sbin/ip", ["netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB])
+        let sender = try runProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3",
+                Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB,
+            ])
         #expect(sender.status == 0)
         #expect(waitForExit(capture))
         let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
@@ -178,13 +210,17 @@ struct LiveCaptureTests {
         #expect(waitForExit(capture))
         let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
         // As tcpdump starts: interface, link type with its description, snapshot length.
-        #expect(err.contains("listening on \(net.ifA), link-type EN10MB (Ethernet), snapshot length 262144 bytes\n"), "\(err)")
+        #expect(
+            err.contains("listening on \(net.ifA), link-type EN10MB (Ethernet), snapshot length 262144 bytes\n"),
+            "\(err)")
         #expect(err.contains("filter: udp port 1900 or udp port 5353"), "\(err)")
-        let jsonl = try startCapture(net, ["--duration", "1", "--format", "jsonl", "--fail-on", "never", "udp", "port", "5353"], dir: dir)
+        let jsonl = try startCapture(
+            net, ["--duration", "1", "--format", "jsonl", "--fail-on", "never", "udp", "port", "5353"], dir: dir)
         #expect(waitForExit(jsonl))
         let err2 = try String(contentsOfFile: dir + "/err", encoding: .utf8)
         #expect(err2.contains("filter: udp port 5353\n"), "\(err2)")
-        let summary = try String(contentsOfFile: dir + "/out", encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
+        let summary =
+            try String(contentsOfFile: dir + "/out", encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
         #expect(summary.contains(#""interface":"\#(net.ifA)""#), "\(summary)")
     }
 
@@ -203,7 +239,11 @@ struct LiveCaptureTests {
 
     func sendSearches(_ net: VethPair, _ count: Int) throws {
         let r = try runProcess(
-            "/usr/sbin/ip", ["netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_ssdp.py", net.addrB, String(count)])
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3", Fixtures.packageRoot + "/Tests/CLITests/Live/send_ssdp.py",
+                net.addrB, String(count),
+            ])
         #expect(r.status == 0, "\(r.stderr)")
     }
 
@@ -249,10 +289,13 @@ struct LiveCaptureTests {
         #expect(capture.terminationStatus == 2)
         let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
         let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
-        #expect(err.contains("discoscope: \(pcap): cannot write the capture file (No space left on device); it holds the "), "\(err)")
+        #expect(
+            err.contains("discoscope: \(pcap): cannot write the capture file (No space left on device); it holds the "),
+            "\(err)")
         #expect(out.contains("\nSummary\n"))
         // The number of packets the message promises is what the file holds, all readable.
-        let promised = err.components(separatedBy: "it holds the ").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+        let promised = err.components(separatedBy: "it holds the ").dropFirst().first?.split(separator: " ").first
+            .flatMap { Int($0) }
         let again = try run(["analyze", pcap, "--fail-on", "never", "-q"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(promised.map { again.stdout.contains("frames      \($0) read") } == true, "\(again.stdout)")

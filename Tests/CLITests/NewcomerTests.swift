@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Parsed JSON lines of a run's standard output.
 func jsonRecords(_ r: ProcessResult) -> [[String: Any]] {
@@ -47,7 +47,10 @@ func scratchDirectory() throws -> String {
 
     @Test func filterValidOnlyForSomeLinkTypesIsCheckedPerFile() throws {
         // `wlan` primitives compile for 802.11 only: not a usage error up front.
-        let r = try run(["analyze", Fixtures.capture("public/zeek__zeek__wlanmon.pcap"), "wlan", "type", "data", "--fail-on", "never"])
+        let r = try run([
+            "analyze", Fixtures.capture("public/zeek__zeek__wlanmon.pcap"), "wlan", "type", "data", "--fail-on",
+            "never",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
     }
 }
@@ -57,7 +60,8 @@ func scratchDirectory() throws -> String {
     static let a = "captures/link/ethernet.pcap", b = "captures/link/ipv4.pcap"
 
     @Test func everyJSONMessageAndFindingNamesTheFileAsGiven() throws {
-        let r = try run(["analyze", Self.a, Self.b, "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let r = try run(
+            ["analyze", Self.a, Self.b, "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         let records = jsonRecords(r).filter { $0["type"] as? String != "summary" }
         #expect(records.count > 4)
         #expect(records.allSatisfy { $0["file"] as? String == Self.a || $0["file"] as? String == Self.b })
@@ -101,13 +105,17 @@ func scratchDirectory() throws -> String {
     }
 
     @Test func dashRThenFilterWords() throws {
-        let r = try run(["analyze", "-r", Self.file, "udp", "port", "5353", "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let r = try run(
+            ["analyze", "-r", Self.file, "udp", "port", "5353", "--format", "jsonl", "--fail-on", "never"],
+            cwd: Fixtures.packageRoot)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(jsonRecords(r).filter { $0["type"] as? String == "message" }.compactMap { $0["frame"] as? Int } == [4, 5])
+        #expect(
+            jsonRecords(r).filter { $0["type"] as? String == "message" }.compactMap { $0["frame"] as? Int } == [4, 5])
     }
 
     @Test func countStopsAfterThatManyPackets() throws {
-        let r = try run(["analyze", Self.file, "-c", "2", "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let r = try run(
+            ["analyze", Self.file, "-c", "2", "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(jsonRecords(r).last?["frames"] as? Int == 2)
         #expect(jsonRecords(r).filter { $0["type"] as? String == "message" }.count == 2)
     }
@@ -126,7 +134,8 @@ func scratchDirectory() throws -> String {
         #expect(try first(["-ttttt"]).hasPrefix("2 00:00:00.100000 192.168.1.20:1900"))
         // -ttt measures from the previous message, -ttttt from the first.
         let r3 = messageLines(try run(["analyze", Self.file, "-ttt", "--fail-on", "never"], cwd: Fixtures.packageRoot))
-        let r5 = messageLines(try run(["analyze", Self.file, "-ttttt", "--fail-on", "never"], cwd: Fixtures.packageRoot))
+        let r5 = messageLines(
+            try run(["analyze", Self.file, "-ttttt", "--fail-on", "never"], cwd: Fixtures.packageRoot))
         #expect(r3.count == 5 && r3[4].hasPrefix("5 00:00:00.100000 "))
         #expect(r5.count == 5 && r5[4].hasPrefix("5 00:00:00.400000 "))
     }
@@ -140,10 +149,14 @@ func scratchDirectory() throws -> String {
     @Test func dashXAndDashADumpThePayloadUnderTheMessage() throws {
         let x = try run(["analyze", Self.file, "-c", "1", "-X", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         let xl = x.lines.map(String.init)
-        #expect(xl.count > 2 && xl[1] == "        0x0000:  4d2d 5345 4152 4348 202a 2048 5454 502f  M-SEARCH * HTTP/", "\(x.stdout)")
+        #expect(
+            xl.count > 2 && xl[1] == "        0x0000:  4d2d 5345 4152 4348 202a 2048 5454 502f  M-SEARCH * HTTP/",
+            "\(x.stdout)")
         let a = try run(["analyze", Self.file, "-c", "1", "-A", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         let al = a.lines.map(String.init)
-        #expect(al.count > 3 && al[1] == "        M-SEARCH * HTTP/1.1" && al[2] == "        HOST: 239.255.255.250:1900", "\(a.stdout)")
+        #expect(
+            al.count > 3 && al[1] == "        M-SEARCH * HTTP/1.1" && al[2] == "        HOST: 239.255.255.250:1900",
+            "\(a.stdout)")
         #expect(!a.stdout.contains("\r"))
     }
 
@@ -151,11 +164,14 @@ func scratchDirectory() throws -> String {
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // The file holds 7 frames: 5 SSDP/mDNS, a DNS and an NTP packet.
-        let w = try run(["analyze", Self.file, "-w", dir + "/out.pcap", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let w = try run(
+            ["analyze", Self.file, "-w", dir + "/out.pcap", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(w.status == 0, "\(w.stderr)")
         let back = try run(["analyze", dir + "/out.pcap", "--format", "jsonl", "--fail-on", "never"])
         let summary = jsonRecords(back).last
-        #expect(summary?["frames"] as? Int == 5 && summary?["ssdp_messages"] as? Int == 3 && summary?["mdns_messages"] as? Int == 2)
+        #expect(
+            summary?["frames"] as? Int == 5 && summary?["ssdp_messages"] as? Int == 3
+                && summary?["mdns_messages"] as? Int == 2)
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/tshark") {
             let t = try runProcess("/usr/bin/tshark", ["-r", dir + "/out.pcap"])
             #expect(t.status == 0 && t.lines.count == 5, "\(t.stderr)")
@@ -165,7 +181,9 @@ func scratchDirectory() throws -> String {
     @Test func dashWWithOnlyFindingsKeepsThePacketsFindingsName() throws {
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let w = try run(["analyze", Self.file, "-w", dir + "/f.pcap", "--only-findings", "--fail-on", "never", "-j", "2"], cwd: Fixtures.packageRoot)
+        let w = try run(
+            ["analyze", Self.file, "-w", dir + "/f.pcap", "--only-findings", "--fail-on", "never", "-j", "2"],
+            cwd: Fixtures.packageRoot)
         #expect(w.status == 0, "\(w.stderr)")
         let back = try run(["analyze", dir + "/f.pcap", "--format", "jsonl", "--fail-on", "never"])
         let records = jsonRecords(back)
@@ -178,7 +196,9 @@ func scratchDirectory() throws -> String {
     @Test func dashWKeepsTheFragmentsOfAReassembledMessage() throws {
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let w = try run(["analyze", Fixtures.capture("ip/mdns-fragmented-ipv4.pcap"), "-w", dir + "/frag.pcap", "--fail-on", "never"])
+        let w = try run([
+            "analyze", Fixtures.capture("ip/mdns-fragmented-ipv4.pcap"), "-w", dir + "/frag.pcap", "--fail-on", "never",
+        ])
         #expect(w.status == 0, "\(w.stderr)")
         let back = try run(["analyze", dir + "/frag.pcap", "--format", "jsonl", "--fail-on", "never"])
         let summary = jsonRecords(back).last
@@ -189,7 +209,8 @@ func scratchDirectory() throws -> String {
     @Test func colorCanBeForcedForLessDashR() throws {
         let always = try run(["analyze", Self.file, "--color=always", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(always.stdout.contains("\u{1B}[33mwarning\u{1B}[0m"))
-        let never = try run(["analyze", Self.file, "--color", "never", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let never = try run(
+            ["analyze", Self.file, "--color", "never", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(!never.stdout.contains("\u{1B}["))
         let auto = try run(["analyze", Self.file, "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(!auto.stdout.contains("\u{1B}["), "not a terminal")
@@ -201,11 +222,14 @@ func scratchDirectory() throws -> String {
     static let file = "captures/public/CESNET__ipfixprobe__ssdp.pcap"
 
     @Test func findingsBelowMinSeverityAreNotCountedAsSuppressed() throws {
-        let r = try run(["analyze", Self.file, "--min-severity", "warning", "--fail-on", "never", "-q"], cwd: Fixtures.packageRoot)
+        let r = try run(
+            ["analyze", Self.file, "--min-severity", "warning", "--fail-on", "never", "-q"], cwd: Fixtures.packageRoot)
         let line = r.lines.first { $0.hasPrefix("  findings") }.map(String.init) ?? ""
         #expect(line.contains("below --min-severity"), "\(line)")
         #expect(!line.contains("suppressed"), "\(line)")
-        let j = try run(["analyze", Self.file, "--min-severity", "warning", "--fail-on", "never", "--format", "jsonl"], cwd: Fixtures.packageRoot)
+        let j = try run(
+            ["analyze", Self.file, "--min-severity", "warning", "--fail-on", "never", "--format", "jsonl"],
+            cwd: Fixtures.packageRoot)
         let s = jsonRecords(j).last
         #expect((s?["below_min_severity"] as? Int ?? 0) > 0 && s?["suppressed"] as? Int == 0)
     }
@@ -217,7 +241,8 @@ func scratchDirectory() throws -> String {
         let r = try run(["analyze", Fixtures.capture("link/ethernet.pcap")], cwd: dir)
         #expect(r.status == 0)
         #expect(r.stderr.contains("using configuration .discoscope.yml"), "\(r.stderr)")
-        let none = try run(["analyze", Fixtures.capture("link/ethernet.pcap")], cwd: Fixtures.packageRoot + "/captures")
+        let none = try run(
+            ["analyze", Fixtures.capture("link/ethernet.pcap")], cwd: Fixtures.packageRoot + "/captures")
         #expect(!none.stderr.contains("configuration"))
     }
 
@@ -280,7 +305,9 @@ func scratchDirectory() throws -> String {
 
     @Test func interfaceCompletionListsLoopback() throws {
         // What the bash script runs for `discoscope capture --interface <TAB>`.
-        let r = try run(["---completion", "capture", "--", "--interface", "3", "0", "discoscope", "capture", "--interface", ""])
+        let r = try run([
+            "---completion", "capture", "--", "--interface", "3", "0", "discoscope", "capture", "--interface", "",
+        ])
         #expect(r.lines.contains("lo"), "\(r.stdout)")
     }
 }

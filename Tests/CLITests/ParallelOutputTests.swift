@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// `--jobs`: per-message work runs on worker threads in batches, and the results are written
 /// in capture order, so every format is byte-for-byte the same for any number of jobs.
@@ -14,14 +14,16 @@ import TestSupport
 
     static let variants: [[String]] = [
         ["--format", "text"], ["--format", "text", "-v"], ["--format", "text", "-q"], ["--format", "jsonl"],
-        ["--format", "sarif"], ["--format", "junit"], ["--format", "text", "--disable", "SSDP-011,MDNS-312", "--min-severity", "warning"],
+        ["--format", "sarif"], ["--format", "junit"],
+        ["--format", "text", "--disable", "SSDP-011,MDNS-312", "--min-severity", "warning"],
     ]
 
     @Test(arguments: variants)
     func outputDoesNotDependOnTheNumberOfJobs(_ variant: [String]) throws {
         var outputs: [String] = []
         for jobs in ["1", "2", "5"] {
-            let r = try run(["analyze"] + Self.inputs + variant + ["--fail-on", "never", "-j", jobs], cwd: Fixtures.packageRoot)
+            let r = try run(
+                ["analyze"] + Self.inputs + variant + ["--fail-on", "never", "-j", jobs], cwd: Fixtures.packageRoot)
             #expect(r.status == 0)
             outputs.append(GoldenFileTests.stable(r.stdout, format: variant[1]))
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the built binary with a fixed time zone (text times are local, as tcpdump's are).
 func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
@@ -16,12 +16,14 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         var out: [String] = []
         for dir in ["link", "format", "ip", "public", "session"] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + dir)) ?? []
-            out += names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.sorted().map { "captures/\(dir)/\($0)" }
+            out += names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.sorted().map
+            { "captures/\(dir)/\($0)" }
         }
         return out
     }()
     static let documentCaptures = [
-        "captures/public/CESNET__ipfixprobe__ssdp.pcap", "captures/public/zeek__zeek__mdns.pcap", "captures/ip/mdns-fragmented-ipv4.pcap",
+        "captures/public/CESNET__ipfixprobe__ssdp.pcap", "captures/public/zeek__zeek__mdns.pcap",
+        "captures/ip/mdns-fragmented-ipv4.pcap",
     ]
     static var update: Bool { ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" }
 
@@ -46,11 +48,15 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let r = try run(["analyze", capture, "--format", format, "--fail-on", "never"], cwd: Fixtures.packageRoot)
         // Status and standard error are part of the golden record (mixed link types end with
         // a clear error, for example).
-        let errors = r.stderr.split(separator: "\n").map { "# stderr " + $0.replacingOccurrences(of: Fixtures.packageRoot + "/", with: "") }
-        let actual = (["# status \(r.status)"] + errors).joined(separator: "\n") + "\n" + Self.stable(r.stdout, format: format)
+        let errors = r.stderr.split(separator: "\n").map {
+            "# stderr " + $0.replacingOccurrences(of: Fixtures.packageRoot + "/", with: "")
+        }
+        let actual =
+            (["# status \(r.status)"] + errors).joined(separator: "\n") + "\n" + Self.stable(r.stdout, format: format)
         let path = Fixtures.packageRoot + "/Tests/CLITests/Golden/\(format)/\(capture).\(ext)"
         if Self.update {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try actual.write(toFile: path, atomically: true, encoding: .utf8)
             return
         }
@@ -58,8 +64,11 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         if actual != expected {
             let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
             let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
-            let first = zip(a, e).enumerated().first { $0.element.0 != $0.element.1 }.map { $0.offset } ?? min(a.count, e.count)
-            Issue.record("\(capture) \(format) differs from \(path) at line \(first + 1):\n  got:      \(first < a.count ? String(a[first]) : "<end>")\n  expected: \(first < e.count ? String(e[first]) : "<end>")")
+            let first =
+                zip(a, e).enumerated().first { $0.element.0 != $0.element.1 }.map { $0.offset } ?? min(a.count, e.count)
+            Issue.record(
+                "\(capture) \(format) differs from \(path) at line \(first + 1):\n  got:      \(first < a.count ? String(a[first]) : "<end>")\n  expected: \(first < e.count ? String(e[first]) : "<end>")"
+            )
         }
     }
 
@@ -86,19 +95,24 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     }
 
     @Test func sarifValidatesAgainstTheSARIF210Schema() throws {
-        for args in [[Self.testbed], ["captures/link/ethernet.pcap"], [Self.testbed, "captures/damaged/cut-mid-record.pcap", "captures/public/zeek__zeek__mdns.pcap"]] {
+        for args in [
+            [Self.testbed], ["captures/link/ethernet.pcap"],
+            [Self.testbed, "captures/damaged/cut-mid-record.pcap", "captures/public/zeek__zeek__mdns.pcap"],
+        ] {
             let out = tempPath("sarif")
             defer { try? FileManager.default.removeItem(atPath: out) }
             let r = try run(["analyze"] + args + ["--format", "sarif", "-o", out], cwd: Fixtures.packageRoot)
             #expect(r.status != 64)
-            let v = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/validate-sarif.py", Self.schema, out])
+            let v = try runProcess(
+                "/usr/bin/python3", [Fixtures.packageRoot + "/scripts/validate-sarif.py", Self.schema, out])
             #expect(v.status == 0, "\(args): \(v.stdout) \(v.stderr)")
             #expect(v.stdout.hasPrefix("valid"))
         }
     }
 
     @Test func sarifResultsNameTheCaptureAndFrame() throws {
-        let r = try run(["analyze", Self.testbed, "--format", "sarif", "--enable", "MDNS-104"], cwd: Fixtures.packageRoot)
+        let r = try run(
+            ["analyze", Self.testbed, "--format", "sarif", "--enable", "MDNS-104"], cwd: Fixtures.packageRoot)
         let log = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         let run0 = (log?["runs"] as? [[String: Any]])?.first
         let results = run0?["results"] as? [[String: Any]] ?? []
@@ -107,7 +121,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(first?["ruleId"] as? String == "MDNS-104")
         #expect(first?["level"] as? String == "error")
         let loc = (first?["locations"] as? [[String: Any]])?.first
-        let uri = ((loc?["physicalLocation"] as? [String: Any])?["artifactLocation"] as? [String: Any])?["uri"] as? String
+        let uri =
+            ((loc?["physicalLocation"] as? [String: Any])?["artifactLocation"] as? [String: Any])?["uri"] as? String
         #expect(uri == Self.testbed)
         let logical = (loc?["logicalLocations"] as? [[String: Any]])?.first?["name"] as? String
         #expect(logical?.hasPrefix("frame ") == true)
@@ -119,7 +134,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     @Test func junitIsReadByJunitparserWithOneSuitePerFileAndFailuresFromFailOn() throws {
         let out = tempPath("xml")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let r = try run(["analyze", Self.testbed, "captures/damaged/cut-mid-record.pcap", "--format", "junit", "-o", out], cwd: Fixtures.packageRoot)
+        let r = try run(
+            ["analyze", Self.testbed, "captures/damaged/cut-mid-record.pcap", "--format", "junit", "-o", out],
+            cwd: Fixtures.packageRoot)
         #expect(r.status == 2)  // the damaged file is an input error
         let p = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
         #expect(p.status == 0, "\(p.stderr)")
@@ -130,7 +147,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         // miniupnpd (UPnP/1.1) never answers the testbed's unicast M-SEARCHes to port 1900.
         #expect(lines.contains("failure \(Self.testbed) SSDP-519 unicast-search-answered error"))
         #expect(lines.contains("error captures/damaged/cut-mid-record.pcap read captures/damaged/cut-mid-record.pcap"))
-        let w = try run(["analyze", Self.testbed, "--format", "junit", "--fail-on", "warning", "-o", out], cwd: Fixtures.packageRoot)
+        let w = try run(
+            ["analyze", Self.testbed, "--format", "junit", "--fail-on", "warning", "-o", out], cwd: Fixtures.packageRoot
+        )
         #expect(w.status == 1)
         let pw = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
         #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=11 errors=0" }, "\(pw.stdout)")
@@ -164,7 +183,10 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         // Disabling the rules that report errors (by ID and by name) passes the gate.
         // Options before the file (as tcpdump users write them), comma lists and repetition.
         let off = try run(
-            ["analyze", "--disable", "MDNS-103,query-aa-clear", "--disable", "MDNS-109", "-q", Self.testbed, "--disable", "urn-form,unicast-search-answered"],
+            [
+                "analyze", "--disable", "MDNS-103,query-aa-clear", "--disable", "MDNS-109", "-q", Self.testbed,
+                "--disable", "urn-form,unicast-search-answered",
+            ],
             cwd: root)
         #expect(off.status == 0, "\(off.stdout.suffix(600))")
         #expect(try run(["analyze", Self.testbed, "--fail-on", "bogus"], cwd: root).status == 2)
@@ -173,12 +195,19 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     }
 
     @Test func enableAndMinSeverityFilterFindings() throws {
-        let r = try run(["analyze", Self.testbed, "--format", "jsonl", "--enable", "MDNS-309,SSDP-022", "--fail-on", "never"], cwd: Fixtures.packageRoot)
-        let rules = Set(r.lines.filter { $0.contains(#""type":"finding""#) }.compactMap { l -> String? in
-            l.range(of: #""rule":"[A-Z]+-[0-9]+""#, options: .regularExpression).map { String(l[$0].dropFirst(8).dropLast()) }
-        })
+        let r = try run(
+            ["analyze", Self.testbed, "--format", "jsonl", "--enable", "MDNS-309,SSDP-022", "--fail-on", "never"],
+            cwd: Fixtures.packageRoot)
+        let rules = Set(
+            r.lines.filter { $0.contains(#""type":"finding""#) }.compactMap { l -> String? in
+                l.range(of: #""rule":"[A-Z]+-[0-9]+""#, options: .regularExpression).map {
+                    String(l[$0].dropFirst(8).dropLast())
+                }
+            })
         #expect(rules == ["MDNS-309", "SSDP-022"])
-        let m = try run(["analyze", Self.testbed, "--format", "jsonl", "--min-severity", "error", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let m = try run(
+            ["analyze", Self.testbed, "--format", "jsonl", "--min-severity", "error", "--fail-on", "never"],
+            cwd: Fixtures.packageRoot)
         #expect(!m.stdout.contains(#""severity":"warning""#) && !m.stdout.contains(#""severity":"info""#))
         #expect(m.stdout.contains(#""severity":"error""#))
     }
@@ -186,7 +215,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     @Test func configurationErrorsNameTheLine() throws {
         let d = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: d) }
-        try "fail-on: warning\ndisable:\n  - SSDP-011\ncolour: yes\n".write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
+        try "fail-on: warning\ndisable:\n  - SSDP-011\ncolour: yes\n".write(
+            toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
         let r = try run(["analyze", Fixtures.capture("link/ethernet.pcap")], cwd: d)
         #expect(r.status == 2)
         #expect(r.stderr.contains(".discoscope.yml:4: unknown key 'colour'"), "\(r.stderr)")
@@ -195,7 +225,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(u.status == 2 && u.stderr.contains("other.yml:3: disable: unknown rule 'SSDP-777'"), "\(u.stderr)")
         try "suppress:\n  - rule: MDNS-104\n".write(toFile: d + "/noreason.yml", atomically: true, encoding: .utf8)
         let n = try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "--config", d + "/noreason.yml"], cwd: d)
-        #expect(n.status == 2 && n.stderr.contains("noreason.yml:2: suppress: entry for MDNS-104 without a reason"), "\(n.stderr)")
+        #expect(
+            n.status == 2 && n.stderr.contains("noreason.yml:2: suppress: entry for MDNS-104 without a reason"),
+            "\(n.stderr)")
     }
 
     @Test func configurationSetsFailOnSeverityAndSuppressions() throws {
@@ -206,23 +238,29 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let plain = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"], cwd: d)
         let aa = plain.lines.filter { $0.contains(#""rule":"MDNS-104""#) }
         #expect(aa.count == 42)
-        let zeroconfHost = aa.first.flatMap { l in l.range(of: #""source":"[^"]+""#, options: .regularExpression).map { String(l[$0].dropFirst(10).dropLast()) } } ?? ""
+        let zeroconfHost =
+            aa.first.flatMap { l in
+                l.range(of: #""source":"[^"]+""#, options: .regularExpression).map {
+                    String(l[$0].dropFirst(10).dropLast())
+                }
+            } ?? ""
         let fromHost = aa.filter { $0.contains(#""source":"\#(zeroconfHost)""#) }.count
         try """
-            fail-on: never
-            severity:
-              SSDP-018: warning
-              MDNS-103: info
-              MDNS-109: info
-            suppress:
-              - rule: MDNS-104
-                source: \(zeroconfHost)
-                reason: python-zeroconf 0.47 probes with AA set; fixed upstream
-            """.write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
+        fail-on: never
+        severity:
+          SSDP-018: warning
+          MDNS-103: info
+          MDNS-109: info
+        suppress:
+          - rule: MDNS-104
+            source: \(zeroconfHost)
+            reason: python-zeroconf 0.47 probes with AA set; fixed upstream
+        """.write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
         let r = try run(["analyze", capture, "--format", "jsonl"], cwd: d)
         #expect(r.status == 0)
         #expect(r.lines.filter { $0.contains(#""rule":"MDNS-104""#) }.count == 42 - fromHost)
-        #expect(r.lines.filter { $0.contains(#""rule":"SSDP-018""#) }.allSatisfy { $0.contains(#""severity":"warning""#) })
+        #expect(
+            r.lines.filter { $0.contains(#""rule":"SSDP-018""#) }.allSatisfy { $0.contains(#""severity":"warning""#) })
         #expect(summary(r).contains(#""suppressed":\#(fromHost)"#), "\(summary(r))")
         // The command line overrides the file's fail-on.
         #expect(try run(["analyze", capture, "-q", "--fail-on", "error"], cwd: d).status == 1)
@@ -236,7 +274,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let capture = Fixtures.packageRoot + "/" + Self.testbed
         let plain = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"], cwd: d)
         func field(_ name: String, _ l: Substring) -> String? {
-            l.range(of: #""\#(name)":"[^"]+""#, options: .regularExpression).map { String(l[$0].dropFirst(name.count + 4).dropLast()) }
+            l.range(of: #""\#(name)":"[^"]+""#, options: .regularExpression).map {
+                String(l[$0].dropFirst(name.count + 4).dropLast())
+            }
         }
         let findings = plain.lines.filter { $0.contains(#""type":"finding""#) }
         guard let first = findings.first(where: { field("device", $0) != nil }), let rule = field("rule", first),
@@ -248,11 +288,11 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let ofRule = findings.filter { field("rule", $0) == rule }.count
         let ofDevice = findings.filter { field("rule", $0) == rule && field("device", $0) == device }.count
         try """
-            suppress:
-              - rule: \(rule)
-                device: \(device)
-                reason: test
-            """.write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
+        suppress:
+          - rule: \(rule)
+            device: \(device)
+            reason: test
+        """.write(toFile: d + "/.discoscope.yml", atomically: true, encoding: .utf8)
         let text = try run(["analyze", capture, "-q", "--fail-on", "never"], cwd: d)
         #expect(text.lines.filter { $0.contains(" \(rule) ") && $0.hasPrefix("frame ") }.count == ofRule - ofDevice)
         #expect(text.stdout.contains("; \(ofDevice) suppressed by configuration"), "\(text.stdout.suffix(800))")
@@ -272,7 +312,11 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(again.status == 0)
         #expect(!again.stdout.contains(#""type":"finding""#))
         // Another capture's findings are new.
-        let other = try run(["analyze", "captures/public/zeek__zeek__mdns.pcap", "--format", "jsonl", "--baseline", base, "--fail-on", "warning"], cwd: root)
+        let other = try run(
+            [
+                "analyze", "captures/public/zeek__zeek__mdns.pcap", "--format", "jsonl", "--baseline", base,
+                "--fail-on", "warning",
+            ], cwd: root)
         #expect(other.stdout.contains(#""type":"finding""#))
         #expect(other.status == 1)
         try "SSDP-104 only two fields\n".write(toFile: d + "/bad.tsv", atomically: true, encoding: .utf8)
@@ -286,19 +330,26 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let list = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] ?? []
         let ids = list.compactMap { $0["id"] as? String }
         // Every rule of the catalog's copy that is stateless, and nothing outside it.
-        let catalog = try String(contentsOfFile: Fixtures.packageRoot + "/Tests/RulesTests/catalog-ids.txt", encoding: .utf8)
-            .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let catalog = try String(
+            contentsOfFile: Fixtures.packageRoot + "/Tests/RulesTests/catalog-ids.txt", encoding: .utf8
+        )
+        .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         let stateless = Set(catalog.filter { $0.last == "Stateless" }.compactMap(\.first))
         #expect(Set(ids).count == ids.count && stateless.isSubset(of: Set(ids)))
         #expect(Set(ids).isSubset(of: Set(catalog.compactMap(\.first))))
-        for key in ["id", "name", "severity", "spec", "scope"] { #expect(list.allSatisfy { $0[key] is String }, "\(key)") }
+        for key in ["id", "name", "severity", "spec", "scope"] {
+            #expect(list.allSatisfy { $0[key] is String }, "\(key)")
+        }
         let e = try run(["rules", "explain", "mx-range"])
-        #expect(e.status == 0 && e.stdout.contains("SSDP-104") && e.stdout.contains("Example:") && e.stdout.contains("Interop:"))
+        #expect(
+            e.status == 0 && e.stdout.contains("SSDP-104") && e.stdout.contains("Example:")
+                && e.stdout.contains("Interop:"))
         #expect(try run(["rules", "explain", "NOPE-1"]).status == 2)
         let t = try run(["rules"])
         #expect(t.lines.count == ids.count + 2)  // header, the rules, footer (blank lines not counted)
         // A rule whose findings range over severities shows the range beside its default.
-        #expect(t.lines.contains { $0.hasPrefix("SSDP-104 ") && $0.contains(" error ") && $0.contains("warning–error") })
+        #expect(
+            t.lines.contains { $0.hasPrefix("SSDP-104 ") && $0.contains(" error ") && $0.contains("warning–error") })
     }
 
     @Test func textOutputHasNoColourWhenNotATerminal() throws {
@@ -313,16 +364,21 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
 @Suite struct ProgressLineTests {
     @Test func progressOnATerminalOnly() throws {
         // A capture large enough to take a moment (generated, deterministic).
-        let big = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-progress-\(UUID().uuidString).pcap").path
+        let big = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "discoscope-progress-\(UUID().uuidString).pcap"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: big) }
-        let gen = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/Benchmarks/make_capture.py", "-n", "30000", "-o", big])
+        let gen = try runProcess(
+            "/usr/bin/python3", [Fixtures.packageRoot + "/Benchmarks/make_capture.py", "-n", "30000", "-o", big])
         #expect(gen.status == 0)
         let script = Fixtures.packageRoot + "/Tests/CLITests/Live/ptyrun.py"
-        let tty = try runProcess("/usr/bin/python3", [script, Fixtures.binary, "analyze", big, "--fail-on", "never"],
+        let tty = try runProcess(
+            "/usr/bin/python3", [script, Fixtures.binary, "analyze", big, "--fail-on", "never"],
             currentDirectory: Fixtures.packageRoot, environment: ["PATH": "/usr/bin:/bin"])
         #expect(tty.stdout.contains("packets/s"), "\(tty.stdout)")
         #expect(tty.stdout.contains("% ("))
-        let ci = try runProcess("/usr/bin/python3", [script, Fixtures.binary, "analyze", big, "--fail-on", "never"],
+        let ci = try runProcess(
+            "/usr/bin/python3", [script, Fixtures.binary, "analyze", big, "--fail-on", "never"],
             currentDirectory: Fixtures.packageRoot, environment: ["PATH": "/usr/bin:/bin", "CI": "true"])
         #expect(!ci.stdout.contains("packets/s"))
         let piped = try run(["analyze", big, "--fail-on", "never", "-q"], cwd: Fixtures.packageRoot)

@@ -1,7 +1,7 @@
 import Capture
 import NetLayers
-import Testing
 import TestSupport
+import Testing
 import WireFormat
 
 /// Reads a capture through libpcap and the link/IP/UDP decoder, as `analyze` does.

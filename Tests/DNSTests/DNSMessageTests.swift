@@ -1,6 +1,6 @@
 import DNS
-import Testing
 import TestSupport
+import Testing
 
 private typealias B = DNSBuilder
 
@@ -9,7 +9,9 @@ private func announcement() -> [UInt8] {
     var b = B()
     b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office Printer._ipp._tcp.local"))
     b.record(.answer, "Office Printer._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
-    b.record(.answer, "Office Printer._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: B.txt(["txtvers=1", "rp=ipp/print", "Color"]))
+    b.record(
+        .answer, "Office Printer._ipp._tcp.local", 16, flush: true, ttl: 4500,
+        rdata: B.txt(["txtvers=1", "rp=ipp/print", "Color"]))
     b.record(.additional, "printer.local", 1, flush: true, rdata: B.a("192.168.1.30"))
     b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1]))
     return b.bytes
@@ -24,17 +26,29 @@ private func announcement() -> [UInt8] {
         #expect(m.answers.count == 3 && m.additionals.count == 2)
         let ptr = m.answers[0]
         #expect(ptr.type == .ptr && !ptr.cacheFlush && ptr.ttl == 4500)
-        guard case .name(let target) = ptr.value else { Issue.record("PTR not typed"); return }
+        guard case .name(let target) = ptr.value else {
+            Issue.record("PTR not typed")
+            return
+        }
         #expect(target.presentation(in: m.payload) == "Office Printer._ipp._tcp.local.")
-        guard case .srv(_, _, let port, let host) = m.answers[1].value else { Issue.record("SRV not typed"); return }
+        guard case .srv(_, _, let port, let host) = m.answers[1].value else {
+            Issue.record("SRV not typed")
+            return
+        }
         #expect(port == 631 && host.presentation(in: m.payload) == "printer.local.")
         #expect(m.answers[1].cacheFlush && m.answers[1].rrclass == 1)
         let txt = m.characterStrings(m.answers[2]).map { String(decoding: $0, as: UTF8.self) }
         #expect(txt == ["txtvers=1", "rp=ipp/print", "Color"])
         #expect(TXTAttribute(m.characterStrings(m.answers[2])[2]).value == nil)
-        guard case .a(let v4) = m.additionals[0].value else { Issue.record("A not typed"); return }
+        guard case .a(let v4) = m.additionals[0].value else {
+            Issue.record("A not typed")
+            return
+        }
         #expect(v4 == 0xC0A8_011E)
-        guard case .nsec(let next, let bitmap) = m.additionals[1].value else { Issue.record("NSEC not typed"); return }
+        guard case .nsec(let next, let bitmap) = m.additionals[1].value else {
+            Issue.record("NSEC not typed")
+            return
+        }
         #expect(next.presentation(in: m.payload) == "printer.local.")
         #expect(m.nsecTypes(bitmap) == [.a])
     }
@@ -178,7 +192,9 @@ private func announcement() -> [UInt8] {
         long.question(Array(repeating: String(repeating: "a", count: 63), count: 5).joined(separator: "."), 1)
         #expect(DNSMessage(parsing: long.bytes).anomalies.contains { $0.kind == .nameTooLong })
         var ok = B.query()
-        ok.question(Array(repeating: String(repeating: "a", count: 63), count: 3).joined(separator: ".") + "." + String(repeating: "b", count: 61), 1)
+        ok.question(
+            Array(repeating: String(repeating: "a", count: 63), count: 3).joined(separator: ".") + "."
+                + String(repeating: "b", count: 61), 1)
         #expect(DNSMessage(parsing: ok.bytes).isComplete)  // 255 octets exactly
     }
 
@@ -220,7 +236,10 @@ private func announcement() -> [UInt8] {
             let n = B.name(s)
             var labels: [Range<Int>] = []
             var o = 0
-            while o < n.count, n[o] != 0 { labels.append((o + 1)..<(o + 1 + Int(n[o]))); o += 1 + Int(n[o]) }
+            while o < n.count, n[o] != 0 {
+                labels.append((o + 1)..<(o + 1 + Int(n[o])))
+                o += 1 + Int(n[o])
+            }
             return DNSSDName.classify(payload: n, labels: labels).kind
         }
         #expect(kind("_services._dns-sd._udp.local") == .serviceEnumeration)
@@ -283,7 +302,8 @@ private func announcement() -> [UInt8] {
             bytes += [0xC0 | UInt8(target >> 8), UInt8(target & 0xFF)]
         }
         let last = base + 2 * (n - 1)
-        bytes += [0xC0 | UInt8(last >> 8), UInt8(last & 0xFF)] + B.u16(1) + B.u16(1) + B.u32(120) + B.u16(4) + [10, 0, 0, 1]
+        bytes +=
+            [0xC0 | UInt8(last >> 8), UInt8(last & 0xFF)] + B.u16(1) + B.u16(1) + B.u32(120) + B.u16(4) + [10, 0, 0, 1]
         let m = DNSMessage(parsing: bytes)
         #expect(m.isComplete)
         #expect(m.answers.count == 2)
@@ -291,4 +311,3 @@ private func announcement() -> [UInt8] {
         #expect(m.anomalies.contains { $0.kind == .pointerToPointer })
     }
 }
-

@@ -1,6 +1,6 @@
 import NetLayers
-import Testing
 import TestSupport
+import Testing
 import WireFormat
 
 private let t0 = Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
@@ -65,9 +65,10 @@ private let ipv4UDP = hex(
         for (bytes, original) in [(frame, frame.count), (Array(frame.prefix(frame.count - 2)), frame.count)] {
             var decoder = PacketDecoder()
             decoder.copiesPayloads = false
-            guard case .datagram(let d) = decoder.decode(
-                frame: 1, time: t0, linkType: .ethernet, frameBytes: bytes, originalLength: original,
-                wants: { _, _, _, _ in true })
+            guard
+                case .datagram(let d) = decoder.decode(
+                    frame: 1, time: t0, linkType: .ethernet, frameBytes: bytes, originalLength: original,
+                    wants: { _, _, _, _ in true })
             else {
                 Issue.record("expected a datagram")
                 continue
@@ -85,14 +86,18 @@ private let ipv4UDP = hex(
         let second = hex("4500001c 00070001 ff11 0000 c0a8010a e00000fb 61626364 65666768")
         var decoder = PacketDecoder()
         decoder.copiesPayloads = false
-        guard case .fragmentHeld = decoder.decode(
-            frame: 1, time: t0, linkType: .ipv4, frameBytes: more, originalLength: more.count, wants: { _, _, _, _ in true })
+        guard
+            case .fragmentHeld = decoder.decode(
+                frame: 1, time: t0, linkType: .ipv4, frameBytes: more, originalLength: more.count,
+                wants: { _, _, _, _ in true })
         else {
             Issue.record("expected the first fragment held")
             return
         }
-        guard case .datagram(let d) = decoder.decode(
-            frame: 2, time: t0, linkType: .ipv4, frameBytes: second, originalLength: second.count, wants: { _, _, _, _ in true })
+        guard
+            case .datagram(let d) = decoder.decode(
+                frame: 2, time: t0, linkType: .ipv4, frameBytes: second, originalLength: second.count,
+                wants: { _, _, _, _ in true })
         else {
             Issue.record("expected the reassembled datagram")
             return
@@ -119,7 +124,9 @@ private let ipv4UDP = hex(
         let v4 = hex("4f00003c 00012000 ff11 0000 0a000001 e00000fb")
         // IPv6 to ff02::fb, payload length 24: a fragment header (offset 0, more fragments),
         // then hop-by-hop options of 16 bytes of which 2 are in the frame.
-        let v6 = hex("60000000 0018 2c ff") + [UInt8](repeating: 0, count: 15) + [1] + hex("ff02000000000000 00000000000000fb")
+        let v6 =
+            hex("60000000 0018 2c ff") + [UInt8](repeating: 0, count: 15) + [1]
+            + hex("ff02000000000000 00000000000000fb")
             + hex("00000001 00000007") + hex("1101")
         for (link, frame) in [(LinkType.ipv4, v4), (.ipv6, v6)] {
             guard case .malformed = decode(link, frame) else {
@@ -152,7 +159,9 @@ private let ipv4UDP = hex(
     /// Seeded random frames of every supported link type never trap (gopacket's fuzz target).
     @Test func randomBytesNeverTrap() {
         var rng = SplitMix64(seed: 42)
-        let links: [LinkType] = [.ethernet, .linuxSLL, .linuxSLL2, .null, .loop, .raw, .ipv4, .ipv6, .ieee802_11, .ieee802_11Radiotap]
+        let links: [LinkType] = [
+            .ethernet, .linuxSLL, .linuxSLL2, .null, .loop, .raw, .ipv4, .ipv6, .ieee802_11, .ieee802_11Radiotap,
+        ]
         var decoder = PacketDecoder(reassembler: FragmentReassembler(maxDatagrams: 8, maxBytes: 1 << 16))
         var seen = 0
         for i in 0..<20_000 {
@@ -174,17 +183,23 @@ private let ipv4UDP = hex(
     }
 }
 
-
 @Suite struct FragmentReassemblerTests {
     let key = FragmentReassembler.Key(src: .v4(1), dst: .v4(2), id: 7, proto: 17)
 
     @Test func completesWhenCoveredAndReportsAllFrames() {
         var r = FragmentReassembler()
-        guard case .held = r.add(key: key, offset: 8, more: false, bytes: [9, 9], frame: 2, time: t0, hopLimit: 1, headerLength: 20) else {
+        guard
+            case .held = r.add(
+                key: key, offset: 8, more: false, bytes: [9, 9], frame: 2, time: t0, hopLimit: 1, headerLength: 20)
+        else {
             Issue.record("expected held")
             return
         }
-        guard case .complete(let w) = r.add(key: key, offset: 0, more: true, bytes: Array(repeating: 1, count: 8), frame: 5, time: t0, hopLimit: 64, headerLength: 20) else {
+        guard
+            case .complete(let w) = r.add(
+                key: key, offset: 0, more: true, bytes: Array(repeating: 1, count: 8), frame: 5, time: t0, hopLimit: 64,
+                headerLength: 20)
+        else {
             Issue.record("expected complete")
             return
         }
@@ -198,7 +213,9 @@ private let ipv4UDP = hex(
         var r = FragmentReassembler(maxDatagrams: 4)
         for id in 0..<100 {
             let k = FragmentReassembler.Key(src: .v4(1), dst: .v4(2), id: UInt32(id), proto: 17)
-            _ = r.add(key: k, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: id, time: t0, hopLimit: 1, headerLength: 20)
+            _ = r.add(
+                key: k, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: id, time: t0, hopLimit: 1,
+                headerLength: 20)
         }
         #expect(r.inFlight <= 4)
         #expect(r.abandoned >= 96)
@@ -206,17 +223,25 @@ private let ipv4UDP = hex(
 
     @Test func incompleteDatagramsExpireAfterTheTimeout() {
         var r = FragmentReassembler(timeoutSeconds: 30)
-        _ = r.add(key: key, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: 1, time: t0, hopLimit: 1, headerLength: 20)
+        _ = r.add(
+            key: key, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: 1, time: t0, hopLimit: 1,
+            headerLength: 20)
         let later = Timestamp(seconds: t0.seconds + 31, nanoseconds: 0)
         let other = FragmentReassembler.Key(src: .v4(3), dst: .v4(4), id: 1, proto: 17)
-        _ = r.add(key: other, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: 2, time: later, hopLimit: 1, headerLength: 20)
+        _ = r.add(
+            key: other, offset: 0, more: true, bytes: Array(repeating: 0, count: 8), frame: 2, time: later, hopLimit: 1,
+            headerLength: 20)
         #expect(r.inFlight == 1)
         #expect(r.abandoned == 1)
     }
 
     @Test func fragmentBeyond65535IsDropped() {
         var r = FragmentReassembler()
-        guard case .dropped = r.add(key: key, offset: 65528, more: false, bytes: Array(repeating: 0, count: 16), frame: 1, time: t0, hopLimit: 1, headerLength: 20) else {
+        guard
+            case .dropped = r.add(
+                key: key, offset: 65528, more: false, bytes: Array(repeating: 0, count: 16), frame: 1, time: t0,
+                hopLimit: 1, headerLength: 20)
+        else {
             Issue.record("expected dropped")
             return
         }
@@ -239,7 +264,10 @@ private let ipv4UDP = hex(
         #expect(IPAddress(text: Array("1::2::3".utf8)) == nil)
     }
 
-    @Test(arguments: ["1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "::1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::8", "12345::", "1:", ":1", "1.2.3.4.5", "256.1.1.1"])
+    @Test(arguments: [
+        "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "::1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::8", "12345::", "1:", ":1",
+        "1.2.3.4.5", "256.1.1.1",
+    ])
     func rejectsMalformedText(text: String) {
         #expect(IPAddress(text: Array(text.utf8)) == nil)
     }
@@ -250,11 +278,12 @@ private let ipv4UDP = hex(
     @Test func textMatchesReferenceWriterAndParsesBack() {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state
         }
         for round in 0..<4000 {
-            var words = (0..<8).map { _ in UInt16(truncatingIfNeeded: next() >> 40) & (round % 3 == 0 ? 0x00FF : 0xFFFF) }
+            var words = (0..<8).map { _ in UInt16(truncatingIfNeeded: next() >> 40) & (round % 3 == 0 ? 0x00FF : 0xFFFF)
+            }
             let start = Int(next() % 8)
             let len = Int(next() % UInt64(9 - start))
             for k in start..<(start + len) { words[k] = 0 }

@@ -11,10 +11,13 @@ final class StringSink: OutputSink {
 
 private let descriptor = RuleDescriptor(
     id: "SSDP-104", name: "mx-range", title: "MX is at most 5", severity: .error, proto: .ssdp,
-    spec: "UDA 1.1 §1.3.2", description: "Devices treat MX above 5 as 5.", interop: "gssdp waits MX seconds", example: "MX: 10")
+    spec: "UDA 1.1 §1.3.2", description: "Devices treat MX above 5 as 5.", interop: "gssdp waits MX seconds",
+    example: "MX: 10")
 
 private func finding(_ severity: Severity = .warning, frame: Int = 7, message: String = "MX 10 is above 5") -> Finding {
-    Finding(descriptor: descriptor, severity: severity, frames: [frame, 3], time: Timestamp(seconds: 1_700_000_000, nanoseconds: 5000),
+    Finding(
+        descriptor: descriptor, severity: severity, frames: [frame, 3],
+        time: Timestamp(seconds: 1_700_000_000, nanoseconds: 5000),
         message: message, source: "192.168.1.10")
 }
 
@@ -106,7 +109,10 @@ private let record = MessageRecord(
 
     @Test func jsonFindingCarriesContractFields() {
         let j = JSONLinesReporter.findingObject(finding(), file: "a.pcap").serialized()
-        #expect(j.hasPrefix(#"{"type":"finding","file":"a.pcap","rule":"SSDP-104","name":"mx-range","severity":"warning","frames":[7,3],"time":1700000000.000005,"message":"MX 10 is above 5","spec":"UDA 1.1 §1.3.2","interop":"gssdp waits MX seconds""#))
+        #expect(
+            j.hasPrefix(
+                #"{"type":"finding","file":"a.pcap","rule":"SSDP-104","name":"mx-range","severity":"warning","frames":[7,3],"time":1700000000.000005,"message":"MX 10 is above 5","spec":"UDA 1.1 §1.3.2","interop":"gssdp waits MX seconds""#
+            ))
     }
 
     @Test func xmlEscapingCoversMarkupAndForbiddenCharacters() {
@@ -149,7 +155,8 @@ private let record = MessageRecord(
         var kept: Finding? = nil
         do {
             let d = RuleDescriptor(
-                id: "MDNS-999", name: "temporary", title: "t", severity: .info, proto: .mdns, spec: "s", description: "d",
+                id: "MDNS-999", name: "temporary", title: "t", severity: .info, proto: .mdns, spec: "s",
+                description: "d",
                 interop: "i", example: "e")
             kept = Finding(descriptor: d, frame: 1, time: .zero, message: "m", source: "::1")
         }

@@ -1,8 +1,9 @@
 import Findings
 import Foundation
-@testable import Rules
-import Testing
 import TestSupport
+import Testing
+
+@testable import Rules
 
 /// The registered rules against the catalog. The catalog's rule IDs and scopes are read from
 /// `../shared/rules/*.md` when it is beside the repository; `catalog-ids.txt` is a committed
@@ -40,9 +41,14 @@ import TestSupport
         return out
     }
 
-    @Test(.enabled(if: CatalogTests.sharedPresent, "../shared/rules is not beside the repository; the committed copy stands in"))
+    @Test(
+        .enabled(
+            if: CatalogTests.sharedPresent, "../shared/rules is not beside the repository; the committed copy stands in"
+        ))
     func theCommittedCopyMatchesTheSharedCatalog() throws {
-        #expect(try Self.sharedCatalog() == Self.committedCopy(), "update Tests/RulesTests/catalog-ids.txt from ../shared/rules")
+        #expect(
+            try Self.sharedCatalog() == Self.committedCopy(),
+            "update Tests/RulesTests/catalog-ids.txt from ../shared/rules")
     }
 
     @Test func everyStatelessCatalogRuleIsRegisteredAndNothingElse() throws {
@@ -50,8 +56,11 @@ import TestSupport
         #expect(catalog.count == 147)
         let registered = Set(RuleCatalog.all.map(\.id.rawValue))
         let stateless = Set(catalog.filter { $0.value == "Stateless" }.keys)
-        #expect(stateless.subtracting(registered).isEmpty, "not registered: \(stateless.subtracting(registered).sorted())")
-        #expect(registered.subtracting(catalog.keys).isEmpty, "not in the catalog: \(registered.subtracting(catalog.keys).sorted())")
+        #expect(
+            stateless.subtracting(registered).isEmpty, "not registered: \(stateless.subtracting(registered).sorted())")
+        #expect(
+            registered.subtracting(catalog.keys).isEmpty,
+            "not in the catalog: \(registered.subtracting(catalog.keys).sorted())")
     }
 
     @Test func statefulCatalogRulesAreSessionRules() throws {

@@ -1,16 +1,18 @@
 import DNS
 import Findings
 import NetLayers
-@testable import Rules
-import Testing
 import TestSupport
+import Testing
 import WireFormat
+
+@testable import Rules
 
 @Suite struct MDNSRuleTests {
     /// The named pairs, spelled out.
     @Test func singleEmptyStringTXTIsCleanButEmptyTXTIsNot() {
         #expect(mdnsFindings(mdns(txtResponse([0]))).allSatisfy { $0.rule.rawValue != "MDNS-311" })
-        #expect(mdnsFindings(mdns(txtResponse([]))).contains { $0.rule.rawValue == "MDNS-311" && $0.severity == .error })
+        #expect(
+            mdnsFindings(mdns(txtResponse([]))).contains { $0.rule.rawValue == "MDNS-311" && $0.severity == .error })
     }
 
     @Test func legacyQueryWithNonZeroIDFromAnEphemeralPortIsClean() {
@@ -45,11 +47,13 @@ import WireFormat
         let expected: [(String, String?)] = [
             ("_http", nil), ("_ipp", nil), ("_a", nil), ("_1", "no letter"), ("_a-b", nil), ("_googlecast", nil),
             ("_companion-link", nil), ("_abcdefghijklmno", nil), ("_abcdefghijklmnop", "16 characters after _ (1–15)"),
-            ("http", "does not start with _"), ("_", "0 characters after _ (1–15)"), ("_-ab", "leading or trailing hyphen"),
+            ("http", "does not start with _"), ("_", "0 characters after _ (1–15)"),
+            ("_-ab", "leading or trailing hyphen"),
             ("_ab-", "leading or trailing hyphen"), ("_a--b", "double hyphen"), ("_123", "no letter"),
             ("_a_b", "characters other than letters, digits and hyphens"),
             ("_a.b", "characters other than letters, digits and hyphens"),
-            ("_\u{e9}", "characters other than letters, digits and hyphens"), ("", "does not start with _"), ("_A-1-b", nil),
+            ("_\u{e9}", "characters other than letters, digits and hyphens"), ("", "does not start with _"),
+            ("_A-1-b", nil),
         ]
         for (text, problem) in expected {
             let bytes = Array(("xx" + text + "yy").utf8)

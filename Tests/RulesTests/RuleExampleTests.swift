@@ -1,6 +1,7 @@
 import Findings
-@testable import Rules
 import Testing
+
+@testable import Rules
 
 /// One registered rule type, as a test argument.
 struct RegisteredRule: CustomTestStringConvertible, Sendable {
@@ -27,7 +28,8 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
             let hit = findingsOnLast(example.datagrams).filter { $0.rule == r.id }
             #expect(!hit.isEmpty, "\(r.id) did not fire on its triggering example", sourceLocation: place)
             if let s = example.severity {
-                #expect(hit.contains { $0.severity == s }, "\(r.id) severity \(hit.map(\.severity))", sourceLocation: place)
+                #expect(
+                    hit.contains { $0.severity == s }, "\(r.id) severity \(hit.map(\.severity))", sourceLocation: place)
             }
             for f in hit {
                 #expect(!f.message.isEmpty && !f.spec.isEmpty, "\(r.id)", sourceLocation: place)
@@ -45,7 +47,9 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
         for example in r.type.examples.nonTriggering {
             let place = SourceLocation(fileID: example.file, filePath: example.file, line: example.line, column: 1)
             let miss = findingsOnLast(example.datagrams).filter { $0.rule == r.id }
-            #expect(miss.isEmpty, "\(r.id) fired on its non-triggering example: \(miss.map(\.message))", sourceLocation: place)
+            #expect(
+                miss.isEmpty, "\(r.id) fired on its non-triggering example: \(miss.map(\.message))",
+                sourceLocation: place)
         }
     }
 }

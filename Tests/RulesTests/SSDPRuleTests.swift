@@ -1,17 +1,19 @@
 import Findings
 import NetLayers
 import Reporting
-@testable import Rules
 import SSDP
-import Testing
 import TestSupport
+import Testing
 import WireFormat
+
+@testable import Rules
 
 @Suite struct SSDPRuleTests {
     @Test func wellFormedMessagesOfEveryKindRaiseNothing() {
         for d in [
             multicast(ssdp(notifyLine, alive11)), multicast(ssdp(mSearchLine, search11), sport: 50000),
-            response(ssdp(okLine, response11)), multicast(ssdp(notifyLine, byebye11)), multicast(ssdp(notifyLine, update11)),
+            response(ssdp(okLine, response11)), multicast(ssdp(notifyLine, byebye11)),
+            multicast(ssdp(notifyLine, update11)),
         ] {
             #expect(ssdpFindings([d]).map(\.rule) == [])
         }
@@ -22,13 +24,22 @@ import WireFormat
         let mx = f.first { $0.rule == "SSDP-104" }
         #expect(mx?.message.contains("treat it as 5") == true)
         // Under UPnP/1.0 the same MX is fine (1–120).
-        let v10 = ssdpFindings([multicast(ssdp(mSearchLine, search11.setting("MX", "10").setting("USER-AGENT", "X/1 UPnP/1.0 y/1")), sport: 50000)])
+        let v10 = ssdpFindings([
+            multicast(
+                ssdp(mSearchLine, search11.setting("MX", "10").setting("USER-AGENT", "X/1 UPnP/1.0 y/1")), sport: 50000)
+        ])
         #expect(!v10.contains { $0.rule == "SSDP-104" })
     }
 
     @Test func ssdpAllIsAValidSearchTargetButNotANotificationType() {
-        #expect(!ssdpFindings([multicast(ssdp(mSearchLine, search11.setting("ST", "ssdp:all")), sport: 50000)]).contains { $0.rule == "SSDP-106" })
-        #expect(ssdpFindings([multicast(ssdp(notifyLine, alive11.setting("NT", "ssdp:all")))]).contains { $0.rule == "SSDP-303" })
+        #expect(
+            !ssdpFindings([multicast(ssdp(mSearchLine, search11.setting("ST", "ssdp:all")), sport: 50000)]).contains {
+                $0.rule == "SSDP-106"
+            })
+        #expect(
+            ssdpFindings([multicast(ssdp(notifyLine, alive11.setting("NT", "ssdp:all")))]).contains {
+                $0.rule == "SSDP-303"
+            })
     }
 
     @Test func byebyeInheritsTheVersionItsDeviceClaimedEarlier() {
@@ -48,7 +59,8 @@ import WireFormat
         #expect(summary.ssdpMessages == 2)
         #expect(findings.contains { $0.rule == "SSDP-005" && $0.firstFrame == 2 })
         // Random non-HTTP traffic to the same endpoint is not claimed.
-        let noise = exampleDatagram([1, 2, 3, 4, 5, 6], src: "192.168.1.20", srcPort: 43210, dst: "192.168.1.10", dstPort: 50000)
+        let noise = exampleDatagram(
+            [1, 2, 3, 4, 5, 6], src: "192.168.1.20", srcPort: 43210, dst: "192.168.1.10", dstPort: 50000)
         #expect(analyse([search, noise]).summary.ssdpMessages == 1)
     }
 
@@ -61,13 +73,19 @@ import WireFormat
         let headers = alive11.adding("Powerstate", "1").adding("X-User-Agent", "a").adding("hue-bridgeid", "2")
             .adding("powerstate.example.com", "3").adding("01-NLS", "4").adding("Bad\u{01}Name", "5").adding("OPT", "6")
         let found = ssdpFindings([multicast(ssdp(notifyLine, headers))]).filter { $0.rule.rawValue == "SSDP-011" }
-        #expect(found.map(\.message) == [
-            "headers Powerstate, hue-bridgeid, Bad\\x01Name are not defined by UDA and not vendor-qualified (name.domain)",
-            "headers X-User-Agent, 01-NLS, OPT are not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)",
-        ])
+        #expect(
+            found.map(\.message) == [
+                "headers Powerstate, hue-bridgeid, Bad\\x01Name are not defined by UDA and not vendor-qualified (name.domain)",
+                "headers X-User-Agent, 01-NLS, OPT are not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)",
+            ])
         #expect(found.map(\.field) == ["Powerstate,hue-bridgeid,Bad\\x01Name", "X-User-Agent,01-NLS,OPT"])
-        let one = ssdpFindings([multicast(ssdp(notifyLine, alive11.adding("X-Foo", "1")))]).filter { $0.rule.rawValue == "SSDP-011" }
-        #expect(one.map(\.message) == ["header X-Foo is not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"])
+        let one = ssdpFindings([multicast(ssdp(notifyLine, alive11.adding("X-Foo", "1")))]).filter {
+            $0.rule.rawValue == "SSDP-011"
+        }
+        #expect(
+            one.map(\.message) == [
+                "header X-Foo is not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"
+            ])
         #expect(one.map(\.severity) == [.info])
     }
 }
@@ -84,8 +102,10 @@ import WireFormat
 
     @Test func urnNotesSpeakOfVersionsOnlyForVersions() {
         func note(_ nt: String) -> String? {
-            ssdpFindings([multicast(ssdp(notifyLine, alive11.setting("NT", nt).setting("USN", "uuid:\(exampleUUID)::\(nt)")))])
-                .first { $0.rule == "SSDP-018" }?.interop
+            ssdpFindings([
+                multicast(ssdp(notifyLine, alive11.setting("NT", nt).setting("USN", "uuid:\(exampleUUID)::\(nt)")))
+            ])
+            .first { $0.rule == "SSDP-018" }?.interop
         }
         #expect(note("urn:schemas-upnp-org:device:MediaServer:x")?.contains("version") == true)
         let dots = note("urn:schemas.upnp.org:device:MediaServer:1") ?? ""

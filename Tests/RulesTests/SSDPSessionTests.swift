@@ -1,10 +1,11 @@
 import Findings
 import NetLayers
 import Reporting
-@testable import Rules
 import SSDP
 import Testing
 import WireFormat
+
+@testable import Rules
 
 /// The SSDP session model and the session rules around what examples do not show: bounds,
 /// eviction, clocks that go backwards, known-good start-up sequences.
@@ -51,7 +52,8 @@ import WireFormat
             notify(targeting(nt, byebye11), at: 0.001 * Double(k))
         }
         let age = alive11.setting("CACHE-CONTROL", "max-age=60")
-        let seq = bye + aliveSet(age, at: 0.1) + aliveSet(age, at: 0.3) + aliveSet(age, at: 29) + aliveSet(age, at: 58)
+        let seq =
+            bye + aliveSet(age, at: 0.1) + aliveSet(age, at: 0.3) + aliveSet(age, at: 29) + aliveSet(age, at: 58)
             + [otherSearch(at: 70)]
         let fired = analyse(seq).findings.filter { $0.rule.rawValue.hasPrefix("SSDP-5") }
         #expect(fired.map(\.message) == [])

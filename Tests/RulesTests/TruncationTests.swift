@@ -1,8 +1,9 @@
 import DNS
 import Findings
 import NetLayers
-@testable import Rules
 import Testing
+
+@testable import Rules
 
 /// A message the snap length cut is judged on what was captured whole, never on what is
 /// missing or on a value cut in the middle: every prefix of a clean message raises nothing
@@ -51,7 +52,8 @@ import Testing
     /// A whole message's rule findings are not replayed onto a cut one with the same bytes,
     /// nor the other way round.
     @Test func aCutMDNSPayloadIsJudgedOnItsOwn() {
-        let ptrOnly = mdns(response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) })
+        let ptrOnly = mdns(
+            response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) })
         var cut = ptrOnly
         cut.udpPayloadLength = ptrOnly.payload.count + 100
         let both = analyse([ptrOnly, cut, ptrOnly]).findings.filter { $0.rule == "MDNS-308" }

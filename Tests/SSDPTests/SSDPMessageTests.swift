@@ -1,6 +1,6 @@
 import SSDP
-import Testing
 import TestSupport
+import Testing
 
 private let notify = Array(
     ("NOTIFY * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nCACHE-CONTROL: max-age = 1800\r\n"
@@ -44,7 +44,8 @@ private let notify = Array(
     /// A folded line continues the previous header's value, or the previous line itself when
     /// that line had no colon (it has no value to continue).
     @Test func foldedLinesContinueThePreviousHeaderOrLine() {
-        let m = SSDPMessage(parsing: Array("NOTIFY * HTTP/1.1\r\nSERVER: a\r\n b\r\nGarbage\r\n more\r\nNT: x\r\n\r\n".utf8))
+        let m = SSDPMessage(
+            parsing: Array("NOTIFY * HTTP/1.1\r\nSERVER: a\r\n b\r\nGarbage\r\n more\r\nNT: x\r\n\r\n".utf8))
         #expect(m.anomalies.contains { $0.kind == .obsoleteLineFolding })
         #expect(m.headers.count == 3)
         #expect(m.value(.server).map { Array($0) } == Array("a\r\n b".utf8))
@@ -144,10 +145,16 @@ private let notify = Array(
     @Test func findsWhatTheDecodingFinds() {
         let cases: [(String, String)] = [
             ("plain", "NOTIFY * HTTP/1.1\r\nSERVER: a UPnP/1.1 b\r\nUSN: uuid:x::y\r\nNTS: ssdp:update\r\n\r\n"),
-            ("lower-case names, spaces", "m-search * HTTP/1.1\r\nst :  ssdp:all \r\nmx:\t3\r\nuser-agent: UPnP/2.0\r\n\r\n"),
+            (
+                "lower-case names, spaces",
+                "m-search * HTTP/1.1\r\nst :  ssdp:all \r\nmx:\t3\r\nuser-agent: UPnP/2.0\r\n\r\n"
+            ),
             ("folded values", "HTTP/1.1 200 OK\r\nSERVER: a\r\n UPnP/1.1\r\n\tmore\r\nST: x\r\n\r\n"),
             ("folding onto a line without colon", "NOTIFY * HTTP/1.1\r\nSERVER: a\r\nnocolon\r\n UPnP/1.1\r\n\r\n"),
-            ("duplicates: the first counts", "NOTIFY * HTTP/1.1\r\nNTS: ssdp:alive\r\nNTS: ssdp:byebye\r\nSERVER:\r\nSERVER: x\r\n\r\n"),
+            (
+                "duplicates: the first counts",
+                "NOTIFY * HTTP/1.1\r\nNTS: ssdp:alive\r\nNTS: ssdp:byebye\r\nSERVER:\r\nSERVER: x\r\n\r\n"
+            ),
             ("a fold after a later duplicate", "NOTIFY * HTTP/1.1\r\nUSN: a\r\nUSN: b\r\n c\r\n\r\n"),
             ("bare LF and CR", "NOTIFY * HTTP/1.1\nSERVER: UPnP/1.0\rUSN: uuid:1\n\n"),
             ("leading empty lines, no blank line", "\r\n\r\nHTTP/1.1 200 OK\r\nST: a:b"),
@@ -162,7 +169,8 @@ private let notify = Array(
         for (note, text) in cases { Self.agree(Array(text.utf8), note) }
         // Past the header limit: lines are dropped, and a fold continues the last kept one.
         let filler = String(repeating: "A: b\r\n", count: SSDPMessage.maxHeaders - 1)
-        Self.agree(Array(("NOTIFY * HTTP/1.1\r\n" + filler + "SERVER: x\r\nST: late\r\n UPnP/1.1\r\n\r\n").utf8), "limit")
+        Self.agree(
+            Array(("NOTIFY * HTTP/1.1\r\n" + filler + "SERVER: x\r\nST: late\r\n UPnP/1.1\r\n\r\n").utf8), "limit")
         Self.agree(Array(("NOTIFY * HTTP/1.1\r\n" + filler + "A: b\r\nSERVER: dropped\r\n\r\n").utf8), "dropped")
     }
 
@@ -170,7 +178,10 @@ private let notify = Array(
     @Test func agreesOnRandomHeaderText() {
         var rng = SplitMix64(seed: 0xC0FFEE)
         func next() -> UInt64 { rng.next() }
-        let pieces = ["SERVER", "server", "USN", "NTS", "MX", "ST", "st", "USER-AGENT", "NT", "X", ":", " ", "\t", "\r\n", "\n", "\r", "UPnP/1.1", "uuid:a::b", "HTTP/1.1 ", "NOTIFY * ", "M-SEARCH * "]
+        let pieces = [
+            "SERVER", "server", "USN", "NTS", "MX", "ST", "st", "USER-AGENT", "NT", "X", ":", " ", "\t", "\r\n", "\n",
+            "\r", "UPnP/1.1", "uuid:a::b", "HTTP/1.1 ", "NOTIFY * ", "M-SEARCH * ",
+        ]
         for _ in 0..<3000 {
             var text = ["NOTIFY * HTTP/1.1\r\n", "HTTP/1.1 200 OK\r\n", "M-SEARCH * HTTP/1.1\r\n", ""][Int(next() % 4)]
             for _ in 0..<Int(next() % 40) { text += pieces[Int(next() % UInt64(pieces.count))] }

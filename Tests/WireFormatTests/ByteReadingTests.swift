@@ -22,7 +22,10 @@ import WireFormat
         for text in ["a,b", ",a,,b,", "", ",", "abc", "a,", ",,,x"] {
             let bytes = Array(("#" + text + "#").utf8).dropFirst().dropLast()  // a slice not starting at 0
             var pieces: [[UInt8]] = []
-            ASCII.forEachPiece(of: bytes, separatedBy: 0x2C) { pieces.append(Array($0)); return true }
+            ASCII.forEachPiece(of: bytes, separatedBy: 0x2C) {
+                pieces.append(Array($0))
+                return true
+            }
             #expect(pieces == bytes.split(separator: 0x2C).map { Array($0) }, "\(text)")
             #expect(ASCII.count(0x2C, in: bytes) == text.filter { $0 == "," }.count)
         }
@@ -96,7 +99,8 @@ import WireFormat
     static func bytes(_ length: Int, _ seed: UInt64) -> [UInt8] {
         var rng = SplitMix(state: seed)
         // Mostly printable text with CR, LF, colons, controls, DEL and high bytes mixed in.
-        let pool: [UInt8] = Array("abcXYZ-:. 09".utf8) + [0x0D, 0x0A, 0x09, 0x00, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
+        let pool: [UInt8] =
+            Array("abcXYZ-:. 09".utf8) + [0x0D, 0x0A, 0x09, 0x00, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
         return (0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }
     }
 

@@ -1,7 +1,7 @@
 import DNS
 import Findings
-import Rules
 import NetLayers
+import Rules
 import WireFormat
 
 /// The per-message part of mDNS analysis: decodes a datagram's payload and runs the mDNS
@@ -68,7 +68,8 @@ struct MDNSJudge: Sendable {
             table.store(Decoded(view: input.decoded, kept: kept, host: host), payload: d.payload, at: slot)
         }
         for k in reports.indices {
-            sink.report(reports[k].descriptor, severity: reports[k].severity, reports[k].message, related: reports[k].related)
+            sink.report(
+                reports[k].descriptor, severity: reports[k].severity, reports[k].message, related: reports[k].related)
         }
         if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input

@@ -34,7 +34,8 @@ enum MDNSRender {
     ) -> MessageRecord {
         MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
-            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query", summaryUTF8: summary,
+            dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query",
+            summaryUTF8: summary,
             detail: c.detail, fields: c.fields)
     }
 
@@ -84,27 +85,45 @@ enum MDNSRender {
         if context.truncated { b.append(" [truncated]") }
         var detail: [String] = []
         if verbose {
-            detail.append("id \(h.id) flags 0x\(String(h.flags, radix: 16)) qd \(h.qdcount) an \(h.ancount) ns \(h.nscount) ar \(h.arcount)")
+            detail.append(
+                "id \(h.id) flags 0x\(String(h.flags, radix: 16)) qd \(h.qdcount) an \(h.ancount) ns \(h.nscount) ar \(h.arcount)"
+            )
             for q in m.questions {
-                detail.append("question \(q.name.presentation(in: p)) \(q.type) class \(q.qclass)\(q.unicastResponse ? " QU" : "")")
+                detail.append(
+                    "question \(q.name.presentation(in: p)) \(q.type) class \(q.qclass)\(q.unicastResponse ? " QU" : "")"
+                )
             }
             for (s, rr) in m.records { detail.append("\(s.rawValue.dropLast()) \(full(rr, m))") }
         }
         // JSON fields only for JSON lines, and only for a payload that holds a DNS header.
-        let fields: [(String, JSONValue)] = !wantFields || m.payload.count < 12 ? [] : [
-            ("id", .int(h.id)),
-            ("flags", .object([
-                ("qr", .bool(h.qr)), ("opcode", .int(h.opcode)), ("aa", .bool(h.aa)), ("tc", .bool(h.tc)), ("rd", .bool(h.rd)),
-                ("ra", .bool(h.ra)), ("z", .bool(h.z)), ("ad", .bool(h.ad)), ("cd", .bool(h.cd)), ("rcode", .int(h.rcode)),
-            ])),
-            ("questions", .array(m.questions.map { q in
-                .object([("name", .string(q.name.presentation(in: p))), ("type", .string(q.type.description)),
-                         ("class", .int(q.qclass)), ("unicast_response", .bool(q.unicastResponse))])
-            })),
-            ("answers", .array(m.answers.map { json($0, m) })),
-            ("authorities", .array(m.authorities.map { json($0, m) })),
-            ("additionals", .array(m.additionals.map { json($0, m) })),
-        ]
+        let fields: [(String, JSONValue)] =
+            !wantFields || m.payload.count < 12
+            ? []
+            : [
+                ("id", .int(h.id)),
+                (
+                    "flags",
+                    .object([
+                        ("qr", .bool(h.qr)), ("opcode", .int(h.opcode)), ("aa", .bool(h.aa)), ("tc", .bool(h.tc)),
+                        ("rd", .bool(h.rd)),
+                        ("ra", .bool(h.ra)), ("z", .bool(h.z)), ("ad", .bool(h.ad)), ("cd", .bool(h.cd)),
+                        ("rcode", .int(h.rcode)),
+                    ])
+                ),
+                (
+                    "questions",
+                    .array(
+                        m.questions.map { q in
+                            .object([
+                                ("name", .string(q.name.presentation(in: p))), ("type", .string(q.type.description)),
+                                ("class", .int(q.qclass)), ("unicast_response", .bool(q.unicastResponse)),
+                            ])
+                        })
+                ),
+                ("answers", .array(m.answers.map { json($0, m) })),
+                ("authorities", .array(m.authorities.map { json($0, m) })),
+                ("additionals", .array(m.additionals.map { json($0, m) })),
+            ]
         return Content(detail: detail, fields: fields, isResponse: h.qr)
     }
 
@@ -190,25 +209,38 @@ enum MDNSRender {
         case .aaaa(let hi, let lo): rdata = .object([("address", .string(IPAddress.v6(hi, lo).description))])
         case .name(let n): rdata = .object([("target", .string(n.presentation(in: p)))])
         case .srv(let pr, let w, let port, let t):
-            rdata = .object([("priority", .int(pr)), ("weight", .int(w)), ("port", .int(port)), ("target", .string(t.presentation(in: p)))])
-        case .txt: rdata = .object([("strings", .array(m.characterStrings(rr).map { .string(DNSText.characterString($0)) }))])
+            rdata = .object([
+                ("priority", .int(pr)), ("weight", .int(w)), ("port", .int(port)),
+                ("target", .string(t.presentation(in: p))),
+            ])
+        case .txt:
+            rdata = .object([("strings", .array(m.characterStrings(rr).map { .string(DNSText.characterString($0)) }))])
         case .hinfo:
             let s = m.characterStrings(rr)
-            rdata = .object([("cpu", .string(s.first.map { DNSText.characterString($0) } ?? "")),
-                             ("os", .string(s.count > 1 ? DNSText.characterString(s[1]) : ""))])
+            rdata = .object([
+                ("cpu", .string(s.first.map { DNSText.characterString($0) } ?? "")),
+                ("os", .string(s.count > 1 ? DNSText.characterString(s[1]) : "")),
+            ])
         case .nsec(let n, let bitmap):
-            rdata = .object([("next", .string(n.presentation(in: p))), ("types", .array(m.nsecTypes(bitmap).map { .string($0.description) }))])
+            rdata = .object([
+                ("next", .string(n.presentation(in: p))),
+                ("types", .array(m.nsecTypes(bitmap).map { .string($0.description) })),
+            ])
         case .opt:
             var options: [JSONValue] = []
             for o in m.ednsOptions(rr) {
                 var fields: [(String, JSONValue)] = [("code", .int(o.code))]
                 if o.code == 4, let owner = EDNSOwnerOption(o.data) {
-                    fields.append(("owner", .object([
-                        ("version", .int(owner.version)), ("sequence", .int(owner.sequence)),
-                        ("primary_mac", .string(mac(owner.primaryMAC))),
-                        ("wakeup_mac", owner.wakeupMAC.map { .string(mac($0)) } ?? .null),
-                        ("password", owner.password.map { .string(hexString($0)) } ?? .null),
-                    ])))
+                    fields.append(
+                        (
+                            "owner",
+                            .object([
+                                ("version", .int(owner.version)), ("sequence", .int(owner.sequence)),
+                                ("primary_mac", .string(mac(owner.primaryMAC))),
+                                ("wakeup_mac", owner.wakeupMAC.map { .string(mac($0)) } ?? .null),
+                                ("password", owner.password.map { .string(hexString($0)) } ?? .null),
+                            ])
+                        ))
                 } else {
                     fields.append(("hex", .string(hexString(o.data))))
                 }
@@ -216,17 +248,22 @@ enum MDNSRender {
             }
             rdata = .object([
                 ("udp_payload_size", .int(rr.rawClass)), ("extended_rcode", .int((rr.ttl >> 24) & 0xFF)),
-                ("version", .int((rr.ttl >> 16) & 0xFF)), ("do", .bool(rr.ttl & 0x8000 != 0)), ("options", .array(options)),
+                ("version", .int((rr.ttl >> 16) & 0xFF)), ("do", .bool(rr.ttl & 0x8000 != 0)),
+                ("options", .array(options)),
             ])
         case .unknown: rdata = .object([("hex", .string(hexString(p[rr.rdata])))])
         }
         return .object([
-            ("name", .string(rr.name.presentation(in: p))), ("type", .string(rr.type.description)), ("class", .int(rr.rrclass)),
+            ("name", .string(rr.name.presentation(in: p))), ("type", .string(rr.type.description)),
+            ("class", .int(rr.rrclass)),
             ("cache_flush", .bool(rr.cacheFlush)), ("ttl", .int(rr.ttl)), ("rdata", rdata),
         ])
     }
 
     static func mac(_ b: ArraySlice<UInt8>) -> String {
-        b.map { x in let s = String(x, radix: 16); return s.count == 1 ? "0" + s : s }.joined(separator: ":")
+        b.map { x in
+            let s = String(x, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined(separator: ":")
     }
 }

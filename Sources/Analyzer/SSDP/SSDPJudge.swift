@@ -18,7 +18,8 @@ struct SSDPJudge: Sendable {
     }
 
     /// The datagram and the message move into the input (each copy retains their arrays).
-    mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput {
+    mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput
+    {
         let input: SSDPInput
         if d.isTruncated {
             // Rules judge the complete lines only; the message is shown as captured.

@@ -81,10 +81,18 @@ enum SSDPRender {
         if wantFields {
             fields = [
                 ("start_line", .string(text(m.startLine))),
-                ("headers", .array(m.headers.map { .array([.string(text(m.name(of: $0))), .string(text(m.value(of: $0)))]) })),
+                (
+                    "headers",
+                    .array(m.headers.map { .array([.string(text(m.name(of: $0))), .string(text(m.value(of: $0)))]) })
+                ),
             ]
             if let sub = m.notificationSubtype {
-                fields.append(("nts", .string(sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")))
+                fields.append(
+                    (
+                        "nts",
+                        .string(
+                            sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")
+                    ))
             }
             if let v = m.claimedUPnPVersion { fields.append(("upnp_version", .string(v.description))) }
         }

@@ -1,6 +1,6 @@
 import Findings
-import Rules
 import NetLayers
+import Rules
 import SSDP
 import WireFormat
 
@@ -37,7 +37,9 @@ struct SSDPRouter {
             let h = SSDPKeyHeaders(bytes, range)
             kind = h.kind
             claimed = (kind == .mSearch ? h.userAgent : h.server).flatMap { UPnPVersion.find(in: bytes[$0]) }
-            func offsets(_ r: Range<Int>) -> Range<Int> { (r.lowerBound - range.lowerBound)..<(r.upperBound - range.lowerBound) }
+            func offsets(_ r: Range<Int>) -> Range<Int> {
+                (r.lowerBound - range.lowerBound)..<(r.upperBound - range.lowerBound)
+            }
             func number(_ r: Range<Int>?) -> UInt64? { r.flatMap { ASCII.parseDecimal(bytes[$0]) } }
             mx = number(h.mx)
             st = h.st.map(offsets)
@@ -50,7 +52,9 @@ struct SSDPRouter {
             }
             if kind == .notify, let v = h.nts {
                 let nts = bytes[v]
-                f.nts = nts.equals("ssdp:alive") ? .alive : nts.equals("ssdp:byebye") ? .byebye : nts.equals("ssdp:update") ? .update : .other
+                f.nts =
+                    nts.equals("ssdp:alive")
+                    ? .alive : nts.equals("ssdp:byebye") ? .byebye : nts.equals("ssdp:update") ? .update : .other
             }
             if let t = kind == .notify ? h.nt : h.st {
                 let v = bytes[t]
@@ -179,7 +183,9 @@ struct SSDPRouter {
         event.payloadKey = payloadKey
         // ST's and LOCATION's values in this payload (the facts hold their offsets).
         let st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
-        event.location = m.location.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
+        event.location = m.location.map {
+            bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
+        }
         event.usn = m.usn.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
         switch m.kind {
         case .mSearch:
@@ -188,7 +194,8 @@ struct SSDPRouter {
             event.st = st
             event.search = searches[Endpoint(address: d.dst, port: d.dstPort)]
             if event.search == nil {
-                event.searchFromOtherPort = searches.first { $0.key.address == d.dst && $0.value.expires >= d.time }?.value
+                event.searchFromOtherPort =
+                    searches.first { $0.key.address == d.dst && $0.value.expires >= d.time }?.value
             }
         default:
             break
@@ -252,4 +259,3 @@ struct SSDPContext: Sendable {
     /// What the session rules concluded on this message.
     var sessionReports: [SessionReports.Report]
 }
-

@@ -45,7 +45,6 @@ public struct FindingSink {
         for k in findings.indices { findings[k].device = d }
     }
 
-
     /// Reports one violation of `descriptor` on the current datagram. `severity` defaults to
     /// the descriptor's; `related` are other frames that explain it (first frame is always
     /// the current one); `interop` replaces the rule's interop note when that note is about
@@ -67,7 +66,8 @@ public struct FindingSink {
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
     /// with the same payload (same rule, severity, text and field).
     public mutating func repeatFinding(_ f: borrowing Finding) {
-        findings.append(f.repeated(frame: frame, time: time, source: sourceString(), device: device, fileIndex: fileIndex))
+        findings.append(
+            f.repeated(frame: frame, time: time, source: sourceString(), device: device, fileIndex: fileIndex))
     }
 
     /// The source as text, built on the first report of the datagram.

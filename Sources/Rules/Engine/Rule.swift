@@ -77,7 +77,9 @@ public struct SessionReports: Sendable {
 
     public var isEmpty: Bool { reports.isEmpty }
 
-    public mutating func report(_ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int]) {
+    public mutating func report(
+        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int]
+    ) {
         reports.append(Report(descriptor: descriptor, severity: severity, message: message, related: related))
     }
 

@@ -39,7 +39,9 @@ func query(id: UInt16 = 0, flags: UInt16 = 0, _ build: (inout DNSBuilder) -> Voi
     return b
 }
 
-func hostA(_ b: inout DNSBuilder, _ section: DNSBuilder.Section = .answer, name: String = "printer.local", ttl: UInt32 = 120) {
+func hostA(
+    _ b: inout DNSBuilder, _ section: DNSBuilder.Section = .answer, name: String = "printer.local", ttl: UInt32 = 120
+) {
     b.record(section, name, 1, flush: true, ttl: ttl, rdata: B.a("192.168.1.20"))
 }
 

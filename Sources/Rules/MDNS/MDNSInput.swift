@@ -146,7 +146,8 @@ public final class MDNSInput: RuleInput, Sendable {
         }
         let owner = facts(rr.name, p, &l, &seen)
         return RecordInfo(
-            section: s, record: rr, dnssd: owner.info.dnssd, labelCount: owner.info.labelCount, firstLabel: owner.firstLabel,
+            section: s, record: rr, dnssd: owner.info.dnssd, labelCount: owner.info.labelCount,
+            firstLabel: owner.firstLabel,
             serviceLabel: owner.info.serviceLabel,
             allLabelsUTF8: owner.allLabelsUTF8, hasUnderscoreLabel: owner.hasUnderscoreLabel,
             isReverse: owner.isReverse, isLocalName: owner.info.isLocalName,
@@ -171,7 +172,8 @@ public final class MDNSInput: RuleInput, Sendable {
     static func isReverse(_ p: [UInt8], _ l: [Range<Int>]) -> Bool {
         guard l.count >= 2 else { return false }
         return ASCII.equalsIgnoringCase(p, l[l.count - 1], "arpa")
-            && (ASCII.equalsIgnoringCase(p, l[l.count - 2], "in-addr") || ASCII.equalsIgnoringCase(p, l[l.count - 2], "ip6"))
+            && (ASCII.equalsIgnoringCase(p, l[l.count - 2], "in-addr")
+                || ASCII.equalsIgnoringCase(p, l[l.count - 2], "ip6"))
     }
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { decoded.bytes(r) }

@@ -52,7 +52,8 @@ public final class MDNSMessageView: Sendable {
     /// Records that are shared in DNS-SD practice: browse PTRs (service type, subtype,
     /// service enumeration). Reverse-mapping PTRs are unique.
     public func isShared(_ r: RecordInfo) -> Bool {
-        r.record.type == .ptr && (r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype || r.dnssd.kind == .serviceEnumeration)
+        r.record.type == .ptr
+            && (r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype || r.dnssd.kind == .serviceEnumeration)
     }
 
     public func isUnique(_ r: RecordInfo) -> Bool {

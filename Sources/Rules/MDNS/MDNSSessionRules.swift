@@ -12,7 +12,8 @@ import WireFormat
 /// alone (the query may predate the capture).
 struct LegacyResponseIDRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-403", "legacy-response-id", .error, "A legacy unicast response echoes the query's ID", spec: "RFC 6762 §6.7, §18.1",
+        "MDNS-403", "legacy-response-id", .error, "A legacy unicast response echoes the query's ID",
+        spec: "RFC 6762 §6.7, §18.1",
         "A legacy query (source port other than 5353) is answered by unicast to its source address and port, with the query's ID: a stub resolver drops an answer whose ID it did not ask with.",
         interop: "avahi, python-zeroconf and mDNSResponder echo the ID; a stub resolver (glibc, dig) ignores any other",
         example: "legacy query from port 53123 with ID 0x04D2 answered with ID 0", scope: .stateful)

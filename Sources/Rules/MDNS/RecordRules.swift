@@ -8,7 +8,8 @@ import WireFormat
 /// MDNS-301: Shared records (browse PTRs) never carry cache-flush.
 struct SharedNoFlushRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-301", "shared-no-flush", .error, "Shared records (browse PTRs) never carry cache-flush", spec: "RFC 6762 §10.2",
+        "MDNS-301", "shared-no-flush", .error, "Shared records (browse PTRs) never carry cache-flush",
+        spec: "RFC 6762 §10.2",
         "", example: "_http._tcp.local. PTR with class 0x8001")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(ptrFlush: true)))],
@@ -24,8 +25,10 @@ struct SharedNoFlushRule: MessageRule {
 /// MDNS-302: Unique records in multicast responses carry cache-flush.
 struct UniqueFlushRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-302", "unique-flush", .error, "Unique records in multicast responses carry cache-flush", spec: "RFC 6762 §10.2",
-        "A, AAAA, SRV, TXT, HINFO, NSEC and reverse PTR.", interop: "Apple BCT: CACHE FLUSH BIT SET IN NON-SHARED RESPONSES", example: "SRV of class 0x0001")
+        "MDNS-302", "unique-flush", .error, "Unique records in multicast responses carry cache-flush",
+        spec: "RFC 6762 §10.2",
+        "A, AAAA, SRV, TXT, HINFO, NSEC and reverse PTR.",
+        interop: "Apple BCT: CACHE FLUSH BIT SET IN NON-SHARED RESPONSES", example: "SRV of class 0x0001")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(srvFlush: false)))],
         nonTriggering: [RuleExample(mdns(service(srvFlush: true)))])
@@ -33,7 +36,8 @@ struct UniqueFlushRule: DatagramRule {
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.isResponse, i.isMulticast, !i.isLegacyResponse else { return }
         for r in i.records where r.section != .authority && i.isUnique(r) && !r.record.cacheFlush && r.record.ttl != 0 {
-            out.report(Self.descriptor, "unique record \(i.name(r.record.name)) \(r.record.type) lacks the cache-flush bit")
+            out.report(
+                Self.descriptor, "unique record \(i.name(r.record.name)) \(r.record.type) lacks the cache-flush bit")
         }
     }
 }
@@ -41,12 +45,26 @@ struct UniqueFlushRule: DatagramRule {
 /// MDNS-303: TTLs near 120 s (host records) and 4500 s (others).
 struct RecommendedTTLRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-303", "recommended-ttl", .warning, "TTLs near 120 s (host records) and 4500 s (others)", spec: "RFC 6762 §10",
+        "MDNS-303", "recommended-ttl", .warning, "TTLs near 120 s (host records) and 4500 s (others)",
+        spec: "RFC 6762 §10",
         "Below a tenth of the recommendation is a warning; Apple's 4500 s host records and browse PTRs below 1125 s are info.",
-        interop: "mDNSResponder uses 4500 s for all records; python-zeroconf raises PTR TTLs below 1125 s", example: "PTR TTL 10", lowest: .info)
+        interop: "mDNSResponder uses 4500 s for all records; python-zeroconf raises PTR TTLs below 1125 s",
+        example: "PTR TTL 10", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { b in b.record(.answer, "_ipp._tcp.local", 12, ttl: 10, rdata: B.name("Office._ipp._tcp.local")) }), severity: .warning)],
-        nonTriggering: [RuleExample(mdns(response { b in b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(.answer, "_ipp._tcp.local", 12, ttl: 10, rdata: B.name("Office._ipp._tcp.local"))
+                    }), severity: .warning)
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local"))
+                    }))
+        ])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.isResponse, !i.isLegacyResponse else { return }
@@ -54,12 +72,24 @@ struct RecommendedTTLRule: DatagramRule {
             let host = i.isHostRecord(r)
             let ttl = r.record.ttl
             if host {
-                if ttl < 12 { out.report(Self.descriptor, severity: .warning, "\(i.name(r.record.name)) \(r.record.type) TTL \(ttl); 120 s is recommended") }
-                else if ttl == 4500 { out.report(Self.descriptor, severity: .info, "\(i.name(r.record.name)) \(r.record.type) TTL 4500 (Apple's choice; RFC 6762 recommends 120 s for host records)") }
+                if ttl < 12 {
+                    out.report(
+                        Self.descriptor, severity: .warning,
+                        "\(i.name(r.record.name)) \(r.record.type) TTL \(ttl); 120 s is recommended")
+                } else if ttl == 4500 {
+                    out.report(
+                        Self.descriptor, severity: .info,
+                        "\(i.name(r.record.name)) \(r.record.type) TTL 4500 (Apple's choice; RFC 6762 recommends 120 s for host records)"
+                    )
+                }
             } else if ttl < 450 {
-                out.report(Self.descriptor, severity: .warning, "\(i.name(r.record.name)) \(r.record.type) TTL \(ttl); 4500 s is recommended")
+                out.report(
+                    Self.descriptor, severity: .warning,
+                    "\(i.name(r.record.name)) \(r.record.type) TTL \(ttl); 4500 s is recommended")
             } else if i.isShared(r) && ttl < 1125 {
-                out.report(Self.descriptor, severity: .info, "browse PTR \(i.name(r.record.name)) TTL \(ttl) (python-zeroconf raises PTR TTLs below 1125 s)")
+                out.report(
+                    Self.descriptor, severity: .info,
+                    "browse PTR \(i.name(r.record.name)) TTL \(ttl) (python-zeroconf raises PTR TTLs below 1125 s)")
             }
         }
     }
@@ -68,10 +98,25 @@ struct RecommendedTTLRule: DatagramRule {
 /// MDNS-304: Records of one RRSet carry the same TTL.
 struct RRSetSameTTLRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-304", "rrset-same-ttl", .error, "Records of one RRSet carry the same TTL", spec: "RFC 2181 §5.2", "", example: "two A records with TTL 120 and 4500")
+        "MDNS-304", "rrset-same-ttl", .error, "Records of one RRSet carry the same TTL", spec: "RFC 2181 §5.2", "",
+        example: "two A records with TTL 120 and 4500")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { b in hostA(&b, ttl: 120); b.record(.answer, "printer.local", 1, flush: true, ttl: 4500, rdata: B.a("192.168.1.21")) }))],
-        nonTriggering: [RuleExample(mdns(response { b in hostA(&b, ttl: 120); b.record(.answer, "printer.local", 1, flush: true, ttl: 120, rdata: B.a("192.168.1.21")) }))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        hostA(&b, ttl: 120)
+                        b.record(.answer, "printer.local", 1, flush: true, ttl: 4500, rdata: B.a("192.168.1.21"))
+                    }))
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        hostA(&b, ttl: 120)
+                        b.record(.answer, "printer.local", 1, flush: true, ttl: 120, rdata: B.a("192.168.1.21"))
+                    }))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         // Known answers in a query carry remaining TTLs, which legitimately differ.
@@ -84,11 +129,14 @@ struct RRSetSameTTLRule: MessageRule {
             let a = records[k]
             for j in (k + 1)..<records.count {
                 let b = records[j]
-                guard b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
-                    && b.record.ttl != a.record.ttl && a.record.ttl != 0 && b.record.ttl != 0
-                    && b.record.name.equals(a.record.name, in: i.message.payload)
+                guard
+                    b.record.type == a.record.type && b.record.rrclass == a.record.rrclass
+                        && b.record.ttl != a.record.ttl && a.record.ttl != 0 && b.record.ttl != 0
+                        && b.record.name.equals(a.record.name, in: i.message.payload)
                 else { continue }
-                out.report(Self.descriptor, "\(i.name(a.record.name)) \(a.record.type) records carry TTLs \(a.record.ttl) and \(b.record.ttl)")
+                out.report(
+                    Self.descriptor,
+                    "\(i.name(a.record.name)) \(a.record.type) records carry TTLs \(a.record.ttl) and \(b.record.ttl)")
                 reported = true
                 break
             }
@@ -99,10 +147,19 @@ struct RRSetSameTTLRule: MessageRule {
 /// MDNS-305: NSEC: next name = owner, window 0 only, NSEC bit clear.
 struct NSECRestrictedFormRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-305", "nsec-restricted-form", .error, "NSEC: next name = owner, window 0 only, NSEC bit clear", spec: "RFC 6762 §6.1",
-        "The NSEC bit is an error; other deviations warnings.", example: "NSEC with next name other.local.", lowest: .warning)
+        "MDNS-305", "nsec-restricted-form", .error, "NSEC: next name = owner, window 0 only, NSEC bit clear",
+        spec: "RFC 6762 §6.1",
+        "The NSEC bit is an error; other deviations warnings.", example: "NSEC with next name other.local.",
+        lowest: .warning)
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { b in hostA(&b); b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("other.local", [1])) }), severity: .warning)],
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        hostA(&b)
+                        b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("other.local", [1]))
+                    }), severity: .warning)
+        ],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
@@ -110,10 +167,19 @@ struct NSECRestrictedFormRule: MessageRule {
         for r in i.records {
             guard case .nsec(let next, let bitmap) = r.record.value else { continue }
             if !next.equals(r.record.name, in: i.message.payload) {
-                out.report(Self.descriptor, severity: .warning, "NSEC \(i.name(r.record.name)) names \(i.name(next)) as next, not itself")
+                out.report(
+                    Self.descriptor, severity: .warning,
+                    "NSEC \(i.name(r.record.name)) names \(i.name(next)) as next, not itself")
             }
-            if i.message.nsecHasTypeAbove255(bitmap) { out.report(Self.descriptor, severity: .warning, "NSEC \(i.name(r.record.name)) uses a window other than 0") }
-            if i.message.nsecHas(bitmap, .nsec) { out.report(Self.descriptor, severity: .error, "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC") }
+            if i.message.nsecHasTypeAbove255(bitmap) {
+                out.report(
+                    Self.descriptor, severity: .warning, "NSEC \(i.name(r.record.name)) uses a window other than 0")
+            }
+            if i.message.nsecHas(bitmap, .nsec) {
+                out.report(
+                    Self.descriptor, severity: .error,
+                    "NSEC \(i.name(r.record.name)) sets the NSEC bit in a synthesized NSEC")
+            }
         }
     }
 }
@@ -121,19 +187,40 @@ struct NSECRestrictedFormRule: MessageRule {
 /// MDNS-306: An NSEC does not deny a type the message carries for that name.
 struct NSECConsistentRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-306", "nsec-consistent", .error, "An NSEC does not deny a type the message carries for that name", spec: "RFC 6762 §6.1; RFC 4034 §4.1.2", "", example: "NSEC {AAAA} plus an AAAA for the name")
+        "MDNS-306", "nsec-consistent", .error, "An NSEC does not deny a type the message carries for that name",
+        spec: "RFC 6762 §6.1; RFC 4034 §4.1.2", "", example: "NSEC {AAAA} plus an AAAA for the name")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { b in b.record(.answer, "printer.local", 28, flush: true, rdata: B.aaaa([0xfe80, 0, 0, 0, 0, 0, 0, 1])); b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1])) }))],
-        nonTriggering: [RuleExample(mdns(response { b in b.record(.answer, "printer.local", 28, flush: true, rdata: B.aaaa([0xfe80, 0, 0, 0, 0, 0, 0, 1])); b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1, 28])) }))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(
+                            .answer, "printer.local", 28, flush: true, rdata: B.aaaa([0xfe80, 0, 0, 0, 0, 0, 0, 1]))
+                        b.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1]))
+                    }))
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(
+                            .answer, "printer.local", 28, flush: true, rdata: B.aaaa([0xfe80, 0, 0, 0, 0, 0, 0, 1]))
+                        b.record(
+                            .additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1, 28]))
+                    }))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         for r in i.records {
             guard case .nsec(_, let bitmap) = r.record.value else { continue }
             // The bitmap lists the types that exist; any other type is denied.
-            for o in i.records where o.record.type != .nsec && o.record.type != .opt && !i.message.nsecHas(bitmap, o.record.type)
+            for o in i.records
+            where o.record.type != .nsec && o.record.type != .opt && !i.message.nsecHas(bitmap, o.record.type)
                 && o.record.name.equals(r.record.name, in: i.message.payload)
             {
-                out.report(Self.descriptor, "NSEC \(i.name(r.record.name)) denies \(o.record.type) but the message carries one")
+                out.report(
+                    Self.descriptor, "NSEC \(i.name(r.record.name)) denies \(o.record.type) but the message carries one"
+                )
                 break
             }
         }
@@ -143,16 +230,30 @@ struct NSECConsistentRule: MessageRule {
 /// MDNS-307: SRV targets are host names.
 struct SRVTargetHostRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-307", "srv-target-host", .error, "SRV targets are host names", spec: "RFC 6763 §8; RFC 2782", "Not the root, not a service instance.", example: "SRV target .")
+        "MDNS-307", "srv-target-host", .error, "SRV targets are host names", spec: "RFC 6763 §8; RFC 2782",
+        "Not the root, not a service instance.", example: "SRV target .")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { $0.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "")) }))],
-        nonTriggering: [RuleExample(mdns(response { $0.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local")) }))])
+        triggering: [
+            RuleExample(
+                mdns(response { $0.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "")) }))
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(
+                            .answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+                    }))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         for r in i.records {
             guard case .srv(_, _, _, let target) = r.record.value, let t = r.target else { continue }
-            if t.labelCount == 0 { out.report(Self.descriptor, "SRV \(i.name(r.record.name)) has the root as target") }
-            else if t.dnssd.kind == .instance { out.report(Self.descriptor, "SRV target \(i.name(target)) is a service instance name, not a host") }
+            if t.labelCount == 0 {
+                out.report(Self.descriptor, "SRV \(i.name(r.record.name)) has the root as target")
+            } else if t.dnssd.kind == .instance {
+                out.report(Self.descriptor, "SRV target \(i.name(target)) is a service instance name, not a host")
+            }
         }
     }
 }
@@ -162,23 +263,35 @@ struct AdditionalRecordsRule: DatagramRule {
     /// Judges a missing SRV or TXT.
     static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses", spec: "RFC 6763 §12.1, §12.2",
-        "", interop: "Apple BCT: REQUIRED ADDITIONAL RECORDS IN ANSWERS", example: "PTR answer with an empty Additional section")
+        "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses",
+        spec: "RFC 6763 §12.1, §12.2",
+        "", interop: "Apple BCT: REQUIRED ADDITIONAL RECORDS IN ANSWERS",
+        example: "PTR answer with an empty Additional section")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }))],
+        triggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local"))
+                    }))
+        ],
         nonTriggering: [RuleExample(mdns(service()))])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.isResponse, i.isMulticast else { return }
         let p = i.message.payload
         for r in i.records where r.section == .answer {
-            if case .name(let target) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype,
+            if case .name(let target) = r.record.value, r.record.type == .ptr,
+                r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype,
                 r.target?.dnssd.kind == .instance
             {
                 let hasSRV = i.records.contains { $0.record.type == .srv && $0.record.name.equals(target, in: p) }
                 let hasTXT = i.records.contains { $0.record.type == .txt && $0.record.name.equals(target, in: p) }
                 if !hasSRV || !hasTXT {
-                    out.report(Self.descriptor, "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))")
+                    out.report(
+                        Self.descriptor,
+                        "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))"
+                    )
                 }
             }
         }
@@ -190,7 +303,8 @@ struct AddressOtherFamilyRule: DatagramRule {
     /// Judges a missing address record or NSEC.
     static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-309", "address-other-family", .warning, "Address answers also give the other family or an NSEC", spec: "RFC 6762 §6.2", "", example: "A answer with neither AAAA nor NSEC")
+        "MDNS-309", "address-other-family", .warning, "Address answers also give the other family or an NSEC",
+        spec: "RFC 6762 §6.2", "", example: "A answer with neither AAAA nor NSEC")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(response { hostA(&$0) }))],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
@@ -200,9 +314,13 @@ struct AddressOtherFamilyRule: DatagramRule {
         let p = i.message.payload
         for r in i.records where r.section == .answer && (r.record.type == .a || r.record.type == .aaaa) {
             let other: RecordType = r.record.type == .a ? .aaaa : .a
-            let covered = i.records.contains { ($0.record.type == other || $0.record.type == .nsec) && $0.record.name.equals(r.record.name, in: p) }
+            let covered = i.records.contains {
+                ($0.record.type == other || $0.record.type == .nsec) && $0.record.name.equals(r.record.name, in: p)
+            }
             if !covered {
-                out.report(Self.descriptor, "\(r.record.type) answer for \(i.name(r.record.name)) without \(other) or an NSEC denying it")
+                out.report(
+                    Self.descriptor,
+                    "\(r.record.type) answer for \(i.name(r.record.name)) without \(other) or an NSEC denying it")
                 return
             }
         }
@@ -212,8 +330,10 @@ struct AddressOtherFamilyRule: DatagramRule {
 /// MDNS-310: Address records list only addresses valid on the link.
 struct AddressValidOnLinkRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-310", "address-valid-on-link", .error, "Address records list only addresses valid on the link", spec: "RFC 6762 §6.2",
-        "Loopback, unspecified and multicast addresses are errors; an IPv4 address outside the sender's /24 is info (heuristic without interface data).", example: "host.local. A 127.0.0.1", lowest: .info)
+        "MDNS-310", "address-valid-on-link", .error, "Address records list only addresses valid on the link",
+        spec: "RFC 6762 §6.2",
+        "Loopback, unspecified and multicast addresses are errors; an IPv4 address outside the sender's /24 is info (heuristic without interface data).",
+        example: "host.local. A 127.0.0.1", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(aResponse("127.0.0.1")), severity: .error)],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
@@ -228,9 +348,14 @@ struct AddressValidOnLinkRule: DatagramRule {
             default: continue
             }
             if addr.isLoopback || addr.isUnspecified || addr.isMulticast {
-                out.report(Self.descriptor, severity: .error, "\(i.name(r.record.name)) \(r.record.type) \(addr) is not usable on the link")
+                out.report(
+                    Self.descriptor, severity: .error,
+                    "\(i.name(r.record.name)) \(r.record.type) \(addr) is not usable on the link")
             } else if case .v4(let a) = addr, case .v4(let s) = i.datagram.src, a >> 8 != s >> 8, !addr.isLinkLocal {
-                out.report(Self.descriptor, severity: .info, "\(i.name(r.record.name)) A \(addr) is outside the sender's /24 (\(i.datagram.src)); another interface's address?")
+                out.report(
+                    Self.descriptor, severity: .info,
+                    "\(i.name(r.record.name)) A \(addr) is outside the sender's /24 (\(i.datagram.src)); another interface's address?"
+                )
             }
         }
     }
@@ -239,8 +364,11 @@ struct AddressValidOnLinkRule: DatagramRule {
 /// MDNS-311: TXT is never empty (one zero byte means no data).
 struct TXTNotEmptyRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-311", "txt-not-empty", .error, "TXT is never empty (one zero byte means no data)", spec: "RFC 6763 §6.1; RFC 1035 §3.3.14",
-        "Zero-length strings among others are info.", interop: "mDNSResponder rejects RDLENGTH 0; avahi drops zero-length strings", example: "TXT with RDLENGTH 0", lowest: .info)
+        "MDNS-311", "txt-not-empty", .error, "TXT is never empty (one zero byte means no data)",
+        spec: "RFC 6763 §6.1; RFC 1035 §3.3.14",
+        "Zero-length strings among others are info.",
+        interop: "mDNSResponder rejects RDLENGTH 0; avahi drops zero-length strings", example: "TXT with RDLENGTH 0",
+        lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse([])), severity: .error)],
         nonTriggering: [RuleExample(mdns(txtResponse([0])))])
@@ -248,7 +376,9 @@ struct TXTNotEmptyRule: MessageRule {
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         for r in i.records where r.record.type == .txt {
             if r.record.rdata.isEmpty {
-                out.report(Self.descriptor, severity: .error, "TXT \(i.name(r.record.name)) is empty (RDLENGTH 0); use a single zero byte")
+                out.report(
+                    Self.descriptor, severity: .error,
+                    "TXT \(i.name(r.record.name)) is empty (RDLENGTH 0); use a single zero byte")
             } else {
                 var count = 0
                 var empty = false
@@ -258,7 +388,9 @@ struct TXTNotEmptyRule: MessageRule {
                     return true
                 }
                 if count > 1 && empty {
-                    out.report(Self.descriptor, severity: .info, "TXT \(i.name(r.record.name)) mixes empty strings with others (avahi drops them)")
+                    out.report(
+                        Self.descriptor, severity: .info,
+                        "TXT \(i.name(r.record.name)) mixes empty strings with others (avahi drops them)")
                 }
             }
         }
@@ -268,7 +400,8 @@ struct TXTNotEmptyRule: MessageRule {
 /// MDNS-312: TXT keys are 1+ printable ASCII characters without '='.
 struct TXTKeySyntaxRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-312", "txt-key-syntax", .error, "TXT keys are 1+ printable ASCII characters without '='", spec: "RFC 6763 §6.4",
+        "MDNS-312", "txt-key-syntax", .error, "TXT keys are 1+ printable ASCII characters without '='",
+        spec: "RFC 6763 §6.4",
         "Keys over 9 characters are a warning.", example: "string =value", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse(B.txt(["=value"]))), severity: .error)],
@@ -280,11 +413,17 @@ struct TXTKeySyntaxRule: MessageRule {
             i.message.forEachTXTKey(r.record) { string, key in
                 guard !string.isEmpty else { return true }
                 if key.isEmpty {
-                    out.report(Self.descriptor, severity: .error, "TXT \(i.name(r.record.name)) string \"\(MDNSText.show(p[string].prefix(40)))\" has no key")
+                    out.report(
+                        Self.descriptor, severity: .error,
+                        "TXT \(i.name(r.record.name)) string \"\(MDNSText.show(p[string].prefix(40)))\" has no key")
                 } else if p[key].contains(where: { $0 < 0x20 || $0 > 0x7E }) {
-                    out.report(Self.descriptor, severity: .error, "TXT \(i.name(r.record.name)) key \"\(MDNSText.show(p[key]))\" is not printable ASCII")
+                    out.report(
+                        Self.descriptor, severity: .error,
+                        "TXT \(i.name(r.record.name)) key \"\(MDNSText.show(p[key]))\" is not printable ASCII")
                 } else if key.count > 9 {
-                    out.report(Self.descriptor, severity: .warning, "TXT key \(MDNSText.show(p[key])) is \(key.count) characters (9 at most recommended)")
+                    out.report(
+                        Self.descriptor, severity: .warning,
+                        "TXT key \(MDNSText.show(p[key])) is \(key.count) characters (9 at most recommended)")
                 }
                 return true
             }
@@ -295,7 +434,8 @@ struct TXTKeySyntaxRule: MessageRule {
 /// MDNS-313: A key appears once per TXT record.
 struct TXTDuplicateKeyRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-313", "txt-duplicate-key", .warning, "A key appears once per TXT record", spec: "RFC 6763 §6.4", "Compared case-insensitively; clients use the first.", example: "path=/a and PATH=/b")
+        "MDNS-313", "txt-duplicate-key", .warning, "A key appears once per TXT record", spec: "RFC 6763 §6.4",
+        "Compared case-insensitively; clients use the first.", example: "path=/a and PATH=/b")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse(B.txt(["path=/a", "PATH=/b"]))))],
         nonTriggering: [RuleExample(mdns(txtResponse(B.txt(["path=/a", "paths=/b"]))))])
@@ -334,16 +474,28 @@ struct TXTDuplicateKeyRule: MessageRule {
 /// MDNS-314: TXT stays small.
 struct TXTSizeRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-314", "txt-size", .warning, "TXT stays small", spec: "RFC 6763 §6.2", "Over 1300 bytes is a warning, over 400 info.", example: "TXT RDLENGTH 1800", lowest: .info)
+        "MDNS-314", "txt-size", .warning, "TXT stays small", spec: "RFC 6763 §6.2",
+        "Over 1300 bytes is a warning, over 400 info.", example: "TXT RDLENGTH 1800", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(txtResponse(B.txt(Array(repeating: "k=" + String(repeating: "v", count: 198), count: 9)))), severity: .warning)],
-        nonTriggering: [RuleExample(mdns(txtResponse(B.txt(Array(repeating: "k=" + String(repeating: "v", count: 98), count: 3)))))])
+        triggering: [
+            RuleExample(
+                mdns(txtResponse(B.txt(Array(repeating: "k=" + String(repeating: "v", count: 198), count: 9)))),
+                severity: .warning)
+        ],
+        nonTriggering: [
+            RuleExample(mdns(txtResponse(B.txt(Array(repeating: "k=" + String(repeating: "v", count: 98), count: 3)))))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         for r in i.records where r.record.type == .txt {
             let n = r.record.rdata.count
-            if n > 1300 { out.report(Self.descriptor, severity: .warning, "TXT \(i.name(r.record.name)) is \(n) bytes (over 1300 is not recommended)") }
-            else if n > 400 { out.report(Self.descriptor, severity: .info, "TXT \(i.name(r.record.name)) is \(n) bytes") }
+            if n > 1300 {
+                out.report(
+                    Self.descriptor, severity: .warning,
+                    "TXT \(i.name(r.record.name)) is \(n) bytes (over 1300 is not recommended)")
+            } else if n > 400 {
+                out.report(Self.descriptor, severity: .info, "TXT \(i.name(r.record.name)) is \(n) bytes")
+            }
         }
     }
 }
@@ -351,19 +503,37 @@ struct TXTSizeRule: MessageRule {
 /// MDNS-315: Instance names are Instance.Service.Domain.
 struct InstanceNameStructureRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-315", "instance-name-structure", .error, "Instance names are Instance.Service.Domain", spec: "RFC 6763 §4.1, §7",
+        "MDNS-315", "instance-name-structure", .error, "Instance names are Instance.Service.Domain",
+        spec: "RFC 6763 §4.1, §7",
         "SRV owners and browse PTR targets are instances.", example: "browse PTR RDATA _ipp._tcp.local.")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("_ipp._tcp.local")) }))],
-        nonTriggering: [RuleExample(mdns(response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("_ipp._tcp.local")) })
+            )
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local"))
+                    }))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         for r in i.records {
             if r.record.type == .srv && r.dnssd.kind != .instance && !r.hasUnderscoreLabel {
                 out.report(Self.descriptor, "SRV owner \(i.name(r.record.name)) is not Instance.Service.Domain")
             }
-            if case .name(let t) = r.record.value, r.record.type == .ptr, r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype {
-                if r.target?.dnssd.kind != .instance { out.report(Self.descriptor, "browse PTR \(i.name(r.record.name)) points to \(i.name(t)), not a service instance") }
+            if case .name(let t) = r.record.value, r.record.type == .ptr,
+                r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype
+            {
+                if r.target?.dnssd.kind != .instance {
+                    out.report(
+                        Self.descriptor,
+                        "browse PTR \(i.name(r.record.name)) points to \(i.name(t)), not a service instance")
+                }
             }
         }
     }
@@ -372,8 +542,10 @@ struct InstanceNameStructureRule: MessageRule {
 /// MDNS-316: Service labels are _ + 1–15 letters, digits, hyphens.
 struct ServiceNameSyntaxRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-316", "service-name-syntax", .error, "Service labels are _ + 1–15 letters, digits, hyphens", spec: "RFC 6763 §7, §7.2; RFC 6335 §5.1",
-        "At least one letter, no leading/trailing or double hyphen; protocol _tcp or _udp.", example: "_my_service._tcp")
+        "MDNS-316", "service-name-syntax", .error, "Service labels are _ + 1–15 letters, digits, hyphens",
+        spec: "RFC 6763 §7, §7.2; RFC 6335 §5.1",
+        "At least one letter, no leading/trailing or double hyphen; protocol _tcp or _udp.", example: "_my_service._tcp"
+    )
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(ask("_my_service._tcp.local")))],
         nonTriggering: [RuleExample(mdns(ask("_my-service._tcp.local")))])
@@ -382,7 +554,9 @@ struct ServiceNameSyntaxRule: MessageRule {
         // Labels are checked as payload ranges; a slice and the problem's text are made
         // only for a label that fails.
         func check(_ range: Range<Int>?, _ d: DNSSDName) -> Bool {
-            guard let range, d.kind != .other, let problem = MDNSRuleSupport.serviceLabelProblem(i.message.payload, range) else { return false }
+            guard let range, d.kind != .other,
+                let problem = MDNSRuleSupport.serviceLabelProblem(i.message.payload, range)
+            else { return false }
             out.report(Self.descriptor, "service label \(MDNSText.show(i.bytes(range))): \(problem)")
             return true
         }
@@ -394,7 +568,8 @@ struct ServiceNameSyntaxRule: MessageRule {
 /// MDNS-317: Instance labels are ≤ 63 octets of UTF-8 with no control characters.
 struct InstanceLabelRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-317", "instance-label", .error, "Instance labels are ≤ 63 octets of UTF-8 with no control characters", spec: "RFC 6763 §4.1.1", "", example: "instance label with 0x0A")
+        "MDNS-317", "instance-label", .error, "Instance labels are ≤ 63 octets of UTF-8 with no control characters",
+        spec: "RFC 6763 §4.1.1", "", example: "instance label with 0x0A")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(txtResponse([0], owner: "Office\nA._ipp._tcp.local")))],
         nonTriggering: [RuleExample(mdns(txtResponse([0], owner: "Office A._ipp._tcp.local")))])
@@ -414,17 +589,35 @@ struct InstanceLabelRule: MessageRule {
 /// MDNS-318: Subtype PTRs point to instances of the same service.
 struct SubtypePtrRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-318", "subtype-ptr", .warning, "Subtype PTRs point to instances of the same service", spec: "RFC 6763 §7.1", "", example: "_printer._sub._http._tcp PTR x._ipp._tcp")
+        "MDNS-318", "subtype-ptr", .warning, "Subtype PTRs point to instances of the same service",
+        spec: "RFC 6763 §7.1", "", example: "_printer._sub._http._tcp PTR x._ipp._tcp")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { $0.record(.answer, "_printer._sub._http._tcp.local", 12, ttl: 4500, rdata: B.name("x._ipp._tcp.local")) }))],
-        nonTriggering: [RuleExample(mdns(response { $0.record(.answer, "_printer._sub._http._tcp.local", 12, ttl: 4500, rdata: B.name("x._http._tcp.local")) }))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(
+                            .answer, "_printer._sub._http._tcp.local", 12, ttl: 4500, rdata: B.name("x._ipp._tcp.local")
+                        )
+                    }))
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(
+                            .answer, "_printer._sub._http._tcp.local", 12, ttl: 4500,
+                            rdata: B.name("x._http._tcp.local"))
+                    }))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         let p = i.message.payload
         for r in i.records where r.record.type == .ptr && r.dnssd.kind == .subtype {
             guard case .name(let t) = r.record.value, let service = r.serviceLabel, let td = r.target else { continue }
             if let ts = td.serviceLabel, td.dnssd.kind == .instance, !ASCII.equalsIgnoringCase(p, ts, service) {
-                out.report(Self.descriptor, "subtype PTR \(i.name(r.record.name)) points to \(i.name(t)) of another service")
+                out.report(
+                    Self.descriptor, "subtype PTR \(i.name(r.record.name)) points to \(i.name(t)) of another service")
             }
         }
     }
@@ -433,10 +626,26 @@ struct SubtypePtrRule: MessageRule {
 /// MDNS-319: _services._dns-sd._udp PTRs point to service types.
 struct ServiceEnumerationRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-319", "service-enumeration", .error, "_services._dns-sd._udp PTRs point to service types", spec: "RFC 6763 §9", "", example: "RDATA My Printer._ipp._tcp.local.")
+        "MDNS-319", "service-enumeration", .error, "_services._dns-sd._udp PTRs point to service types",
+        spec: "RFC 6763 §9", "", example: "RDATA My Printer._ipp._tcp.local.")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { $0.record(.answer, "_services._dns-sd._udp.local", 12, ttl: 4500, rdata: B.name("My Printer._ipp._tcp.local")) }))],
-        nonTriggering: [RuleExample(mdns(response { $0.record(.answer, "_services._dns-sd._udp.local", 12, ttl: 4500, rdata: B.name("_ipp._tcp.local")) }))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(
+                            .answer, "_services._dns-sd._udp.local", 12, ttl: 4500,
+                            rdata: B.name("My Printer._ipp._tcp.local"))
+                    }))
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response {
+                        $0.record(
+                            .answer, "_services._dns-sd._udp.local", 12, ttl: 4500, rdata: B.name("_ipp._tcp.local"))
+                    }))
+        ])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         for r in i.records where r.record.type == .ptr && r.dnssd.kind == .serviceEnumeration {
@@ -451,17 +660,23 @@ struct ServiceEnumerationRule: MessageRule {
 /// MDNS-320: Host names use letters, digits and hyphens.
 struct HostNameCharactersRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-320", "host-name-characters", .info, "Host names use letters, digits and hyphens", spec: "Apple BCT; RFC 1123 §2.1",
-        "RFC 6762 allows UTF-8; Apple's conformance test does not.", interop: "Apple BCT: LEGAL CHARACTERS IN ADDRESS RECORD NAMES", example: "My Host.local. A")
+        "MDNS-320", "host-name-characters", .info, "Host names use letters, digits and hyphens",
+        spec: "Apple BCT; RFC 1123 §2.1",
+        "RFC 6762 allows UTF-8; Apple's conformance test does not.",
+        interop: "Apple BCT: LEGAL CHARACTERS IN ADDRESS RECORD NAMES", example: "My Host.local. A")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(aResponse("192.168.1.20", owner: "My Host.local")), severity: .info)],
         nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20", owner: "my-host.local")))])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
-        for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && r.labelCount > 0 && !r.hostLabelsLDH {
+        for r in i.records where (r.record.type == .a || r.record.type == .aaaa) && r.labelCount > 0 && !r.hostLabelsLDH
+        {
             let p = i.message.payload
             if let bad = i.labelRanges(r.record.name).dropLast().first(where: { !MDNSInput.isLDH(p, $0) }) {
-                out.report(Self.descriptor, "host name \(i.name(r.record.name)) has label \(MDNSText.show(p[bad])) outside letters, digits and hyphens")
+                out.report(
+                    Self.descriptor,
+                    "host name \(i.name(r.record.name)) has label \(MDNSText.show(p[bad])) outside letters, digits and hyphens"
+                )
                 return
             }
         }
@@ -471,10 +686,18 @@ struct HostNameCharactersRule: MessageRule {
 /// MDNS-321: A packet carries no duplicate records.
 struct NoDuplicateRecordsRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-321", "no-duplicate-records", .warning, "A packet carries no duplicate records", spec: "Apple BCT; RFC 6763 §12",
+        "MDNS-321", "no-duplicate-records", .warning, "A packet carries no duplicate records",
+        spec: "Apple BCT; RFC 6763 §12",
         "", interop: "Apple BCT: NO DUPLICATE RECORDS IN PACKETS", example: "the same SRV in Answer and Additional")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { b in hostA(&b); hostA(&b, .additional) }))],
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        hostA(&b)
+                        hostA(&b, .additional)
+                    }))
+        ],
         nonTriggering: [RuleExample(mdns(service()))])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
@@ -497,13 +720,16 @@ struct NoDuplicateRecordsRule: MessageRule {
 /// MDNS-322: Names are under local. or the link-local reverse zones.
 struct LocalNamesRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-322", "local-names", .info, "Names are under local. or the link-local reverse zones", spec: "RFC 6762 §3, §4", "", example: "question printer.example.com.")
+        "MDNS-322", "local-names", .info, "Names are under local. or the link-local reverse zones",
+        spec: "RFC 6762 §3, §4", "", example: "question printer.example.com.")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(ask("printer.example.com", 1)), severity: .info)],
         nonTriggering: [RuleExample(mdns(ask("printer.local", 1)))])
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
-        func report(_ n: DNSName) { out.report(Self.descriptor, "\(i.name(n)) is not under local. or a link-local reverse zone") }
+        func report(_ n: DNSName) {
+            out.report(Self.descriptor, "\(i.name(n)) is not under local. or a link-local reverse zone")
+        }
         for (q, info) in zip(i.message.questions, i.questionNames) where !info.isLocalName {
             report(q.name)
             return

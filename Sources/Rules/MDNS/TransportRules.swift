@@ -9,37 +9,56 @@ import WireFormat
 struct ResponseSourcePortRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-401", "response-source-port", .error, "Responses come from UDP port 5353", spec: "RFC 6762 §6",
-        "Receivers must ignore responses from other ports.", interop: "avahi drops them; python-zeroconf does not check", example: "response from port 49152")
+        "Receivers must ignore responses from other ports.",
+        interop: "avahi drops them; python-zeroconf does not check", example: "response from port 49152")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), sport: 49152))],
         nonTriggering: [RuleExample(mdns(service()))])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
-        if i.isResponse, i.datagram.srcPort != 5353 { out.report(Self.descriptor, "response from port \(i.datagram.srcPort); receivers must ignore it") }
+        if i.isResponse, i.datagram.srcPort != 5353 {
+            out.report(Self.descriptor, "response from port \(i.datagram.srcPort); receivers must ignore it")
+        }
     }
 }
 
 /// MDNS-402: Multicast responses go to 224.0.0.251 / FF02::FB port 5353.
 struct ResponseDestinationRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-402", "response-destination", .error, "Multicast responses go to 224.0.0.251 / FF02::FB port 5353", spec: "RFC 6762 §6", "", example: "response to 224.0.0.251:5000")
+        "MDNS-402", "response-destination", .error, "Multicast responses go to 224.0.0.251 / FF02::FB port 5353",
+        spec: "RFC 6762 §6", "", example: "response to 224.0.0.251:5000")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), dport: 5000))],
         nonTriggering: [RuleExample(mdns(service()))])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.isResponse, i.isMulticast else { return }
-        if i.datagram.dstPort != 5353 { out.report(Self.descriptor, "multicast response to port \(i.datagram.dstPort)") }
+        if i.datagram.dstPort != 5353 {
+            out.report(Self.descriptor, "multicast response to port \(i.datagram.dstPort)")
+        }
     }
 }
 
 /// MDNS-404: Legacy unicast responses repeat the question.
 struct LegacyResponseQuestionRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-404", "legacy-response-question", .error, "Legacy unicast responses repeat the question", spec: "RFC 6762 §6.7", "", example: "response to port 53123 with QDCOUNT 0")
+        "MDNS-404", "legacy-response-question", .error, "Legacy unicast responses repeat the question",
+        spec: "RFC 6762 §6.7", "", example: "response to port 53123 with QDCOUNT 0")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { $0.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20")) }, dst: "192.168.1.10", dport: 53123))],
-        nonTriggering: [RuleExample(mdns(response { b in b.question("printer.local", 1); b.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20")) }, dst: "192.168.1.10", dport: 53123))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { $0.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20")) },
+                    dst: "192.168.1.10", dport: 53123))
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.question("printer.local", 1)
+                        b.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20"))
+                    }, dst: "192.168.1.10", dport: 53123))
+        ])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         if i.isLegacyResponse, i.header.qdcount == 0 {
@@ -51,19 +70,40 @@ struct LegacyResponseQuestionRule: DatagramRule {
 /// MDNS-405: Legacy unicast responses: no cache-flush, TTL ≤ 10 s.
 struct LegacyResponseFormRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-405", "legacy-response-form", .error, "Legacy unicast responses: no cache-flush, TTL ≤ 10 s", spec: "RFC 6762 §6.7, §10.2",
-        "Cache-flush is an error, a longer TTL a warning.", interop: "python-zeroconf does not cap the TTL; avahi and mDNSResponder use 10 s", example: "TTL 4500 to an ephemeral port", lowest: .warning)
+        "MDNS-405", "legacy-response-form", .error, "Legacy unicast responses: no cache-flush, TTL ≤ 10 s",
+        spec: "RFC 6762 §6.7, §10.2",
+        "Cache-flush is an error, a longer TTL a warning.",
+        interop: "python-zeroconf does not cap the TTL; avahi and mDNSResponder use 10 s",
+        example: "TTL 4500 to an ephemeral port", lowest: .warning)
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(response { b in b.question("printer.local", 1); b.record(.answer, "printer.local", 1, ttl: 4500, rdata: B.a("192.168.1.20")) }, dst: "192.168.1.10", dport: 53123), severity: .warning)],
-        nonTriggering: [RuleExample(mdns(response { b in b.question("printer.local", 1); b.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20")) }, dst: "192.168.1.10", dport: 53123))])
+        triggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.question("printer.local", 1)
+                        b.record(.answer, "printer.local", 1, ttl: 4500, rdata: B.a("192.168.1.20"))
+                    }, dst: "192.168.1.10", dport: 53123), severity: .warning)
+        ],
+        nonTriggering: [
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.question("printer.local", 1)
+                        b.record(.answer, "printer.local", 1, ttl: 10, rdata: B.a("192.168.1.20"))
+                    }, dst: "192.168.1.10", dport: 53123))
+        ])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.isLegacyResponse else { return }
         if let r = i.records.first(where: { $0.record.cacheFlush }) {
-            out.report(Self.descriptor, severity: .error, "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
+            out.report(
+                Self.descriptor, severity: .error,
+                "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) has the cache-flush bit")
         }
         if let r = i.records.first(where: { $0.record.type != .opt && $0.record.ttl > 10 }) {
-            out.report(Self.descriptor, severity: .warning, "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) TTL \(r.record.ttl) (10 s at most)")
+            out.report(
+                Self.descriptor, severity: .warning,
+                "legacy unicast response: \(i.name(r.record.name)) \(r.record.type) TTL \(r.record.ttl) (10 s at most)")
         }
     }
 }
@@ -72,7 +112,9 @@ struct LegacyResponseFormRule: DatagramRule {
 struct IPTTL255Rule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-406", "ip-ttl-255", .warning, "Responses use IP TTL / hop limit 255", spec: "RFC 6762 §11",
-        "Queries with another TTL are info.", interop: "avahi's check-response-ttl option drops other TTLs; Apple BCT: mDNS IP TTL CHECK", example: "response with TTL 64", lowest: .info)
+        "Queries with another TTL are info.",
+        interop: "avahi's check-response-ttl option drops other TTLs; Apple BCT: mDNS IP TTL CHECK",
+        example: "response with TTL 64", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), ttl: 64), severity: .warning)],
         nonTriggering: [RuleExample(mdns(service()))])
@@ -80,9 +122,14 @@ struct IPTTL255Rule: DatagramRule {
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.datagram.hopLimit != 255 else { return }
         if i.isResponse {
-            out.report(Self.descriptor, severity: .warning, "response sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit); older queriers ignore anything but 255")
+            out.report(
+                Self.descriptor, severity: .warning,
+                "response sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit); older queriers ignore anything but 255"
+            )
         } else if !i.isLegacyQuery {
-            out.report(Self.descriptor, severity: .info, "query sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit)")
+            out.report(
+                Self.descriptor, severity: .info,
+                "query sent with IP \(i.datagram.isIPv6 ? "hop limit" : "TTL") \(i.datagram.hopLimit)")
         }
     }
 }
@@ -90,16 +137,23 @@ struct IPTTL255Rule: DatagramRule {
 /// MDNS-407: Unicast responses come from an on-link source.
 struct SourceOnLinkRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-407", "source-on-link", .error, "Unicast responses come from an on-link source", spec: "RFC 6762 §11, §5.5",
-        "Without interface data this is a /24 heuristic (info).", interop: "avahi and mDNSResponder check the source is on-link", example: "unicast response from 10.9.9.9 on 192.168.1.0/24", lowest: .info)
+        "MDNS-407", "source-on-link", .error, "Unicast responses come from an on-link source",
+        spec: "RFC 6762 §11, §5.5",
+        "Without interface data this is a /24 heuristic (info).",
+        interop: "avahi and mDNSResponder check the source is on-link",
+        example: "unicast response from 10.9.9.9 on 192.168.1.0/24", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), src: "10.9.9.9", dst: "192.168.1.10"), severity: .info)],
         nonTriggering: [RuleExample(mdns(service(), src: "192.168.1.20", dst: "192.168.1.10"))])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
-        guard i.isResponse, !i.isMulticast, case .v4(let s) = i.datagram.src, case .v4(let d) = i.datagram.dst else { return }
+        guard i.isResponse, !i.isMulticast, case .v4(let s) = i.datagram.src, case .v4(let d) = i.datagram.dst else {
+            return
+        }
         if s >> 8 != d >> 8 {
-            out.report(Self.descriptor, severity: .info, "unicast response from \(i.datagram.src) to \(i.datagram.dst): not on the same /24, possibly off-link")
+            out.report(
+                Self.descriptor, severity: .info,
+                "unicast response from \(i.datagram.src) to \(i.datagram.dst): not on the same /24, possibly off-link")
         }
     }
 }
@@ -107,20 +161,24 @@ struct SourceOnLinkRule: DatagramRule {
 /// MDNS-408: An mDNS packet is at most 9000 bytes.
 struct PacketSizeRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-408", "packet-size", .error, "An mDNS packet is at most 9000 bytes", spec: "RFC 6762 §17", "", interop: "python-zeroconf drops payloads over 8966 bytes", example: "IPv4 total length 9100")
+        "MDNS-408", "packet-size", .error, "An mDNS packet is at most 9000 bytes", spec: "RFC 6762 §17", "",
+        interop: "python-zeroconf drops payloads over 8966 bytes", example: "IPv4 total length 9100")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), ipLength: 9100))],
         nonTriggering: [RuleExample(mdns(service(), ipLength: 9000))])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
-        if i.datagram.ipPacketLength > 9000 { out.report(Self.descriptor, "packet of \(i.datagram.ipPacketLength) bytes (9000 at most)") }
+        if i.datagram.ipPacketLength > 9000 {
+            out.report(Self.descriptor, "packet of \(i.datagram.ipPacketLength) bytes (9000 at most)")
+        }
     }
 }
 
 /// MDNS-409: A fragmented packet carries one record.
 struct FragmentedSingleRecordRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-409", "fragmented-single-record", .error, "A fragmented packet carries one record", spec: "RFC 6762 §17", "", example: "3000-byte response with 12 records in fragments")
+        "MDNS-409", "fragmented-single-record", .error, "A fragmented packet carries one record", spec: "RFC 6762 §17",
+        "", example: "3000-byte response with 12 records in fragments")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(service(), fragments: [1, 2]))],
         nonTriggering: [RuleExample(mdns(txtResponse(B.txt([String(repeating: "x", count: 200)])), fragments: [1, 2]))])
@@ -128,7 +186,9 @@ struct FragmentedSingleRecordRule: DatagramRule {
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         let n = i.message.answers.count + i.message.authorities.count + i.message.additionals.count
         if i.datagram.wasFragmented && n > 1 {
-            out.report(Self.descriptor, "IP-fragmented packet carries \(n) records; a packet larger than the MTU may carry only one")
+            out.report(
+                Self.descriptor,
+                "IP-fragmented packet carries \(n) records; a packet larger than the MTU may carry only one")
         }
     }
 }
@@ -136,7 +196,8 @@ struct FragmentedSingleRecordRule: DatagramRule {
 /// MDNS-410: Multicast mDNS uses 224.0.0.251 or FF02::FB.
 struct MDNSGroupRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-410", "mdns-group", .error, "Multicast mDNS uses 224.0.0.251 or FF02::FB", spec: "RFC 6762 §3, §5, §20, §22",
+        "MDNS-410", "mdns-group", .error, "Multicast mDNS uses 224.0.0.251 or FF02::FB",
+        spec: "RFC 6762 §3, §5, §20, §22",
         "Other FF0X::FB scopes are info.", example: "query to 224.0.0.252:5353", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(ask("a.local", 1), dst: "224.0.0.252"), severity: .error)],

@@ -40,7 +40,8 @@ struct ReannounceBeforeExpiryRule: SessionRule {
         "A device re-sends ssdp:alive for every USN before the previous advertisement's max-age expires",
         spec: "UDA 1.1/2.0 §1.2.2",
         "Per USN: an advertisement (alive or response) lives max-age seconds (plus 1 s of jitter). Needs the capture to show the device again after that time with the same BOOTID (still available) and no byebye for the USN; reported at that message.",
-        interop: "control points drop the device from their list when the advertisement expires (it disappears until the next search)",
+        interop:
+            "control points drop the device from their list when the advertisement expires (it disappears until the next search)",
         example: "last alive for USN U at t with max-age 1800, a response for another USN at t + 1900, nothing for U",
         scope: .stateful)
     static let examples = RuleExamples(
@@ -72,11 +73,11 @@ struct ReannounceBeforeExpiryRule: SessionRule {
             RuleExample([
                 notify(targeting("upnp:rootdevice").setting("CACHE-CONTROL", "max-age=60"), at: 0),
                 notify(
-                    targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=60").setting("BOOTID.UPNP.ORG", "8"),
+                    targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=60").setting(
+                        "BOOTID.UPNP.ORG", "8"),
                     at: 75),
             ]),
         ])
-
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let d = e.device, let next = d.nextExpiry, next < e.time, !e.timeWentBack else { return }
@@ -169,12 +170,15 @@ struct AliveStormRule: SessionRule {
         example: "10 identical alive messages for USN U within 2 s", scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 0.6)])
+            RuleExample([
+                notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 0.6),
+            ])
         ],
         nonTriggering: [
-            RuleExample([notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 5)])
+            RuleExample([
+                notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 5),
+            ])
         ])
-
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let u = e.usnState, u.burstCount == 3,
@@ -201,7 +205,10 @@ struct BootIDStableRule: SessionRule {
         scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([notify(alive11.setting("BOOTID.UPNP.ORG", "5"), at: 0), response(ssdp(okLine, response11.setting("BOOTID.UPNP.ORG", "6")), at: 1)]),
+            RuleExample([
+                notify(alive11.setting("BOOTID.UPNP.ORG", "5"), at: 0),
+                response(ssdp(okLine, response11.setting("BOOTID.UPNP.ORG", "6")), at: 1),
+            ]),
             RuleExample([
                 notify(alive11, at: 0),
                 notify(update11.setting("NEXTBOOTID.UPNP.ORG", "8"), at: 10),
@@ -217,7 +224,6 @@ struct BootIDStableRule: SessionRule {
                 response(ssdp(okLine, response11.setting("BOOTID.UPNP.ORG", "8")), at: 12),
             ]),
         ])
-
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let s = e.sourceState, !s.left else { return }
@@ -247,7 +253,10 @@ struct BootIDIncreasesRule: SessionRule {
         scope: .stateful, lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([notify(alive11.setting("BOOTID.UPNP.ORG", "12"), at: 0), notify(alive11.setting("BOOTID.UPNP.ORG", "11"), at: 1)]),
+            RuleExample([
+                notify(alive11.setting("BOOTID.UPNP.ORG", "12"), at: 0),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "11"), at: 1),
+            ]),
             RuleExample([
                 notify(alive11.setting("BOOTID.UPNP.ORG", "10"), at: 0),
                 notify(byebye11.setting("BOOTID.UPNP.ORG", "10"), at: 5),
@@ -273,7 +282,6 @@ struct BootIDIncreasesRule: SessionRule {
     static let wrapHigh: UInt64 = 2_147_483_647 - (1 << 20)
     static let wrapLow: UInt64 = 1 << 20
 
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, let x = e.facts.bootID,
             let s = e.sourceState, let b = s.bootID, s.pendingNextBootID == nil
@@ -285,7 +293,8 @@ struct BootIDIncreasesRule: SessionRule {
                     related: [s.bootFrame])
             } else {
                 out.report(
-                    Self.descriptor, "BOOTID went down from \(b) (frame \(s.bootFrame)) to \(x)", related: [s.bootFrame])
+                    Self.descriptor, "BOOTID went down from \(b) (frame \(s.bootFrame)) to \(x)", related: [s.bootFrame]
+                )
             }
         } else if x == b, e.facts.nts == .alive, s.left, let bye = s.byebyeAfterAlive {
             out.report(
@@ -358,7 +367,8 @@ struct UUIDUniqueRule: SessionRule {
             // Multi-homed: one BOOTID on both interfaces.
             RuleExample([
                 notify(alive11, src: "192.168.1.20", at: 0),
-                notify(alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20", at: 0.01),
+                notify(
+                    alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20", at: 0.01),
                 notify(alive11, src: "192.168.1.20", at: 20),
             ]),
             // A new address after a reboot; the old one is silent.
@@ -374,13 +384,14 @@ struct UUIDUniqueRule: SessionRule {
     /// (a multi-homed device's interfaces announce a reboot at slightly different times).
     static let settle = 5.0
 
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let d = e.device, d.sources.count > 1, let s = e.sourceState, s.bootID == x,
             let device = e.facts.uuidKey
         else { return }
         for o in d.sources where o.address != e.src {
-            guard let ob = o.bootID, ob != x, Timestamp.seconds(from: s.bootSeen, to: o.lastSeen) > Self.settle else { continue }
+            guard let ob = o.bootID, ob != x, Timestamp.seconds(from: s.bootSeen, to: o.lastSeen) > Self.settle else {
+                continue
+            }
             guard reported.first(device, &out) else { return }
             out.report(
                 Self.descriptor,
@@ -421,7 +432,6 @@ struct ByebyeUnknownUSNRule: SessionRule {
     static let cap = 4096
     /// An alive this soon after the byebye makes it a start-up byebye.
     static let startUp = 10.0
-
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         latest = e.time
@@ -506,11 +516,11 @@ struct AdvertisementSetCompleteRule: SessionRule {
     private var devices: [UInt64: Seen] = [:]
     static let cap = 4096
 
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard let key = e.facts.uuidKey else { return }
         if devices[key] == nil {
-            guard e.kind == .notify, e.facts.nts == .alive, let usn = e.usn, let uuid = SSDPSyntax.uuid(inUSN: usn) else { return }
+            guard e.kind == .notify, e.facts.nts == .alive, let usn = e.usn, let uuid = SSDPSyntax.uuid(inUSN: usn)
+            else { return }
             guard devices.count < Self.cap else {
                 out.evicted()
                 return
@@ -533,7 +543,9 @@ struct AdvertisementSetCompleteRule: SessionRule {
 
     mutating func finish(into out: inout SessionReports) {
         for (_, d) in devices where !d.incomplete {
-            guard let m = d.maxAge, Timestamp.seconds(from: d.firstTime, to: d.lastTime) > Double(m) + 1 else { continue }
+            guard let m = d.maxAge, Timestamp.seconds(from: d.firstTime, to: d.lastTime) > Double(m) + 1 else {
+                continue
+            }
             var missing: [String] = []
             if !d.uuidNT { missing.append("NT uuid:\(String(decoding: d.uuid, as: UTF8.self))") }
             if !d.deviceType { missing.append("a device type") }
@@ -575,7 +587,6 @@ struct HighestVersionOnlyRule: SessionRule {
                 notify(targeting("urn:schemas-upnp-org:service:ConnectionManager:1"), at: 30.01),
             ])
         ])
-
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, e.version >= .v1_1, let t = e.facts.typeKey,
@@ -667,18 +678,20 @@ struct LocationMovesRule: SessionRule {
                 notify(alive11, at: 0),
                 notify(byebye11, at: 5),
                 notify(
-                    alive11.setting("LOCATION", "http://192.168.1.20:8201/rootDesc.xml").setting("BOOTID.UPNP.ORG", "8"),
+                    alive11.setting("LOCATION", "http://192.168.1.20:8201/rootDesc.xml").setting(
+                        "BOOTID.UPNP.ORG", "8"),
                     at: 10),
             ]),
             RuleExample([
                 notify(alive11, src: "192.168.1.20", at: 0),
-                notify(alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20", at: 0.01),
+                notify(
+                    alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20", at: 0.01),
             ]),
         ])
 
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
-        guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let s = e.sourceState, let before = s.locationKey,
+        guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let s = e.sourceState,
+            let before = s.locationKey,
             before != l, !s.revokedSinceLocation, s.bootID == e.facts.bootID
         else { return }
         let now = e.location.map { SSDPText.show($0) } ?? "?"
@@ -706,7 +719,6 @@ struct UpdateLocationSameRule: SessionRule {
         ],
         nonTriggering: [RuleExample([notify(alive11, at: 0), notify(update11, at: 10)])])
 
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .update, let l = e.facts.locationKey else { return }
         let before: (key: UInt64, frame: Int)?
@@ -733,7 +745,8 @@ struct UnicastSearchAnsweredRule: SessionRule {
         "A device answers unicast M-SEARCH on its SEARCHPORT.UPNP.ORG (on 1900 when it advertises none)",
         spec: "UDA 1.1/2.0 §1.2.2 SEARCHPORT, §1.3.2",
         "Needs a unicast M-SEARCH in the capture, sent to the address a UPnP/1.1-or-later device announced from, on the port it advertised (1900 without SEARCHPORT), for a target the device announced (ssdp:all, upnp:rootdevice, its uuid or one of its types); and a message of that device more than 1.5 s later (it is still there). No response from it to the searcher within 1.5 s is reported at the end of the input.",
-        interop: "gssdp, pupnp, HUPnP and strict miniupnpd ignore a unicast M-SEARCH without MX (UDA defines it without MX)",
+        interop:
+            "gssdp, pupnp, HUPnP and strict miniupnpd ignore a unicast M-SEARCH without MX (UDA defines it without MX)",
         example: "unicast M-SEARCH to <dev>:SEARCHPORT with no response within 1 s while the device keeps announcing",
         scope: .stateful)
     static let examples = RuleExamples(
@@ -787,7 +800,6 @@ struct UnicastSearchAnsweredRule: SessionRule {
     static let maxTypes = 32
     static let window = 1.5
 
-
     /// A type and its version as one key.
     static func typeVersionKey(_ f: SSDPFacts) -> UInt64? {
         guard let t = f.typeKey else { return nil }
@@ -803,7 +815,8 @@ struct UnicastSearchAnsweredRule: SessionRule {
             }
             probes.append(
                 Probe(
-                    frame: e.frame, time: e.time, searcher: e.src, searcherPort: e.srcPort, device: e.dst, port: e.dstPort,
+                    frame: e.frame, time: e.time, searcher: e.src, searcherPort: e.srcPort, device: e.dst,
+                    port: e.dstPort,
                     target: e.facts.target, typeKey: Self.typeVersionKey(e.facts), uuidKey: e.facts.targetUUIDKey))
         case .response:
             guard let key = e.facts.uuidKey else { return }
@@ -839,7 +852,9 @@ struct UnicastSearchAnsweredRule: SessionRule {
         if e.kind == .notify, e.facts.nts == .alive, d.address == e.src {
             if let p = e.facts.searchPort, let port = UInt16(exactly: p) { d.searchPort = port }
             if e.facts.target == .rootDevice { d.rootDevice = true }
-            if let t = Self.typeVersionKey(e.facts), !d.types.contains(t), d.types.count < Self.maxTypes { d.types.append(t) }
+            if let t = Self.typeVersionKey(e.facts), !d.types.contains(t), d.types.count < Self.maxTypes {
+                d.types.append(t)
+            }
         }
         devices[key] = d
     }

@@ -10,19 +10,32 @@ struct ByebyeRequiredHeadersRule: MessageRule {
     /// Judges required headers.
     static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-401", "byebye-required-headers", .error, "ssdp:byebye has HOST, NT, NTS, USN (+ BOOTID, CONFIGID in 1.1+)",
+        "SSDP-401", "byebye-required-headers", .error,
+        "ssdp:byebye has HOST, NT, NTS, USN (+ BOOTID, CONFIGID in 1.1+)",
         spec: "UDA 1.0 §1.1.3; UDA 1.1/2.0 §1.2.3",
-        "CACHE-CONTROL, LOCATION and SERVER are not part of a byebye (info).", example: "a byebye without USN", lowest: .info)
+        "CACHE-CONTROL, LOCATION and SERVER are not part of a byebye (info).", example: "a byebye without USN",
+        lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11)), multicast(ssdp(notifyLine, byebye11.removing("BOOTID.UPNP.ORG")))], severity: .error)],
+        triggering: [
+            RuleExample(
+                [
+                    multicast(ssdp(notifyLine, alive11)),
+                    multicast(ssdp(notifyLine, byebye11.removing("BOOTID.UPNP.ORG"))),
+                ], severity: .error)
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11)), multicast(ssdp(notifyLine, byebye11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         guard i.message.notificationSubtype == .byebye else { return }
-        let miss = SSDPRuleSupport.missing(i.message, i.atLeast11 ? SSDPRuleSupport.byebyeRequired11 : SSDPRuleSupport.byebyeRequired)
-        if !miss.isEmpty { out.report(Self.descriptor, severity: .error, "ssdp:byebye without \(miss.joined(separator: ", "))") }
+        let miss = SSDPRuleSupport.missing(
+            i.message, i.atLeast11 ? SSDPRuleSupport.byebyeRequired11 : SSDPRuleSupport.byebyeRequired)
+        if !miss.isEmpty {
+            out.report(Self.descriptor, severity: .error, "ssdp:byebye without \(miss.joined(separator: ", "))")
+        }
         let extra = SSDPRuleSupport.notInByebye.filter { i.message.has($0) }.map(\.text)
-        if !extra.isEmpty { out.report(Self.descriptor, severity: .info, "ssdp:byebye carries \(extra.joined(separator: ", "))") }
+        if !extra.isEmpty {
+            out.report(Self.descriptor, severity: .info, "ssdp:byebye carries \(extra.joined(separator: ", "))")
+        }
     }
 }
 
@@ -31,7 +44,8 @@ struct UpdateRequiredHeadersRule: MessageRule {
     /// Judges required headers.
     static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-402", "update-required-headers", .error, "ssdp:update has HOST, LOCATION, NT, NTS, USN, BOOTID, CONFIGID, NEXTBOOTID",
+        "SSDP-402", "update-required-headers", .error,
+        "ssdp:update has HOST, LOCATION, NT, NTS, USN, BOOTID, CONFIGID, NEXTBOOTID",
         spec: "UDA 1.1/2.0 §1.2.4", "", interop: "pupnp drops every update; minissdpd treats it as an alive",
         example: "an update without NEXTBOOTID.UPNP.ORG")
     static let examples = RuleExamples(

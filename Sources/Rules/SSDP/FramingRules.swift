@@ -11,17 +11,21 @@ struct MessageSizeRule: DatagramRule {
         "SSDP-001", "message-size", .warning, "A message fits in one UDP datagram, ideally 512 bytes or less",
         spec: "UDA 2.0 §1.2.2; UDA 1.1 §1.2.2",
         "Each discovery message must fit in a single UDP packet. IP-fragmented SSDP is reported as a warning; payloads over 512 bytes as info, because some stacks accept only about 512-byte datagrams.",
-        interop: "gssdp drops datagrams of 64 KiB or more", example: "a 1600-byte NOTIFY sent in two IPv4 fragments", lowest: .info)
+        interop: "gssdp drops datagrams of 64 KiB or more", example: "a 1600-byte NOTIFY sent in two IPv4 fragments",
+        lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11), fragments: [1, 2])], severity: .warning)],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         if i.datagram.wasFragmented {
-            out.report(Self.descriptor, severity: .warning,
-                "the message was IP-fragmented (\(i.datagram.fragmentFrames.count) fragments); it must fit in one UDP packet")
+            out.report(
+                Self.descriptor, severity: .warning,
+                "the message was IP-fragmented (\(i.datagram.fragmentFrames.count) fragments); it must fit in one UDP packet"
+            )
         } else if i.datagram.udpPayloadLength > 512 {
-            out.report(Self.descriptor, severity: .info,
+            out.report(
+                Self.descriptor, severity: .info,
                 "\(i.datagram.udpPayloadLength)-byte payload; some stacks accept only about 512-byte SSDP datagrams")
         }
     }
@@ -33,7 +37,8 @@ struct StartLineRule: MessageRule {
         "SSDP-002", "start-line", .error, "The start line is NOTIFY * HTTP/1.1, M-SEARCH * HTTP/1.1 or HTTP/1.1 200 OK",
         spec: "UDA 1.1/2.0 §1.1.1",
         "Any other first line on UDP 1900 is not SSDP. Status lines are judged by SSDP-004 alone.",
-        interop: "miniupnpd, minissdpd, pupnp and async_upnp_client drop other start lines", example: "SUBSCRIBE * HTTP/1.1")
+        interop: "miniupnpd, minissdpd, pupnp and async_upnp_client drop other start lines",
+        example: "SUBSCRIBE * HTTP/1.1")
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp("SUBSCRIBE * HTTP/1.1", alive11))])],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -43,7 +48,10 @@ struct StartLineRule: MessageRule {
         guard m.kind != .response else { return }
         let line = m.startLine
         if !(line.equals("NOTIFY * HTTP/1.1") || line.equals("M-SEARCH * HTTP/1.1")) {
-            out.report(Self.descriptor, "start line \"\(SSDPText.show(line))\" is not NOTIFY * HTTP/1.1, M-SEARCH * HTTP/1.1 or HTTP/1.1 200 OK")
+            out.report(
+                Self.descriptor,
+                "start line \"\(SSDPText.show(line))\" is not NOTIFY * HTTP/1.1, M-SEARCH * HTTP/1.1 or HTTP/1.1 200 OK"
+            )
         }
     }
 }
@@ -54,7 +62,8 @@ struct RequestLineFormRule: MessageRule {
         "SSDP-003", "request-line-form", .error, "Method in upper case, Request-URI `*`, version HTTP/1.1",
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.2; RFC 2616 §5.1.1",
         "Methods are case-sensitive, the Request-URI of SSDP requests is `*`, and the version is HTTP/1.1.",
-        interop: "pupnp and async_upnp_client drop it; gssdp accepts lower-case methods", example: "m-search * HTTP/1.1")
+        interop: "pupnp and async_upnp_client drop it; gssdp accepts lower-case methods", example: "m-search * HTTP/1.1"
+    )
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp("m-search * HTTP/1.1", search11), sport: 50000)])],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11), sport: 50000)])])
@@ -99,8 +108,10 @@ struct Status200OKRule: MessageRule {
         if !version.equals("HTTP/1.1") {
             out.report(Self.descriptor, severity: .error, "response version is \(SSDPText.show(version)), not HTTP/1.1")
         } else if !status.equals("200") {
-            out.report(Self.descriptor, severity: .error,
-                "status \(SSDPText.show(status)) \(SSDPText.show(reason)) on SSDP; UDA has no error responses (receivers must stay silent)")
+            out.report(
+                Self.descriptor, severity: .error,
+                "status \(SSDPText.show(status)) \(SSDPText.show(reason)) on SSDP; UDA has no error responses (receivers must stay silent)"
+            )
         } else if !reason.equals("OK") {
             out.report(Self.descriptor, severity: .warning, "reason phrase is \"\(SSDPText.show(reason))\", not OK")
         }
@@ -121,7 +132,8 @@ struct CRLFLineEndingsRule: MessageRule {
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         for a in i.message.anomalies where a.kind == .bareLF || a.kind == .bareCR {
-            out.report(Self.descriptor,
+            out.report(
+                Self.descriptor,
                 "line ending at offset \(a.offset) is a bare \(a.kind == .bareLF ? "LF" : "CR"), not CRLF",
                 field: "offset \(a.offset)")
             break
@@ -132,10 +144,12 @@ struct CRLFLineEndingsRule: MessageRule {
 /// SSDP-006: The header block ends with an empty line and nothing precedes the start line.
 struct HeaderBlockTerminatedRule: DatagramRule {
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-006", "header-block-terminated", .error, "The header block ends with an empty line and nothing precedes the start line",
+        "SSDP-006", "header-block-terminated", .error,
+        "The header block ends with an empty line and nothing precedes the start line",
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.2; RFC 2616 §4.1",
         "A message needs the CRLF CRLF that ends its headers, and no empty line before the start line.",
-        interop: "gssdp drops messages without \\r\\n\\r\\n", example: "a datagram ending right after its last header line")
+        interop: "gssdp drops messages without \\r\\n\\r\\n",
+        example: "a datagram ending right after its last header line")
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11, end: false))])],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
@@ -157,20 +171,30 @@ struct HeaderSyntaxRule: MessageRule {
         "SSDP-007", "header-syntax", .error, "Header lines are `token \":\" value` with no space before the colon",
         spec: "UDA 1.1/2.0 §1.1.2; RFC 2616 §4.2",
         "Field names are tokens (no spaces or separators) followed directly by a colon. Case differences are never reported: names are case-insensitive.",
-        interop: "Wireshark flags illegal header names; miniupnpd finds ST/MX/MAN only without space before the colon; async_upnp_client drops the packet",
+        interop:
+            "Wireshark flags illegal header names; miniupnpd finds ST/MX/MAN only without space before the colon; async_upnp_client drops the packet",
         example: "HOST : 239.255.255.250:1900")
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.renaming("HOST", to: "HOST ")))])],
-        nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11.renaming("HOST", to: "host").renaming("NTS", to: "nts")))])])
+        nonTriggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11.renaming("HOST", to: "host").renaming("NTS", to: "nts")))])
+        ])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         for h in i.message.headers where h.missingColon || h.spaceBeforeColon || !h.nameIsToken {
             if h.missingColon {
-                out.report(Self.descriptor, "header line \"\(SSDPText.show(i.message.name(of: h)))\" has no colon", field: "offset \(h.offset)")
+                out.report(
+                    Self.descriptor, "header line \"\(SSDPText.show(i.message.name(of: h)))\" has no colon",
+                    field: "offset \(h.offset)")
             } else if h.spaceBeforeColon {
-                out.report(Self.descriptor, "whitespace between header name \(SSDPText.show(i.message.name(of: h))) and its colon", field: "offset \(h.offset)")
+                out.report(
+                    Self.descriptor,
+                    "whitespace between header name \(SSDPText.show(i.message.name(of: h))) and its colon",
+                    field: "offset \(h.offset)")
             } else {
-                out.report(Self.descriptor, "header name \"\(SSDPText.show(i.message.name(of: h)))\" is not an HTTP token", field: "offset \(h.offset)")
+                out.report(
+                    Self.descriptor, "header name \"\(SSDPText.show(i.message.name(of: h)))\" is not an HTTP token",
+                    field: "offset \(h.offset)")
             }
         }
     }
@@ -184,7 +208,9 @@ struct DuplicateHeaderRule: MessageRule {
         "HOST, MAN, MX, ST, NT, NTS, USN, LOCATION, SERVER, USER-AGENT, EXT, CACHE-CONTROL, DATE and the *.UPNP.ORG fields may appear only once; receivers pick different copies.",
         example: "two LOCATION lines")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.adding("LOCATION", "http://192.168.1.20:8200/other.xml")))])],
+        triggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11.adding("LOCATION", "http://192.168.1.20:8200/other.xml")))])
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -197,21 +223,38 @@ struct DuplicateHeaderRule: MessageRule {
 /// SSDP-009: Header values carry no control characters and no invalid UTF-8; no line folding.
 struct HeaderValueCharactersRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-009", "header-value-characters", .warning, "Header values carry no control characters and no invalid UTF-8; no line folding",
+        "SSDP-009", "header-value-characters", .warning,
+        "Header values carry no control characters and no invalid UTF-8; no line folding",
         spec: "RFC 2616 §2.2, §4.2; UDA 1.1/2.0 §1.1.2",
         "Control characters (HTAB excepted), obsolete line folding and bytes that are not valid UTF-8 are warnings; valid non-ASCII UTF-8 is info.",
         example: "SERVER: Linux\\x01 UPnP/1.0 x/1", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("SERVER", "Linux/6.1\u{1} UPnP/1.1 test/1.0")))], severity: .warning)],
+        triggering: [
+            RuleExample(
+                [multicast(ssdp(notifyLine, alive11.setting("SERVER", "Linux/6.1\u{1} UPnP/1.1 test/1.0")))],
+                severity: .warning)
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         for a in i.message.anomalies {
             switch a.kind {
-            case .controlCharacter: out.report(Self.descriptor, severity: .warning, "a header value contains a control character", field: "offset \(a.offset)")
-            case .obsoleteLineFolding: out.report(Self.descriptor, severity: .warning, "obsolete line folding (a line starting with whitespace)", field: "offset \(a.offset)")
-            case .invalidUTF8: out.report(Self.descriptor, severity: .warning, "a header value is not valid UTF-8", field: "offset \(a.offset)")
-            case .nonASCII: out.report(Self.descriptor, severity: .info, "a header value contains non-ASCII (valid UTF-8) characters", field: "offset \(a.offset)")
+            case .controlCharacter:
+                out.report(
+                    Self.descriptor, severity: .warning, "a header value contains a control character",
+                    field: "offset \(a.offset)")
+            case .obsoleteLineFolding:
+                out.report(
+                    Self.descriptor, severity: .warning, "obsolete line folding (a line starting with whitespace)",
+                    field: "offset \(a.offset)")
+            case .invalidUTF8:
+                out.report(
+                    Self.descriptor, severity: .warning, "a header value is not valid UTF-8",
+                    field: "offset \(a.offset)")
+            case .nonASCII:
+                out.report(
+                    Self.descriptor, severity: .info, "a header value contains non-ASCII (valid UTF-8) characters",
+                    field: "offset \(a.offset)")
             default: break
             }
         }
@@ -255,13 +298,17 @@ struct VendorHeaderNamesRule: MessageRule {
         // NOTIFY carries five; one line each would bury everything else).
         let otherNames = NameList(i, legacy: false)
         if otherNames.count > 0 {
-            out.report(Self.descriptor, severity: .warning,
-                otherNames.sentence("not defined by UDA and not vendor-qualified (name.domain)"), field: otherNames.field)
+            out.report(
+                Self.descriptor, severity: .warning,
+                otherNames.sentence("not defined by UDA and not vendor-qualified (name.domain)"),
+                field: otherNames.field)
         }
         let legacyNames = NameList(i, legacy: true)
         if legacyNames.count > 0 {
-            out.report(Self.descriptor, severity: .info,
-                legacyNames.sentence("not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"),
+            out.report(
+                Self.descriptor, severity: .info,
+                legacyNames.sentence(
+                    "not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"),
                 field: legacyNames.field)
         }
     }
@@ -284,12 +331,16 @@ struct SSDPMulticastGroupRule: DatagramRule {
         let d = i.datagram
         guard m.kind == .notify || (m.kind == .mSearch && d.dst.isMulticast) else { return }
         if m.kind == .notify && !d.dst.isMulticast {
-            out.report(Self.descriptor, "NOTIFY sent to \(d.dst.isBroadcast ? "broadcast" : "unicast") \(d.dst), not an SSDP group")
+            out.report(
+                Self.descriptor,
+                "NOTIFY sent to \(d.dst.isBroadcast ? "broadcast" : "unicast") \(d.dst), not an SSDP group")
             return
         }
         let isGroup = d.dst == .ssdpIPv4 || d.dst == .ssdpIPv6LinkLocal || d.dst == .ssdpIPv6SiteLocal
         var otherScope = false
-        if case .v6(let hi, let lo) = d.dst, lo == 0xC, hi & 0xFFF0_FFFF_FFFF_FFFF == 0xFF00_0000_0000_0000 { otherScope = true }
+        if case .v6(let hi, let lo) = d.dst, lo == 0xC, hi & 0xFFF0_FFFF_FFFF_FFFF == 0xFF00_0000_0000_0000 {
+            otherScope = true
+        }
         if !isGroup && !otherScope {
             out.report(Self.descriptor, "sent to \(d.dst), not 239.255.255.250, FF02::C or FF05::C")
         } else if otherScope && !isGroup {
@@ -309,10 +360,13 @@ struct HostHeaderRule: DatagramRule {
         "SSDP-013", "host-header", .error, "HOST names the group and port the message was sent to",
         spec: "UDA 1.1/2.0 §1.2.2, §1.2.3, §1.2.4, §1.3.2; UDA 1.0 §1.1.2",
         "NOTIFY and M-SEARCH carry HOST (SHOULD under 1.0). In multicast messages it equals the destination group and port, IPv6 literals in brackets; a missing port is a warning.",
-        interop: "pupnp accepts only the exact strings 239.255.255.250:1900 and [FF02::C]/[FF05::C]:1900, so it drops HOST without a port; HUPnP requires the IPv4 group even in unicast searches",
+        interop:
+            "pupnp accepts only the exact strings 239.255.255.250:1900 and [FF02::C]/[FF05::C]:1900, so it drops HOST without a port; HUPnP requires the IPv4 group even in unicast searches",
         example: "HOST: 239.255.255.250", lowest: .warning)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250")))], severity: .warning)],
+        triggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250")))], severity: .warning)
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
@@ -325,7 +379,9 @@ struct HostHeaderRule: DatagramRule {
         }
         if !d.dst.isMulticast {
             if m.kind == .mSearch, let addr = SSDPAddressing.hostAddress(host), addr.isMulticast {
-                out.report(Self.descriptor, severity: .warning, "unicast M-SEARCH with HOST naming the multicast group \(SSDPText.show(host))")
+                out.report(
+                    Self.descriptor, severity: .warning,
+                    "unicast M-SEARCH with HOST naming the multicast group \(SSDPText.show(host))")
             }
             return
         }
@@ -338,7 +394,9 @@ struct HostHeaderRule: DatagramRule {
         } else if addr != d.dst {
             out.report(Self.descriptor, "HOST \(SSDPText.show(host)) does not match the destination \(d.dst)")
         } else if port == nil {
-            out.report(Self.descriptor, severity: .warning, "HOST \(SSDPText.show(host)) has no port (receivers assume 1900; pupnp drops it)")
+            out.report(
+                Self.descriptor, severity: .warning,
+                "HOST \(SSDPText.show(host)) has no port (receivers assume 1900; pupnp drops it)")
         } else if let p = port, p != d.dstPort {
             out.report(Self.descriptor, "HOST port \(p) differs from the destination port \(d.dstPort)")
         }
@@ -361,7 +419,9 @@ struct MulticastTTLRule: DatagramRule {
         guard d.dst.isMulticast, !d.isIPv6, i.kind == .notify || i.kind == .mSearch else { return }
         let limit: UInt8 = i.atLeast11 ? 2 : 4
         if d.hopLimit > limit {
-            out.report(Self.descriptor, "multicast with IP TTL \(d.hopLimit); UDA \(i.atLeast11 ? "1.1+" : "1.0") default is \(limit)")
+            out.report(
+                Self.descriptor,
+                "multicast with IP TTL \(d.hopLimit); UDA \(i.atLeast11 ? "1.1+" : "1.0") default is \(limit)")
         }
     }
 }
@@ -374,19 +434,41 @@ struct IPv6SourceScopeRule: DatagramRule {
         "To FF02::C the source and LOCATION literal are link-local; to FF05::C they are ULA or global.",
         example: "fe80:: source sending to FF05::C")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "[FF05::C]:1900").setting("LOCATION", "http://[fd00::20]:8200/d.xml")), src: "fe80::20", dst: "ff05::c")])],
-        nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "[FF05::C]:1900").setting("LOCATION", "http://[fd00::20]:8200/d.xml")), src: "fd00::20", dst: "ff05::c")])])
+        triggering: [
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("HOST", "[FF05::C]:1900").setting("LOCATION", "http://[fd00::20]:8200/d.xml")),
+                    src: "fe80::20", dst: "ff05::c")
+            ])
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("HOST", "[FF05::C]:1900").setting("LOCATION", "http://[fd00::20]:8200/d.xml")),
+                    src: "fd00::20", dst: "ff05::c")
+            ])
+        ])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         let d = i.datagram
         guard d.isIPv6, let scope = d.dst.ipv6MulticastScope, d.dst.isMulticast else { return }
         let loc = i.message.value(.location).flatMap { SSDPAddressing.urlHost($0)?.address }
         if scope == 2 {
-            if !d.src.isLinkLocal { out.report(Self.descriptor, "message to FF02::C from non-link-local source \(d.src)") }
-            if let l = loc, l.isIPv6, !l.isLinkLocal { out.report(Self.descriptor, "LOCATION literal \(l) is not link-local on a message to FF02::C") }
+            if !d.src.isLinkLocal {
+                out.report(Self.descriptor, "message to FF02::C from non-link-local source \(d.src)")
+            }
+            if let l = loc, l.isIPv6, !l.isLinkLocal {
+                out.report(Self.descriptor, "LOCATION literal \(l) is not link-local on a message to FF02::C")
+            }
         } else if scope == 5 {
             if d.src.isLinkLocal { out.report(Self.descriptor, "message to FF05::C from link-local source \(d.src)") }
-            if let l = loc, l.isLinkLocal { out.report(Self.descriptor, "LOCATION literal \(l) is link-local on a message to FF05::C") }
+            if let l = loc, l.isLinkLocal {
+                out.report(Self.descriptor, "LOCATION literal \(l) is link-local on a message to FF05::C")
+            }
         }
     }
 }
@@ -399,7 +481,14 @@ struct UUIDFormatRule: MessageRule {
         "Devices claiming UPnP/1.1 or later use canonical UUIDs; free-form UDA 1.0 UUIDs are not flagged.",
         example: "USN: uuid:upnp-InternetGatewayDevice-1_0-0090a2777777::upnp:rootdevice with UPnP/1.1")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("USN", "uuid:upnp-InternetGatewayDevice-1_0-0090a2777777::upnp:rootdevice")))])],
+        triggering: [
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("USN", "uuid:upnp-InternetGatewayDevice-1_0-0090a2777777::upnp:rootdevice")))
+            ])
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -407,7 +496,9 @@ struct UUIDFormatRule: MessageRule {
         for name in SSDPRuleSupport.usnNTST {
             guard let v = i.message.value(name), let u = SSDPSyntax.uuid(inUSN: v) else { continue }
             if !SSDPSyntax.isCanonicalUUID(u) {
-                out.report(Self.descriptor, "\(name.text) uuid \"\(SSDPText.show(u))\" is not an 8-4-4-4-12 hexadecimal UUID", field: name.text)
+                out.report(
+                    Self.descriptor, "\(name.text) uuid \"\(SSDPText.show(u))\" is not an 8-4-4-4-12 hexadecimal UUID",
+                    field: name.text)
             }
         }
     }
@@ -447,10 +538,15 @@ struct USNMatchesNTRule: MessageRule {
         let suffix = SSDPSyntax.suffix(ofUSN: usn)
         if SSDPSyntax.hasPrefix(t, "uuid:", caseInsensitive: true) {
             if suffix != nil || !t.elementsEqual(usn) {
-                out.report(Self.descriptor, "\(targetName) \(SSDPText.show(t)) needs USN exactly \(SSDPText.show(t)), got \(SSDPText.show(usn))")
+                out.report(
+                    Self.descriptor,
+                    "\(targetName) \(SSDPText.show(t)) needs USN exactly \(SSDPText.show(t)), got \(SSDPText.show(usn))"
+                )
             }
         } else if suffix.map({ !$0.elementsEqual(t) }) ?? true {
-            out.report(Self.descriptor, "USN \(SSDPText.show(usn)) does not end in ::\(SSDPText.show(t)) as \(targetName) requires")
+            out.report(
+                Self.descriptor,
+                "USN \(SSDPText.show(usn)) does not end in ::\(SSDPText.show(t)) as \(targetName) requires")
         }
     }
 }
@@ -461,19 +557,39 @@ struct URNFormRule: MessageRule {
         "SSDP-018", "urn-form", .error, "Device and service types are urn:domain:device|service:type:version",
         spec: "UDA 1.1/2.0 §1.2.2 NT, §1.3.2 ST",
         "The version is a positive decimal integer; dots in a vendor domain are replaced by hyphens.",
-        interop: "gssdp matches the whole urn: form with a regular expression; pupnp only looks for :device: or :service:",
+        interop:
+            "gssdp matches the whole urn: form with a regular expression; pupnp only looks for :device: or :service:",
         example: "urn:schemas-upnp-org:device:MediaServer")
     /// The note for a version that is not a positive integer.
     static let versionInterop = "gssdp compares versions numerically; miniupnpd reads the version with atoi"
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer").setting("USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer")))])],
-        nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer:1").setting("USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:1")))])])
+        triggering: [
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer")))
+            ])
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer:1").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:1")))
+            ])
+        ])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         for name in SSDPRuleSupport.typeFields {
             guard let v = i.message.value(name), SSDPSyntax.hasPrefix(v, "urn:") else { continue }
             guard let urn = SSDPSyntax.parseURN(v) else {
-                out.report(Self.descriptor, "\(name.text) \(SSDPText.show(v)) is not urn:<domain>:device|service:<type>:<version>", field: name.text)
+                out.report(
+                    Self.descriptor,
+                    "\(name.text) \(SSDPText.show(v)) is not urn:<domain>:device|service:<type>:<version>",
+                    field: name.text)
                 continue
             }
             if ASCII.parseDecimal(urn.version).map({ $0 == 0 }) ?? true {
@@ -481,9 +597,13 @@ struct URNFormRule: MessageRule {
                     Self.descriptor, "\(name.text) version \"\(SSDPText.show(urn.version))\" is not a positive integer",
                     field: name.text, interop: Self.versionInterop)
             } else if urn.domain.contains(0x2E) {
-                out.report(Self.descriptor, "\(name.text) domain \(SSDPText.show(urn.domain)) contains dots (UDA replaces them with hyphens)", field: name.text)
+                out.report(
+                    Self.descriptor,
+                    "\(name.text) domain \(SSDPText.show(urn.domain)) contains dots (UDA replaces them with hyphens)",
+                    field: name.text)
             } else if urn.type.count > 64 || urn.type.isEmpty {
-                out.report(Self.descriptor, "\(name.text) type name is \(urn.type.count) characters (1–64)", field: name.text)
+                out.report(
+                    Self.descriptor, "\(name.text) type name is \(urn.type.count) characters (1–64)", field: name.text)
             }
         }
     }
@@ -492,13 +612,16 @@ struct URNFormRule: MessageRule {
 /// SSDP-019: SERVER / USER-AGENT is `OS/version UPnP/x.y product/version` (UPnP 1.1+).
 struct ServerProductTokensRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-019", "server-product-tokens", .error, "SERVER / USER-AGENT is `OS/version UPnP/x.y product/version` (UPnP 1.1+)",
+        "SSDP-019", "server-product-tokens", .error,
+        "SERVER / USER-AGENT is `OS/version UPnP/x.y product/version` (UPnP 1.1+)",
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.2, §1.3.3; RFC 2616 §3.8",
         "Three space-separated product tokens, the second the UPnP version. Applies to messages claiming UPnP/1.1 or later.",
         interop: "HUPnP logs 'Invalid server tokens'; pupnp's own SERVER uses commas",
         example: "SERVER: Linux/5.4, UPnP/1.1, Portable SDK for UPnP devices/1.14.13")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("SERVER", "Linux/5.4, UPnP/1.1, SDK/1.14")))])],
+        triggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11.setting("SERVER", "Linux/5.4, UPnP/1.1, SDK/1.14")))])
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -517,10 +640,14 @@ struct LocationURLRule: MessageRule {
         "SSDP-020", "location-url", .error, "LOCATION is one absolute URL to a reachable address",
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.3",
         "An absolute http(s) URL, not loopback or unspecified, IPv6 literal in brackets. A 169.254/16 host is legal (Auto-IP) but info.",
-        interop: "async_upnp_client (Home Assistant) rejects loopback and 169.254 LOCATIONs; gssdp, pupnp and HUPnP need a LOCATION",
+        interop:
+            "async_upnp_client (Home Assistant) rejects loopback and 169.254 LOCATIONs; gssdp, pupnp and HUPnP need a LOCATION",
         example: "LOCATION: http://127.0.0.1:49152/desc.xml", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("LOCATION", "http://127.0.0.1:8200/rootDesc.xml")))])],
+        triggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11.setting("LOCATION", "http://127.0.0.1:8200/rootDesc.xml")))]
+            )
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -535,7 +662,9 @@ struct LocationURLRule: MessageRule {
             if a.isLoopback || a.isUnspecified {
                 out.report(Self.descriptor, "LOCATION points to \(a), which no other host can reach")
             } else if case .v4 = a, a.isLinkLocal {
-                out.report(Self.descriptor, severity: .info, "LOCATION uses Auto-IP address \(a) (async_upnp_client ignores it)")
+                out.report(
+                    Self.descriptor, severity: .info,
+                    "LOCATION uses Auto-IP address \(a) (async_upnp_client ignores it)")
             }
         }
     }
@@ -544,10 +673,12 @@ struct LocationURLRule: MessageRule {
 /// SSDP-021: CACHE-CONTROL is `max-age=<seconds>` and nothing else (UPnP 1.1+).
 struct CacheControlMaxAgeRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-021", "cache-control-max-age", .error, "CACHE-CONTROL is `max-age=<seconds>` and nothing else (UPnP 1.1+)",
+        "SSDP-021", "cache-control-max-age", .error,
+        "CACHE-CONTROL is `max-age=<seconds>` and nothing else (UPnP 1.1+)",
         spec: "UDA 1.1/2.0 §1.2.2, §1.3.3; UDA 1.0 §1.1.2",
         "The max-age directive with a non-negative decimal value; no other directive under 1.1/2.0. Spaces around `=` are info.",
-        interop: "pupnp and HUPnP drop messages with other directives or without max-age; gssdp falls back to 1800 s, async_upnp_client to 900 s, minissdpd to 180 s",
+        interop:
+            "pupnp and HUPnP drop messages with other directives or without max-age; gssdp falls back to 1800 s, async_upnp_client to 900 s, minissdpd to 180 s",
         example: "CACHE-CONTROL: no-cache", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "no-cache")))])],
@@ -566,10 +697,12 @@ struct CacheControlMaxAgeRule: MessageRule {
             return directives < 2
         }
         if directives > 1 {
-            out.report(Self.descriptor, severity: i.atLeast11 ? .error : .warning,
+            out.report(
+                Self.descriptor, severity: i.atLeast11 ? .error : .warning,
                 "CACHE-CONTROL \"\(SSDPText.show(v))\" has directives besides max-age")
         } else if v.contains(0x20) || v.contains(0x22) {
-            out.report(Self.descriptor, severity: .info, "CACHE-CONTROL \"\(SSDPText.show(v))\" is not exactly max-age=N")
+            out.report(
+                Self.descriptor, severity: .info, "CACHE-CONTROL \"\(SSDPText.show(v))\" is not exactly max-age=N")
         }
     }
 }
@@ -580,12 +713,15 @@ struct MaxAgeValueRule: MessageRule {
         "SSDP-022", "max-age-value", .error, "max-age is at least 1800 seconds",
         spec: "UDA 1.0 §1.1.2; UDA 1.1/2.0 §1.2.2",
         "Below 1800 s is a warning (advertisements expire early); 0 is an error.",
-        interop: "pupnp drops max-age 0, the only value it rejects; HUPnP raises it to 5 s", example: "CACHE-CONTROL: max-age=0", lowest: .warning)
+        interop: "pupnp drops max-age 0, the only value it rejects; HUPnP raises it to 5 s",
+        example: "CACHE-CONTROL: max-age=0", lowest: .warning)
     /// The note for a positive max-age below 1800 s.
     static let shortInterop =
         "no common stack rejects it (HUPnP clamps to 5..86400): control points forget the device when max-age passes without a new announcement"
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "max-age=0")))], severity: .error)],
+        triggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11.setting("CACHE-CONTROL", "max-age=0")))], severity: .error)
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -603,7 +739,8 @@ struct MaxAgeValueRule: MessageRule {
 /// SSDP-023: BOOTID/CONFIGID/NEXTBOOTID are 31-bit decimals; SEARCHPORT/TCPPORT in 49152–65535.
 struct UPnPOrgNumbersRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-023", "upnp-org-numbers", .error, "BOOTID/CONFIGID/NEXTBOOTID are 31-bit decimals; SEARCHPORT/TCPPORT in 49152–65535",
+        "SSDP-023", "upnp-org-numbers", .error,
+        "BOOTID/CONFIGID/NEXTBOOTID are 31-bit decimals; SEARCHPORT/TCPPORT in 49152–65535",
         spec: "UDA 1.1/2.0 §1.2.2, §1.2.4; UDA 2.0 §1.3.2",
         "Decimal without leading zeros; CONFIGID above 16777215 is reserved.",
         interop: "gssdp ignores updates whose BOOTID does not parse; HUPnP rejects them for UPnP/1.1+",
@@ -618,16 +755,22 @@ struct UPnPOrgNumbersRule: MessageRule {
             guard let v = m.value(name) else { continue }
             if let n = ASCII.parseDecimal(v), n <= 2_147_483_647, !(v.count > 1 && v.first == 0x30) {
                 if name == .configID, n > 16_777_215 {
-                    out.report(Self.descriptor, "CONFIGID.UPNP.ORG \(n) is in the reserved range above 16777215", field: name.text)
+                    out.report(
+                        Self.descriptor, "CONFIGID.UPNP.ORG \(n) is in the reserved range above 16777215",
+                        field: name.text)
                 }
             } else {
-                out.report(Self.descriptor, "\(name.text) \"\(SSDPText.show(v))\" is not a decimal 0–2147483647 without leading zeros", field: name.text)
+                out.report(
+                    Self.descriptor,
+                    "\(name.text) \"\(SSDPText.show(v))\" is not a decimal 0–2147483647 without leading zeros",
+                    field: name.text)
             }
         }
         for name in SSDPRuleSupport.portFields {
             guard let v = m.value(name) else { continue }
             if let n = ASCII.parseDecimal(v), n >= 49152, n <= 65535, v.first != 0x30 { continue }
-            out.report(Self.descriptor, "\(name.text) \"\(SSDPText.show(v))\" is not a port in 49152–65535", field: name.text)
+            out.report(
+                Self.descriptor, "\(name.text) \"\(SSDPText.show(v))\" is not a port in 49152–65535", field: name.text)
         }
     }
 }

@@ -34,7 +34,9 @@ struct ManSSDPDiscoverRule: MessageRule {
         interop: "gssdp (strcmp) and pupnp drop it; strict miniupnpd fails the UCTT case 'Man header empty or invalid'",
         example: "MAN: ssdp:discover")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("MAN", "ssdp:discover")), sport: 50000)])],
+        triggering: [
+            RuleExample([multicast(ssdp(mSearchLine, search11.setting("MAN", "ssdp:discover")), sport: 50000)])
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11), sport: 50000)])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -72,10 +74,13 @@ struct MXRangeRule: MessageRule {
         "SSDP-104", "mx-range", .error, "MX is an integer ≥ 1, at most 5 under UPnP 1.1+ (120 under 1.0)",
         spec: "UDA 1.0 §1.2.2; UDA 1.1/2.0 §1.3.2",
         "Devices treat MX above 5 as 5 (UPnP 1.1+), so a larger value only delays the control point.",
-        interop: "gssdp and pupnp do not cap MX and wait up to MX seconds; HUPnP clamps to 5; async_upnp_client uses min(5, MX)",
+        interop:
+            "gssdp and pupnp do not cap MX and wait up to MX seconds; HUPnP clamps to 5; async_upnp_client uses min(5, MX)",
         example: "MX: 10 with USER-AGENT … UPnP/1.1 …", lowest: .warning)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("MX", "6")), sport: 50000)], severity: .warning)],
+        triggering: [
+            RuleExample([multicast(ssdp(mSearchLine, search11.setting("MX", "6")), sport: 50000)], severity: .warning)
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("MX", "5")), sport: 50000)])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -85,8 +90,10 @@ struct MXRangeRule: MessageRule {
             return
         }
         if i.atLeast11 && mx > 5 {
-            out.report(Self.descriptor, severity: .warning,
-                "MX=\(mx) from a UPnP \(i.version) control point; devices treat it as 5, so waiting longer only delays discovery")
+            out.report(
+                Self.descriptor, severity: .warning,
+                "MX=\(mx) from a UPnP \(i.version) control point; devices treat it as 5, so waiting longer only delays discovery"
+            )
         } else if !i.atLeast11 && mx > 120 {
             out.report(Self.descriptor, severity: .warning, "MX=\(mx) is above UDA 1.0's 120")
         }
@@ -104,16 +111,30 @@ struct UnicastMSearchFormRule: DatagramRule {
         interop: "pupnp and HUPnP reject unicast searches through their HOST checks; gssdp and pupnp still require MX",
         example: "unicast M-SEARCH with HOST: 239.255.255.250:1900", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.removing("MX")), sport: 50000, dst: "192.168.1.20")], severity: .warning)],
-        nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11.removing("MX").setting("HOST", "192.168.1.20:1900")), sport: 50000, dst: "192.168.1.20")])])
+        triggering: [
+            RuleExample(
+                [multicast(ssdp(mSearchLine, search11.removing("MX")), sport: 50000, dst: "192.168.1.20")],
+                severity: .warning)
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(
+                    ssdp(mSearchLine, search11.removing("MX").setting("HOST", "192.168.1.20:1900")), sport: 50000,
+                    dst: "192.168.1.20")
+            ])
+        ])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         guard i.kind == .mSearch, !i.isMulticast else { return }
         let m = i.message
         let miss = SSDPRuleSupport.missing(m, SSDPRuleSupport.searchRequired)
-        if !miss.isEmpty { out.report(Self.descriptor, severity: .error, "unicast M-SEARCH without \(miss.joined(separator: ", "))") }
+        if !miss.isEmpty {
+            out.report(Self.descriptor, severity: .error, "unicast M-SEARCH without \(miss.joined(separator: ", "))")
+        }
         if let host = m.value(.host), let a = SSDPAddressing.hostAddress(host), a.isMulticast {
-            out.report(Self.descriptor, severity: .warning, "unicast M-SEARCH to \(i.datagram.dst) with HOST \(SSDPText.show(host)) (the multicast group)")
+            out.report(
+                Self.descriptor, severity: .warning,
+                "unicast M-SEARCH to \(i.datagram.dst) with HOST \(SSDPText.show(host)) (the multicast group)")
         }
         if m.has(.mx) { out.report(Self.descriptor, severity: .info, "MX is not part of a unicast M-SEARCH") }
     }
@@ -127,7 +148,9 @@ struct STFormRule: MessageRule {
         "A single search target; vendor non-URN targets are warnings.",
         interop: "async_upnp_client lower-cases ST before matching", example: "ST: ssdp:discover", lowest: .warning)
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("ST", "ssdp:discover")), sport: 50000)])],
+        triggering: [
+            RuleExample([multicast(ssdp(mSearchLine, search11.setting("ST", "ssdp:discover")), sport: 50000)])
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11), sport: 50000)])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -136,8 +159,14 @@ struct STFormRule: MessageRule {
         case .valid: break
         case .empty: out.report(Self.descriptor, severity: .error, "ST is empty")
         case .list: out.report(Self.descriptor, severity: .error, "ST \"\(SSDPText.show(st))\" is more than one target")
-        case .vendor: out.report(Self.descriptor, severity: .warning, "ST \(SSDPText.show(st)) is a vendor target, not a UPnP search target")
-        case .invalid: out.report(Self.descriptor, severity: .error, "ST \(SSDPText.show(st)) is not ssdp:all, upnp:rootdevice, uuid:… or a URN")
+        case .vendor:
+            out.report(
+                Self.descriptor, severity: .warning,
+                "ST \(SSDPText.show(st)) is a vendor target, not a UPnP search target")
+        case .invalid:
+            out.report(
+                Self.descriptor, severity: .error,
+                "ST \(SSDPText.show(st)) is not ssdp:all, upnp:rootdevice, uuid:… or a URN")
         }
     }
 }
@@ -150,7 +179,11 @@ struct UserAgentTokensRule: MessageRule {
         "USER-AGENT is optional; when present it should follow the product-token format with a UPnP token.",
         example: "USER-AGENT: Google Chrome/87 Windows")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("USER-AGENT", "Google Chrome/87 Windows")), sport: 50000)])],
+        triggering: [
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11.setting("USER-AGENT", "Google Chrome/87 Windows")), sport: 50000)
+            ])
+        ],
         nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11), sport: 50000)])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
@@ -171,8 +204,20 @@ struct UPnP2CPFNRule: DatagramRule {
         "UDA 2.0 control points name themselves; CPUUID.UPNP.ORG, if present, is uuid:<UUID>.",
         example: "USER-AGENT … UPnP/2.0 … without CPFN.UPNP.ORG")
     static let examples = RuleExamples(
-        triggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("USER-AGENT", "Linux/6.1 UPnP/2.0 cp/1.0")), sport: 50000)])],
-        nonTriggering: [RuleExample([multicast(ssdp(mSearchLine, search11.setting("USER-AGENT", "Linux/6.1 UPnP/2.0 cp/1.0").adding("CPFN.UPNP.ORG", "Living room")), sport: 50000)])])
+        triggering: [
+            RuleExample([
+                multicast(ssdp(mSearchLine, search11.setting("USER-AGENT", "Linux/6.1 UPnP/2.0 cp/1.0")), sport: 50000)
+            ])
+        ],
+        nonTriggering: [
+            RuleExample([
+                multicast(
+                    ssdp(
+                        mSearchLine,
+                        search11.setting("USER-AGENT", "Linux/6.1 UPnP/2.0 cp/1.0").adding(
+                            "CPFN.UPNP.ORG", "Living room")), sport: 50000)
+            ])
+        ])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         guard i.kind == .mSearch, let claimed = i.claimedVersion, claimed >= .v2_0 else { return }

@@ -8,7 +8,9 @@ enum SSDPAddressing {
     /// `HOST` as (address, port?, IPv6-bracketing correct); nil when not an address.
     static func parseHost(_ v: ArraySlice<UInt8>) -> (IPAddress, UInt16?, Bool)? {
         if v.first == 0x5B {  // [v6]:port
-            guard let close = v.firstIndex(of: 0x5D), let a = IPAddress(text: v[(v.startIndex + 1)..<close]) else { return nil }
+            guard let close = v.firstIndex(of: 0x5D), let a = IPAddress(text: v[(v.startIndex + 1)..<close]) else {
+                return nil
+            }
             let rest = v[(close + 1)...]
             if rest.isEmpty { return (a, nil, true) }
             guard rest.first == 0x3A, let p = ASCII.parseDecimal(rest.dropFirst()), p <= 65535 else { return nil }
@@ -18,11 +20,14 @@ enum SSDPAddressing {
         if colons > 1 {
             // Unbracketed IPv6, maybe with a trailing :port; report it as mis-bracketed.
             if let a = IPAddress(text: v) { return (a, nil, false) }
-            if let last = v.lastIndex(of: 0x3A), let a = IPAddress(text: v[v.startIndex..<last]) { return (a, nil, false) }
+            if let last = v.lastIndex(of: 0x3A), let a = IPAddress(text: v[v.startIndex..<last]) {
+                return (a, nil, false)
+            }
             return nil
         }
         if colons == 1, let c = v.firstIndex(of: 0x3A) {
-            guard let a = IPAddress(text: v[v.startIndex..<c]), let p = ASCII.parseDecimal(v[(c + 1)...]), p <= 65535 else {
+            guard let a = IPAddress(text: v[v.startIndex..<c]), let p = ASCII.parseDecimal(v[(c + 1)...]), p <= 65535
+            else {
                 return nil
             }
             return (a, UInt16(p), true)
@@ -55,7 +60,8 @@ enum SSDPAddressing {
         let colons = ASCII.count(0x3A, in: authority)
         if colons > 1 {
             if let a = IPAddress(text: authority) { return (a, false) }
-            if let last = authority.lastIndex(of: 0x3A), let a = IPAddress(text: authority[authority.startIndex..<last]) {
+            if let last = authority.lastIndex(of: 0x3A), let a = IPAddress(text: authority[authority.startIndex..<last])
+            {
                 return (a, false)
             }
             return nil
@@ -101,7 +107,9 @@ enum SSDPAddressing {
     }
 
     static let days: [StaticString] = ["Mon,", "Tue,", "Wed,", "Thu,", "Fri,", "Sat,", "Sun,"]
-    static let months: [StaticString] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let months: [StaticString] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func isRFC1123Date(_ v: ArraySlice<UInt8>) -> Bool {

@@ -174,8 +174,11 @@ public struct SSDPDeviceState: Sendable {
             default: break
             }
             if let t = f.typeKey, let v = f.typeVersion, !hasType(t, version: v) {
-                if types.count < Self.maxTypes { types.append(TypeVersion(typeKey: t, version: v, frame: e.frame)) }
-                else { historyIncomplete = true }
+                if types.count < Self.maxTypes {
+                    types.append(TypeVersion(typeKey: t, version: v, frame: e.frame))
+                } else {
+                    historyIncomplete = true
+                }
             }
         }
         takeUSN(e, mayAdd: mayAddUSN)

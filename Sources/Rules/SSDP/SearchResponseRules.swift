@@ -10,7 +10,8 @@ struct ResponseRequiredHeadersRule: MessageRule {
     /// Judges required headers.
     static let needsWholeMessage = true
     static let descriptor = RuleDescriptor.ssdp(
-        "SSDP-201", "response-required-headers", .error, "A search response has CACHE-CONTROL, EXT, LOCATION, SERVER, ST and USN (+ BOOTID, CONFIGID in 1.1+)",
+        "SSDP-201", "response-required-headers", .error,
+        "A search response has CACHE-CONTROL, EXT, LOCATION, SERVER, ST and USN (+ BOOTID, CONFIGID in 1.1+)",
         spec: "UDA 1.0 §1.2.3; UDA 1.1/2.0 §1.3.3",
         "Missing response headers make control points ignore the device.",
         interop: "pupnp requires LOCATION, USN, ST and max-age; HUPnP requires EXT, CACHE-CONTROL, USN and LOCATION",
@@ -21,7 +22,8 @@ struct ResponseRequiredHeadersRule: MessageRule {
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         guard i.kind == .response else { return }
-        let miss = SSDPRuleSupport.missing(i.message, i.atLeast11 ? SSDPRuleSupport.responseRequired11 : SSDPRuleSupport.responseRequired)
+        let miss = SSDPRuleSupport.missing(
+            i.message, i.atLeast11 ? SSDPRuleSupport.responseRequired11 : SSDPRuleSupport.responseRequired)
         if !miss.isEmpty { out.report(Self.descriptor, "search response without \(miss.joined(separator: ", "))") }
     }
 }
@@ -87,7 +89,9 @@ struct ResponseUnicastRule: DatagramRule {
         "Never to a multicast group (error) nor to another port than the M-SEARCH came from (error). A source port other than 1900 is info: firewall helpers often key on 1900.",
         example: "HTTP/1.1 200 OK sent to 239.255.255.250:1900", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample([response(ssdp(okLine, response11), dst: "239.255.255.250", dport: 1900)], severity: .error)],
+        triggering: [
+            RuleExample([response(ssdp(okLine, response11), dst: "239.255.255.250", dport: 1900)], severity: .error)
+        ],
         nonTriggering: [RuleExample([response(ssdp(okLine, response11))])])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
@@ -95,7 +99,9 @@ struct ResponseUnicastRule: DatagramRule {
         if i.isMulticast {
             out.report(Self.descriptor, severity: .error, "search response sent to multicast \(i.datagram.dst)")
         } else if i.datagram.srcPort != 1900 {
-            out.report(Self.descriptor, severity: .info, "search response from port \(i.datagram.srcPort), not 1900 (firewall helpers key on 1900)")
+            out.report(
+                Self.descriptor, severity: .info,
+                "search response from port \(i.datagram.srcPort), not 1900 (firewall helpers key on 1900)")
         }
     }
 }
@@ -105,7 +111,8 @@ struct ResponseRequestHeadersRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-206", "response-request-headers", .info, "A response carries no MAN, MX, NT, NTS or HOST",
         spec: "UDA 1.1/2.0 §1.1.5 (derived)",
-        "These reveal a copied NOTIFY or M-SEARCH template, often wrong elsewhere too.", example: "NTS: ssdp:alive in a 200 OK")
+        "These reveal a copied NOTIFY or M-SEARCH template, often wrong elsewhere too.",
+        example: "NTS: ssdp:alive in a 200 OK")
     static let examples = RuleExamples(
         triggering: [RuleExample([response(ssdp(okLine, response11.adding("NTS", "ssdp:alive")))])],
         nonTriggering: [RuleExample([response(ssdp(okLine, response11))])])
@@ -114,7 +121,8 @@ struct ResponseRequestHeadersRule: MessageRule {
         guard i.kind == .response else { return }
         let present = SSDPRuleSupport.notInResponses.filter { i.message.has($0) }.map(\.text)
         if !present.isEmpty {
-            out.report(Self.descriptor, "search response carries request/notify headers \(present.joined(separator: ", "))")
+            out.report(
+                Self.descriptor, "search response carries request/notify headers \(present.joined(separator: ", "))")
         }
     }
 }

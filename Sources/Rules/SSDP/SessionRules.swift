@@ -44,7 +44,8 @@ struct ResponseWithinMXRule: SessionRule {
         triggering: [
             RuleExample([
                 multicast(
-                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")), src: "192.168.1.10",
+                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")),
+                    src: "192.168.1.10",
                     sport: 50000),
                 response(ssdp(okLine, response11), at: 4.2),
             ])
@@ -52,7 +53,8 @@ struct ResponseWithinMXRule: SessionRule {
         nonTriggering: [
             RuleExample([
                 multicast(
-                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")), src: "192.168.1.10",
+                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")),
+                    src: "192.168.1.10",
                     sport: 50000),
                 response(ssdp(okLine, response11), at: 3.4),
             ])
@@ -94,9 +96,10 @@ struct UnicastResponseWithinOneSecondRule: SessionRule {
     static let limit = 1.0
     static let slack = 0.5
 
-
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
-        guard e.kind == .response, let s = e.search, s.unicastTo == e.src, e.version >= .v1_1, !e.timeWentBack else { return }
+        guard e.kind == .response, let s = e.search, s.unicastTo == e.src, e.version >= .v1_1, !e.timeWentBack else {
+            return
+        }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         guard delay > Self.limit + Self.slack else { return }
         out.report(
@@ -125,7 +128,8 @@ struct DiscardMalformedSearchRule: SessionRule {
                 ], severity: .error),
             RuleExample(
                 [
-                    multicast(ssdp(mSearchLine, search11.setting("MAN", "ssdp:discover")), src: "192.168.1.10", sport: 50000),
+                    multicast(
+                        ssdp(mSearchLine, search11.setting("MAN", "ssdp:discover")), src: "192.168.1.10", sport: 50000),
                     response(ssdp(okLine, response11), at: 1),
                 ], severity: .warning),
         ],
@@ -135,7 +139,6 @@ struct DiscardMalformedSearchRule: SessionRule {
                 response(ssdp(okLine, response11), at: 1),
             ])
         ])
-
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == nil else { return }
@@ -174,7 +177,8 @@ struct ResponseSTMatchesSearchRule: SessionRule {
                             "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:4"))),
             ]),
             RuleExample([
-                multicast(ssdp(mSearchLine, search11.setting("ST", "upnp:rootdevice")), src: "192.168.1.10", sport: 50000),
+                multicast(
+                    ssdp(mSearchLine, search11.setting("ST", "upnp:rootdevice")), src: "192.168.1.10", sport: 50000),
                 response(
                     ssdp(
                         okLine,
@@ -273,7 +277,6 @@ struct OneRootDeviceResponseRule: SessionRule {
     static let maxPerEndpoint = 16
     static let slack = 0.5
 
-
     static func endpointKey(_ a: IPAddress, _ port: UInt16) -> UInt64 {
         SSDPFacts.key(a.description.utf8) ^ (UInt64(port) &* 0x9E37_79B9_7F4A_7C15)
     }
@@ -302,7 +305,9 @@ struct OneRootDeviceResponseRule: SessionRule {
             list.append(Search(frame: e.frame, time: e.time, expires: window))
             searches[key] = list
         case .response:
-            guard e.facts.target == .rootDevice, let device = e.facts.uuidKey, !e.timeWentBack, e.search?.unicastTo == nil else { return }
+            guard e.facts.target == .rootDevice, let device = e.facts.uuidKey, !e.timeWentBack,
+                e.search?.unicastTo == nil
+            else { return }
             let key = Self.endpointKey(e.dst, e.dstPort)
             guard var list = searches[key] else { return }
             let now = e.time.asDouble
