@@ -32,17 +32,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_cond_init(workReady, nil)
         pthread_cond_init(resultReady, nil)
         for w in workers {
-            let body = ThreadBody { [unowned self] in self.loop(w) }
-            var tid = pthread_t()
-            let rc = pthread_create(
-                &tid, nil,
-                { raw in
-                    guard let raw else { return nil }
-                    let body = Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue()
-                    body.run()
-                    return nil
-                }, Unmanaged.passRetained(body).toOpaque())
-            if rc == 0 { threads.append(tid) }
+            if let tid = startThread({ [unowned self] in self.loop(w) }) { threads.append(tid) }
         }
     }
 
@@ -161,9 +151,4 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         workReady.deallocate()
         resultReady.deallocate()
     }
-}
-
-private final class ThreadBody: @unchecked Sendable {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
 }

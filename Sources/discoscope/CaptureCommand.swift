@@ -223,22 +223,16 @@ final class StopController: @unchecked Sendable {
     func start() {
         var set = Self.signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
-        var tid = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(
-            &tid, nil,
-            { arg in
-                guard let arg else { return nil }
-                let me = Unmanaged<StopController>.fromOpaque(arg).takeUnretainedValue()
-                var set = StopController.signalSet()
-                var sig: Int32 = 0
-                while sigwait(&set, &sig) == 0 {
-                    if me.requested.exchange(true, ordering: .relaxed) { _exit(130) }
-                    me.handle.breakLoop()
-                }
-                return nil
-            }, context)
-        if rc == 0 { pthread_detach(tid) } else { Unmanaged<StopController>.fromOpaque(context).release() }
+        // The thread lives as long as the process; it holds the controller.
+        let tid = startThread { [self] in
+            var set = StopController.signalSet()
+            var sig: Int32 = 0
+            while sigwait(&set, &sig) == 0 {
+                if requested.exchange(true, ordering: .relaxed) { _exit(130) }
+                handle.breakLoop()
+            }
+        }
+        if let tid { pthread_detach(tid) }
     }
 }
 
