@@ -149,17 +149,33 @@ struct Explanation {
         targets.insert("upnp:rootdevice")
         for u in uuids { targets.insert(u) }
         let first = devices.map(\.firstSeen).min() ?? .zero
-        let last = devices.map(\.lastSeen).max() ?? .zero
-        let responses = records.filter { addresses.contains($0.record.src) && $0.record.kind == "response" }
+        // Searches count from its first message until it left (its byebye) or the end.
+        let last =
+            devices.allSatisfy(\.byebye)
+            ? (devices.map(\.lastSeen).max() ?? .zero) : Timestamp(seconds: Int64.max, nanoseconds: 0)
+        // Its messages: from its addresses, naming one of its UUIDs in USN (several devices
+        // may share an address).
+        func ours(_ r: MessageRecord) -> Bool {
+            guard addresses.contains(r.src) else { return false }
+            guard let usn = Self.header(r, "USN") else { return true }
+            let u = usn.lowercased()
+            let uuid = u.split(separator: ":", omittingEmptySubsequences: false).prefix(2).joined(separator: ":")
+            return uuids.contains(uuid)
+        }
+        // An answer names it in USN: a response too broken to show one answers nobody.
+        let responses = records.filter {
+            ours($0.record) && $0.record.kind == "response" && Self.header($0.record, "USN") != nil
+        }
         var missedFrames: [Int] = []
         for (r, _) in records {
-            if addresses.contains(r.src) {
+            if ours(r) {
                 add(
                     r.time, r.frame,
                     "sent \(String(decoding: r.summaryUTF8, as: UTF8.self)) (\(r.src):\(r.sport) → \(r.dst):\(r.dport))"
                 )
                 continue
             }
+            guard !addresses.contains(r.src) else { continue }
             guard r.kind == "m-search", let st = Self.header(r, "ST") else {
                 if addresses.contains(r.dst) {
                     add(
@@ -262,7 +278,7 @@ struct Explanation {
             let impact = severity == .error && drops ? 0 : severity == .info ? 2 : 1
             let effect: String
             if let interop {
-                effect = interop + (drops ? ": those clients do not list the device" : "")
+                effect = interop + (drops && severity == .error ? ": those clients do not list the device" : "")
             } else {
                 effect =
                     severity == .error
