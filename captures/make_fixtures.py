@@ -329,6 +329,7 @@ def main():
     open(os.path.join(HERE, "damaged/empty.pcap"), "wb").close()
 
     session_ssdp()
+    explain_ssdp()
 
 
 def ssdp_notify(nts, nt, boot, location="http://192.168.1.20:8200/rootDesc.xml", max_age=60,
@@ -365,6 +366,63 @@ def session_ssdp():
     ]
     frames = [(t, eth(v4(src, 1900 if src != "192.168.1.10" else 50000, grp, 1900, p, ttl=2))) for t, src, p in seq]
     write_pcap("session/ssdp-stateful.pcap", 1, frames)
+
+
+def ssdp_response(st, uuid, location, boot=1):
+    usn = f"uuid:{uuid}" if st.startswith("uuid:") else f"uuid:{uuid}::{st}"
+    lines = ["HTTP/1.1 200 OK", "CACHE-CONTROL: max-age=1800", "EXT:", f"LOCATION: {location}",
+             "SERVER: Linux/6.1 UPnP/1.1 fixture-ms/1.0", f"ST: {st}", f"USN: {usn}",
+             f"BOOTID.UPNP.ORG: {boot}", "CONFIGID.UPNP.ORG: 1"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def explain_ssdp():
+    """Devices for `discoscope explain`, one problem each, and a control point searching
+    (ssdp:all, MX 2) from 192.168.1.10:50000 at 0 s and 20 s:
+    .21 (uuid …a1) sends every message with bare LF line ends (SSDP-005);
+    .22 (…b2) announces correctly but answers with the two characters `\\r\\n` written
+    out instead of CR LF (one line: the search goes unanswered);
+    .23 (…c3) answers the first search to port 50001 instead of 50000 (SSDP-500) and the
+    second 6 s late, outside MX 2 (SSDP-501);
+    .24 (…d4) answers, then leaves with byebye and never comes back;
+    .25 (…e5) does everything right."""
+    grp, cp = "239.255.255.250", "192.168.1.10"
+    ucast = bytes.fromhex("020000000010")
+    ids = {n: f"4d696e69-444c-164e-9d41-b827eb0000{n}" for n in ("a1", "b2", "c3", "d4", "e5")}
+    dev = {"a1": "192.168.1.21", "b2": "192.168.1.22", "c3": "192.168.1.23", "d4": "192.168.1.24",
+           "e5": "192.168.1.25"}
+    loc = {n: f"http://{dev[n]}:8200/rootDesc.xml" for n in ids}
+    search = MSEARCH
+    MS = "urn:schemas-upnp-org:device:MediaServer:1"
+    frames = []
+
+    def add(t, src, sport, dst, dport, payload):
+        frames.append((t, eth(v4(src, sport, dst, dport, payload, ttl=2 if dst == grp else 64),
+                              dst_mac=bytes.fromhex("01005e7ffffa") if dst == grp else ucast)))
+
+    def alive(t, n, fix=lambda b: b):
+        for nt in ("upnp:rootdevice", f"uuid:{ids[n]}", "urn:schemas-upnp-org:device:MediaServer:1"):
+            add(t, dev[n], 1900, grp, 1900, fix(ssdp_notify("ssdp:alive", nt, 1, location=loc[n], max_age=1800,
+                                                            uuid=ids[n])))
+
+    bare = lambda b: b.replace(b"\r\n", b"\n")
+    literal = lambda b: b.replace(b"\r\n", b"\\r\\n")
+    alive(0.1, "a1", bare)
+    alive(0.2, "b2")
+    alive(0.3, "c3")
+    alive(0.4, "d4")
+    alive(0.5, "e5")
+    add(1.0, cp, 50000, grp, 1900, search)
+    add(1.3, dev["a1"], 1900, cp, 50000, bare(ssdp_response(MS, ids["a1"], loc["a1"])))
+    add(1.4, dev["b2"], 1900, cp, 50000, literal(ssdp_response(MS, ids["b2"], loc["b2"])))
+    add(1.5, dev["c3"], 1900, cp, 50001, ssdp_response(MS, ids["c3"], loc["c3"]))
+    add(1.6, dev["d4"], 1900, cp, 50000, ssdp_response(MS, ids["d4"], loc["d4"]))
+    add(1.7, dev["e5"], 1900, cp, 50000, ssdp_response(MS, ids["e5"], loc["e5"]))
+    add(10.0, dev["d4"], 1900, grp, 1900, ssdp_notify("ssdp:byebye", "upnp:rootdevice", 1, uuid=ids["d4"]))
+    add(20.0, cp, 50000, grp, 1900, search)
+    add(20.5, dev["e5"], 1900, cp, 50000, ssdp_response(MS, ids["e5"], loc["e5"]))
+    add(26.0, dev["c3"], 1900, cp, 50000, ssdp_response(MS, ids["c3"], loc["c3"]))
+    write_pcap("session/ssdp-explain.pcap", 1, frames)
 
 
 if __name__ == "__main__":

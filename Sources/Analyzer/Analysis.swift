@@ -44,6 +44,9 @@ public final class Analysis {
         public var recordMAC: Bool = false
         /// Message records carry the payload (text `-X` / `-A`).
         public var recordPayload: Bool = false
+        /// The reporter gets the inventory before the summary (JSON lines records, the text
+        /// summary's device list).
+        public var reportsInventory: Bool = false
         public init() {}
     }
 
@@ -62,6 +65,12 @@ public final class Analysis {
     /// bound keeps memory flat under a flood of made-up names.
     static let maxDevices = 65536
     @exclusivity(unchecked) private var devicesFull = false
+    /// What the inputs showed (built from the session models at the end of each input).
+    public private(set) var inventory = Inventory()
+    /// Findings of the current input by device key, for the inventory; bounded like the
+    /// session model (keys beyond the bound are not counted).
+    @exclusivity(unchecked) private var deviceFindings: [UInt64: SeverityCounts] = [:]
+    static let maxDeviceFindings = 16384
     @exclusivity(unchecked) private var servicesFull = false
     static let deviceLimit = LimitReached(
         limit: "devices", value: maxDevices,
@@ -98,6 +107,7 @@ public final class Analysis {
     /// A session (input file) was started; the index of its file.
     @exclusivity(unchecked) private var sessionStarted = false
     @exclusivity(unchecked) private var sessionFileIndex = 0
+    @exclusivity(unchecked) private var sessionFileName: String? = nil
 
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
     @exclusivity(unchecked) private var inline: MessageWorker
@@ -149,6 +159,7 @@ public final class Analysis {
         if sessionStarted { concludeSessions() }
         sessionStarted = true
         sessionFileIndex = fileIndex
+        sessionFileName = handle.input
         self.fileIndex = fileIndex
         summary.files.append(handle.input)
         reporter.beginFile(fileIndex, name: handle.input)
@@ -377,6 +388,10 @@ public final class Analysis {
         defer { recycle(&r) }
         for t in r.tally.entries { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
         summary.suppressed += r.suppressed
+        for (key, counts) in r.deviceFindings
+        where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {
+            deviceFindings[key, default: SeverityCounts()].add(counts)
+        }
         for k in r.deviceKeys where devices.count < Self.maxDevices || devices.contains(k) { devices.insert(k) }
         for s in r.services where services.count < Self.maxDevices || services.contains(s) { services.insert(s) }
         if devices.count >= Self.maxDevices && !devicesFull && r.deviceKeys.contains(where: { !devices.contains($0) }) {
@@ -464,6 +479,15 @@ public final class Analysis {
         }
         summary.devices = devices.count
         summary.services = services.count
+        if inventory.leftOut > 0 {
+            limitReached(
+                LimitReached(
+                    limit: "inventory", value: Inventory.maxEntries,
+                    message:
+                        "more than \(Inventory.maxEntries) devices and services for the inventory: \(inventory.leftOut) were left out of it (a fixed bound that keeps memory flat under floods of made-up names)"
+                ))
+        }
+        if options.reportsInventory { reporter.inventory(inventory) }
         extra(&summary)
         reporter.finish(summary)
         return summary
@@ -480,14 +504,22 @@ public final class Analysis {
         mdns.finish(into: &reports)
         summary.stateEvicted += ssdp.stateEvicted
         summary.timeWentBack += ssdp.timeWentBack
+        let ssdpModel = ssdp.model
         ssdp = SSDPRouter(disabled: options.disabledRules)
         mdns = MDNSRouter(disabled: options.disabledRules)
+        // The inventory of this input, once its end-of-input findings are counted too.
+        defer {
+            InventoryBuilder.addSSDP(ssdpModel, findings: deviceFindings, file: sessionFileName, to: &inventory)
+            deviceFindings.removeAll()
+        }
         guard !reports.isEmpty else { return }
         var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: sessionFileIndex)
         for r in reports.reports {
+            // The device text is kept even when reports do not show it: the inventory counts
+            // these findings by device (text output prints no device).
             sink.report(
                 r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source,
-                device: options.findingDetails ? r.device : nil)
+                device: r.device)
         }
         var findings = sink.findings
         for k in findings.indices { findings[k].atEnd = true }

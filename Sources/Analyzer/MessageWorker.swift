@@ -57,6 +57,9 @@ struct BatchOutput: Sendable {
     var tally = FindingTally()
     var suppressed = 0
     var deviceKeys: [UInt64] = []
+    /// Reported findings of messages that name a device, by the device's key (the
+    /// inventory's finding counts).
+    var deviceFindings: [(key: UInt64, counts: SeverityCounts)] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
     /// The batch, handed back with its results so that the reading thread reuses (or frees)
@@ -212,6 +215,7 @@ struct MessageWorker: BatchWorker {
     ) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         let findings = Self.accept(sink.findings, policy: policy, into: &out)
+        Self.countByDevice(findings, key: sink.deviceKey, into: &out)
         record.fileIndex = fileIndex
         record.truncated = d.isTruncated
         record.fragmentFrames = d.fragmentFrames
@@ -230,6 +234,7 @@ struct MessageWorker: BatchWorker {
     private mutating func finish(sink: borrowing FindingSink, into out: inout BatchOutput) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         let findings = Self.accept(sink.findings, policy: policy, into: &out)
+        Self.countByDevice(findings, key: sink.deviceKey, into: &out)
         if !findings.isEmpty { show(findings, into: &out) }
     }
 
@@ -237,6 +242,12 @@ struct MessageWorker: BatchWorker {
     mutating func conclude(_ raw: [Finding]) -> BatchOutput {
         var out = BatchOutput()
         let findings = Self.accept(raw, policy: policy, into: &out)
+        for f in findings {
+            guard let key = Self.deviceKey(f.device) else { continue }
+            var c = SeverityCounts()
+            c.add(f.severity)
+            out.deviceFindings.append((key, c))
+        }
         if renders, findings.contains(where: \.atEnd) {
             renderer?.render(endOfInput: findings, into: &out.chunk)
         } else {
@@ -275,6 +286,20 @@ struct MessageWorker: BatchWorker {
             }
         }
         return kept
+    }
+
+    private static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
+        guard key != 0, !findings.isEmpty else { return }
+        var c = SeverityCounts()
+        for k in findings.indices { c.add(findings[k].severity) }
+        out.deviceFindings.append((key, c))
+    }
+
+    /// The device key of an end-of-input finding's device text (SSDP `uuid:…`, as the
+    /// in-order stage keys the UUID of USN).
+    static func deviceKey(_ device: String?) -> UInt64? {
+        guard let d = device, d.utf8.count > 5, d.lowercased().hasPrefix("uuid:") else { return nil }
+        return SSDPFacts.key(d.utf8.dropFirst(5), foldingCase: true)
     }
 
     private mutating func addressText(_ a: IPAddress) -> String { addressCache.text(a) }

@@ -33,6 +33,10 @@ public final class JSONLinesReporter: Reporter {
         sink.write(Self.findingObject(f, file: JSONLinesRenderer.name(files, f.fileIndex)).serialized() + "\n")
     }
 
+    public func inventory(_ inventory: Inventory) {
+        sink.write(InventoryRecords.lines(inventory))
+    }
+
     public func finish(_ s: RunSummary) {
         sink.write(Self.summaryObject(s).serialized() + "\n")
         sink.flush()

@@ -159,9 +159,12 @@ public protocol Reporter {
     /// An input starts (`index` as on the command line); everything of the previous one has
     /// been written.
     mutating func beginFile(_ index: Int, name: String)
+    /// What the run saw, just before `finish` (when the analysis was asked to report it).
+    mutating func inventory(_ inventory: Inventory)
 }
 
 extension Reporter {
+    public mutating func inventory(_ inventory: Inventory) {}
     public func makeRenderer() -> (any MessageRenderer)? { nil }
     public mutating func emit(_ chunk: RenderedChunk) {}
     public mutating func beginFile(_ index: Int, name: String) {}

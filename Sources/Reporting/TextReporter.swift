@@ -43,6 +43,9 @@ public final class TextReporter: Reporter {
     private var interopShown: Set<String> = []
     private var renderer: TextRenderer
     private var scratch = RenderedChunk()
+    /// The devices the summary lists.
+    private var seenDevices: [InventoryDevice] = []
+    private var devicesLeftOut = 0
     public init(sink: any OutputSink, options: Options = Options()) {
         self.sink = sink
         self.options = options
@@ -101,6 +104,11 @@ public final class TextReporter: Reporter {
         options.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
+    public func inventory(_ inventory: Inventory) {
+        seenDevices = inventory.devices
+        devicesLeftOut = inventory.leftOut
+    }
+
     public func finish(_ s: RunSummary) {
         var out = "\n" + paint("Summary", "1") + "\n"
         // Values name files, interfaces and input errors: escaped for the terminal.
@@ -122,6 +130,11 @@ public final class TextReporter: Reporter {
             "seen",
             "\(s.devices)\(more("devices")) device(s) or host(s), \(s.services)\(more("services")) DNS-SD service type(s)"
         )
+        // The devices themselves (all with -v); `discoscope inventory` shows every field.
+        let shown = options.verbose ? seenDevices[...] : seenDevices.prefix(InventoryRecords.compactLimit)
+        for d in shown { out += "    " + InventoryRecords.compactLine(d) + "\n" }
+        let hidden = seenDevices.count - shown.count + devicesLeftOut
+        if hidden > 0 { out += "    … \(hidden) more (-v lists them all; discoscope inventory shows every field)\n" }
         let e = s.findingsBySeverity[.error] ?? 0
         let w = s.findingsBySeverity[.warning] ?? 0
         let i = s.findingsBySeverity[.info] ?? 0

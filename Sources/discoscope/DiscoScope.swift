@@ -17,7 +17,10 @@ struct DiscoScope: ParsableCommand {
             Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
             """,
         version: DiscoScope.version,
-        subcommands: [Analyze.self, CaptureCommand.self, RulesCommand.self],
+        subcommands: [
+            Analyze.self, CaptureCommand.self, RulesCommand.self, InventoryCommand.self, DiffCommand.self,
+            ExplainCommand.self,
+        ],
         defaultSubcommand: nil
     )
 

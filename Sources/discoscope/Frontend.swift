@@ -71,6 +71,7 @@ final class Frontend {
         options.jobs = live ? 1 : jobs
         options.recordMAC = output.format == .text && output.linkHeader
         options.recordPayload = output.format == .text && (output.hexDump || output.asciiDump)
+        options.reportsInventory = output.format == .text || output.format == .jsonl
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         let marked = packetOutput?.findingFrames
         let below = belowMinimum

@@ -30,6 +30,9 @@ struct SSDPRouter {
         var st: Range<Int>?
         var location: Range<Int>?
         var usn: Range<Int>?
+        /// SERVER's (USER-AGENT's for an M-SEARCH) and NT's (ST's) values.
+        var server: Range<Int>?
+        var target: Range<Int>?
         /// What the session rules and model read.
         var session = SSDPFacts()
 
@@ -45,6 +48,8 @@ struct SSDPRouter {
             st = h.st.map(offsets)
             location = h.location.map(offsets)
             usn = h.usn.map(offsets)
+            server = (kind == .mSearch ? h.userAgent : h.server).map(offsets)
+            target = (kind == .notify ? h.nt : h.st).map(offsets)
             var f = SSDPFacts()
             if let usn = h.usn {
                 f.usnKey = SSDPFacts.key(bytes[usn], foldingCase: true)
@@ -187,6 +192,13 @@ struct SSDPRouter {
             bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
         }
         event.usn = m.usn.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
+        event.server = m.server.map {
+            bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
+        }
+        event.target = m.target.map {
+            bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
+        }
+        event.sourceMAC = d.sourceMAC
         switch m.kind {
         case .mSearch:
             remember(search: m, d, at: time, st: st, version: version)

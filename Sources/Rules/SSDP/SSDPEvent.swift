@@ -38,6 +38,12 @@ public struct SSDPEvent: Sendable {
     /// copies it).
     public var location: ArraySlice<UInt8>?
     public var usn: ArraySlice<UInt8>?
+    /// SERVER's (or USER-AGENT's) value and NT's (a NOTIFY) or ST's value, for the inventory
+    /// (the model copies them only when they change).
+    public var server: ArraySlice<UInt8>?
+    public var target: ArraySlice<UInt8>?
+    /// The sender's link-layer address (empty when the link type has none).
+    public var sourceMAC = MACBytes()
     /// The model dropped what it knew of this device at some point (or may have): its
     /// record, if any, lacks history.
     public var deviceForgotten = false

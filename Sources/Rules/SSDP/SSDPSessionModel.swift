@@ -51,6 +51,10 @@ public struct SSDPSessionModel: Sendable {
         if devices[key] == nil {
             if devices.count >= Self.maxDevices { evictOldest() }
             var fresh = SSDPDeviceState(firstFrame: e.frame, firstSeen: e.time)
+            if let usn = e.usn, let u = SSDPSyntax.uuid(inUSN: usn) {
+                fresh.inventory.uuid = String(decoding: u.prefix(SSDPDeviceInventory.maxText), as: UTF8.self)
+                    .lowercased()
+            }
             fresh.historyIncomplete = forgottenOverflow || forgotten.contains(key)
             devices[key] = fresh
         }
@@ -127,6 +131,8 @@ public struct SSDPDeviceState: Sendable {
     /// Some of its state could not be kept (USN table full, or an earlier record of it was
     /// dropped): conclusions from absence are not drawn.
     public var historyIncomplete = false
+    /// What the inventory lists of it (see `SSDPDeviceInventory`).
+    public var inventory = SSDPDeviceInventory()
 
     public struct TypeVersion: Sendable {
         public var typeKey: UInt64
@@ -159,6 +165,7 @@ public struct SSDPDeviceState: Sendable {
         lastFrame = e.frame
         lastSeen = e.time
         if let v = e.claimedVersion { claimedVersion = v }
+        inventory.take(e)
         if let m = f.maxAge, m > longestMaxAge { longestMaxAge = m }
         takeSource(e)
         if e.kind == .notify, f.nts == .alive {
@@ -393,6 +400,93 @@ public struct SSDPUSNState: Sendable {
             burstCount = 1
             burstPayload = e.payloadKey
             burstSource = e.src
+        }
+    }
+}
+
+/// What the inventory lists of one device (a UUID from USN): texts copied only when they
+/// change or are new (a message that repeats what the device said before costs a few
+/// comparisons of keys), each list bounded; what does not fit sets `incomplete`.
+public struct SSDPDeviceInventory: Sendable {
+    /// The UUID as in USN, lower case, without `uuid:`.
+    public var uuid = ""
+    /// Its NOTIFYs and responses.
+    public var messages = 0
+    /// SERVER's value, last seen.
+    public var server: String?
+    private var serverKey: UInt64?
+    /// It announced or answered as `upnp:rootdevice`.
+    public var isRoot = false
+    /// NT / ST values of the device and service types it advertised or answered with.
+    public private(set) var types: [String] = []
+    private var typeKeys: [UInt64] = []
+    /// LOCATION values, in order seen.
+    public private(set) var locations: [String] = []
+    public private(set) var locationKeys: [UInt64] = []
+    /// BOOTID.UPNP.ORG values, each change in order seen.
+    public private(set) var bootIDs: [UInt64] = []
+    /// Distinct max-age values.
+    public private(set) var maxAges: [UInt64] = []
+    /// Its last NOTIFY was a byebye, and nothing advertised it since.
+    public var byebyeLast = false
+    /// Source link-layer addresses.
+    public private(set) var macs: [MACBytes] = []
+    /// A list reached its bound.
+    public private(set) var incomplete = false
+
+    static let maxTypes = 64
+    static let maxLocations = 8
+    static let maxBootIDs = 32
+    static let maxMaxAges = 16
+    static let maxMACs = 4
+    /// Longest text kept of a value (a SERVER or LOCATION longer than this is cut).
+    public static let maxText = 512
+
+    public init() {}
+
+    static func text(_ b: ArraySlice<UInt8>) -> String { String(decoding: b.prefix(maxText), as: UTF8.self) }
+
+    mutating func take(_ e: SSDPEvent) {
+        let f = e.facts
+        messages &+= 1
+        if let s = f.serverKey, s != serverKey, let v = e.server {
+            serverKey = s
+            server = Self.text(v)
+        }
+        let advertises = f.advertises(e.kind)
+        if f.target == .rootDevice { isRoot = true }
+        if e.kind == .notify {
+            if f.nts == .byebye { byebyeLast = true } else if f.nts == .alive { byebyeLast = false }
+        } else if advertises {
+            byebyeLast = false
+        }
+        if advertises, f.target == .deviceType || f.target == .serviceType, let t = e.target {
+            let k = SSDPFacts.key(t)
+            if !typeKeys.contains(k) {
+                if typeKeys.count < Self.maxTypes {
+                    typeKeys.append(k)
+                    types.append(Self.text(t))
+                } else {
+                    incomplete = true
+                }
+            }
+        }
+        if advertises, let l = f.locationKey, locationKeys.last != l, !locationKeys.contains(l), let v = e.location {
+            if locationKeys.count < Self.maxLocations {
+                locationKeys.append(l)
+                locations.append(Self.text(v))
+            } else {
+                incomplete = true
+            }
+        }
+        if f.nts != .update, let b = f.bootID, bootIDs.last != b {
+            if bootIDs.count < Self.maxBootIDs { bootIDs.append(b) } else { incomplete = true }
+        }
+        if let m = f.maxAge, !maxAges.contains(m) {
+            if maxAges.count < Self.maxMaxAges { maxAges.append(m) } else { incomplete = true }
+        }
+        if e.sourceMAC.count > 0, macs.last != e.sourceMAC, !macs.contains(e.sourceMAC) {
+            if macs.count < Self.maxMACs { macs.append(e.sourceMAC) } else { incomplete = true }
         }
     }
 }

@@ -1,0 +1,86 @@
+import Findings
+import NetLayers
+import Rules
+import SSDP
+import WireFormat
+
+/// Turns the session models of one input into inventory entries, at the end of that input.
+enum InventoryBuilder {
+    /// SSDP: one entry per root device. A UUID that never named itself `upnp:rootdevice` is an
+    /// embedded device of the root that advertised the same LOCATION from the same address
+    /// (its types, messages and findings count for that root); one with no such root is
+    /// listed on its own (its root was not seen).
+    static func addSSDP(
+        _ model: SSDPSessionModel, findings: [UInt64: SeverityCounts], file: String?, to inventory: inout Inventory
+    ) {
+        let records = model.devices.sorted {
+            $0.value.firstFrame != $1.value.firstFrame
+                ? $0.value.firstFrame < $1.value.firstFrame : $0.value.inventory.uuid < $1.value.inventory.uuid
+        }
+        var roots: [UInt64] = []
+        var standalone: [UInt64] = []
+        var entries: [UInt64: InventoryDevice] = [:]
+        for (key, d) in records {
+            entries[key] = entry(d, findings: findings[key] ?? SeverityCounts(), file: file)
+            if d.inventory.isRoot { roots.append(key) }
+        }
+        for (key, d) in records where !d.inventory.isRoot {
+            let owner = roots.first { r in
+                guard let root = model.devices[r] else { return false }
+                return d.sources.contains { s in root.sources.contains { $0.address == s.address } }
+                    && d.inventory.locationKeys.contains { root.inventory.locationKeys.contains($0) }
+            }
+            guard let owner, var root = entries[owner], let child = entries[key] else {
+                standalone.append(key)
+                continue
+            }
+            merge(child, into: &root)
+            entries[owner] = root
+        }
+        for key in roots + standalone {
+            if let e = entries[key] { inventory.add(e) }
+        }
+        if !inventory.protocols.contains(.ssdp) { inventory.protocols.append(.ssdp) }
+    }
+
+    private static func entry(_ d: SSDPDeviceState, findings: SeverityCounts, file: String?) -> InventoryDevice {
+        let inv = d.inventory
+        var e = InventoryDevice(proto: .ssdp, id: inv.uuid)
+        e.file = file
+        e.addresses = d.sources.map { $0.address.description }
+        e.macs = inv.macs.map(macText)
+        e.firstSeen = d.firstSeen
+        e.lastSeen = d.lastSeen
+        e.messages = inv.messages
+        e.findings = findings
+        e.server = inv.server
+        e.upnpVersion = d.claimedVersion.map { "\($0)" }
+        e.types = inv.types
+        e.locations = inv.locations
+        e.bootIDs = inv.bootIDs
+        e.maxAge = inv.maxAges
+        e.byebye = inv.byebyeLast
+        e.incomplete = inv.incomplete || d.historyIncomplete
+        return e
+    }
+
+    private static func merge(_ child: InventoryDevice, into root: inout InventoryDevice) {
+        root.embedded.append(child.id)
+        for a in child.addresses where !root.addresses.contains(a) { root.addresses.append(a) }
+        for m in child.macs where !root.macs.contains(m) { root.macs.append(m) }
+        for t in child.types where !root.types.contains(t) { root.types.append(t) }
+        for m in child.maxAge where !root.maxAge.contains(m) { root.maxAge.append(m) }
+        root.firstSeen = min(root.firstSeen, child.firstSeen)
+        root.lastSeen = max(root.lastSeen, child.lastSeen)
+        root.messages &+= child.messages
+        root.findings.add(child.findings)
+        root.incomplete = root.incomplete || child.incomplete
+    }
+
+    static func macText(_ m: MACBytes) -> String {
+        m.bytes.map { b in
+            let h = String(b, radix: 16)
+            return h.count == 1 ? "0" + h : h
+        }.joined(separator: ":")
+    }
+}

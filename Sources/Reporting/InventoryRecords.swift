@@ -1,0 +1,148 @@
+import Findings
+import Glibc
+import WireFormat
+
+/// The CONTRACT's `device` and `service` JSON records, and the text table of an inventory.
+public enum InventoryRecords {
+    /// Devices the text summary lists without `-v`.
+    public static let compactLimit = 10
+
+    static func strings(_ a: [String]) -> JSONValue { .array(a.map { .string($0) }) }
+
+    static func counts(_ c: SeverityCounts) -> JSONValue {
+        .object([("error", .int(c.error)), ("warning", .int(c.warning)), ("info", .int(c.info))])
+    }
+
+    public static func deviceObject(_ d: InventoryDevice) -> JSONValue {
+        var f: [(String, JSONValue)] = [
+            ("type", .string("device")), ("file", d.file.map { .string($0) } ?? .null),
+            ("protocol", .string(d.proto.rawValue)), ("id", .string(d.id)), ("addresses", strings(d.addresses)),
+            ("macs", strings(d.macs)), ("first_seen", .rawNumber(d.firstSeen.microsecondText)),
+            ("last_seen", .rawNumber(d.lastSeen.microsecondText)), ("messages", .int(d.messages)),
+            ("findings", counts(d.findings)),
+        ]
+        switch d.proto {
+        case .ssdp:
+            f += [
+                ("server", d.server.map { .string($0) } ?? .null),
+                ("upnp_version", d.upnpVersion.map { .string($0) } ?? .null), ("types", strings(d.types)),
+                ("locations", strings(d.locations)), ("boot_ids", .array(d.bootIDs.map { .int($0) })),
+                ("max_age", .array(d.maxAge.map { .int($0) })), ("byebye", .bool(d.byebye)),
+                ("embedded", strings(d.embedded)),
+            ]
+        case .mdns:
+            f += [("services", strings(d.services)), ("goodbye", .bool(d.goodbye))]
+        }
+        if d.incomplete { f.append(("incomplete", .bool(true))) }
+        return .object(f)
+    }
+
+    public static func serviceObject(_ s: InventoryService) -> JSONValue {
+        .object([
+            ("type", .string("service")), ("file", s.file.map { .string($0) } ?? .null),
+            ("instance", .string(s.instance)), ("service_type", .string(s.serviceType)),
+            ("subtypes", strings(s.subtypes)), ("host", s.host.map { .string($0) } ?? .null),
+            ("port", s.port.map { .int($0) } ?? .null), ("txt", strings(s.txt)), ("addresses", strings(s.addresses)),
+            ("first_seen", .rawNumber(s.firstSeen.microsecondText)),
+            ("last_seen", .rawNumber(s.lastSeen.microsecondText)), ("goodbye", .bool(s.goodbye)),
+            ("findings", counts(s.findings)),
+        ])
+    }
+
+    /// `2024-05-01 12:00:03` in local time (`TZ=UTC` for UTC), to the second.
+    public static func dateTime(_ t: Timestamp) -> String {
+        var secs = time_t(t.seconds)
+        var tmv = tm()
+        localtime_r(&secs, &tmv)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(Int(tmv.tm_year) + 1900)-" + two(tmv.tm_mon + 1) + "-" + two(tmv.tm_mday) + " " + two(tmv.tm_hour)
+            + ":" + two(tmv.tm_min) + ":" + two(tmv.tm_sec)
+    }
+
+    /// The summary's compact line for a device: protocol, id, addresses, what it is, findings.
+    public static func compactLine(_ d: InventoryDevice) -> String {
+        let e = TerminalText.escaped
+        var what =
+            d.proto == .ssdp ? (d.types.first.map(shortType) ?? d.server ?? "") : "\(d.services.count) service(s)"
+        if what.isEmpty { what = "-" }
+        return (d.proto == .ssdp ? "ssdp" : "mdns") + " " + e(d.id).padding(38)
+            + e(d.addresses.prefix(2).joined(separator: ", ")).padding(18)
+            + e(what).padding(24) + d.findings.text
+    }
+
+    /// `urn:schemas-upnp-org:device:MediaServer:1` → `MediaServer:1`.
+    static func shortType(_ t: String) -> String {
+        let parts = t.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count >= 2 ? parts.suffix(2).joined(separator: ":") : t
+    }
+
+    /// One line per device, then one per service instance.
+    public static func lines(_ inventory: Inventory) -> String {
+        var out = ""
+        for d in inventory.devices { out += deviceObject(d).serialized() + "\n" }
+        for s in inventory.services { out += serviceObject(s).serialized() + "\n" }
+        return out
+    }
+
+    /// The readable table: each device with its fields, its services under it. Every value
+    /// from the wire is escaped for the terminal.
+    public static func text(_ inventory: Inventory, timeText: (Timestamp) -> String) -> String {
+        let e = TerminalText.escaped
+        var out = ""
+        var lastFile: String?? = .none
+        for d in inventory.devices {
+            if inventory.devices.contains(where: { $0.file != d.file }) || lastFile == nil, lastFile != .some(d.file) {
+                if lastFile != nil { out += "\n" }
+                out += "\(e(d.file ?? "input"))\n"
+                lastFile = .some(d.file)
+            }
+            out += "\n\(d.proto == .ssdp ? "SSDP device" : "mDNS host") \(e(d.id))\n"
+            func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + v + "\n" }
+            row("addresses", d.addresses.isEmpty ? "none" : e(d.addresses.joined(separator: ", ")))
+            if !d.macs.isEmpty { row("macs", d.macs.joined(separator: ", ")) }
+            if d.proto == .ssdp {
+                row("server", d.server.map(e) ?? "none")
+                if let v = d.upnpVersion { row("upnp", v) }
+                for (k, t) in d.types.enumerated() { row(k == 0 ? "types" : "", e(t)) }
+                for (k, l) in d.locations.enumerated() { row(k == 0 ? "location" : "", e(l)) }
+                if !d.bootIDs.isEmpty { row("boot ids", d.bootIDs.map(String.init).joined(separator: ", ")) }
+                if !d.maxAge.isEmpty { row("max-age", d.maxAge.map(String.init).joined(separator: ", ")) }
+                for (k, u) in d.embedded.enumerated() { row(k == 0 ? "embedded" : "", e(u)) }
+            }
+            row(
+                "seen",
+                "\(timeText(d.firstSeen)) to \(timeText(d.lastSeen)), \(d.messages) message(s)"
+                    + (d.byebye ? ", said byebye last" : "") + (d.goodbye ? ", said goodbye last" : ""))
+            row("findings", d.findings.text)
+            if d.incomplete { row("note", "some lists reached their bound and are incomplete") }
+            for s in inventory.services where s.host == d.id && s.file == d.file {
+                out += service(s, indent: "  ", timeText: timeText)
+            }
+        }
+        let hosts = Set(inventory.devices.filter { $0.proto == .mdns }.map { "\($0.file ?? "")\u{0}\($0.id)" })
+        let orphans = inventory.services.filter { s in !hosts.contains("\(s.file ?? "")\u{0}\(s.host ?? "")") }
+        if !orphans.isEmpty {
+            out += "\nServices whose host was not seen\n"
+            for s in orphans { out += service(s, indent: "", timeText: timeText) }
+        }
+        if inventory.leftOut > 0 {
+            out += "\n\(inventory.leftOut) more device(s) or service(s) left out (the inventory's bound)\n"
+        }
+        return out
+    }
+
+    static func service(_ s: InventoryService, indent: String, timeText: (Timestamp) -> String) -> String {
+        let e = TerminalText.escaped
+        var out = "\(indent)  service \(e(s.instance))\n"
+        func row(_ k: String, _ v: String) { out += indent + "    " + k.padding(10) + v + "\n" }
+        row(
+            "type",
+            e(s.serviceType) + (s.subtypes.isEmpty ? "" : " (subtypes \(e(s.subtypes.joined(separator: ", "))))"))
+        row("srv", s.host.map { "\(e($0)) port \(s.port.map(String.init) ?? "?")" } ?? "no SRV record seen")
+        if !s.txt.isEmpty { row("txt", e(s.txt.joined(separator: " "))) }
+        if !s.addresses.isEmpty { row("addresses", e(s.addresses.joined(separator: ", "))) }
+        row("seen", "\(timeText(s.firstSeen)) to \(timeText(s.lastSeen))" + (s.goodbye ? ", said goodbye last" : ""))
+        row("findings", s.findings.text)
+        return out
+    }
+}

@@ -1,0 +1,401 @@
+import ArgumentParser
+import Findings
+import Reporting
+import Rules
+import WireFormat
+
+extension DiscoScope {
+    /// `discoscope explain TARGET FILE…`: why a device is (in)visible.
+    struct ExplainCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "explain",
+            abstract: "Explain what a device did and why clients may not see it.",
+            discussion: """
+                TARGET is an SSDP UUID (`uuid:` optional; an unambiguous prefix will do) or an IP \
+                address. The answer: a verdict (not seen, visible, visible with problems, likely \
+                invisible), the reasons in order of impact (each finding with what it does to real \
+                clients and the fix, and what is missing: searches it never answered, IPv6-only \
+                announcements, a byebye with no return), and its timeline with the searches it \
+                answered or missed. The files are read twice (to find the target, then its messages): \
+                standard input is not accepted.
+                Exit status: 0 visible (with or without problems); 1 likely invisible or not seen; \
+                2 usage or input error (also an ambiguous TARGET).
+                """)
+
+        @Argument(help: ArgumentHelp("UUID, IP address, or an unambiguous UUID prefix.", valueName: "target"))
+        var target: String
+
+        @Argument(help: ArgumentHelp("Capture files (pcap, pcapng, .gz).", valueName: "file"))
+        var files: [String] = []
+
+        @Option(name: .long, help: "Output format: text or jsonl.")
+        var format: ReportFormat = .text
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to PATH instead of standard output.", valueName: "path"))
+        var output: String?
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("Give at least one capture file after the target.") }
+            if files.contains("-") {
+                throw ValidationError("explain reads its files twice: standard input (-) cannot be used.")
+            }
+            if target.isEmpty { throw ValidationError("TARGET is empty.") }
+        }
+
+        func run() throws {
+            let first = Survey.run(files)
+            if first.inputError { throw ExitCode(2) }
+            let matched: [InventoryDevice]
+            switch Explanation.resolve(target, in: first.inventory) {
+            case .ambiguous(let ids):
+                Frontend.warn(
+                    "'\(target)' matches \(ids.count) devices: \(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : ""); give more of it"
+                )
+                throw ExitCode(2)
+            case .matched(let devices):
+                matched = devices
+            }
+            var ex = Explanation(target: target, devices: matched, coverage: first.inventory.protocols)
+            if !matched.isEmpty {
+                let addresses = Set(matched.flatMap(\.addresses))
+                let second = Survey.run(files) { r in
+                    addresses.contains(r.src) || addresses.contains(r.dst) || r.kind == "m-search"
+                }
+                ex.study(second.records, findings: second.findings)
+            }
+            let text = format == .jsonl ? ex.json().serialized() + "\n" : ex.text()
+            guard writeReport(text, to: output) else { throw ExitCode(2) }
+            throw ExitCode(ex.verdict == .visible || ex.verdict == .visibleWithProblems ? 0 : 1)
+        }
+    }
+}
+
+/// The explanation of one target: what matched, the verdict, the reasons and the timeline.
+struct Explanation {
+    enum Verdict: String {
+        case notSeen = "not seen"
+        case visible
+        case visibleWithProblems = "visible with problems"
+        case likelyInvisible = "likely invisible"
+    }
+    struct Reason {
+        /// 0: hides the device from some clients; 1: likely trouble; 2: minor.
+        var impact: Int
+        var severity: Severity?
+        var rule: String?
+        var frames: [Int]
+        var what: String
+        var effect: String
+        var fix: String
+    }
+    struct Event {
+        var time: Timestamp
+        var frame: Int
+        var summary: String
+    }
+
+    let target: String
+    let devices: [InventoryDevice]
+    let coverage: [RuleProtocol]
+    var reasons: [Reason] = []
+    var timeline: [Event] = []
+    /// Timeline entries beyond what is kept.
+    var timelineLeftOut = 0
+    var searchesAnswered = 0
+    var searchesMissed = 0
+    static let maxTimeline = 500
+
+    init(target: String, devices: [InventoryDevice], coverage: [RuleProtocol]) {
+        self.target = target
+        self.devices = devices
+        self.coverage = coverage
+    }
+
+    enum Resolution {
+        case matched([InventoryDevice])
+        case ambiguous([String])
+    }
+
+    /// Devices named by `target`: an address they sent from, their UUID (with or without
+    /// `uuid:`, any case; an embedded device's UUID names its root), or a prefix of exactly
+    /// one UUID. The same device in several files is one match per file.
+    static func resolve(_ target: String, in inventory: Inventory) -> Resolution {
+        var t = target.lowercased()
+        if t.hasPrefix("uuid:") { t = String(t.dropFirst(5)) }
+        let byAddress = inventory.devices.filter { $0.addresses.contains { $0.lowercased() == t } }
+        if !byAddress.isEmpty { return .matched(byAddress) }
+        let exact = inventory.devices.filter { $0.id == t || $0.embedded.contains(t) }
+        if !exact.isEmpty { return .matched(exact) }
+        let prefixed = inventory.devices.filter { $0.id.hasPrefix(t) || $0.embedded.contains { $0.hasPrefix(t) } }
+        let ids = Set(prefixed.map(\.id))
+        if ids.count > 1 { return .ambiguous(ids.sorted()) }
+        return .matched(prefixed)
+    }
+
+    var verdict: Verdict {
+        if devices.isEmpty { return .notSeen }
+        if reasons.contains(where: { $0.impact == 0 }) { return .likelyInvisible }
+        if !reasons.isEmpty { return .visibleWithProblems }
+        return .visible
+    }
+
+    /// Reads the target's messages, the searches around it, and the findings about it.
+    mutating func study(_ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]) {
+        let addresses = Set(devices.flatMap(\.addresses))
+        var uuids = Set(devices.map { "uuid:" + $0.id })
+        for d in devices { for e in d.embedded { uuids.insert("uuid:" + e) } }
+        var targets = Set(devices.flatMap(\.types))
+        targets.insert("ssdp:all")
+        targets.insert("upnp:rootdevice")
+        for u in uuids { targets.insert(u) }
+        let first = devices.map(\.firstSeen).min() ?? .zero
+        // Searches count from its first message until it left (its byebye) or the end.
+        let last =
+            devices.allSatisfy(\.byebye)
+            ? (devices.map(\.lastSeen).max() ?? .zero) : Timestamp(seconds: Int64.max, nanoseconds: 0)
+        // Its messages: from its addresses, naming one of its UUIDs in USN (several devices
+        // may share an address).
+        func ours(_ r: MessageRecord) -> Bool {
+            guard addresses.contains(r.src) else { return false }
+            guard let usn = Self.header(r, "USN") else { return true }
+            let u = usn.lowercased()
+            let uuid = u.split(separator: ":", omittingEmptySubsequences: false).prefix(2).joined(separator: ":")
+            return uuids.contains(uuid)
+        }
+        // An answer names it in USN: a response too broken to show one answers nobody.
+        let responses = records.filter {
+            ours($0.record) && $0.record.kind == "response" && Self.header($0.record, "USN") != nil
+        }
+        var missedFrames: [Int] = []
+        for (r, _) in records {
+            if ours(r) {
+                add(
+                    r.time, r.frame,
+                    "sent \(String(decoding: r.summaryUTF8, as: UTF8.self)) (\(r.src):\(r.sport) → \(r.dst):\(r.dport))"
+                )
+                continue
+            }
+            guard !addresses.contains(r.src) else { continue }
+            guard r.kind == "m-search", let st = Self.header(r, "ST") else {
+                if addresses.contains(r.dst) {
+                    add(
+                        r.time, r.frame,
+                        "received \(String(decoding: r.summaryUTF8, as: UTF8.self)) from \(r.src):\(r.sport)")
+                }
+                continue
+            }
+            let aimed = r.dst.hasPrefix("239.") || r.dst.lowercased().hasPrefix("ff0") || addresses.contains(r.dst)
+            guard aimed, targets.contains(st.lowercased()) || targets.contains(st), r.time >= first, r.time <= last
+            else { continue }
+            let mx = Self.header(r, "MX").flatMap { UInt64($0) }.map { min($0, 120) } ?? 5
+            let deadline = Timestamp(seconds: r.time.seconds &+ Int64(mx) &+ 2, nanoseconds: r.time.nanoseconds)
+            let answers = responses.filter {
+                $0.record.time >= r.time && $0.record.time <= deadline && $0.record.dst == r.src
+            }
+            let who = "\(r.src):\(r.sport) searched for \(st) (MX \(Self.header(r, "MX") ?? "none"))"
+            if let a = answers.first(where: { $0.record.dport == r.sport }) {
+                searchesAnswered += 1
+                let dt = Timestamp.seconds(from: r.time, to: a.record.time)
+                add(r.time, r.frame, "\(who): answered in frame \(a.record.frame), \(Self.seconds(dt)) later")
+            } else if let a = answers.first {
+                searchesMissed += 1
+                missedFrames.append(r.frame)
+                add(
+                    r.time, r.frame,
+                    "\(who): answered in frame \(a.record.frame) to port \(a.record.dport), not to the searcher's port \(r.sport): the searcher never gets it"
+                )
+            } else {
+                searchesMissed += 1
+                missedFrames.append(r.frame)
+                add(r.time, r.frame, "\(who): not answered")
+            }
+        }
+        let about = findings.filter { f in
+            addresses.contains(f.source) || f.device.map { uuids.contains($0.lowercased()) } ?? false
+        }
+        reasons += Self.reasons(from: about)
+        if searchesMissed > 0 {
+            let all = searchesAnswered == 0
+            reasons.append(
+                Reason(
+                    impact: all ? 0 : 1, severity: nil, rule: nil, frames: Array(missedFrames.prefix(10)),
+                    what:
+                        "it left \(searchesMissed) of \(searchesMissed + searchesAnswered) search(es) for its own types unanswered (or answered to the wrong port)",
+                    effect:
+                        "a control point that searches (a phone app opening, VLC, Windows network discovery) does not find it until its next NOTIFY, and apps that only search never list it",
+                    fix:
+                        "answer every M-SEARCH for ssdp:all, upnp:rootdevice, its UUID or one of its types within MX seconds, unicast from port 1900 to the searcher's address and port"
+                ))
+        }
+        let v4 = addresses.contains { !$0.contains(":") }
+        if !addresses.isEmpty && !v4 {
+            reasons.append(
+                Reason(
+                    impact: 0, severity: nil, rule: nil, frames: [],
+                    what: "it announced itself only over IPv6 (no IPv4 address sent from)",
+                    effect:
+                        "IPv4-only control points (most TVs, gssdp-discover in IPv4 mode, many phone apps) never see it",
+                    fix: "send its NOTIFYs and search responses on IPv4 (239.255.255.250) as well"))
+        }
+        if devices.contains(where: \.byebye) {
+            reasons.append(
+                Reason(
+                    impact: 0, severity: nil, rule: nil, frames: [],
+                    what: "its last NOTIFY was ssdp:byebye and it did not announce again before the capture ended",
+                    effect: "control points removed it from their lists when it said byebye",
+                    fix: "send ssdp:byebye only when leaving the network, and ssdp:alive again as soon as it is back"))
+        }
+        reasons.sort { a, b in
+            if a.impact != b.impact { return a.impact < b.impact }
+            return (a.severity ?? .info) > (b.severity ?? .info)
+        }
+    }
+
+    private mutating func add(_ t: Timestamp, _ frame: Int, _ s: String) {
+        guard timeline.count < Self.maxTimeline else {
+            timelineLeftOut += 1
+            return
+        }
+        timeline.append(Event(time: t, frame: frame, summary: s))
+    }
+
+    /// One reason per rule, with its frames; an error that the interop notes say some stacks
+    /// drop or ignore hides the device from them.
+    static func reasons(from findings: [Finding]) -> [Reason] {
+        var order: [RuleID] = []
+        var by: [RuleID: [Finding]] = [:]
+        for f in findings {
+            if by[f.rule] == nil { order.append(f.rule) }
+            by[f.rule, default: []].append(f)
+        }
+        return order.compactMap { id in
+            guard let fs = by[id], let f = fs.first else { return nil }
+            let severity = fs.map(\.severity).max() ?? f.severity
+            let interop = f.interop ?? RuleCatalog.find(id.rawValue)?.interop
+            let drops = ["drop", "ignore", "discard", "reject", "never"].contains {
+                interop?.lowercased().contains($0) ?? false
+            }
+            let impact = severity == .error && drops ? 0 : severity == .info ? 2 : 1
+            let effect: String
+            if let interop {
+                effect = interop + (drops && severity == .error ? ": those clients do not list the device" : "")
+            } else {
+                effect =
+                    severity == .error
+                    ? "strict clients may reject the message; lenient ones accept it"
+                    : "most clients accept it; timing, caching or display may be off"
+            }
+            let title = RuleCatalog.find(id.rawValue)?.title ?? f.name
+            let many = fs.count > 1 ? " (\(fs.count) times; first shown)" : ""
+            return Reason(
+                impact: impact, severity: severity, rule: id.rawValue,
+                frames: Array(Set(fs.flatMap(\.frames)).sorted().prefix(10)),
+                what: "\(f.rule) \(f.name): \(f.message)\(many)", effect: effect,
+                fix: "make the firmware follow \(f.spec): \(title)")
+        }
+    }
+
+    static func header(_ r: MessageRecord, _ name: String) -> String? {
+        guard let h = r.fields.first(where: { $0.0 == "headers" })?.1.arrayValue else { return nil }
+        for pair in h {
+            guard let p = pair.arrayValue, p.count == 2, let n = p[0].stringValue, n.uppercased() == name else {
+                continue
+            }
+            return p[1].stringValue?.trimmingSpaces
+        }
+        return nil
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let ms = Int((s * 1000).rounded())
+        return ms < 1000 ? "\(ms) ms" : "\(ms / 1000).\(String(ms % 1000 / 100)) s"
+    }
+
+    func text() -> String {
+        let e = TerminalText.escaped
+        var out = ""
+        guard !devices.isEmpty else {
+            out += "'\(e(target))' matches nothing in the capture: verdict not seen.\n\n"
+            out += "No SSDP device with that UUID sent a message, and no such address sent SSDP.\n"
+            if !coverage.contains(.mdns) {
+                out +=
+                    "(explain covers SSDP devices only for now; mDNS hosts and service names come with the mDNS session model.)\n"
+            }
+            out += """
+
+                Usual causes:
+                  - the capture filter left its packets out (capture without a filter, or with 'udp port 1900 or udp port 5353');
+                  - the capture ran on another interface than the one the device is on (discoscope capture -D lists them);
+                  - vantage point: a switch port sees multicast but not the unicast replies between other hosts; capture on the device's or the client's host, or a mirror port;
+                  - multicast snooping (IGMP/MLD) on the switch or access point kept the group traffic from this port;
+                  - the device was off, asleep, or on another VLAN or Wi-Fi network while capturing.
+
+                """
+            return out
+        }
+        let d = devices[0]
+        out += "\(e(d.id)) (SSDP device at \(e(d.addresses.joined(separator: ", "))))"
+        if let s = d.server { out += ", SERVER \(e(s))" }
+        out += "\n"
+        if devices.count > 1 { out += "Seen in \(devices.count) inputs.\n" }
+        out += "\nVerdict: \(verdict.rawValue)"
+        switch verdict {
+        case .visible: out += ": nothing in the capture keeps clients from seeing it.\n"
+        case .visibleWithProblems: out += ": clients see it, but some of what it sends is wrong.\n"
+        case .likelyInvisible: out += ": some or all clients will not list it.\n"
+        case .notSeen: out += "\n"
+        }
+        if !reasons.isEmpty {
+            out += "\nWhy, most serious first:\n"
+            for (k, r) in reasons.enumerated() {
+                out += "  \(k + 1). \(e(r.what))"
+                if !r.frames.isEmpty {
+                    out +=
+                        " [frame\(r.frames.count > 1 ? "s" : "") \(r.frames.map(String.init).joined(separator: ", "))]"
+                }
+                out += "\n     Effect: \(e(r.effect)).\n     Fix: \(e(r.fix)).\n"
+            }
+        }
+        out +=
+            "\nWhat it did (\(d.messages) message(s), \(searchesAnswered) search(es) answered, \(searchesMissed) missed):\n"
+        for ev in timeline {
+            out += "  \(InventoryRecords.dateTime(ev.time)) frame \(ev.frame): \(e(ev.summary))\n"
+        }
+        if timelineLeftOut > 0 { out += "  … \(timelineLeftOut) more\n" }
+        return out
+    }
+
+    func json() -> JSONValue {
+        .object([
+            ("type", .string("explanation")), ("target", .string(target)),
+            ("matched", .array(Array(Set(devices.map(\.id))).sorted().map { .string($0) })),
+            ("verdict", .string(verdict.rawValue)),
+            (
+                "reasons",
+                .array(
+                    reasons.map { r in
+                        .object([
+                            ("rule", r.rule.map { .string($0) } ?? .null),
+                            ("severity", r.severity.map { .string($0.rawValue) } ?? .null),
+                            ("frames", .array(r.frames.map { .int($0) })), ("what", .string(r.what)),
+                            ("effect", .string(r.effect)), ("fix", .string(r.fix)),
+                        ])
+                    })
+            ),
+            (
+                "timeline",
+                .array(
+                    timeline.map { .array([.rawNumber($0.time.microsecondText), .int($0.frame), .string($0.summary)]) })
+            ),
+        ])
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Findings
+import Reporting
+
+/// `--format text|jsonl` of `inventory`, `diff` and `explain`.
+enum ReportFormat: String, CaseIterable, ExpressibleByArgument {
+    case text, jsonl
+}
+
+extension DiscoScope {
+    /// `discoscope inventory FILE…`: what each capture showed.
+    struct InventoryCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "inventory",
+            abstract: "List every device, host and service instance the captures show.",
+            discussion: """
+                Each SSDP root device (embedded devices under it), with its addresses, MACs, SERVER, \
+                UPnP version, types, LOCATIONs, BOOTIDs, max-age values, first and last message, \
+                message and finding counts. Each file is its own session. --format jsonl writes \
+                `device` and `service` records followed by the `finding` records (what `diff` \
+                compares); docs/FORMATS.md describes them.
+                Exit status: 0, or 2 when an input could not be read.
+                """)
+
+        @Argument(help: ArgumentHelp("Capture files (pcap, pcapng, .gz).", valueName: "file"))
+        var files: [String] = []
+
+        @Option(name: .long, help: "Output format: text or jsonl.")
+        var format: ReportFormat = .text
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to PATH instead of standard output.", valueName: "path"))
+        var output: String?
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("Give at least one capture file.") }
+        }
+
+        func run() throws {
+            let r = Survey.run(files)
+            let text: String
+            switch format {
+            case .jsonl:
+                text =
+                    InventoryRecords.lines(r.inventory)
+                    + r.findings.map {
+                        JSONLinesReporter.findingObject(
+                            $0, file: files.indices.contains($0.fileIndex) ? files[$0.fileIndex] : nil
+                        ).serialized() + "\n"
+                    }.joined()
+            case .text:
+                text = Self.text(r)
+            }
+            guard writeReport(text, to: output) else { throw ExitCode(2) }
+            throw ExitCode(r.inputError ? 2 : 0)
+        }
+
+        static func text(_ r: Survey.Result) -> String {
+            var out = "Inventory (\(coverageNote(r.inventory)))\n"
+            let body = InventoryRecords.text(r.inventory, timeText: InventoryRecords.dateTime)
+            out += body.isEmpty ? "\nNo SSDP device was seen.\n" : body
+            return out
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Analyzer
+import Capture
+import Findings
+import Glibc
+import Reporting
+import Rules
+import WireFormat
+
+/// A quiet run of the analysis for `inventory`, `diff` and `explain`: no report is written;
+/// the findings (bounded) and, when asked, the message records a filter keeps are collected,
+/// with the inventory the analysis builds.
+final class Survey: Reporter {
+    /// Findings kept at most (the rest are counted).
+    static let maxFindings = 200_000
+    /// Message records kept at most for `explain`.
+    static let maxRecords = 5000
+
+    private(set) var findings: [Finding] = []
+    private(set) var findingsLeftOut = 0
+    private(set) var records: [(record: MessageRecord, findings: [Finding])] = []
+    private(set) var recordsLeftOut = 0
+    let keep: ((MessageRecord) -> Bool)?
+
+    init(keep: ((MessageRecord) -> Bool)? = nil) { self.keep = keep }
+
+    var isStreaming: Bool { false }
+
+    func message(_ message: MessageRecord, findings: [Finding]) {
+        for f in findings { finding(f) }
+        guard let keep, keep(message) else { return }
+        if records.count < Self.maxRecords {
+            records.append((message, findings))
+        } else {
+            recordsLeftOut += 1
+        }
+    }
+
+    func finding(_ finding: Finding) {
+        if findings.count < Self.maxFindings {
+            findings.append(finding)
+        } else {
+            findingsLeftOut += 1
+        }
+    }
+
+    func finish(_ summary: RunSummary) {}
+
+    /// What a survey of some files found.
+    struct Result {
+        var inventory: Inventory
+        var findings: [Finding]
+        var records: [(record: MessageRecord, findings: [Finding])]
+        var summary: RunSummary
+        var inputError: Bool
+    }
+
+    /// Analyses `files` in order (each its own session); input problems are reported on
+    /// standard error, as `analyze` reports them.
+    static func run(_ files: [String], keep: ((MessageRecord) -> Bool)? = nil) -> Result {
+        let survey = Survey(keep: keep)
+        var options = Analysis.Options()
+        options.wantMessages = keep != nil
+        options.messageFields = keep != nil
+        options.findingDetails = true
+        options.jobs = min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4)
+        let analysis = Analysis(reporter: survey, options: options)
+        analysis.onWarning = { Frontend.warn($0) }
+        var inputError = false
+        for (index, path) in files.enumerated() {
+            do {
+                let handle = try OfflineSource.open(path)
+                if let err = analysis.run(handle, fileIndex: index) {
+                    Frontend.warn(err.description)
+                    inputError = true
+                }
+            } catch {
+                Frontend.warn(error.description)
+                analysis.inputFailed(error)
+                inputError = true
+            }
+        }
+        let summary = analysis.finish()
+        return Result(
+            inventory: analysis.inventory, findings: survey.findings, records: survey.records, summary: summary,
+            inputError: inputError)
+    }
+}
+
+/// Writes a command's text to `--output` or standard output; false (after saying why) when
+/// it cannot.
+func writeReport(_ text: String, to path: String?) -> Bool {
+    let sink: FileSink
+    do { sink = try FileSink.open(path) } catch let e as InputError {
+        Frontend.warn(e.description)
+        return false
+    } catch {
+        Frontend.warn("\(path ?? "standard output"): cannot write")
+        return false
+    }
+    sink.write(text)
+    if let failure = sink.close() {
+        Frontend.warn(failure)
+        return false
+    }
+    return true
+}
+
+/// Which protocols an inventory covers, for the text header.
+func coverageNote(_ inventory: Inventory) -> String {
+    if inventory.protocols.contains(.mdns) { return "SSDP devices, mDNS hosts and DNS-SD services" }
+    return
+        "SSDP root devices only: mDNS hosts and DNS-SD service instances are not listed yet (they come with the mDNS session model)"
+}

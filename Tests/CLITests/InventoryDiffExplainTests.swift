@@ -1,0 +1,241 @@
+import Foundation
+import TestSupport
+import Testing
+
+private let testbed = "captures/testbed/lan-dualstack.pcapng"
+private let withoutH3 = "captures/testbed/lan-dualstack-without-h3.pcapng"
+private let explainCapture = "captures/session/ssdp-explain.pcap"
+private let root = Fixtures.packageRoot
+
+private func uuid(_ n: String) -> String { "4d696e69-444c-164e-9d41-b827eb0000" + n }
+
+/// tshark, when installed (scripts/test-setup.sh installs it).
+private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
+
+/// #20: `inventory` lists what the implementations published.
+@Suite struct InventoryCommandTests {
+    @Test(.enabled(if: tshark != nil, "needs tshark (scripts/test-setup.sh installs it)"))
+    func testbedRootDevicesAreExactlyTheRootDevicesTsharkDecodes() throws {
+        // tshark files SSDP under HTTP: the USN headers ending in ::upnp:rootdevice, with the
+        // address each came from.
+        let t = try runProcess(
+            tshark ?? "",
+            [
+                "-r", testbed, "-Y", "udp.port==1900", "-T", "fields", "-e", "ip.src", "-e", "ipv6.src",
+                "-e", "http.unknown_header", "-E", "separator=|",
+            ], currentDirectory: root)
+        var expected: [String: Set<String>] = [:]
+        for line in t.lines {
+            let cols = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard cols.count >= 3 else { continue }
+            let src = cols[0].isEmpty ? cols[1] : cols[0]
+            for h in cols[2].components(separatedBy: "\\r\\n,") + [cols[2]] {
+                let v = h.lowercased().replacingOccurrences(of: " ", with: "")
+                guard v.hasPrefix("usn:uuid:"), let r = v.range(of: "::upnp:rootdevice") else { continue }
+                let id = String(v[v.index(v.startIndex, offsetBy: 9)..<r.lowerBound])
+                expected[id, default: []].insert(src)
+            }
+        }
+        #expect(expected.count == 3, "tshark found \(expected.keys.sorted())")
+        let r = try run(["inventory", "--format", "jsonl", testbed], cwd: root)
+        #expect(r.status == 0, "\(r.stderr)")
+        let devices = jsonRecords(r).filter { $0["type"] as? String == "device" }
+        var seen: [String: Set<String>] = [:]
+        for d in devices {
+            guard let id = d["id"] as? String else { continue }
+            seen[id] = Set(d["addresses"] as? [String] ?? [])
+        }
+        #expect(seen == expected)
+        // miniupnpd's embedded WANDevice and WANConnectionDevice are under its root.
+        let igd = devices.first { ($0["types"] as? [String] ?? []).contains { $0.contains("InternetGatewayDevice:2") } }
+        #expect(Set(igd?["embedded"] as? [String] ?? []).count == 2)
+        #expect((igd?["server"] as? String ?? "").contains("MiniUPnPd/2.3.1"))
+        let minidlna = devices.first { $0["id"] as? String == "4d696e69-444c-164e-9d41-029900000003" }
+        #expect((minidlna?["types"] as? [String] ?? []).contains("urn:schemas-upnp-org:device:MediaServer:1"))
+        #expect(minidlna?["locations"] as? [String] == ["http://10.99.0.3:8200/rootDesc.xml"])
+        #expect(minidlna?["byebye"] as? Bool == true)
+        #expect(minidlna?["macs"] as? [String] == ["02:99:00:00:00:03"])
+    }
+
+    @Test func deviceRecordsCarryEveryContractField() throws {
+        let r = try run(["inventory", "--format", "jsonl", explainCapture], cwd: root)
+        let devices = jsonRecords(r).filter { $0["type"] as? String == "device" }
+        #expect(devices.count == 5)
+        for d in devices {
+            for k in [
+                "protocol", "id", "addresses", "macs", "first_seen", "last_seen", "messages", "findings", "server",
+                "upnp_version", "types", "locations", "boot_ids", "max_age", "byebye", "embedded",
+            ] {
+                #expect(d[k] != nil, "device record without \(k)")
+            }
+        }
+        let d4 = devices.first { $0["id"] as? String == uuid("d4") }
+        #expect(d4?["byebye"] as? Bool == true)
+        #expect(d4?["boot_ids"] as? [Int] == [1])
+        #expect(d4?["max_age"] as? [Int] == [1800])
+        let a1 = devices.first { $0["id"] as? String == uuid("a1") }
+        #expect(((a1?["findings"] as? [String: Int])?["error"] ?? 0) >= 4)
+    }
+
+    @Test func analyzeJSONLinesPutsTheDevicesJustBeforeTheSummary() throws {
+        let r = try run(["analyze", "--format", "jsonl", explainCapture], cwd: root)
+        let types = jsonRecords(r).compactMap { $0["type"] as? String }
+        #expect(Array(types.suffix(6)) == ["device", "device", "device", "device", "device", "summary"])
+    }
+
+    @Test func textSummaryListsTheDevicesAndVerboseListsAll() throws {
+        let r = try run(["analyze", "-q", testbed], cwd: root)
+        #expect(r.stdout.contains("ssdp 4d696e69-444c-164e-9d41-029900000003"))
+        let text = try run(["inventory", explainCapture], cwd: root)
+        #expect(text.stdout.contains("SSDP device \(uuid("e5"))"))
+        #expect(text.stdout.contains("said byebye last"))
+        #expect(text.stdout.hasPrefix("Inventory (SSDP root devices only"))
+    }
+}
+
+/// #20: `diff` reports what a capture lost or gained, and fails CI when a device disappears.
+@Suite struct DiffCommandTests {
+    @Test func removingOneHostReportsExactlyItsDevicesDisappearedAndExitsOne() throws {
+        let r = try run(["diff", "--format", "jsonl", testbed, withoutH3], cwd: root)
+        #expect(r.status == 1)
+        let changes = jsonRecords(r).filter { $0["type"] as? String == "change" }
+        #expect(changes.allSatisfy { $0["change"] as? String == "disappeared" && $0["kind"] as? String == "device" })
+        #expect(
+            Set(changes.compactMap { $0["id"] as? String }) == [
+                "2c1f6e1a-5a7e-4c2e-9a59-99000000d003", "4d696e69-444c-164e-9d41-029900000003",
+                "54da24bc-1816-4c52-9bfd-9c7aed6a7d20",
+            ])
+        // The findings of h3's devices are fixed with them; none is new.
+        let fc = jsonRecords(r).filter { $0["type"] as? String == "finding_change" }
+        #expect(!fc.isEmpty && fc.allSatisfy { $0["change"] as? String == "fixed" })
+    }
+
+    @Test func aCaptureAgainstItselfReportsNothingAndExitsZero() throws {
+        let r = try run(["diff", "--format", "jsonl", testbed, testbed], cwd: root)
+        #expect(r.status == 0)
+        #expect(r.stdout.isEmpty)
+        let text = try run(["diff", explainCapture, explainCapture], cwd: root)
+        #expect(text.stdout.contains("No differences"))
+    }
+
+    @Test func aSavedInventoryComparesLikeItsCapture() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ds-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let saved = dir.appendingPathComponent("inv.jsonl").path
+        _ = try run(["inventory", "--format", "jsonl", "-o", saved, testbed], cwd: root)
+        let same = try run(["diff", saved, testbed], cwd: root)
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        let lost = try run(["diff", "--format", "jsonl", saved, withoutH3], cwd: root)
+        #expect(lost.status == 1)
+        #expect(jsonRecords(lost).filter { $0["change"] as? String == "disappeared" }.count == 3)
+        // The other way round: devices appear and nothing is lost; their errors are new
+        // findings (exit 1 at the default threshold, 0 with --fail-on never).
+        let gained = try run(["diff", "--fail-on", "never", withoutH3, saved], cwd: root)
+        #expect(gained.status == 0, "\(gained.stdout)")
+        #expect(try run(["diff", withoutH3, saved], cwd: root).status == 1)
+        #expect(gained.stdout.contains("+ device 4d696e69-444c-164e-9d41-029900000003 appeared"))
+    }
+
+    @Test func newErrorFailsAtTheThresholdAndNotBelowIt() throws {
+        // From the clean device's capture alone to the full one: new errors appear.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ds-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clean = dir.appendingPathComponent("e5.pcap").path
+        _ = try runProcess(
+            tshark ?? "/usr/bin/tshark",
+            ["-r", explainCapture, "-Y", "ip.src==192.168.1.25 || ip.src==192.168.1.10", "-w", clean],
+            currentDirectory: root)
+        guard FileManager.default.fileExists(atPath: clean) else { return }
+        let r = try run(["diff", "--format", "jsonl", clean, explainCapture], cwd: root)
+        #expect(r.status == 1)
+        #expect(
+            jsonRecords(r).contains {
+                $0["type"] as? String == "finding_change" && $0["severity"] as? String == "error"
+            })
+        let never = try run(["diff", "--fail-on", "never", clean, explainCapture], cwd: root)
+        #expect(never.status == 0)
+    }
+
+    @Test func unreadableSideIsAnInputError() throws {
+        let r = try run(["diff", testbed, "captures/damaged/garbage.pcap"], cwd: root)
+        #expect(r.status == 2)
+    }
+}
+
+/// #20: `explain` gives the verdict and the reasons, in order of impact.
+@Suite struct ExplainCommandTests {
+    func explain(_ target: String) throws -> (ProcessResult, [String: Any]) {
+        let r = try run(["explain", "--format", "jsonl", target, explainCapture], cwd: root)
+        return (r, jsonRecords(r).first ?? [:])
+    }
+    func rules(_ e: [String: Any]) -> [String] {
+        (e["reasons"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+    }
+
+    @Test func bareLineFeedsMakeTheDeviceLikelyInvisibleToStacksThatDropThem() throws {
+        let (r, e) = try explain("192.168.1.21")
+        #expect(r.status == 1)
+        #expect(e["verdict"] as? String == "likely invisible")
+        #expect(e["matched"] as? [String] == [uuid("a1")])
+        let first = (e["reasons"] as? [[String: Any]])?.first
+        #expect(first?["rule"] as? String == "SSDP-005")
+        #expect((first?["effect"] as? String ?? "").contains("gssdp and miniupnpd silently drop"))
+        #expect((first?["fix"] as? String)?.isEmpty == false)
+    }
+
+    @Test func literalBackslashRNLeavesItsSearchesUnanswered() throws {
+        let (_, e) = try explain(uuid("b2"))
+        #expect(e["verdict"] as? String == "likely invisible")
+        #expect(rules(e).first == "SSDP-006")
+        let missing = (e["reasons"] as? [[String: Any]] ?? []).first { $0["rule"] is NSNull }
+        #expect((missing?["what"] as? String ?? "").contains("2 of 2 search(es)"))
+    }
+
+    @Test func wrongPortAndLateResponsesAreReasonsAndTheSearchesCountAsMissed() throws {
+        let (_, e) = try explain("uuid:" + uuid("c3").uppercased())
+        #expect(e["verdict"] as? String == "likely invisible")
+        #expect(rules(e).contains("SSDP-205"))
+        #expect(rules(e).contains("SSDP-501"))
+        let timeline = (e["timeline"] as? [[Any]] ?? []).compactMap { $0.last as? String }
+        #expect(timeline.contains { $0.contains("to port 50001, not to the searcher's port 50000") })
+        #expect(timeline.contains { $0.hasSuffix("not answered") })
+    }
+
+    @Test func aDeviceThatSaidByebyeIsLikelyInvisible() throws {
+        let (_, e) = try explain(uuid("d4"))
+        #expect(e["verdict"] as? String == "likely invisible")
+        let first = (e["reasons"] as? [[String: Any]])?.first
+        #expect((first?["what"] as? String ?? "").contains("ssdp:byebye"))
+    }
+
+    @Test func aCorrectDeviceIsVisibleAndItsAnswersAreInItsTimeline() throws {
+        let (r, e) = try explain(uuid("e5"))
+        #expect(r.status == 0)
+        #expect(e["verdict"] as? String == "visible")
+        #expect((e["reasons"] as? [Any])?.isEmpty == true)
+        let timeline = (e["timeline"] as? [[Any]] ?? []).compactMap { $0.last as? String }
+        #expect(timeline.filter { $0.contains("answered in frame") }.count == 2)
+    }
+
+    @Test func aNameThatMatchesNothingSaysSoAndSuggestsCauses() throws {
+        let r = try run(["explain", "living-room-tv", explainCapture], cwd: root)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("matches nothing in the capture: verdict not seen"))
+        #expect(r.stdout.contains("capture filter"))
+        #expect(r.stdout.contains("multicast snooping"))
+        #expect(r.stdout.contains("switch port sees multicast but not the unicast replies"))
+        let (_, e) = try explain("living-room-tv")
+        #expect(e["verdict"] as? String == "not seen")
+        #expect((e["matched"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func anAmbiguousPrefixIsAUsageError() throws {
+        let r = try run(["explain", "4d696e69", explainCapture], cwd: root)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("matches 5 devices"))
+    }
+}
