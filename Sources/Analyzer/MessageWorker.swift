@@ -13,9 +13,9 @@ struct WorkItem: Sendable {
         /// worker. When the datagram's `framePayload` is set, the payload is that part of the
         /// batch's bytes (`payload` is empty).
         case ssdp(Datagram, SSDPContext)
-        /// With what the session rules concluded in order; decoded by the worker, payload as
-        /// for SSDP.
-        case mdns(Datagram, [SessionReports.Report])
+        /// Decoded by the worker, payload as for SSDP; the session rules see the decoded
+        /// message afterwards, in capture order (`BatchOutput.mdnsSession`).
+        case mdns(Datagram)
     }
     var message: Message
     var fileIndex: Int
@@ -59,11 +59,26 @@ struct BatchOutput: Sendable {
     var deviceKeys: [UInt64] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
+    /// The batch's mDNS messages as decoded, in capture order, with where their output ends:
+    /// the in-order stage runs the session rules over them and places what they find under
+    /// each message (`Analysis.settleSessions`).
+    var mdnsSession: [MDNSSessionItem] = []
     /// The batch, handed back with its results so that the reading thread reuses (or frees)
     /// what it allocated. Freed by a worker instead, each of those objects went back to the
     /// reading thread's allocator arena under its lock, against the reading thread's own
     /// allocations.
     var spent = Batch()
+}
+
+/// One decoded mDNS message of a batch, for the in-order stage: the decoding the worker made
+/// (by reference), and where the message's output ends in the batch's chunk (`chunkEnd`) or
+/// list of messages (`messagesEnd`; `hasEntry`: the entry before it is this message's).
+struct MDNSSessionItem: Sendable {
+    var input: MDNSInput
+    var fileIndex: Int
+    var chunkEnd: Int
+    var messagesEnd: Int
+    var hasEntry: Bool
 }
 
 /// Counts of reported findings by rule and severity.
@@ -93,6 +108,8 @@ struct MessageWorker: BatchWorker {
     private let renders: Bool
     private var ssdpJudge: SSDPJudge
     private var mdns: MDNSJudge
+    /// Whether the in-order stage runs mDNS session rules (it needs the decoded messages).
+    private let tracksSessions: Bool
     /// Address text, cached: the same few thousand devices and groups repeat on every line.
     private var addressCache = AddressTextCache()
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
@@ -117,6 +134,7 @@ struct MessageWorker: BatchWorker {
         self.renders = renderer != nil
         ssdpJudge = SSDPJudge(disabled: options.disabledRules)
         mdns = MDNSJudge(disabled: options.disabledRules)
+        tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
     }
 
     mutating func process(_ job: consuming Batch) -> BatchOutput {
@@ -136,14 +154,14 @@ struct MessageWorker: BatchWorker {
                     d.framePayload = nil
                 }
                 ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
-            case .mdns(var d, let reports):
+            case .mdns(var d):
                 if let range = d.framePayload {
                     d.payload = batch.bytes.withUnsafeBytes {
                         mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range]))
                     }
                     d.framePayload = nil
                 }
-                mdns(d, reports, fileIndex: items[k].fileIndex, into: &out)
+                mdns(d, fileIndex: items[k].fileIndex, into: &out)
             }
         }
         out.spent = batch
@@ -168,14 +186,13 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private mutating func mdns(
-        _ d: Datagram, _ reports: borrowing [SessionReports.Report], fileIndex: Int, into out: inout BatchOutput
-    ) {
+    private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
-        let input = mdns.judge(d, session: reports, into: &sink)
+        let input = mdns.judge(d, into: &sink)
+        let entries = out.messages.count
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
             let context = MDNSRender.Context(d)
@@ -202,6 +219,13 @@ struct MessageWorker: BatchWorker {
             finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
             finish(sink: sink, into: &out)
+        }
+        if tracksSessions {
+            out.mdnsSession.append(
+                MDNSSessionItem(
+                    input: input, fileIndex: fileIndex, chunkEnd: out.chunk.bytes.count,
+                    messagesEnd: out.messages.count,
+                    hasEntry: out.messages.count > entries))
         }
     }
 
@@ -253,7 +277,7 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private static func accept(
+    static func accept(
         _ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput
     ) -> [Finding] {
         guard !raw.isEmpty else { return raw }
