@@ -383,7 +383,7 @@ public final class Analysis {
         var r = result
         defer { recycle(&r) }
         if !r.mdnsSession.isEmpty { settleSessions(&r) }
-        for t in r.tally.entries { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
+        for t in r.tally.inOrder { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
         summary.suppressed += r.suppressed
         for k in r.deviceKeys where devices.count < Self.maxDevices || devices.contains(k) { devices.insert(k) }
         for s in r.services where services.count < Self.maxDevices || services.contains(s) { services.insert(s) }
@@ -425,6 +425,7 @@ public final class Analysis {
             if let host = MDNSJudge.host(item.input) {
                 sink.attachDevice { host.presentation(in: item.input.message.payload) }
             }
+            r.position = item.position
             let findings = MessageWorker.accept(sink.findings, policy: policy, into: &r)
             guard !findings.isEmpty else { continue }
             var chunk = RenderedChunk()

@@ -55,6 +55,8 @@ struct BatchOutput: Sendable {
     /// (a few entries per batch, where a list of findings made the reading thread update
     /// its tallies once per finding).
     var tally = FindingTally()
+    /// The position in the batch of the message being processed (see `FindingTally`).
+    var position = 0
     var suppressed = 0
     var deviceKeys: [UInt64] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
@@ -76,21 +78,34 @@ struct BatchOutput: Sendable {
 struct MDNSSessionItem: Sendable {
     var input: MDNSInput
     var fileIndex: Int
+    /// Its position in the batch.
+    var position: Int
     var chunkEnd: Int
     var messagesEnd: Int
     var hasEntry: Bool
 }
 
 /// Counts of reported findings by rule and severity.
+///
+/// Each entry remembers the position in its batch of the first message that had it: the
+/// in-order stage adds session findings after the batch's others, and the summary takes
+/// entries in order of that position (`inOrder`), as if they had been counted message by
+/// message (the same order for any number of jobs).
 struct FindingTally: Sendable {
-    private(set) var entries: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []
+    private(set) var entries: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] = []
 
-    mutating func add(_ f: borrowing Finding) {
+    mutating func add(_ f: borrowing Finding, at position: Int) {
         for k in entries.indices where entries[k].rule == f.rule && entries[k].severity == f.severity {
             entries[k].count += 1
+            entries[k].first = min(entries[k].first, position)
             return
         }
-        entries.append((f.rule, f.name, f.severity, 1))
+        entries.append((f.rule, f.name, f.severity, 1, position))
+    }
+
+    /// The entries by the position of their first message; ties in the order they were added.
+    var inOrder: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] {
+        entries.enumerated().sorted { ($0.element.first, $0.offset) < ($1.element.first, $1.offset) }.map(\.element)
     }
 }
 
@@ -147,6 +162,7 @@ struct MessageWorker: BatchWorker {
         // By index, and the message's cases taken apart in place: copying an item (or its
         // datagram, or the record built below) retains every array and string it holds.
         for k in items.indices {
+            out.position = k
             switch items[k].message {
             case .ssdp(var d, let c):
                 if let range = d.framePayload {
@@ -223,7 +239,7 @@ struct MessageWorker: BatchWorker {
         if tracksSessions {
             out.mdnsSession.append(
                 MDNSSessionItem(
-                    input: input, fileIndex: fileIndex, chunkEnd: out.chunk.bytes.count,
+                    input: input, fileIndex: fileIndex, position: out.position, chunkEnd: out.chunk.bytes.count,
                     messagesEnd: out.messages.count,
                     hasEntry: out.messages.count > entries))
         }
@@ -260,6 +276,7 @@ struct MessageWorker: BatchWorker {
     /// Findings of the end of the run (stateful rules that conclude late), formatted the same way.
     mutating func conclude(_ raw: [Finding]) -> BatchOutput {
         var out = BatchOutput()
+        out.position = Int.max
         let findings = Self.accept(raw, policy: policy, into: &out)
         if renders, findings.contains(where: \.atEnd) {
             renderer?.render(endOfInput: findings, into: &out.chunk)
@@ -284,7 +301,7 @@ struct MessageWorker: BatchWorker {
         guard let policy else {
             // Through the buffer: iterating copies each finding (retaining its strings).
             raw.withUnsafeBufferPointer { fs in
-                for k in fs.indices { out.tally.add(fs[k]) }
+                for k in fs.indices { out.tally.add(fs[k], at: out.position) }
             }
             return raw
         }
@@ -293,7 +310,7 @@ struct MessageWorker: BatchWorker {
         for f in raw {
             if let k = policy(f) {
                 kept.append(k)
-                out.tally.add(k)
+                out.tally.add(k, at: out.position)
             } else {
                 out.suppressed += 1
             }

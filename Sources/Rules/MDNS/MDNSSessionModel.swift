@@ -113,7 +113,9 @@ public struct MDNSSessionModel: Sendable {
     private mutating func takeQuery(_ e: MDNSEvent, _ input: MDNSInput) {
         let p = input.message.payload
         if input.isProbe {
-            for rr in input.message.authorities {
+            // Only unique records are probed; a shared record beside them is not a claim.
+            for r in input.records where r.section == .authority && input.isUnique(r) {
+                let rr = r.record
                 let key = MDNSProbeKey(source: e.src, name: rr.name.key(in: p))
                 if probes[key] == nil {
                     if probes.count >= Self.maxProbes { noteEvicted(Self.dropOldest(&probes, by: \.lastSeen)) }
@@ -183,7 +185,10 @@ public struct MDNSSessionModel: Sendable {
                     s.port = port
                     s.srvMessages &+= rr.ttl > 0 ? 1 : 0
                     if rr.ttl == 0 { s.goodbye = true } else { s.goodbye = false }
-                    if s.firstSRVFrame == nil { s.firstSRVFrame = e.frame }
+                    if s.firstSRVFrame == nil {
+                        s.firstSRVFrame = e.frame
+                        s.firstSRVSource = e.src
+                    }
                 }
                 touchHost(targetKey, target, p, e) { h in
                     if !h.services.contains(instance), h.services.count < MDNSHostState.maxServices {
@@ -418,6 +423,8 @@ public struct MDNSServiceState: Sendable {
     /// Messages with a live SRV (TTL above 0) for it, and the first frame with an SRV.
     public var srvMessages = 0
     public var firstSRVFrame: Int?
+    /// The address that sent its first SRV.
+    public var firstSRVSource: IPAddress?
     public var firstFrame: Int
     public var firstSeen: Timestamp
     public var lastFrame: Int
