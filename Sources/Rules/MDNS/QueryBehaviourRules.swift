@@ -225,7 +225,7 @@ struct QueryBackoffRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-512", "query-backoff", .error, "Repeated queries back off: 1 s, then each interval doubles",
         spec: "RFC 6762 §5.2, §5.4",
-        "Per source and question (name, type; probes exempt): the second transmission less than 1 s after the first, or a later one less than 1.5 times a previous interval shorter than 5 s after it (error; a longer pause may start a new sequence); the QU bit on a retransmission (warning).",
+        "Per source and question (name, type; probes exempt): the second transmission less than 1 s after the first, or a later one less than 1.5 times a previous interval shorter than 2 s after it (error; a longer pause may start a new sequence); the QU bit on a retransmission (warning).",
         example: "same question from the same host every 1 s", scope: .stateful, lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
@@ -240,7 +240,7 @@ struct QueryBackoffRule: SessionRule {
         ])
 
     static let growth = 1.5
-    static let restart = 5.0
+    static let restart = 2.0
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
