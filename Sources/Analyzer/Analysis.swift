@@ -56,7 +56,12 @@ public final class Analysis {
     @exclusivity(unchecked) private var unsupportedFrames = 0
     @exclusivity(unchecked) private var decoder = PacketDecoder()
     @exclusivity(unchecked) private var ssdp: SSDPRouter
-    @exclusivity(unchecked) private var mdns: MDNSRouter
+    @exclusivity(unchecked) private var mdns: MDNSSessionStage
+    /// Formats what the mDNS session rules find, in capture order (its own renderer: which
+    /// interop notes it has passed then depends on capture order alone, not on how batches
+    /// were spread over threads).
+    @exclusivity(unchecked) private var sessionRenderer: (any MessageRenderer)?
+    private let policy: (@Sendable (Finding) -> Finding?)?
     @exclusivity(unchecked) private var reporter: any Reporter
     private let options: Options
     @exclusivity(unchecked) private var devices: Set<UInt64> = []
@@ -132,7 +137,9 @@ public final class Analysis {
         self.reporter = reporter
         self.options = options
         ssdp = SSDPRouter(disabled: options.disabledRules)
-        mdns = MDNSRouter(disabled: options.disabledRules)
+        mdns = MDNSSessionStage(disabled: options.disabledRules)
+        self.policy = policy
+        sessionRenderer = reporter.makeRenderer()
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
         if options.jobs > 1 {
             // The reading thread is one of the `jobs`: it processes a batch itself when the
@@ -303,7 +310,7 @@ public final class Analysis {
 
     private enum Route {
         case ssdp(SSDPContext)
-        case mdns([SessionReports.Report])
+        case mdns
     }
 
     /// Which analysis takes a datagram whose payload is `payload` of `bytes` (none: neither
@@ -316,7 +323,7 @@ public final class Analysis {
         }
         if MDNSRouter.claims(d) {
             summary.mdnsMessages += 1
-            return .mdns(mdns.settle(d, bytes, payload))
+            return .mdns
         }
         return nil
     }
@@ -334,7 +341,7 @@ public final class Analysis {
         let message: WorkItem.Message
         switch kind {
         case .ssdp(let c): message = .ssdp(d, c)
-        case .mdns(let reports): message = .mdns(d, reports)
+        case .mdns: message = .mdns(d)
         }
         batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard pooled else {
@@ -386,7 +393,8 @@ public final class Analysis {
     private func emit(_ result: consuming BatchOutput) {
         var r = result
         defer { recycle(&r) }
-        for t in r.tally.entries { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
+        if !r.mdnsSession.isEmpty { settleSessions(&r) }
+        for t in r.tally.inOrder { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
         summary.suppressed += r.suppressed
         for (key, counts) in r.deviceFindings
         where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {
@@ -409,6 +417,75 @@ public final class Analysis {
                 reporter.message(record, findings: findings)
             } else {
                 for f in findings { reporter.finding(f) }
+            }
+        }
+    }
+
+    /// Runs the mDNS session rules over a batch's decoded messages in capture order, and
+    /// places each finding under the message that revealed it: in the formatted chunk right
+    /// after that message's lines, or with that message's findings for reporters that take
+    /// records. Findings pass the same policy and tally as the others.
+    private func settleSessions(_ r: inout BatchOutput) {
+        var insertions: [(item: MDNSSessionItem, findings: [Finding], chunk: RenderedChunk)] = []
+        var reports = SessionReports()
+        for item in r.mdnsSession {
+            reports.removeAll()
+            mdns.observe(item.input, into: &reports)
+            guard !reports.isEmpty else { continue }
+            var sink = FindingSink(datagram: item.input.datagram, fileIndex: item.fileIndex)
+            sink.buildsDetails = options.findingDetails
+            for rep in reports.reports {
+                sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
+            }
+            if let host = MDNSJudge.host(item.input) {
+                sink.attachDevice { host.presentation(in: item.input.message.payload) }
+            }
+            r.position = item.position
+            let findings = MessageWorker.accept(sink.findings, policy: policy, into: &r)
+            guard !findings.isEmpty else { continue }
+            var chunk = RenderedChunk()
+            sessionRenderer?.render(sessionFindings: findings, underMessage: options.wantMessages, into: &chunk)
+            insertions.append((item, findings, chunk))
+        }
+        r.mdnsSession.removeAll()
+        guard !insertions.isEmpty else { return }
+        if sessionRenderer != nil {
+            // The chunk again, with each message's session findings after its lines (and the
+            // interop note places moved with the bytes they follow).
+            var out = RenderedChunk()
+            out.bytes.reserveCapacity(r.chunk.bytes.count + insertions.reduce(0) { $0 + $1.chunk.bytes.count })
+            var copied = 0
+            var note = 0
+            func copy(upTo end: Int) {
+                out.bytes.append(contentsOf: r.chunk.bytes[copied..<end])
+                while note < r.chunk.notes.count, r.chunk.notes[note].offset <= end {
+                    var n = r.chunk.notes[note]
+                    n.offset += out.bytes.count - end
+                    out.notes.append(n)
+                    note += 1
+                }
+                copied = end
+            }
+            for ins in insertions {
+                copy(upTo: min(max(ins.item.chunkEnd, copied), r.chunk.bytes.count))
+                let shift = out.bytes.count
+                out.bytes.append(contentsOf: ins.chunk.bytes)
+                for var n in ins.chunk.notes {
+                    n.offset += shift
+                    out.notes.append(n)
+                }
+            }
+            copy(upTo: r.chunk.bytes.count)
+            r.chunk = out
+        } else {
+            // Back to front, so the places of earlier messages stay where they were.
+            for ins in insertions.reversed() {
+                let end = min(ins.item.messagesEnd, r.messages.count)
+                if ins.item.hasEntry, end > 0 {
+                    r.messages[end - 1].1 += ins.findings
+                } else {
+                    r.messages.insert((nil, ins.findings), at: end)
+                }
             }
         }
     }
@@ -502,11 +579,11 @@ public final class Analysis {
         var reports = SessionReports()
         ssdp.finish(into: &reports)
         mdns.finish(into: &reports)
-        summary.stateEvicted += ssdp.stateEvicted
-        summary.timeWentBack += ssdp.timeWentBack
+        summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted
+        summary.timeWentBack += ssdp.timeWentBack + mdns.timeWentBack
         let ssdpModel = ssdp.model
         ssdp = SSDPRouter(disabled: options.disabledRules)
-        mdns = MDNSRouter(disabled: options.disabledRules)
+        mdns = MDNSSessionStage(disabled: options.disabledRules)
         // The inventory of this input, once its end-of-input findings are counted too.
         defer {
             InventoryBuilder.addSSDP(ssdpModel, findings: deviceFindings, file: sessionFileName, to: &inventory)

@@ -13,9 +13,9 @@ struct WorkItem: Sendable {
         /// worker. When the datagram's `framePayload` is set, the payload is that part of the
         /// batch's bytes (`payload` is empty).
         case ssdp(Datagram, SSDPContext)
-        /// With what the session rules concluded in order; decoded by the worker, payload as
-        /// for SSDP.
-        case mdns(Datagram, [SessionReports.Report])
+        /// Decoded by the worker, payload as for SSDP; the session rules see the decoded
+        /// message afterwards, in capture order (`BatchOutput.mdnsSession`).
+        case mdns(Datagram)
     }
     var message: Message
     var fileIndex: Int
@@ -55,6 +55,8 @@ struct BatchOutput: Sendable {
     /// (a few entries per batch, where a list of findings made the reading thread update
     /// its tallies once per finding).
     var tally = FindingTally()
+    /// The position in the batch of the message being processed (see `FindingTally`).
+    var position = 0
     var suppressed = 0
     var deviceKeys: [UInt64] = []
     /// Reported findings of messages that name a device, by the device's key (the
@@ -62,6 +64,10 @@ struct BatchOutput: Sendable {
     var deviceFindings: [(key: UInt64, counts: SeverityCounts)] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
+    /// The batch's mDNS messages as decoded, in capture order, with where their output ends:
+    /// the in-order stage runs the session rules over them and places what they find under
+    /// each message (`Analysis.settleSessions`).
+    var mdnsSession: [MDNSSessionItem] = []
     /// The batch, handed back with its results so that the reading thread reuses (or frees)
     /// what it allocated. Freed by a worker instead, each of those objects went back to the
     /// reading thread's allocator arena under its lock, against the reading thread's own
@@ -69,16 +75,40 @@ struct BatchOutput: Sendable {
     var spent = Batch()
 }
 
-/// Counts of reported findings by rule and severity.
-struct FindingTally: Sendable {
-    private(set) var entries: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []
+/// One decoded mDNS message of a batch, for the in-order stage: the decoding the worker made
+/// (by reference), and where the message's output ends in the batch's chunk (`chunkEnd`) or
+/// list of messages (`messagesEnd`; `hasEntry`: the entry before it is this message's).
+struct MDNSSessionItem: Sendable {
+    var input: MDNSInput
+    var fileIndex: Int
+    /// Its position in the batch.
+    var position: Int
+    var chunkEnd: Int
+    var messagesEnd: Int
+    var hasEntry: Bool
+}
 
-    mutating func add(_ f: borrowing Finding) {
+/// Counts of reported findings by rule and severity.
+///
+/// Each entry remembers the position in its batch of the first message that had it: the
+/// in-order stage adds session findings after the batch's others, and the summary takes
+/// entries in order of that position (`inOrder`), as if they had been counted message by
+/// message (the same order for any number of jobs).
+struct FindingTally: Sendable {
+    private(set) var entries: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] = []
+
+    mutating func add(_ f: borrowing Finding, at position: Int) {
         for k in entries.indices where entries[k].rule == f.rule && entries[k].severity == f.severity {
             entries[k].count += 1
+            entries[k].first = min(entries[k].first, position)
             return
         }
-        entries.append((f.rule, f.name, f.severity, 1))
+        entries.append((f.rule, f.name, f.severity, 1, position))
+    }
+
+    /// The entries by the position of their first message; ties in the order they were added.
+    var inOrder: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] {
+        entries.enumerated().sorted { ($0.element.first, $0.offset) < ($1.element.first, $1.offset) }.map(\.element)
     }
 }
 
@@ -96,6 +126,8 @@ struct MessageWorker: BatchWorker {
     private let renders: Bool
     private var ssdpJudge: SSDPJudge
     private var mdns: MDNSJudge
+    /// Whether the in-order stage runs mDNS session rules (it needs the decoded messages).
+    private let tracksSessions: Bool
     /// Address text, cached: the same few thousand devices and groups repeat on every line.
     private var addressCache = AddressTextCache()
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
@@ -120,6 +152,7 @@ struct MessageWorker: BatchWorker {
         self.renders = renderer != nil
         ssdpJudge = SSDPJudge(disabled: options.disabledRules)
         mdns = MDNSJudge(disabled: options.disabledRules)
+        tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
     }
 
     mutating func process(_ job: consuming Batch) -> BatchOutput {
@@ -132,6 +165,7 @@ struct MessageWorker: BatchWorker {
         // By index, and the message's cases taken apart in place: copying an item (or its
         // datagram, or the record built below) retains every array and string it holds.
         for k in items.indices {
+            out.position = k
             switch items[k].message {
             case .ssdp(var d, let c):
                 if let range = d.framePayload {
@@ -139,14 +173,14 @@ struct MessageWorker: BatchWorker {
                     d.framePayload = nil
                 }
                 ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
-            case .mdns(var d, let reports):
+            case .mdns(var d):
                 if let range = d.framePayload {
                     d.payload = batch.bytes.withUnsafeBytes {
                         mdns.payload(UnsafeRawBufferPointer(rebasing: $0[range]))
                     }
                     d.framePayload = nil
                 }
-                mdns(d, reports, fileIndex: items[k].fileIndex, into: &out)
+                mdns(d, fileIndex: items[k].fileIndex, into: &out)
             }
         }
         out.spent = batch
@@ -171,14 +205,13 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private mutating func mdns(
-        _ d: Datagram, _ reports: borrowing [SessionReports.Report], fileIndex: Int, into out: inout BatchOutput
-    ) {
+    private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
-        let input = mdns.judge(d, session: reports, into: &sink)
+        let input = mdns.judge(d, into: &sink)
+        let entries = out.messages.count
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if options.wantMessages {
             let context = MDNSRender.Context(d)
@@ -205,6 +238,13 @@ struct MessageWorker: BatchWorker {
             finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
             finish(sink: sink, into: &out)
+        }
+        if tracksSessions {
+            out.mdnsSession.append(
+                MDNSSessionItem(
+                    input: input, fileIndex: fileIndex, position: out.position, chunkEnd: out.chunk.bytes.count,
+                    messagesEnd: out.messages.count,
+                    hasEntry: out.messages.count > entries))
         }
     }
 
@@ -241,6 +281,7 @@ struct MessageWorker: BatchWorker {
     /// Findings of the end of the run (stateful rules that conclude late), formatted the same way.
     mutating func conclude(_ raw: [Finding]) -> BatchOutput {
         var out = BatchOutput()
+        out.position = Int.max
         let findings = Self.accept(raw, policy: policy, into: &out)
         for f in findings {
             guard let key = Self.deviceKey(f.device) else { continue }
@@ -264,14 +305,14 @@ struct MessageWorker: BatchWorker {
         }
     }
 
-    private static func accept(
+    static func accept(
         _ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput
     ) -> [Finding] {
         guard !raw.isEmpty else { return raw }
         guard let policy else {
             // Through the buffer: iterating copies each finding (retaining its strings).
             raw.withUnsafeBufferPointer { fs in
-                for k in fs.indices { out.tally.add(fs[k]) }
+                for k in fs.indices { out.tally.add(fs[k], at: out.position) }
             }
             return raw
         }
@@ -280,7 +321,7 @@ struct MessageWorker: BatchWorker {
         for f in raw {
             if let k = policy(f) {
                 kept.append(k)
-                out.tally.add(k)
+                out.tally.add(k, at: out.position)
             } else {
                 out.suppressed += 1
             }

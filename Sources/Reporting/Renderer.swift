@@ -62,10 +62,19 @@ public protocol MessageRenderer: Sendable {
     mutating func render(finding: Finding, into chunk: inout RenderedChunk)
     /// Findings known only at the end of the input (`Finding.atEnd`), as one block.
     mutating func render(endOfInput findings: [Finding], into chunk: inout RenderedChunk)
+    /// Findings of session rules about one message, placed after its lines (`underMessage`:
+    /// the message itself was shown).
+    mutating func render(sessionFindings findings: [Finding], underMessage: Bool, into chunk: inout RenderedChunk)
 }
 
 extension MessageRenderer {
     public mutating func render(endOfInput findings: [Finding], into chunk: inout RenderedChunk) {
+        for f in findings { render(finding: f, into: &chunk) }
+    }
+
+    public mutating func render(
+        sessionFindings findings: [Finding], underMessage: Bool, into chunk: inout RenderedChunk
+    ) {
         for f in findings { render(finding: f, into: &chunk) }
     }
 }

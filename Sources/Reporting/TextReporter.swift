@@ -294,6 +294,12 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
+    /// Under the message line, as its other findings; on their own with `-q`.
+    public mutating func render(sessionFindings findings: [Finding], underMessage: Bool, into c: inout RenderedChunk) {
+        let shown = underMessage && !options.quiet
+        Self.each(findings) { findingLines($0, indent: shown ? 4 : 0, frameDescription: !shown, into: &c) }
+    }
+
     public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
         withUnsafePointer(to: f) { findingLines($0, indent: 0, frameDescription: true, into: &c) }
     }

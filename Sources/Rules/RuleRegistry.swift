@@ -117,7 +117,6 @@ public enum RuleRegistry {
         .message(NSECRestrictedFormRule.self),  // MDNS-305
         .message(NSECConsistentRule.self),  // MDNS-306
         .message(SRVTargetHostRule.self),  // MDNS-307
-        .datagram(AdditionalRecordsRule.self),  // MDNS-308
         .datagram(AddressOtherFamilyRule.self),  // MDNS-309
         .datagram(AddressValidOnLinkRule.self),  // MDNS-310
         .message(TXTNotEmptyRule.self),  // MDNS-311
@@ -145,7 +144,22 @@ public enum RuleRegistry {
 
     /// mDNS rules judged across packets, in capture order.
     public static let mdnsSession: [any SessionRule<MDNSEvent>.Type] = [
-        LegacyResponseIDRule.self  // MDNS-403
+        AdditionalRecordsRule.self,  // MDNS-308 (judged in order: recently sent records count)
+        LegacyResponseIDRule.self,  // MDNS-403
+        ProbingRule.self,  // MDNS-501
+        ProbeRateRule.self,  // MDNS-502
+        ProbeBeforeAnnounceRule.self,  // MDNS-503
+        AnnouncingRule.self,  // MDNS-504
+        RecordRateRule.self,  // MDNS-506
+        KnownAnswerSuppressionRule.self,  // MDNS-509
+        KnownAnswerTTLRule.self,  // MDNS-510
+        KnownAnswerContinuationRule.self,  // MDNS-511
+        QueryBackoffRule.self,  // MDNS-512
+        UnicastResponseRule.self,  // MDNS-513
+        ConflictRule.self,  // MDNS-514
+        GoodbyeUpdateRule.self,  // MDNS-515
+        UpdateRateRule.self,  // MDNS-516
+        ServiceCompletenessRule.self,  // MDNS-518
     ]
 
     /// Every registered rule type (a rule with a stateless and a session half has two).

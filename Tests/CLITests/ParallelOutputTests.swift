@@ -9,7 +9,7 @@ import Testing
     /// ends its session with findings of the end of the input.
     static let inputs = [
         "captures/testbed/lan-dualstack.pcapng", "captures/public/CESNET__ipfixprobe__ssdp.pcap",
-        "captures/session/ssdp-stateful.pcap",
+        "captures/session/ssdp-stateful.pcap", "captures/session/mdns-testbed-lifecycle.pcap",
     ]
 
     static let variants: [[String]] = [

@@ -81,6 +81,26 @@ import Testing
         #expect(stateful.subtracting(session).isEmpty, "not session rules: \(stateful.subtracting(session).sorted())")
     }
 
+    /// mDNS session rules are the catalog's stateful rules, plus MDNS-308's in-order half.
+    @Test func mdnsSessionRulesAreStatefulCatalogRules() throws {
+        let catalog = try Self.committedCopy()
+        for type in RuleRegistry.mdnsSession where type.descriptor.id.rawValue != "MDNS-308" {
+            let id = type.descriptor.id.rawValue
+            #expect(catalog[id] == "Stateful", "\(id)")
+            #expect(type.descriptor.scope == .stateful, "\(id)")
+        }
+    }
+
+    /// The stateful mDNS catalog rules implemented so far are session rules; those not yet
+    /// implemented are listed here, so that adding one means removing it from this list.
+    @Test func statefulMDNSCatalogRulesAreSessionRulesExceptThoseListedAsMissing() throws {
+        let catalog = try Self.committedCopy()
+        let stateful = Set(catalog.filter { $0.key.hasPrefix("MDNS-") && $0.value == "Stateful" }.keys)
+        let session = Set(RuleRegistry.mdnsSession.map { $0.descriptor.id.rawValue })
+        let missing: Set<String> = ["MDNS-505", "MDNS-507", "MDNS-508", "MDNS-517", "MDNS-519"]
+        #expect(stateful.subtracting(session) == missing)
+    }
+
     @Test func eachRuleIDHasOneDescriptorWithNameSpecAndExample() {
         var byID: [RuleID: RuleDescriptor] = [:]
         for type in RuleRegistry.all {

@@ -38,9 +38,7 @@ struct MDNSJudge: Sendable {
     mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { table.payload(bytes) }
 
     /// Decodes and judges one datagram; returns the rules' view of it (message and per-record facts).
-    mutating func judge(
-        _ d: Datagram, session reports: borrowing [SessionReports.Report] = [], into sink: inout FindingSink
-    ) -> MDNSInput {
+    mutating func judge(_ d: Datagram, into sink: inout FindingSink) -> MDNSInput {
         let slot = table.slot(of: d.payload)
         lastSlot = slot
         let input: MDNSInput
@@ -67,17 +65,13 @@ struct MDNSJudge: Sendable {
             engine.run(input, keeping: &kept, into: &sink)
             table.store(Decoded(view: input.decoded, kept: kept, host: host), payload: d.payload, at: slot)
         }
-        for k in reports.indices {
-            sink.report(
-                reports[k].descriptor, severity: reports[k].severity, reports[k].message, related: reports[k].related)
-        }
         if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input
     }
 
     /// The host a response speaks for: the owner of its first address record, or the target
     /// of its first SRV (for suppressions by host name and the device count).
-    private static func host(_ input: MDNSInput) -> DNSName? {
+    static func host(_ input: MDNSInput) -> DNSName? {
         guard input.isResponse else { return nil }
         if let a = input.records.first(where: { $0.record.type == .a || $0.record.type == .aaaa }) {
             return a.record.name

@@ -1,17 +1,31 @@
+import DNS
 import NetLayers
 import WireFormat
 
-/// One mDNS datagram as the session rules see it, in capture order: endpoints, time and the
-/// two header fields read without decoding the message (ID and QR).
+/// One mDNS datagram as the session rules see it, in capture order: endpoints, time, the
+/// decoded message (`input`, shared with the stateless rules: nothing decoded twice) and the
+/// session model as it was before this message.
 public struct MDNSEvent: Sendable {
     public var frame: Int
+    /// The packet's time, or the latest time seen before it when the capture's clock went
+    /// backwards (`timeWentBack`): times in events never decrease.
     public var time: Timestamp
+    /// The capture's timestamp went backwards at this packet: intervals that end here are not
+    /// judged.
+    public var timeWentBack = false
     public var src: IPAddress
     public var srcPort: UInt16
     public var dst: IPAddress
     public var dstPort: UInt16
     public var id: UInt16
     public var isResponse: Bool
+    /// The decoded message in its datagram (nil only for events built without one).
+    public var input: MDNSInput?
+    /// What the capture showed before this message.
+    public var model = MDNSSessionModel()
+    /// The end of the input: no message (`input` is nil), `model` is the final one and
+    /// `time` the latest packet time. Rules that conclude from the whole session do it here.
+    public var atEnd = false
 
     public init(
         frame: Int, time: Timestamp, src: IPAddress, srcPort: UInt16, dst: IPAddress, dstPort: UInt16, id: UInt16,
@@ -27,8 +41,20 @@ public struct MDNSEvent: Sendable {
         self.isResponse = isResponse
     }
 
+    /// The event of a decoded message, at `time` (the packet's, or the latest before it).
+    public init(_ input: MDNSInput, time: Timestamp, timeWentBack: Bool) {
+        let d = input.datagram
+        self.init(
+            frame: d.frame, time: time, src: d.src, srcPort: d.srcPort, dst: d.dst, dstPort: d.dstPort,
+            id: input.header.id, isResponse: input.isResponse)
+        self.timeWentBack = timeWentBack
+        self.input = input
+    }
+
     /// A query from a port other than 5353 (RFC 6762 §6.7).
     public var isLegacyQuery: Bool { !isResponse && srcPort != 5353 && dstPort == 5353 }
     /// A unicast response from 5353 to a port other than 5353: the answer to a legacy query.
     public var isLegacyResponse: Bool { isResponse && srcPort == 5353 && dstPort != 5353 && !dst.isMulticast }
+    /// The snap length cut the datagram: what it lacks proves nothing.
+    public var isTruncated: Bool { input?.isTruncated ?? false }
 }

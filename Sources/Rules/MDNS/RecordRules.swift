@@ -258,46 +258,6 @@ struct SRVTargetHostRule: MessageRule {
     }
 }
 
-/// MDNS-308: Instance answers include SRV, TXT and addresses.
-struct AdditionalRecordsRule: DatagramRule {
-    /// Judges a missing SRV or TXT.
-    static let needsWholeMessage = true
-    static let descriptor = RuleDescriptor.mdns(
-        "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses",
-        spec: "RFC 6763 §12.1, §12.2",
-        "", interop: "Apple BCT: REQUIRED ADDITIONAL RECORDS IN ANSWERS",
-        example: "PTR answer with an empty Additional section")
-    static let examples = RuleExamples(
-        triggering: [
-            RuleExample(
-                mdns(
-                    response {
-                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local"))
-                    }))
-        ],
-        nonTriggering: [RuleExample(mdns(service()))])
-
-    static func check(_ i: MDNSInput, into out: inout FindingSink) {
-        guard i.isResponse, i.isMulticast else { return }
-        let p = i.message.payload
-        for r in i.records where r.section == .answer {
-            if case .name(let target) = r.record.value, r.record.type == .ptr,
-                r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype,
-                r.target?.dnssd.kind == .instance
-            {
-                let hasSRV = i.records.contains { $0.record.type == .srv && $0.record.name.equals(target, in: p) }
-                let hasTXT = i.records.contains { $0.record.type == .txt && $0.record.name.equals(target, in: p) }
-                if !hasSRV || !hasTXT {
-                    out.report(
-                        Self.descriptor,
-                        "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))"
-                    )
-                }
-            }
-        }
-    }
-}
-
 /// MDNS-309: Address answers also give the other family or an NSEC.
 struct AddressOtherFamilyRule: DatagramRule {
     /// Judges a missing address record or NSEC.

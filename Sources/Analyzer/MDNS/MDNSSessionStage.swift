@@ -1,0 +1,67 @@
+import DNS
+import Findings
+import NetLayers
+import Rules
+import WireFormat
+
+/// The in-order part of mDNS analysis, on the thread that reads the capture: takes each
+/// decoded message (as the worker decoded it) in capture order, runs the session rules over
+/// it with the session model as it was before the message, then updates the model. One per
+/// session (input file).
+struct MDNSSessionStage {
+    private var sessions: SessionEngine<MDNSEvent>
+    /// Hosts, services and records seen so far (see `MDNSSessionModel`).
+    private(set) var model = MDNSSessionModel()
+    /// The latest packet time seen: event times never go below it.
+    private var latest: Timestamp = .zero
+    /// Packets whose timestamp was earlier than one before them.
+    private(set) var timeWentBack = 0
+    /// Entries the session rules dropped from their own tables.
+    private var ruleEvictions = 0
+    /// Table entries dropped because their table was full (the summary's `state_evicted`).
+    var stateEvicted: Int { model.evicted + ruleEvictions }
+
+    init(disabled: Set<RuleID> = []) {
+        sessions = SessionEngine(RuleRegistry.mdnsSession, disabled: disabled)
+    }
+
+    /// Whether any mDNS session rule is enabled (otherwise the stage is not run at all).
+    static func isEnabled(disabled: Set<RuleID>) -> Bool {
+        RuleRegistry.mdnsSession.contains { !disabled.contains($0.descriptor.id) }
+    }
+
+    /// The session rules' reports on one message. A payload too short for the DNS header is
+    /// left to the stateless rules.
+    mutating func observe(_ input: MDNSInput, into reports: inout SessionReports) {
+        guard input.message.payload.count >= 12 else { return }
+        var time = input.datagram.time
+        let wentBack = time < latest
+        if wentBack {
+            timeWentBack += 1
+            time = latest
+        } else {
+            latest = time
+        }
+        var event = MDNSEvent(input, time: time, timeWentBack: wentBack)
+        event.model = model
+        let before = reports.evictions
+        sessions.observe(event, into: &reports)
+        ruleEvictions += reports.evictions - before
+        // The rules' copy of the model goes first, so the model updates in place.
+        event.model = MDNSSessionModel()
+        model.update(with: event)
+    }
+
+    /// The end of the input: rules see the final model once (an event with `atEnd` and no
+    /// message), then conclude.
+    mutating func finish(into out: inout SessionReports) {
+        var end = MDNSEvent(
+            frame: 0, time: latest, src: .v4(0), srcPort: 0, dst: .v4(0), dstPort: 0, id: 0, isResponse: false)
+        end.atEnd = true
+        end.model = model
+        let before = out.evictions
+        sessions.observe(end, into: &out)
+        sessions.finish(into: &out)
+        ruleEvictions += out.evictions - before
+    }
+}

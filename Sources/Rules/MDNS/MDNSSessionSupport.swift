@@ -1,0 +1,50 @@
+import DNS
+import NetLayers
+import WireFormat
+
+// Building blocks shared by the mDNS session rules and their examples.
+
+enum MDNSSession {
+    /// Capture timestamps jitter: intervals are judged with this much slack.
+    static let jitter = 0.01
+
+    /// Seconds from `a` to `b` (never negative: event times never decrease).
+    static func since(_ a: Timestamp, _ b: Timestamp) -> Double { max(0, Timestamp.seconds(from: a, to: b)) }
+
+    /// A small table of keys to values with a cap: past it, entries older than `horizon`
+    /// seconds are dropped, and if that is not enough, all (counted as evicted).
+    static func makeRoom<K: Hashable, V>(
+        _ t: inout [K: V], cap: Int, now: Timestamp, horizon: Double, time: (V) -> Timestamp,
+        _ out: inout SessionReports
+    ) {
+        guard t.count >= cap else { return }
+        t = t.filter { since(time($0.value), now) <= horizon }
+        if t.count >= cap {
+            out.evicted(t.count)
+            t.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+/// A probe from 192.168.1.20 for `name` (qtype ANY, QU) proposing `printer.local. A`.
+func probe(
+    _ name: String = "printer.local", qu: Bool = true, qtype: UInt16 = 255, src: String = "192.168.1.20", at t: Double
+)
+    -> Datagram
+{
+    mdns(
+        query { b in
+            b.question(name, qtype, qu: qu)
+            b.record(.authority, name, 1, ttl: 120, rdata: B.a("192.168.1.20"))
+        }, src: src, at: t)
+}
+
+/// `printer.local. A 192.168.1.20` (cache-flush) multicast from 192.168.1.20.
+func announce(_ addr: String = "192.168.1.20", src: String = "192.168.1.20", ttl: UInt32 = 120, at t: Double)
+    -> Datagram
+{
+    mdns(
+        response { b in
+            b.record(.answer, "printer.local", 1, flush: true, ttl: ttl, rdata: B.a(addr))
+        }, src: src, at: t)
+}

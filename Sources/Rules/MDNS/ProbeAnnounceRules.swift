@@ -1,0 +1,277 @@
+import DNS
+import Findings
+import NetLayers
+import WireFormat
+
+// MDNS-5xx about a host claiming names: probing, its rate, probing before announcing, and
+// announcing.
+
+/// The unique answer names of a multicast response from 5353 (an announcement or an answer),
+/// as keys, each once.
+private func claimedNames(_ i: MDNSInput) -> [(key: UInt64, record: MDNSInput.RecordInfo)] {
+    guard i.isResponse, i.isMulticast, i.datagram.srcPort == 5353 else { return [] }
+    let p = i.message.payload
+    var out: [(key: UInt64, record: MDNSInput.RecordInfo)] = []
+    for r in i.records where r.section == .answer && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
+        let k = r.record.name.key(in: p)
+        if !out.contains(where: { $0.key == k }) { out.append((k, r)) }
+    }
+    return out
+}
+
+/// MDNS-501: three probes about 250 ms apart, QU, qtype ANY, then 250 ms before announcing.
+///
+/// Judged when a host announces a name it was seen probing, and only when the capture began
+/// more than a second before its first probe (else earlier probes may be missing).
+struct ProbingRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-501", "probing", .warning, "A host probes three times, 250 ms apart, before announcing",
+        spec: "RFC 6762 §8.1, §8.2",
+        "At a host's first announcement of a name it probed (per source address and name): fewer than 3 probes, probes less than 200 ms or more than 500 ms apart, or the announcement less than 250 ms after the last probe; a probe whose question is not qtype ANY, or a first probe without the QU bit.",
+        example: "a single probe followed by an announcement 30 ms later", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), announce(at: 2.03)]),
+            RuleExample([probe(qtype: 1, at: 0)]),
+        ],
+        nonTriggering: [
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), probe(at: 2.25), probe(at: 2.5),
+                announce(at: 2.75),
+            ]),
+            // The capture began mid-probing: the earlier probes may be missing.
+            RuleExample([probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
+        ])
+
+    /// Probe sequences judged already (by prober and name, with the last probe's frame).
+    private var judged: [MDNSProbeKey: Int] = [:]
+    static let capacity = 1024
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd else { return }
+        let p = i.message.payload
+        if i.isProbe {
+            for q in i.message.questions where q.type != .any {
+                if i.records.contains(where: {
+                    $0.section == .authority && i.isUnique($0) && $0.record.name.equals(q.name, in: p)
+                }) {
+                    out.report(
+                        Self.descriptor, "probe question \(i.name(q.name)) asks for \(q.type), not ANY", related: [])
+                    break
+                }
+            }
+            return
+        }
+        for (k, r) in claimedNames(i) {
+            let key = MDNSProbeKey(source: e.src, name: k)
+            guard let s = e.model.probes[key], let last = s.probes.last, judged[key] != last.frame,
+                MDNSSession.since(last.time, e.time) <= 5, let start = e.model.start,
+                MDNSSession.since(start, s.firstSeen) > 1
+            else { continue }
+            MDNSSession.makeRoom(
+                &judged, cap: Self.capacity, now: e.time, horizon: .infinity, time: { _ in .zero }, &out)
+            judged[key] = last.frame
+            // The probes of this sequence: those within 2 s before the last.
+            let seq = s.probes.filter { MDNSSession.since($0.time, last.time) <= 2 }
+            let name = i.name(r.record.name)
+            var problems: [String] = []
+            if seq.count < 3 { problems.append("\(seq.count) probe(s) instead of 3") }
+            for k in seq.indices.dropFirst() {
+                let gap = MDNSSession.since(seq[k - 1].time, seq[k].time)
+                if gap < 0.2 - MDNSSession.jitter || gap > 0.5 + MDNSSession.jitter {
+                    problems.append(
+                        "probes \(Int((gap * 1000).rounded())) ms apart (frames \(seq[k - 1].frame), \(seq[k].frame))")
+                    break
+                }
+            }
+            let wait = MDNSSession.since(last.time, e.time)
+            if wait < 0.25 - MDNSSession.jitter {
+                problems.append("announced \(Int((wait * 1000).rounded())) ms after the last probe instead of 250 ms")
+            }
+            if let firstQU = s.qu.suffix(seq.count).first, !firstQU {
+                problems.append("first probe without the QU bit")
+            }
+            guard !problems.isEmpty else { continue }
+            out.report(
+                Self.descriptor, "probing for \(name): " + problems.joined(separator: "; "),
+                related: seq.map(\.frame).reversed())
+        }
+    }
+}
+
+/// MDNS-502: after 15 conflicts in 10 s, at most one probe attempt per 5 s.
+struct ProbeRateRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-502", "probe-rate-limit", .error, "Probing is rate-limited after repeated conflicts",
+        spec: "RFC 6762 §8.1",
+        "Per source and probed name: more than 20 probe rounds (three probes each) within 10 s.",
+        interop: "Apple BCT: PROBING: RATE LIMITING",
+        example: "more than 20 probe rounds for printer.local. within 10 s",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample((0...60).map { k in probe(at: Double(k) * 0.15) })],
+        nonTriggering: [RuleExample((0..<64).map { k in probe(at: Double(k / 3) * 5 + Double(k % 3) * 0.25) })])
+
+    static let rounds = 20
+    static let window = 10.0
+    private var times: [MDNSProbeKey: [MDNSFrameTime]] = [:]
+    private var reported: Set<MDNSProbeKey> = []
+    static let capacity = 1024
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, i.isProbe, !e.atEnd else { return }
+        let p = i.message.payload
+        var seen: [UInt64] = []
+        for rr in i.message.authorities {
+            let k = rr.name.key(in: p)
+            if seen.contains(k) { continue }
+            seen.append(k)
+            let key = MDNSProbeKey(source: e.src, name: k)
+            MDNSSession.makeRoom(
+                &times, cap: Self.capacity, now: e.time, horizon: Self.window, time: { $0.last?.time ?? .zero }, &out)
+            var list = times[key, default: []].filter { MDNSSession.since($0.time, e.time) <= Self.window }
+            list.append(MDNSFrameTime(frame: e.frame, time: e.time))
+            times[key] = list
+            if list.count > 3 * Self.rounds, !reported.contains(key), let first = list.first {
+                if reported.count >= Self.capacity { reported.removeAll() }
+                reported.insert(key)
+                out.report(
+                    Self.descriptor,
+                    "\(list.count) probes for \(i.name(rr.name)) within \(String(format1: MDNSSession.since(first.time, e.time))) s (since frame \(first.frame)): more than \(Self.rounds) rounds; after 15 conflicts a host waits 5 s between attempts",
+                    related: [first.frame])
+            }
+        }
+    }
+}
+
+/// MDNS-503: unique records are probed before their first announcement.
+///
+/// Judged only on a host's first packet, when the capture was already running for a second
+/// (so no earlier traffic of the host was missed), and when nobody probed the name.
+struct ProbeBeforeAnnounceRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-503", "probe-before-announce", .error, "Unique records are probed before they are first announced",
+        spec: "RFC 6762 §8, §8.1",
+        "A source's first packet, more than 1 s after the capture began, announces cache-flush unique records for a name that no one probed.",
+        example: "a host's first packet after link-up announces cache-flush A with no probe before it",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample([mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), announce(at: 2)])],
+        nonTriggering: [
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), probe(at: 2.25), probe(at: 2.5),
+                announce(at: 2.75),
+            ]),
+            // The capture may have begun after the host's probes.
+            RuleExample([announce(at: 0)]),
+        ])
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, e.model.senders[e.src] == nil, let start = e.model.start,
+            MDNSSession.since(start, e.time) > 1
+        else { return }
+        for (k, r) in claimedNames(i) where !e.model.probes.keys.contains(where: { $0.name == k }) {
+            out.report(
+                Self.descriptor,
+                "first packet from this host announces \(i.name(r.record.name)) \(r.record.type) (cache-flush) without probing for it",
+                related: [])
+            return
+        }
+    }
+}
+
+/// MDNS-504: after probing, at least two announcements one second apart; at most eight.
+struct AnnouncingRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
+        spec: "RFC 6762 §8.3",
+        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight (info).",
+        example: "only one announcement after probing", scope: .stateful, lowest: .info)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(
+                [
+                    probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75), announce(at: 1.0),
+                    mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 4),
+                ], severity: .error),
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + (0..<9).map { announce(at: 0.75 + Double($0)) },
+                severity: .info),
+        ],
+        nonTriggering: [
+            RuleExample([
+                probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75), announce(at: 1.75),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 4),
+            ]),
+            // The capture ended right after the first announcement.
+            RuleExample([probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
+        ])
+
+    struct Phase {
+        var name: String
+        var first: MDNSFrameTime
+        var last: MDNSFrameTime
+        var count = 1
+        var goodbye = false
+        var frames: [Int]
+    }
+    private var phases: [MDNSProbeKey: Phase] = [:]
+    /// The last query (not a probe) naming each name: a response soon after answers it.
+    private var asked: [UInt64: Timestamp] = [:]
+    static let capacity = 1024
+    static let spacing = 0.5
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        if e.atEnd {
+            conclude(e, into: &out)
+            return
+        }
+        guard let i = e.input else { return }
+        let p = i.message.payload
+        if i.isQuery {
+            guard !i.isProbe else { return }
+            MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
+            for q in i.message.questions { asked[q.name.key(in: p)] = e.time }
+            return
+        }
+        for r in i.records where r.section == .answer && r.record.ttl == 0 {
+            let key = MDNSProbeKey(source: e.src, name: r.record.name.key(in: p))
+            phases[key]?.goodbye = true
+        }
+        for (k, r) in claimedNames(i) {
+            let key = MDNSProbeKey(source: e.src, name: k)
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            // An answer to a query of the last second is not an unsolicited announcement.
+            if let t = asked[k], MDNSSession.since(t, e.time) <= 1 { continue }
+            let probes = e.model.probes[key]?.probes
+            if var ph = phases[key], (probes?.last?.frame ?? 0) < ph.first.frame {
+                guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
+                ph.count &+= 1
+                ph.last = now
+                if ph.frames.count < 9 { ph.frames.append(e.frame) }
+                phases[key] = ph
+            } else if let last = probes?.last, MDNSSession.since(last.time, e.time) <= 5 {
+                // A new probing phase (first, or after a restart or rename) starts a new count.
+                MDNSSession.makeRoom(
+                    &phases, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last.time }, &out)
+                phases[key] = Phase(name: i.name(r.record.name), first: now, last: now, frames: [e.frame])
+            }
+        }
+    }
+
+    private func conclude(_ e: MDNSEvent, into out: inout SessionReports) {
+        for (key, ph) in phases.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
+            if ph.count == 1, !ph.goodbye, MDNSSession.since(ph.first.time, e.time) >= 2 {
+                out.reportAtEnd(
+                    Self.descriptor,
+                    "\(ph.name) announced once after probing; at least two announcements one second apart are required",
+                    frames: [ph.first.frame], time: ph.first.time, source: key.source)
+            } else if ph.count > 8 {
+                out.reportAtEnd(
+                    Self.descriptor, severity: .info,
+                    "\(ph.name) announced \(ph.count) times after probing; at most eight",
+                    frames: ph.frames, time: ph.first.time, source: key.source)
+            }
+        }
+    }
+}

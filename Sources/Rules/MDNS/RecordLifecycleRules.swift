@@ -1,0 +1,358 @@
+import DNS
+import Findings
+import NetLayers
+import WireFormat
+
+// MDNS-5xx about records over time: conflicts, rate, goodbyes and updates, DNS-SD
+// completeness, and the in-order half of MDNS-308.
+
+/// MDNS-514: two hosts do not keep asserting one unique RRSet with different RDATA.
+///
+/// A conflict is noted when a host sends a cache-flush record of a unique RRSet while another
+/// host's member with other RDATA is still live in caches; it is reported when it persists:
+/// both hosts asserted their RDATA again after it was noted, at least `grace` later. A
+/// conflict resolved by the loser renaming (it stops) is not reported.
+struct ConflictRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-514", "unique-record-conflict", .error, "Two hosts do not keep asserting one unique RRSet",
+        spec: "RFC 6762 §9, §6.6",
+        "A unique RRSet (name, type, class) sent with the cache-flush bit from two source addresses with different RDATA, neither sending the other's, both still asserting it at least 1 s after the conflict showed. Identical RDATA (cooperating responders, or a dual-stack host sending its whole RRSet over IPv4 and IPv6) is allowed.",
+        interop: "caches flush each other's RDATA on every announcement: lookups flip between hosts",
+        example: "192.168.1.5 and 192.168.1.9 both announce printer.local. A with their own address for 10 s",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                announce("192.168.1.30", src: "192.168.1.30", at: 0.5),
+                announce("192.168.1.20", src: "192.168.1.20", at: 2),
+                announce("192.168.1.30", src: "192.168.1.30", at: 3),
+            ])
+        ],
+        nonTriggering: [
+            // The newcomer lost and went quiet: the owner's defence is not a conflict.
+            RuleExample([
+                announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                announce("192.168.1.30", src: "192.168.1.30", at: 0.5),
+                announce("192.168.1.20", src: "192.168.1.20", at: 2),
+                announce("192.168.1.20", src: "192.168.1.20", at: 4),
+            ]),
+            // Cooperating responders: the same RDATA.
+            RuleExample([
+                announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                announce("192.168.1.20", src: "192.168.1.30", at: 2),
+                announce("192.168.1.20", src: "192.168.1.20", at: 4),
+            ]),
+        ])
+
+    static let grace = 1.0
+    static let capacity = 1024
+
+    struct Pair: Hashable {
+        var set: MDNSRRSetKey
+        var hosts: Set<IPAddress>
+    }
+    struct Noted {
+        var frame: Int
+        var time: Timestamp
+        var reported = false
+    }
+    private var noted: [Pair: Noted] = [:]
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, i.isResponse, !e.atEnd, e.srcPort == 5353 else { return }
+        let p = i.message.payload
+        for r in i.records where r.section != .authority && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
+            let rr = r.record
+            let key = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
+            guard let set = e.model.rrsets[key] else { continue }
+            let rdata = MDNSSessionModel.rdataKey(rr, p)
+            for m in set.members
+            where m.owner != e.src && m.rdata != rdata && m.cacheFlush && m.isLive(at: e.time)
+                && set.member(rdata: m.rdata, owner: e.src) == nil
+            {
+                let pair = Pair(set: key, hosts: [m.owner, e.src])
+                guard let n = noted[pair] else {
+                    MDNSSession.makeRoom(
+                        &noted, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
+                    noted[pair] = Noted(frame: e.frame, time: e.time)
+                    continue
+                }
+                guard !n.reported, m.lastFrame > n.frame, MDNSSession.since(n.time, e.time) >= Self.grace else {
+                    continue
+                }
+                noted[pair]?.reported = true
+                out.report(
+                    Self.descriptor,
+                    "\(i.name(rr.name)) \(rr.type) asserted with other RDATA than \(m.owner) sends (frames \(m.firstFrame)–\(m.lastFrame)); the conflict shown at frame \(n.frame) persists",
+                    related: [m.lastFrame, n.frame])
+            }
+        }
+    }
+}
+
+/// MDNS-518: every DNS-SD instance with an SRV has a TXT, and its SRV target an address.
+///
+/// Judged at the end of the input, for instances whose live SRV was seen in at least two
+/// messages (a service seen once may have been caught mid-answer).
+struct ServiceCompletenessRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-518", "dns-sd-completeness", .error, "Every DNS-SD instance has a TXT, and its SRV target an address",
+        spec: "RFC 6763 §6; RFC 2782",
+        "At the end of the input: an instance whose SRV was seen in two or more messages and never a TXT is an error; an SRV target for which no A or AAAA was seen is a warning. Instances said goodbye to, or whose state was dropped, are not judged.",
+        interop: "DNS-SD browsers (Bonjour, avahi) resolve an instance only once both SRV and TXT arrived",
+        example: "SRV for x._http._tcp.local. seen repeatedly, never a TXT", scope: .stateful, lowest: .warning)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([mdns(srvOnly(), at: 0), mdns(srvOnly(), at: 2)], severity: .error),
+            RuleExample([mdns(srvAndTXT(), at: 0), mdns(srvAndTXT(), at: 2)], severity: .warning),
+        ],
+        nonTriggering: [
+            RuleExample([mdns(service(), at: 0), mdns(service(), at: 2)]),
+            // Seen once: not enough to conclude anything is missing.
+            RuleExample([mdns(srvOnly(), at: 0)]),
+        ])
+
+    static func srvOnly() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+            hostA(&b, .additional)
+        }
+    }
+    static func srvAndTXT() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+            b.record(.answer, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: B.txt(["rp=ipp/print"]))
+        }
+    }
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard e.atEnd else { return }
+        let m = e.model
+        let judged = m.services.values.filter {
+            $0.srvMessages >= 2 && !$0.goodbye && !$0.historyIncomplete && $0.firstSRVFrame != nil
+        }.sorted { ($0.firstSRVFrame ?? 0) < ($1.firstSRVFrame ?? 0) }
+        for s in judged {
+            let frame = s.firstSRVFrame ?? s.firstFrame
+            let source = s.firstSRVSource ?? .v4(0)
+            if !s.sawTXT {
+                out.reportAtEnd(
+                    Self.descriptor,
+                    "SRV for \(s.instance) seen in \(s.srvMessages) messages, never a TXT record: every DNS-SD service must have one",
+                    frames: [frame], time: s.firstSeen, source: source, device: s.host)
+            }
+            if let hk = s.hostKey, let target = s.host, m.hosts[hk]?.addresses.isEmpty ?? true,
+                !m.mayHaveForgotten(hk), target != "."
+            {
+                out.reportAtEnd(
+                    Self.descriptor, severity: .warning,
+                    "SRV target \(target) of \(s.instance) never had an A or AAAA record over the capture",
+                    frames: [frame], time: s.firstSeen, source: source, device: target)
+            }
+        }
+    }
+}
+
+/// MDNS-506: a responder multicasts a record at most once per second (per source address).
+struct RecordRateRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-506", "record-once-per-second", .error, "A record is multicast at most once per second",
+        spec: "RFC 6762 §6",
+        "Per source address (a dual-stack host sends over IPv4 and IPv6) and record (name, type, class, RDATA, TTL above 0): multicast again less than 1 s after its last multicast, with no probe for its name in between.",
+        interop: "wasted airtime on Wi-Fi; RFC 6762 §6 protects the network with this limit",
+        example: "record R multicast at t and t + 0.4 s, no probe in between", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample([announce(at: 0), announce(at: 0.4)])],
+        nonTriggering: [
+            RuleExample([announce(at: 0), announce(at: 1.0)]),
+            // Defending the name against a probe.
+            RuleExample([announce(at: 0), probe(src: "192.168.1.30", at: 0.2), announce(at: 0.25)]),
+            // The same record over IPv6 from the same host.
+            RuleExample([announce(at: 0), announce(src: "fe80::1", at: 0.01)]),
+        ])
+
+    /// The last probe seen for a name (any prober).
+    private var probed: [UInt64: Timestamp] = [:]
+    static let capacity = 1024
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd else { return }
+        let p = i.message.payload
+        if i.isProbe {
+            MDNSSession.makeRoom(&probed, cap: Self.capacity, now: e.time, horizon: 2, time: { $0 }, &out)
+            for rr in i.message.authorities { probed[rr.name.key(in: p)] = e.time }
+            return
+        }
+        guard i.isResponse, e.dst.isMulticast, !e.timeWentBack else { return }
+        for r in i.records where r.section != .authority && r.record.type != .opt && r.record.ttl > 0 {
+            let rr = r.record
+            let nameKey = rr.name.key(in: p)
+            guard let set = e.model.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
+                let m = set.member(rdata: MDNSSessionModel.rdataKey(rr, p), owner: e.src), !m.goodbye,
+                let last = m.lastMulticast
+            else { continue }
+            let gap = MDNSSession.since(last.time, e.time)
+            guard gap < 1 - MDNSSession.jitter else { continue }
+            if let t = probed[nameKey], t >= last.time { continue }
+            out.report(
+                Self.descriptor,
+                "\(i.name(rr.name)) \(rr.type) multicast again \(String(format1: gap)) s after frame \(last.frame); at most once per second",
+                related: [last.frame])
+            return
+        }
+    }
+}
+
+/// MDNS-515: goodbyes and updates.
+struct GoodbyeUpdateRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-515", "goodbye-and-update", .warning, "Goodbyes are used as updates need them",
+        spec: "RFC 6762 §8.4, §10.1",
+        "Judged: a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info). Not judged: a shared record replaced without a goodbye (which RDATA replaces which is not visible on the wire).",
+        example: "TTL 0 for printer.local. A 10.0.0.5, then A 10.0.0.6 0.1 s later", scope: .stateful, lowest: .info)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(
+                [announce(at: 0), announce(ttl: 0, at: 2), announce("192.168.1.21", at: 2.1)], severity: .warning),
+            RuleExample(
+                mdns(
+                    query { b in
+                        b.question("_ipp._tcp.local", 12)
+                        b.record(.answer, "_ipp._tcp.local", 12, ttl: 0, rdata: B.name("Office._ipp._tcp.local"))
+                    }), severity: .info),
+        ],
+        nonTriggering: [
+            RuleExample([announce(at: 0), announce("192.168.1.21", at: 2.1)]),
+            RuleExample([announce(at: 0), announce(ttl: 0, at: 2), announce("192.168.1.21", at: 5)]),
+        ])
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd else { return }
+        let p = i.message.payload
+        if i.isQuery {
+            if let r = i.records.first(where: { $0.record.ttl == 0 && $0.record.type != .opt }) {
+                out.report(
+                    Self.descriptor, severity: .info,
+                    "\(r.section == .authority ? "probe" : "Known-Answer") record \(i.name(r.record.name)) \(r.record.type) with TTL 0",
+                    related: [])
+            }
+            return
+        }
+        for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
+            let rr = r.record
+            let key = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
+            let rdata = MDNSSessionModel.rdataKey(rr, p)
+            guard let set = e.model.rrsets[key], set.member(rdata: rdata, owner: e.src) == nil,
+                let bye = set.members.first(where: {
+                    $0.owner == e.src && $0.goodbye && MDNSSession.since($0.lastSeen, e.time) <= 1
+                })
+            else { continue }
+            out.report(
+                Self.descriptor,
+                "goodbye (frame \(bye.lastFrame)) before new RDATA of the unique \(i.name(rr.name)) \(rr.type): the cache-flush bit already replaces it, the goodbye should be omitted",
+                related: [bye.lastFrame])
+            return
+        }
+    }
+}
+
+/// MDNS-516: a host changes the RDATA of one RRSet at most 10 times per minute.
+struct UpdateRateRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-516", "update-rate", .warning, "A host updates a record at most 10 times per minute",
+        spec: "RFC 6762 §8.4",
+        "Per source and RRSet: new RDATA (a member that source had not sent, while it had sent another) more than 10 times within 60 s.",
+        example: "TXT of one instance changes 30 times in a minute", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample((0..<12).map { k in txtUpdate(k, at: Double(k) * 4) })],
+        nonTriggering: [RuleExample((0..<12).map { k in txtUpdate(k, at: Double(k) * 7) })])
+
+    static func txtUpdate(_ k: Int, at t: Double) -> Datagram {
+        mdns(txtResponse(B.txt(["v=\(k)"])), at: t)
+    }
+
+    struct Key: Hashable {
+        var set: MDNSRRSetKey
+        var source: IPAddress
+    }
+    private var changes: [Key: [MDNSFrameTime]] = [:]
+    static let capacity = 1024
+    static let limit = 10
+    static let window = 60.0
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, i.isResponse, !e.atEnd, !e.timeWentBack else { return }
+        let p = i.message.payload
+        for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isUnique(r) {
+            let rr = r.record
+            let set = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
+            guard let s = e.model.rrsets[set], s.member(rdata: MDNSSessionModel.rdataKey(rr, p), owner: e.src) == nil,
+                s.members.contains(where: { $0.owner == e.src })
+            else { continue }
+            let key = Key(set: set, source: e.src)
+            MDNSSession.makeRoom(
+                &changes, cap: Self.capacity, now: e.time, horizon: Self.window, time: { $0.last?.time ?? .zero }, &out)
+            var list = changes[key, default: []].filter { MDNSSession.since($0.time, e.time) <= Self.window }
+            list.append(MDNSFrameTime(frame: e.frame, time: e.time))
+            if list.count > Self.limit + 1 { list.removeFirst() }
+            changes[key] = list
+            if list.count == Self.limit + 1, let first = list.first {
+                out.report(
+                    Self.descriptor,
+                    "\(i.name(rr.name)) \(rr.type) changed \(Self.limit + 1) times within \(String(format1: MDNSSession.since(first.time, e.time))) s (since frame \(first.frame)); at most 10 per minute",
+                    related: [first.frame])
+                changes[key] = []
+            }
+        }
+    }
+}
+
+/// MDNS-308, its in-order half: an instance PTR answer comes with the instance's SRV and TXT,
+/// unless the same source multicast them within the last second (RFC 6762 §6 then forbids
+/// sending them again).
+struct AdditionalRecordsRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses",
+        spec: "RFC 6763 §12.1, §12.2",
+        "Judged in capture order: a multicast PTR answer naming an instance without its SRV or TXT, unless the same source multicast them in the last second (a responder must not send a record twice within one second).",
+        interop: "Apple BCT: REQUIRED ADDITIONAL RECORDS IN ANSWERS",
+        example: "PTR answer with an empty Additional section")
+    static let examples = RuleExamples(
+        triggering: [RuleExample(mdns(ptrOnly()))],
+        nonTriggering: [
+            RuleExample(mdns(service())),
+            RuleExample([mdns(service(), at: 0), mdns(ptrOnly(), at: 0.5)]),
+        ])
+
+    static func ptrOnly() -> DNSBuilder {
+        response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
+    }
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, i.isResponse, i.isMulticast, !e.atEnd, !e.isTruncated else { return }
+        let p = i.message.payload
+        for r in i.records where r.section == .answer && r.record.type == .ptr {
+            guard case .name(let target) = r.record.value,
+                r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype, r.target?.dnssd.kind == .instance
+            else { continue }
+            func present(_ t: RecordType) -> Bool {
+                if i.records.contains(where: { $0.record.type == t && $0.record.name.equals(target, in: p) }) {
+                    return true
+                }
+                // Sent by this source within the last second: it may not be sent again yet.
+                guard let set = e.model.rrset(target.key(in: p), t, 1) else { return false }
+                return set.members.contains {
+                    $0.owner == e.src && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) < 1 } ?? false
+                }
+            }
+            let hasSRV = present(.srv)
+            let hasTXT = present(.txt)
+            if !hasSRV || !hasTXT {
+                out.report(
+                    Self.descriptor,
+                    "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))",
+                    related: [])
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import DNS
+import NetLayers
+import Testing
+import WireFormat
+
+@testable import Rules
+
+/// The mDNS session model: what it keeps of hosts, services and records, and its bounds.
+@Suite struct MDNSSessionModelTests {
+    static func feed(_ datagrams: [Datagram], into model: inout MDNSSessionModel) {
+        for (k, d) in datagrams.enumerated() {
+            var numbered = d
+            numbered.frame = k + 1
+            let input = MDNSInput(message: DNSMessage(parsing: numbered.payload), datagram: numbered)
+            model.update(with: MDNSEvent(input, time: numbered.time, timeWentBack: false))
+        }
+    }
+
+    @Test func anAnnouncedServiceGivesItsHostAndInstance() throws {
+        var model = MDNSSessionModel()
+        let sub = response { b in
+            b.record(.answer, "_printer._sub._ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local"))
+        }
+        Self.feed([mdns(service()), mdns(sub, at: 1)], into: &model)
+        let host = try #require(model.hosts.values.first)
+        #expect(model.hosts.count == 1)
+        #expect(host.name == "printer.local.")
+        #expect(host.addresses == [.v4(0xC0A8_0114)])
+        #expect(host.sources == [.v4(0xC0A8_0114)])
+        #expect(host.services == ["Office._ipp._tcp.local."])
+        #expect(host.messages == 1 && host.firstFrame == 1 && !host.goodbye)
+        let s = try #require(model.services.values.first)
+        #expect(model.services.count == 1)
+        #expect(s.instance == "Office._ipp._tcp.local.")
+        #expect(s.serviceType == "_ipp._tcp")
+        #expect(s.host == "printer.local." && s.port == 631)
+        #expect(s.txt == ["rp=ipp/print"])
+        #expect(s.subtypes == ["_printer"])
+        #expect(s.firstFrame == 1 && s.lastFrame == 2 && !s.goodbye)
+    }
+
+    @Test func recordsKeepTheirOriginalTTLOwnerAndLastMulticast() throws {
+        var model = MDNSSessionModel()
+        let goodbye = response {
+            $0.record(.answer, "printer.local", 1, flush: true, ttl: 0, rdata: B.a("192.168.1.20"))
+        }
+        Self.feed([mdns(aResponse("192.168.1.20")), mdns(goodbye, at: 2)], into: &model)
+        let name = nameKey("printer.local")
+        let set = try #require(model.rrset(name, .a, 1))
+        #expect(set.unique)
+        let m = try #require(set.members.first)
+        #expect(set.members.count == 1)
+        #expect(m.owner == IPAddress.v4(0xC0A8_0114) && m.ttl == 120 && m.lastTTL == 0 && m.goodbye)
+        #expect(m.lastMulticast?.frame == 2)
+        #expect(model.hosts[name]?.goodbye == true)
+    }
+
+    @Test func probesAndQuestionsAreKeptPerSender() throws {
+        var model = MDNSSessionModel()
+        let probe = query { b in
+            b.question("printer.local", 255, qu: true)
+            b.record(.authority, "printer.local", 1, rdata: B.a("192.168.1.20"))
+        }
+        Self.feed([mdns(probe), mdns(probe, at: 0.25), mdns(ask("_ipp._tcp.local"), at: 1)], into: &model)
+        let p = try #require(model.probes[MDNSProbeKey(source: .v4(0xC0A8_0114), name: nameKey("printer.local"))])
+        #expect(p.count == 2 && p.qu == [true, true])
+        #expect(model.questions.count == 1)
+        #expect(model.senders[.v4(0xC0A8_0114)]?.lastUnicastQuery?.frame == 2)
+    }
+
+    @Test func everyTableIsBoundedAndCountsWhatItDrops() {
+        var model = MDNSSessionModel()
+        var datagrams: [Datagram] = []
+        for k in 0..<(MDNSSessionModel.maxHosts + 100) {
+            datagrams.append(mdns(aResponse("10.0.0.1", owner: "h\(k).local"), at: Double(k) * 0.001))
+        }
+        Self.feed(datagrams, into: &model)
+        #expect(model.hosts.count <= MDNSSessionModel.maxHosts)
+        #expect(model.evicted > 0)
+        #expect(model.mayHaveForgotten(nameKey("h0.local")))
+        #expect(!model.mayHaveForgotten(nameKey("h\(MDNSSessionModel.maxHosts + 99).local")))
+    }
+
+    @Test func entriesAgeOutByPacketTime() {
+        var model = MDNSSessionModel()
+        Self.feed(
+            [mdns(ask("_ipp._tcp.local")), mdns(ask("_http._tcp.local"), src: "192.168.1.30", at: 4000)], into: &model)
+        #expect(model.questions.count == 1)
+        #expect(model.evicted == 0)
+    }
+}
+
+/// The model's key of a dotted name.
+func nameKey(_ text: String) -> UInt64 {
+    var h = ASCII.keySeed
+    for label in text.split(separator: ".") {
+        ASCII.addToKey(Array(label.utf8), &h)
+        h ^= 0x2E
+    }
+    return h
+}
