@@ -121,21 +121,15 @@ struct SSDPRouter {
         sessions = SessionEngine(RuleRegistry.ssdpSession, disabled: disabled)
     }
 
-    /// SSDP: port 1900 either side, or a datagram to an endpoint that recently multicast an
-    /// M-SEARCH when its payload starts like HTTP (`HTTP/`): a response from another port.
+    /// SSDP: port 1900 either side, or any UDP payload that starts like an HTTP response
+    /// (`HTTP/1.`): a search response from another port, sent to the searcher's port or not,
+    /// in time or late. Such a datagram is decoded and shown, never dropped unseen; the session
+    /// rules say what is wrong with it (SSDP-205 wrong port, SSDP-501 late).
     func claims(_ d: Datagram) -> Bool { claims(d, d.payload, d.payload.indices) }
 
     private func claims(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
         if d.srcPort == 1900 || d.dstPort == 1900 { return true }
-        guard awaitsResponse(d) else { return false }
-        return range.count >= 5 && ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + 5), "HTTP/")
-    }
-
-    /// Whether `d` goes to an endpoint that multicast an M-SEARCH recently enough for `d` to
-    /// be its response (when its payload starts like one).
-    func awaitsResponse(_ d: borrowing Datagram) -> Bool {
-        guard !searches.isEmpty, let s = searches[Endpoint(address: d.dst, port: d.dstPort)] else { return false }
-        return d.time <= s.expires
+        return range.count >= 7 && ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + 7), "HTTP/1.")
     }
 
     /// The in-order part of SSDP analysis for a datagram whose payload is `range` of `bytes` (nil when the
@@ -264,7 +258,7 @@ struct SSDPContext: Sendable {
     var version: UPnPVersion
     /// The version the message claims itself (else `version` was inherited or defaulted).
     var claimedVersion: UPnPVersion?
-    /// Recognised only because it went to an endpoint that had just multicast an M-SEARCH.
+    /// Recognised by its payload alone (it starts like an HTTP response), port 1900 on neither side.
     var isCandidateResponse: Bool
     /// The root device's UUID as a key (0 when USN has none), for the device count.
     var deviceKey: UInt64

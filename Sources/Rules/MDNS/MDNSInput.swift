@@ -55,6 +55,9 @@ public final class MDNSInput: RuleInput, Sendable {
         public var serviceLabel: Range<Int>?
         /// Under local. or a reverse zone, or the root (MDNS-322).
         public var isLocalName: Bool
+        /// The name's identity, `DNSName.key(in:)`: computed here, on the worker that decodes
+        /// the message, so that the in-order session stage does not walk names again.
+        public var key: UInt64
     }
 
     /// Per-record facts computed once from the owner name's labels. Only plain values (no
@@ -63,6 +66,10 @@ public final class MDNSInput: RuleInput, Sendable {
     public struct RecordInfo: Sendable {
         public var section: DNSSection
         public var record: ResourceRecord
+        /// The owner name's identity, `DNSName.key(in:)` (see `NameInfo.key`).
+        public var nameKey: UInt64
+        /// The RDATA's identity, `MDNSSessionModel.rdataKey(_:_:)`.
+        public var rdataKey: UInt64
         public var dnssd: DNSSDName
         public var labelCount: Int
         /// First label (the instance label of a service instance), as a payload range.
@@ -117,6 +124,14 @@ public final class MDNSInput: RuleInput, Sendable {
         l.removeAll(keepingCapacity: true)
         n.forEachLabelRange(in: p) { l.append($0) }
         let d = DNSSDName.classify(payload: p, labels: l)
+        // As `DNSName.key(in:)`: each label case-folded, then a dot.
+        var key = ASCII.keySeed
+        p.withUnsafeBufferPointer { buf in
+            for r in l {
+                ASCII.addToKey(buf[r], &key)
+                key ^= 0x2E
+            }
+        }
         var utf8 = true
         var underscore = false
         var ldh = true
@@ -129,7 +144,7 @@ public final class MDNSInput: RuleInput, Sendable {
         let f = NameFacts(
             info: NameInfo(
                 dnssd: d, labelCount: l.count, serviceLabel: d.serviceLabelIndex.flatMap { $0 < l.count ? l[$0] : nil },
-                isLocalName: l.isEmpty || isLocal(p, l)),
+                isLocalName: l.isEmpty || isLocal(p, l), key: key),
             firstLabel: l.first, allLabelsUTF8: utf8, hasUnderscoreLabel: underscore, isReverse: isReverse(p, l),
             hostLabelsLDH: ldh)
         if start >= 0 { seen.insert(start, f) }
@@ -146,7 +161,9 @@ public final class MDNSInput: RuleInput, Sendable {
         }
         let owner = facts(rr.name, p, &l, &seen)
         return RecordInfo(
-            section: s, record: rr, dnssd: owner.info.dnssd, labelCount: owner.info.labelCount,
+            section: s, record: rr, nameKey: owner.info.key,
+            rdataKey: MDNSSessionModel.rdataKey(rr, p, targetKey: target?.key), dnssd: owner.info.dnssd,
+            labelCount: owner.info.labelCount,
             firstLabel: owner.firstLabel,
             serviceLabel: owner.info.serviceLabel,
             allLabelsUTF8: owner.allLabelsUTF8, hasUnderscoreLabel: owner.hasUnderscoreLabel,

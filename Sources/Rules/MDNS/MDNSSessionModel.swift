@@ -40,13 +40,13 @@ public struct MDNSSessionModel: Sendable {
     private var forgottenOverflow = false
     private var lastSweep: Timestamp = .zero
 
-    public static let maxHosts = 4096
-    public static let maxServices = 8192
-    public static let maxRRSets = 16384
-    public static let maxProbes = 1024
-    public static let maxQuestions = 4096
-    public static let maxSenders = 4096
-    static let maxForgotten = 16384
+    public static let maxHosts = 16384
+    public static let maxServices = 16384
+    public static let maxRRSets = 65536
+    public static let maxProbes = 4096
+    public static let maxQuestions = 16384
+    public static let maxSenders = 16384
+    static let maxForgotten = 65536
     /// Packet time between two age-out sweeps.
     static let sweepInterval: Int64 = 60
     /// An entry silent this long is dropped (a record whose TTL is longer lives twice its TTL).
@@ -116,7 +116,7 @@ public struct MDNSSessionModel: Sendable {
             // Only unique records are probed; a shared record beside them is not a claim.
             for r in input.records where r.section == .authority && input.isUnique(r) {
                 let rr = r.record
-                let key = MDNSProbeKey(source: e.src, name: rr.name.key(in: p))
+                let key = MDNSProbeKey(source: e.src, name: r.nameKey)
                 if probes[key] == nil {
                     if probes.count >= Self.maxProbes { noteEvicted(Self.dropOldest(&probes, by: \.lastSeen)) }
                     probes[key] = MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)
@@ -129,8 +129,8 @@ public struct MDNSSessionModel: Sendable {
             }
             return
         }
-        for q in input.message.questions {
-            let key = MDNSQuestionKey(source: e.src, name: q.name.key(in: p), type: q.type.rawValue)
+        for (q, name) in zip(input.message.questions, input.questionNames) {
+            let key = MDNSQuestionKey(source: e.src, name: name.key, type: q.type.rawValue)
             if questions[key] == nil {
                 if questions.count >= Self.maxQuestions { noteEvicted(Self.dropOldest(&questions, by: \.lastSeen)) }
                 questions[key] = MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)
@@ -146,7 +146,7 @@ public struct MDNSSessionModel: Sendable {
         var hostsTouched: [UInt64] = []
         for info in input.records where info.section != .authority && info.record.type != .opt {
             let rr = info.record
-            let nameKey = rr.name.key(in: p)
+            let nameKey = info.nameKey
             let key = MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
             if rrsets[key] == nil {
                 if rrsets.count >= Self.maxRRSets { noteEvicted(Self.dropOldest(&rrsets, by: \.lastSeen)) }
@@ -154,7 +154,7 @@ public struct MDNSSessionModel: Sendable {
                     firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info),
                     historyIncomplete: mayHaveForgotten(nameKey))
             }
-            let rdata = Self.rdataKey(rr, p)
+            let rdata = info.rdataKey
             rrsets[key]?.take(
                 rdata: rdata, owner: e.src, ttl: rr.ttl, cacheFlush: rr.cacheFlush, multicast: e.dst.isMulticast,
                 frame: e.frame, time: e.time)
@@ -177,10 +177,13 @@ public struct MDNSSessionModel: Sendable {
                 if !hostsTouched.contains(nameKey) { hostsTouched.append(nameKey) }
             case .srv:
                 guard case .srv(_, _, let port, let target) = rr.value else { break }
-                let targetKey = target.key(in: p)
-                let instance = rr.name.presentation(in: p)
+                let targetKey = info.target?.key ?? target.key(in: p)
+                var instance: String? = nil
                 touchService(nameKey, rr.name, info, p, e) { s in
-                    s.host = target.presentation(in: p)
+                    // Text only when the target is new to the service (the common case is
+                    // the same SRV again).
+                    if s.hostKey != targetKey || s.host == nil { s.host = target.presentation(in: p) }
+                    instance = s.instance
                     s.hostKey = targetKey
                     s.port = port
                     s.srvMessages &+= rr.ttl > 0 ? 1 : 0
@@ -191,7 +194,7 @@ public struct MDNSSessionModel: Sendable {
                     }
                 }
                 touchHost(targetKey, target, p, e) { h in
-                    if !h.services.contains(instance), h.services.count < MDNSHostState.maxServices {
+                    if let instance, !h.services.contains(instance), h.services.count < MDNSHostState.maxServices {
                         h.services.append(instance)
                     }
                 }
@@ -209,7 +212,7 @@ public struct MDNSSessionModel: Sendable {
                 guard case .name(let target) = rr.value else { break }
                 let subtype: String? =
                     info.dnssd.kind == .subtype ? info.firstLabel.map { String(decoding: p[$0], as: UTF8.self) } : nil
-                let targetKey = target.key(in: p)
+                let targetKey = info.target?.key ?? target.key(in: p)
                 touchService(targetKey, target, nil, p, e) { s in
                     if let subtype, !s.subtypes.contains(subtype), s.subtypes.count < MDNSServiceState.maxSubtypes {
                         s.subtypes.append(subtype)
@@ -242,13 +245,10 @@ public struct MDNSSessionModel: Sendable {
                 name: name.presentation(in: p), firstFrame: e.frame, firstSeen: e.time,
                 historyIncomplete: mayHaveForgotten(key))
         }
-        hosts[key]?.lastFrame = e.frame
-        hosts[key]?.lastSeen = e.time
-        if var h = hosts[key] {
-            hosts[key] = nil
-            body(&h)
-            hosts[key] = h
-        }
+        guard let i = hosts.index(forKey: key) else { return }
+        hosts.values[i].lastFrame = e.frame
+        hosts.values[i].lastSeen = e.time
+        body(&hosts.values[i])
     }
 
     private mutating func touchService(
@@ -261,13 +261,10 @@ public struct MDNSSessionModel: Sendable {
                 instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
                 firstSeen: e.time, historyIncomplete: mayHaveForgotten(key))
         }
-        services[key]?.lastFrame = e.frame
-        services[key]?.lastSeen = e.time
-        if var s = services[key] {
-            services[key] = nil
-            body(&s)
-            services[key] = s
-        }
+        guard let i = services.index(forKey: key) else { return }
+        services.values[i].lastFrame = e.frame
+        services.values[i].lastSeen = e.time
+        body(&services.values[i])
     }
 
     // MARK: Bounds
@@ -319,14 +316,18 @@ public struct MDNSSessionModel: Sendable {
     // MARK: Values
 
     /// RDATA's identity: names by their case-folded key (they may be compressed differently),
-    /// other RDATA by its bytes (FNV-1a).
-    public static func rdataKey(_ rr: ResourceRecord, _ p: [UInt8]) -> UInt64 {
+    /// other RDATA by its bytes (FNV-1a). Decoded messages carry it (`RecordInfo.rdataKey`).
+    public static func rdataKey(_ rr: ResourceRecord, _ p: [UInt8]) -> UInt64 { rdataKey(rr, p, targetKey: nil) }
+
+    /// `rdataKey(_:_:)`, given the key of the name a PTR, CNAME, NS or SRV points to when it
+    /// is known already.
+    static func rdataKey(_ rr: ResourceRecord, _ p: [UInt8], targetKey: UInt64?) -> UInt64 {
         var h = ASCII.keySeed
         switch rr.value {
         case .name(let n):
-            return n.key(in: p)
+            return targetKey ?? n.key(in: p)
         case .srv(let priority, let weight, let port, let target):
-            h = target.key(in: p)
+            h = targetKey ?? target.key(in: p)
             h ^= UInt64(priority) << 32 | UInt64(weight) << 16 | UInt64(port)
             return h &* 0x0000_0100_0000_01B3
         case .nsec(let next, let bitmap):

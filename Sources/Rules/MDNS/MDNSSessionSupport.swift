@@ -11,18 +11,22 @@ enum MDNSSession {
     /// Seconds from `a` to `b` (never negative: event times never decrease).
     static func since(_ a: Timestamp, _ b: Timestamp) -> Double { max(0, Timestamp.seconds(from: a, to: b)) }
 
-    /// A small table of keys to values with a cap: past it, entries older than `horizon`
-    /// seconds are dropped, and if that is not enough, all (counted as evicted).
+    /// A table of keys to values with a cap: past it, entries older than `horizon` seconds
+    /// are dropped, and if that is not enough, the least recently active eighth (counted as
+    /// evicted).
     static func makeRoom<K: Hashable, V>(
         _ t: inout [K: V], cap: Int, now: Timestamp, horizon: Double, time: (V) -> Timestamp,
         _ out: inout SessionReports
     ) {
         guard t.count >= cap else { return }
         t = t.filter { since(time($0.value), now) <= horizon }
-        if t.count >= cap {
-            out.evicted(t.count)
-            t.removeAll(keepingCapacity: true)
-        }
+        guard t.count >= cap else { return }
+        // Still full of live entries: the least recently active eighth goes (in bulk, so a
+        // flood costs a sort every `cap / 8` insertions), and is counted.
+        let order = t.map { ($0.key, time($0.value)) }.sorted { $0.1 < $1.1 }
+        let gone = order.prefix(max(1, cap / 8))
+        for (k, _) in gone { t[k] = nil }
+        out.evicted(gone.count)
     }
 }
 

@@ -32,8 +32,8 @@ public class SSDPMessageView: @unchecked Sendable {
 /// object, so that the rules of both kinds receive the same reference. Immutable.
 public final class SSDPInput: SSDPMessageView, RuleInput, @unchecked Sendable {
     public let datagram: Datagram
-    /// Recognised only because it was sent to an endpoint that had just multicast an
-    /// M-SEARCH (a response from a port other than 1900).
+    /// Recognised by its payload alone (it starts like an HTTP response), port 1900 on
+    /// neither side.
     public let isCandidateResponse: Bool
     /// The message as captured, when the snap length cut it; `message` then holds only its
     /// complete lines, which is all that rules judge (a cut value is never judged).

@@ -14,7 +14,13 @@ struct ResponsePortPairingRule: SessionRule {
                 [
                     multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
                     response(ssdp(okLine, response11), dport: 50001, at: 1),
-                ], severity: .error)
+                ], severity: .error),
+            // From an ephemeral port to the wrong port: neither side is 1900, still analysed.
+            RuleExample(
+                [
+                    multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
+                    response(ssdp(okLine, response11), dport: 50001, sport: 41234, at: 1),
+                ], severity: .error),
         ],
         nonTriggering: [
             RuleExample([
@@ -48,7 +54,15 @@ struct ResponseWithinMXRule: SessionRule {
                     src: "192.168.1.10",
                     sport: 50000),
                 response(ssdp(okLine, response11), at: 4.2),
-            ])
+            ]),
+            // Late and from an ephemeral port: still analysed, and late.
+            RuleExample([
+                multicast(
+                    ssdp(mSearchLine, search11.setting("MX", "3").setting("ST", "upnp:rootdevice")),
+                    src: "192.168.1.10",
+                    sport: 50000),
+                response(ssdp(okLine, response11), sport: 41234, at: 9),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
