@@ -64,8 +64,11 @@ extension DiscoScope {
             var ex = Explanation(target: target, devices: matched, services: services)
             if !matched.isEmpty || !services.isEmpty {
                 let addresses = Set(matched.flatMap(\.addresses))
+                let ssdp = matched.contains { $0.proto == .ssdp }
+                let mdns = matched.contains { $0.proto == .mdns } || !services.isEmpty
                 let second = Survey.run(files) { r in
-                    addresses.contains(r.src) || addresses.contains(r.dst) || r.kind == "m-search" || r.kind == "query"
+                    addresses.contains(r.src) || addresses.contains(r.dst) || (ssdp && r.kind == "m-search")
+                        || (mdns && r.kind == "query")
                 }
                 ex.study(second.records, findings: second.findings)
             }
