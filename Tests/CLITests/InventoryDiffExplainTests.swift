@@ -144,6 +144,10 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         #expect((noaddr?["findings"] as? [String: Int])?["warning"] == 1)
         let host = hosts.first { $0["id"] as? String == "noaddr-printer.local." }
         #expect(((host?["findings"] as? [String: Int])?["warning"] ?? 0) >= 1)
+        // A session rule's finding (MDNS-506, judged in capture order) counts for the host the
+        // response speaks for, beside the per-message rules' (MDNS-309, three times).
+        let good = hosts.first { $0["id"] as? String == "good-printer.local." }
+        #expect(good?["findings"] as? [String: Int] == ["error": 1, "warning": 3, "info": 0])
         let leaving = services.first { $0["instance"] as? String == "Leaving._ipp._tcp.local." }
         #expect(leaving?["goodbye"] as? Bool == true)
         let analyze = try run(["analyze", "--format", "jsonl", mdnsExplain], cwd: root)
