@@ -330,6 +330,7 @@ def main():
 
     session_ssdp()
     explain_ssdp()
+    explain_mdns()
 
 
 def ssdp_notify(nts, nt, boot, location="http://192.168.1.20:8200/rootDesc.xml", max_age=60,
@@ -423,6 +424,72 @@ def explain_ssdp():
     add(20.5, dev["e5"], 1900, cp, 50000, ssdp_response(MS, ids["e5"], loc["e5"]))
     add(26.0, dev["c3"], 1900, cp, 50000, ssdp_response(MS, ids["c3"], loc["c3"]))
     write_pcap("session/ssdp-explain.pcap", 1, frames)
+
+
+def mdns_message(answers, response=True, questions=()):
+    """An mDNS message without name compression: questions are (name, type); answers are
+    (name, type, ttl, rdata, cache_flush)."""
+    flags = 0x8400 if response else 0
+    out = struct.pack("!HHHHHH", 0, flags, len(questions), len(answers), 0, 0)
+    for name, qtype in questions:
+        out += dns_name(name) + struct.pack("!HH", qtype, 1)
+    for name, rtype, ttl, rdata, flush in answers:
+        out += rr(dns_name(name), rtype, 0x8001 if flush else 1, ttl, rdata)
+    return out
+
+
+def explain_mdns():
+    """DNS-SD services for `discoscope explain`, and a browser at 192.168.1.10 asking for
+    _ipp._tcp.local. (PTR) at 1 s and 20 s:
+    .31 noaddr-printer.local. announces NoAddr._ipp._tcp.local. twice (PTR, SRV, TXT) and
+    answers the first query, but never sends an A or AAAA record for its SRV target (MDNS-518);
+    .32 leaving-printer.local. announces Leaving._ipp._tcp.local. with its A record, answers
+    the first query, then says goodbye (every record with TTL 0) at 10 s;
+    .33 good-printer.local. announces Good._ipp._tcp.local. with its A record and answers both
+    queries;
+    .34 silent-printer.local. announces Silent._ipp._tcp.local. once and answers no query;
+    fe80::36 v6only-printer.local. announces V6Only._ipp._tcp.local. with only an AAAA record,
+    over IPv6 only, and answers no query."""
+    grp, grp6, cp = "224.0.0.251", "ff02::fb", "192.168.1.10"
+    ipp = "_ipp._tcp.local"
+    frames = []
+
+    def add(t, src, payload):
+        if ":" in src:
+            frames.append((t, eth(v6(src, 5353, grp6, 5353, payload), dst_mac=bytes.fromhex("3333000000fb"))))
+        else:
+            frames.append((t, eth(v4(src, 5353, grp, 5353, payload), dst_mac=bytes.fromhex("01005e0000fb"))))
+
+    def records(inst, host, port, address, ttl=4500, addr_ttl=120):
+        name = f"{inst}.{ipp}"
+        out = [(ipp, 12, ttl, dns_name(name), False),
+               (name, 33, addr_ttl, struct.pack("!HHH", 0, 0, port) + dns_name(host), True),
+               (name, 16, ttl, b"\x09txtvers=1\x08rp=print", True)]
+        if address is None:
+            return out
+        if ":" in address:
+            return out + [(host, 28, addr_ttl, ip6(address), True)]
+        return out + [(host, 1, addr_ttl, ip4(address), True)]
+
+    query = mdns_message([], response=False, questions=[(ipp, 12)])
+    noaddr = records("NoAddr", "noaddr-printer.local", 631, None)
+    leaving = records("Leaving", "leaving-printer.local", 631, "192.168.1.32")
+    good = records("Good", "good-printer.local", 631, "192.168.1.33")
+    silent = records("Silent", "silent-printer.local", 631, "192.168.1.34")
+    v6only = records("V6Only", "v6only-printer.local", 631, "fe80::36")
+    add(0.1, "192.168.1.31", mdns_message(noaddr))
+    add(0.2, "192.168.1.32", mdns_message(leaving))
+    add(0.3, "192.168.1.33", mdns_message(good))
+    add(0.4, "192.168.1.34", mdns_message(silent))
+    add(0.5, "fe80::36", mdns_message(v6only))
+    add(1.0, cp, query)
+    add(1.05, "192.168.1.31", mdns_message(noaddr))
+    add(1.1, "192.168.1.32", mdns_message(leaving))
+    add(1.15, "192.168.1.33", mdns_message(good))
+    add(10.0, "192.168.1.32", mdns_message([(n, t, 0, r, f) for n, t, _, r, f in leaving]))
+    add(20.0, cp, query)
+    add(20.1, "192.168.1.33", mdns_message(good))
+    write_pcap("session/mdns-explain.pcap", 1, frames)
 
 
 if __name__ == "__main__":

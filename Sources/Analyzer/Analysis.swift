@@ -76,6 +76,10 @@ public final class Analysis {
     /// session model (keys beyond the bound are not counted).
     @exclusivity(unchecked) private var deviceFindings: [UInt64: SeverityCounts] = [:]
     static let maxDeviceFindings = 16384
+    /// Stateful mDNS findings by host key, with their messages (for the services' counts):
+    /// bounded by `maxDeviceFindings` hosts and this many findings each.
+    @exclusivity(unchecked) private var hostFindingTexts: [UInt64: [(message: String, severity: Severity)]] = [:]
+    static let maxFindingTextsPerHost = 256
     @exclusivity(unchecked) private var servicesFull = false
     static let deviceLimit = LimitReached(
         limit: "devices", value: maxDevices,
@@ -400,6 +404,12 @@ public final class Analysis {
         where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {
             deviceFindings[key, default: SeverityCounts()].add(counts)
         }
+        for t in r.hostFindingTexts
+        where hostFindingTexts.count < Self.maxDeviceFindings || hostFindingTexts[t.key] != nil {
+            if hostFindingTexts[t.key, default: []].count < Self.maxFindingTextsPerHost {
+                hostFindingTexts[t.key, default: []].append((t.message, t.severity))
+            }
+        }
         for k in r.deviceKeys where devices.count < Self.maxDevices || devices.contains(k) { devices.insert(k) }
         for s in r.services where services.count < Self.maxDevices || services.contains(s) { services.insert(s) }
         if devices.count >= Self.maxDevices && !devicesFull && r.deviceKeys.contains(where: { !devices.contains($0) }) {
@@ -437,12 +447,22 @@ public final class Analysis {
             for rep in reports.reports {
                 sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
             }
-            if let host = MDNSJudge.host(item.input) {
+            let host = MDNSJudge.host(item.input)
+            if let host {
                 sink.attachDevice { host.presentation(in: item.input.message.payload) }
             }
             r.position = item.position
             let findings = MessageWorker.accept(sink.findings, policy: policy, into: &r)
             guard !findings.isEmpty else { continue }
+            // Counted for the host the message speaks for, as its message rules' findings are.
+            if let key = host?.key(in: item.input.message.payload) {
+                var c = SeverityCounts()
+                for f in findings {
+                    c.add(f.severity)
+                    r.hostFindingTexts.append((key, f.message, f.severity))
+                }
+                r.deviceFindings.append((key, c))
+            }
             var chunk = RenderedChunk()
             sessionRenderer?.render(sessionFindings: findings, underMessage: options.wantMessages, into: &chunk)
             insertions.append((item, findings, chunk))
@@ -582,12 +602,16 @@ public final class Analysis {
         summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted
         summary.timeWentBack += ssdp.timeWentBack + mdns.timeWentBack
         let ssdpModel = ssdp.model
+        let mdnsModel = mdns.model
         ssdp = SSDPRouter(disabled: options.disabledRules)
         mdns = MDNSSessionStage(disabled: options.disabledRules)
         // The inventory of this input, once its end-of-input findings are counted too.
         defer {
             InventoryBuilder.addSSDP(ssdpModel, findings: deviceFindings, file: sessionFileName, to: &inventory)
+            InventoryBuilder.addMDNS(
+                mdnsModel, findings: deviceFindings, texts: hostFindingTexts, file: sessionFileName, to: &inventory)
             deviceFindings.removeAll()
+            hostFindingTexts.removeAll()
         }
         guard !reports.isEmpty else { return }
         var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: sessionFileIndex)
@@ -607,7 +631,9 @@ public final class Analysis {
             if $0.rule != $1.rule { return $0.rule < $1.rule }
             return $0.message < $1.message
         }
-        emit(inline.conclude(findings))
+        var hostKeys: [String: UInt64] = [:]
+        for (key, h) in mdnsModel.hosts { hostKeys[h.name.lowercased()] = key }
+        emit(inline.conclude(findings, mdnsHosts: hostKeys))
     }
 
     /// Number of findings reported at or above `threshold`.

@@ -43,6 +43,63 @@ enum InventoryBuilder {
         if !inventory.protocols.contains(.ssdp) { inventory.protocols.append(.ssdp) }
     }
 
+    /// mDNS: one `device` per host name (address record owners and SRV targets, so a target
+    /// with no address record is listed, with no advertised address), then one `service`
+    /// per DNS-SD instance, each in the order it first appeared.
+    ///
+    /// Findings: a host counts the findings of messages that speak for it (the owner of the
+    /// first address record, else the first SRV target: `MDNSJudge.host`), stateful and
+    /// end-of-input ones included. A service counts those of its SRV target's findings from
+    /// the session rules whose message names the instance; the per-message rules' findings
+    /// name a place in the message, not an instance, and count for the host only.
+    static func addMDNS(
+        _ model: MDNSSessionModel, findings: [UInt64: SeverityCounts],
+        texts: [UInt64: [(message: String, severity: Severity)]], file: String?, to inventory: inout Inventory
+    ) {
+        if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
+        let hosts = model.hosts.filter { $0.value.name != "." }.sorted {
+            $0.value.firstFrame != $1.value.firstFrame
+                ? $0.value.firstFrame < $1.value.firstFrame : $0.value.name < $1.value.name
+        }
+        for (key, h) in hosts {
+            var e = InventoryDevice(proto: .mdns, id: h.name)
+            e.file = file
+            e.addresses = h.addresses.map(\.description)
+            for s in h.sources where !h.addresses.contains(s) { e.addresses.append(s.description) }
+            e.macs = h.macs.map { macText(MACBytes($0)) }
+            e.firstSeen = h.firstSeen
+            e.lastSeen = h.lastSeen
+            e.messages = h.messages
+            e.findings = findings[key] ?? SeverityCounts()
+            e.services = h.services
+            e.goodbye = h.goodbye
+            e.incomplete =
+                h.historyIncomplete || h.addresses.count >= MDNSHostState.maxAddresses
+                || h.services.count >= MDNSHostState.maxServices
+            inventory.add(e)
+        }
+        let services = model.services.values.sorted {
+            $0.firstFrame != $1.firstFrame ? $0.firstFrame < $1.firstFrame : $0.instance < $1.instance
+        }
+        for s in services {
+            var e = InventoryService(instance: s.instance)
+            e.file = file
+            e.serviceType = s.serviceType
+            e.subtypes = s.subtypes
+            e.host = s.host
+            e.port = s.port.map(Int.init)
+            e.txt = s.txt
+            if let hk = s.hostKey, let h = model.hosts[hk] {
+                e.addresses = h.addresses.map(\.description)
+                for t in texts[hk] ?? [] where t.message.contains(s.instance) { e.findings.add(t.severity) }
+            }
+            e.firstSeen = s.firstSeen
+            e.lastSeen = s.lastSeen
+            e.goodbye = s.goodbye
+            inventory.add(e)
+        }
+    }
+
     private static func entry(_ d: SSDPDeviceState, findings: SeverityCounts, file: String?) -> InventoryDevice {
         let inv = d.inventory
         var e = InventoryDevice(proto: .ssdp, id: inv.uuid)

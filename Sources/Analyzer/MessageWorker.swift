@@ -62,6 +62,9 @@ struct BatchOutput: Sendable {
     /// Reported findings of messages that name a device, by the device's key (the
     /// inventory's finding counts).
     var deviceFindings: [(key: UInt64, counts: SeverityCounts)] = []
+    /// Stateful and end-of-input mDNS findings by their host's key, with their message: the
+    /// inventory counts a service's findings from those that name its instance.
+    var hostFindingTexts: [(key: UInt64, message: String, severity: Severity)] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
     /// The batch's mDNS messages as decoded, in capture order, with where their output ends:
@@ -279,15 +282,21 @@ struct MessageWorker: BatchWorker {
     }
 
     /// Findings of the end of the run (stateful rules that conclude late), formatted the same way.
-    mutating func conclude(_ raw: [Finding]) -> BatchOutput {
+    /// `mdnsHosts`: the keys of the input's mDNS hosts by their lower-cased names (an
+    /// end-of-input mDNS finding names its host as text).
+    mutating func conclude(_ raw: [Finding], mdnsHosts: [String: UInt64] = [:]) -> BatchOutput {
         var out = BatchOutput()
         out.position = Int.max
         let findings = Self.accept(raw, policy: policy, into: &out)
         for f in findings {
-            guard let key = Self.deviceKey(f.device) else { continue }
             var c = SeverityCounts()
             c.add(f.severity)
-            out.deviceFindings.append((key, c))
+            if let key = Self.deviceKey(f.device) {
+                out.deviceFindings.append((key, c))
+            } else if let d = f.device, let key = mdnsHosts[d.lowercased()] {
+                out.deviceFindings.append((key, c))
+                out.hostFindingTexts.append((key, f.message, f.severity))
+            }
         }
         if renders, findings.contains(where: \.atEnd) {
             renderer?.render(endOfInput: findings, into: &out.chunk)

@@ -87,11 +87,7 @@ struct Side {
             default: continue
             }
         }
-        if side.inventory.devices.contains(where: { $0.proto == .mdns }) || !side.inventory.services.isEmpty {
-            side.inventory.protocols = [.ssdp, .mdns]
-        } else {
-            side.inventory.protocols = [.ssdp]
-        }
+        side.inventory.protocols = [.ssdp, .mdns]
         return side
     }
 }

@@ -11,18 +11,22 @@ extension DiscoScope {
             commandName: "explain",
             abstract: "Explain what a device did and why clients may not see it.",
             discussion: """
-                TARGET is an SSDP UUID (`uuid:` optional; an unambiguous prefix will do) or an IP \
+                TARGET is an SSDP UUID (`uuid:` optional), an mDNS host name or DNS-SD instance name \
+                (trailing dot optional; an unambiguous prefix of any of these will do) or an IP \
                 address. The answer: a verdict (not seen, visible, visible with problems, likely \
                 invisible), the reasons in order of impact (each finding with what it does to real \
                 clients and the fix, and what is missing: searches it never answered, IPv6-only \
-                announcements, a byebye with no return), and its timeline with the searches it \
+                announcements, a byebye or goodbye with no return, an SRV target without an address \
+                record, queries for its own names it never answered), and its timeline with the searches it \
                 answered or missed. The files are read twice (to find the target, then its messages): \
                 standard input is not accepted.
                 Exit status: 0 visible (with or without problems); 1 likely invisible or not seen; \
                 2 usage or input error (also an ambiguous TARGET).
                 """)
 
-        @Argument(help: ArgumentHelp("UUID, IP address, or an unambiguous UUID prefix.", valueName: "target"))
+        @Argument(
+            help: ArgumentHelp(
+                "UUID, mDNS host or instance name, IP address, or an unambiguous prefix.", valueName: "target"))
         var target: String
 
         @Argument(help: ArgumentHelp("Capture files (pcap, pcapng, .gz).", valueName: "file"))
@@ -46,20 +50,25 @@ extension DiscoScope {
             let first = Survey.run(files)
             if first.inputError { throw ExitCode(2) }
             let matched: [InventoryDevice]
+            let services: [InventoryService]
             switch Explanation.resolve(target, in: first.inventory) {
             case .ambiguous(let ids):
                 Frontend.warn(
-                    "'\(target)' matches \(ids.count) devices: \(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : ""); give more of it"
+                    "'\(target)' matches \(ids.count) devices or services: \(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : ""); give more of it"
                 )
                 throw ExitCode(2)
-            case .matched(let devices):
+            case .matched(let devices, let instances):
                 matched = devices
+                services = instances
             }
-            var ex = Explanation(target: target, devices: matched, coverage: first.inventory.protocols)
-            if !matched.isEmpty {
+            var ex = Explanation(target: target, devices: matched, services: services)
+            if !matched.isEmpty || !services.isEmpty {
                 let addresses = Set(matched.flatMap(\.addresses))
+                let ssdp = matched.contains { $0.proto == .ssdp }
+                let mdns = matched.contains { $0.proto == .mdns } || !services.isEmpty
                 let second = Survey.run(files) { r in
-                    addresses.contains(r.src) || addresses.contains(r.dst) || r.kind == "m-search"
+                    addresses.contains(r.src) || addresses.contains(r.dst) || (ssdp && r.kind == "m-search")
+                        || (mdns && r.kind == "query")
                 }
                 ex.study(second.records, findings: second.findings)
             }
@@ -96,7 +105,8 @@ struct Explanation {
 
     let target: String
     let devices: [InventoryDevice]
-    let coverage: [RuleProtocol]
+    /// DNS-SD instances it resolved to: the one named, or those of the mDNS hosts named.
+    let services: [InventoryService]
     var reasons: [Reason] = []
     var timeline: [Event] = []
     /// Timeline entries beyond what is kept.
@@ -105,42 +115,79 @@ struct Explanation {
     var searchesMissed = 0
     static let maxTimeline = 500
 
-    init(target: String, devices: [InventoryDevice], coverage: [RuleProtocol]) {
+    init(target: String, devices: [InventoryDevice], services: [InventoryService] = []) {
         self.target = target
         self.devices = devices
-        self.coverage = coverage
+        self.services = services
     }
 
     enum Resolution {
-        case matched([InventoryDevice])
+        case matched([InventoryDevice], [InventoryService])
         case ambiguous([String])
     }
 
-    /// Devices named by `target`: an address they sent from, their UUID (with or without
-    /// `uuid:`, any case; an embedded device's UUID names its root), or a prefix of exactly
-    /// one UUID. The same device in several files is one match per file.
+    /// What `target` names: devices and hosts by an address they sent from or advertised;
+    /// an SSDP UUID (with or without `uuid:`, any case; an embedded device's UUID names its
+    /// root); an mDNS host name or DNS-SD instance name (any case, trailing dot optional); or
+    /// a prefix of exactly one of these. A host brings its services; an instance brings its
+    /// host (its SRV target). The same device in several files is one match per file.
     static func resolve(_ target: String, in inventory: Inventory) -> Resolution {
         var t = target.lowercased()
         if t.hasPrefix("uuid:") { t = String(t.dropFirst(5)) }
+        let dotted = t.hasSuffix(".") ? t : t + "."
+        func servicesOf(_ ds: [InventoryDevice]) -> [InventoryService] {
+            inventory.services.filter { s in
+                ds.contains { $0.proto == .mdns && $0.file == s.file && $0.id.lowercased() == s.host?.lowercased() }
+            }
+        }
+        func hostsOf(_ ss: [InventoryService]) -> [InventoryDevice] {
+            inventory.devices.filter { d in
+                d.proto == .mdns && ss.contains { $0.file == d.file && $0.host?.lowercased() == d.id.lowercased() }
+            }
+        }
         let byAddress = inventory.devices.filter { $0.addresses.contains { $0.lowercased() == t } }
-        if !byAddress.isEmpty { return .matched(byAddress) }
-        let exact = inventory.devices.filter { $0.id == t || $0.embedded.contains(t) }
-        if !exact.isEmpty { return .matched(exact) }
-        let prefixed = inventory.devices.filter { $0.id.hasPrefix(t) || $0.embedded.contains { $0.hasPrefix(t) } }
-        let ids = Set(prefixed.map(\.id))
-        if ids.count > 1 { return .ambiguous(ids.sorted()) }
-        return .matched(prefixed)
+        if !byAddress.isEmpty { return .matched(byAddress, servicesOf(byAddress)) }
+        let exact = inventory.devices.filter {
+            $0.proto == .ssdp ? ($0.id == t || $0.embedded.contains(t)) : $0.id.lowercased() == dotted
+        }
+        if !exact.isEmpty { return .matched(exact, servicesOf(exact)) }
+        let exactService = inventory.services.filter { $0.instance.lowercased() == dotted }
+        if !exactService.isEmpty { return .matched(hostsOf(exactService), exactService) }
+        let prefixed = inventory.devices.filter {
+            $0.id.lowercased().hasPrefix(t) || $0.embedded.contains { $0.hasPrefix(t) }
+        }
+        let prefixedServices = inventory.services.filter { $0.instance.lowercased().hasPrefix(t) }
+        let ids = Set(prefixed.map { $0.id.lowercased() } + prefixedServices.map { $0.instance.lowercased() })
+        if ids.count > 1 {
+            return .ambiguous(Array(Set(prefixed.map(\.id) + prefixedServices.map(\.instance))).sorted())
+        }
+        if !prefixedServices.isEmpty { return .matched(hostsOf(prefixedServices), prefixedServices) }
+        return .matched(prefixed, servicesOf(prefixed))
     }
 
     var verdict: Verdict {
-        if devices.isEmpty { return .notSeen }
+        if devices.isEmpty && services.isEmpty { return .notSeen }
         if reasons.contains(where: { $0.impact == 0 }) { return .likelyInvisible }
         if !reasons.isEmpty { return .visibleWithProblems }
         return .visible
     }
 
-    /// Reads the target's messages, the searches around it, and the findings about it.
+    /// Reads the target's messages, the searches and queries around it, and the findings
+    /// about it; then orders the reasons by impact and the timeline by frame.
     mutating func study(_ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]) {
+        if devices.contains(where: { $0.proto == .ssdp }) { studySSDP(records, findings: findings) }
+        if devices.contains(where: { $0.proto == .mdns }) || !services.isEmpty {
+            studyMDNS(records, findings: findings)
+        }
+        reasons.sort { a, b in
+            if a.impact != b.impact { return a.impact < b.impact }
+            return (a.severity ?? .info) > (b.severity ?? .info)
+        }
+        timeline.sort { $0.frame < $1.frame }
+    }
+
+    private mutating func studySSDP(_ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]) {
+        let devices = self.devices.filter { $0.proto == .ssdp }
         let addresses = Set(devices.flatMap(\.addresses))
         var uuids = Set(devices.map { "uuid:" + $0.id })
         for d in devices { for e in d.embedded { uuids.insert("uuid:" + e) } }
@@ -167,7 +214,7 @@ struct Explanation {
             ours($0.record) && $0.record.kind == "response" && Self.header($0.record, "USN") != nil
         }
         var missedFrames: [Int] = []
-        for (r, _) in records {
+        for (r, _) in records where r.proto == .ssdp {
             if ours(r) {
                 add(
                     r.time, r.frame,
@@ -245,10 +292,142 @@ struct Explanation {
                     effect: "control points removed it from their lists when it said byebye",
                     fix: "send ssdp:byebye only when leaving the network, and ssdp:alive again as soon as it is back"))
         }
-        reasons.sort { a, b in
-            if a.impact != b.impact { return a.impact < b.impact }
-            return (a.severity ?? .info) > (b.severity ?? .info)
+    }
+
+    /// mDNS: the host's responses, the queries for its names (answered within a second, or
+    /// not), the findings about it, and what is missing: an SRV target with no address
+    /// record, a goodbye with no return, announcements only over IPv6.
+    private mutating func studyMDNS(_ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]) {
+        let hosts = devices.filter { $0.proto == .mdns }
+        let addresses = Set(hosts.flatMap(\.addresses))
+        let names = Set(hosts.map { $0.id.lowercased() })
+        // The names a browser asks for to find it: host names, instance names, service types.
+        var asked = names
+        for s in services {
+            asked.insert(s.instance.lowercased())
+            if let t = Self.serviceTypeName(s) { asked.insert(t) }
         }
+        let instances = Set(services.map { $0.instance.lowercased() })
+        let first = (hosts.map(\.firstSeen) + services.map(\.firstSeen)).min() ?? .zero
+        let responses = records.filter {
+            $0.record.proto == .mdns && $0.record.kind == "response" && addresses.contains($0.record.src)
+        }
+        var missedFrames: [Int] = []
+        for (r, _) in records where r.proto == .mdns {
+            let summary = String(decoding: r.summaryUTF8, as: UTF8.self)
+            if addresses.contains(r.src) {
+                add(r.time, r.frame, "sent \(summary) (\(r.src) → \(r.dst))")
+                continue
+            }
+            guard r.kind == "query", r.time >= first else { continue }
+            let questions = Self.names(r, "questions").filter { asked.contains($0) }
+            guard let q = questions.first else { continue }
+            let who = "\(r.src):\(r.sport) asked for \(q)"
+            // Its answer listed as known: staying silent is right (RFC 6762 §7.1).
+            let known = Self.names(r, "answers") + Self.targets(r, "answers")
+            if !instances.isEmpty, instances.allSatisfy({ known.contains($0) }) {
+                add(r.time, r.frame, "\(who), listing its answer as known: no reply needed")
+                continue
+            }
+            let deadline = Timestamp(seconds: r.time.seconds &+ 1, nanoseconds: r.time.nanoseconds)
+            let answer = responses.first { a in
+                a.record.time >= r.time && a.record.time <= deadline
+                    && (Self.names(a.record, "answers") + Self.targets(a.record, "answers")).contains {
+                        asked.contains($0)
+                    }
+            }
+            if let a = answer {
+                searchesAnswered += 1
+                let dt = Timestamp.seconds(from: r.time, to: a.record.time)
+                add(r.time, r.frame, "\(who): answered in frame \(a.record.frame), \(Self.seconds(dt)) later")
+            } else {
+                searchesMissed += 1
+                missedFrames.append(r.frame)
+                add(r.time, r.frame, "\(who): not answered")
+            }
+        }
+        let about = findings.filter { f in
+            f.rule.rawValue.hasPrefix("MDNS")
+                && (addresses.contains(f.source) || f.device.map { names.contains($0.lowercased()) } ?? false)
+        }
+        reasons += Self.reasons(from: about)
+        for s in services {
+            guard let target = s.host, target != ".", s.addresses.isEmpty, !s.goodbye else { continue }
+            let what = "SRV target \(target) of \(s.instance) never had an A or AAAA record in the capture"
+            let effect =
+                "browsers list the instance (macOS Finder, avahi-browse, Android NSD), but resolving it finds no address: no client can connect to it"
+            let fix =
+                "announce the A and AAAA records of \(target) with the SRV (as additional records, RFC 6763 §12.2) and answer queries for them"
+            if let k = reasons.firstIndex(where: { $0.rule == "MDNS-518" && $0.what.contains(target) }) {
+                reasons[k].impact = 0
+                reasons[k].effect = effect
+                reasons[k].fix = fix
+            } else {
+                reasons.append(
+                    Reason(impact: 0, severity: nil, rule: nil, frames: [], what: what, effect: effect, fix: fix))
+            }
+        }
+        for s in services where s.goodbye {
+            reasons.append(
+                Reason(
+                    impact: 0, severity: nil, rule: nil, frames: [],
+                    what:
+                        "it said goodbye for \(s.instance) (its records with TTL 0) and did not announce it again before the capture ended",
+                    effect:
+                        "caches drop a record one second after its goodbye (RFC 6762 §10.1): browsers remove the service from their lists",
+                    fix: "send goodbyes only when the service is withdrawn, and announce it again as soon as it is back"
+                ))
+        }
+        for h in hosts where h.goodbye && !services.contains(where: \.goodbye) {
+            reasons.append(
+                Reason(
+                    impact: 0, severity: nil, rule: nil, frames: [],
+                    what: "its address records were last sent with TTL 0 (a goodbye for \(h.id))",
+                    effect: "caches drop its addresses: clients cannot reach it by name",
+                    fix: "send goodbyes only when leaving the network, and announce again as soon as it is back"))
+        }
+        if !addresses.isEmpty && !addresses.contains(where: { !$0.contains(":") }) {
+            reasons.append(
+                Reason(
+                    impact: 0, severity: nil, rule: nil, frames: [],
+                    what: "it announced itself only over IPv6 (no IPv4 address sent from or advertised)",
+                    effect:
+                        "IPv4-only browsers (many TVs and printers, Android NSD on IPv4-only networks, avahi with use-ipv6=no) never see it",
+                    fix: "announce on IPv4 (224.0.0.251) as well, with an A record"))
+        }
+        if searchesMissed > 0 {
+            let all = searchesAnswered == 0
+            reasons.append(
+                Reason(
+                    impact: all ? 0 : 1, severity: nil, rule: nil, frames: Array(missedFrames.prefix(10)),
+                    what:
+                        "it left \(searchesMissed) of \(searchesMissed + searchesAnswered) query(ies) for its own names unanswered",
+                    effect:
+                        "a browser that starts after its announcements (a phone app opening, avahi-browse, dns-sd -B) asks and gets no answer: it does not list the service until the next announcement",
+                    fix:
+                        "answer queries for its service type, instance and host names within 20–120 ms (RFC 6762 §6), unless the query lists the answer as known"
+                ))
+        }
+    }
+
+    /// `_ipp._tcp.local.` of instance `Office._ipp._tcp.local.` (lower case).
+    static func serviceTypeName(_ s: InventoryService) -> String? {
+        guard !s.serviceType.isEmpty else { return nil }
+        let i = s.instance.lowercased()
+        guard let r = i.firstRange(of: "." + s.serviceType.lowercased() + ".") else { return nil }
+        return String(i[i.index(after: r.lowerBound)...])
+    }
+
+    /// The owner names (lower case) of an mDNS record's questions or records in `section`.
+    static func names(_ r: MessageRecord, _ section: String) -> [String] {
+        guard let xs = r.fields.first(where: { $0.0 == section })?.1.arrayValue else { return [] }
+        return xs.compactMap { $0["name"]?.stringValue?.lowercased() }
+    }
+
+    /// The PTR targets (lower case) of the records in `section`.
+    static func targets(_ r: MessageRecord, _ section: String) -> [String] {
+        guard let xs = r.fields.first(where: { $0.0 == section })?.1.arrayValue else { return [] }
+        return xs.compactMap { $0["rdata"]?["target"]?.stringValue?.lowercased() }
     }
 
     private mutating func add(_ t: Timestamp, _ frame: Int, _ s: String) {
@@ -316,11 +495,8 @@ struct Explanation {
         var out = ""
         guard !devices.isEmpty else {
             out += "'\(e(target))' matches nothing in the capture: verdict not seen.\n\n"
-            out += "No SSDP device with that UUID sent a message, and no such address sent SSDP.\n"
-            if !coverage.contains(.mdns) {
-                out +=
-                    "(explain covers SSDP devices only for now; mDNS hosts and service names come with the mDNS session model.)\n"
-            }
+            out +=
+                "No SSDP device with that UUID, no mDNS host or DNS-SD instance with that name sent a message, and no such address sent SSDP or mDNS.\n"
             out += """
 
                 Usual causes:
@@ -333,10 +509,18 @@ struct Explanation {
                 """
             return out
         }
-        let d = devices[0]
-        out += "\(e(d.id)) (SSDP device at \(e(d.addresses.joined(separator: ", "))))"
-        if let s = d.server { out += ", SERVER \(e(s))" }
-        out += "\n"
+        if let d = devices.first {
+            out +=
+                "\(e(d.id)) (\(d.proto == .ssdp ? "SSDP device" : "mDNS host") at \(e(d.addresses.joined(separator: ", "))))"
+            if let s = d.server { out += ", SERVER \(e(s))" }
+            out += "\n"
+        }
+        for s in services {
+            out +=
+                "service \(e(s.instance)) (\(e(s.serviceType))"
+                + (s.host.map { ", SRV \(e($0)) port \(s.port.map(String.init) ?? "?")" } ?? ", no SRV record seen")
+                + ")\n"
+        }
         if devices.count > 1 { out += "Seen in \(devices.count) inputs.\n" }
         out += "\nVerdict: \(verdict.rawValue)"
         switch verdict {
@@ -357,7 +541,7 @@ struct Explanation {
             }
         }
         out +=
-            "\nWhat it did (\(d.messages) message(s), \(searchesAnswered) search(es) answered, \(searchesMissed) missed):\n"
+            "\nWhat it did (\(devices.first?.messages ?? 0) message(s), \(searchesAnswered) \(devices.first?.proto == .ssdp ? "search(es)" : "query(ies)") answered, \(searchesMissed) missed):\n"
         for ev in timeline {
             out += "  \(InventoryRecords.dateTime(ev.time)) frame \(ev.frame): \(e(ev.summary))\n"
         }
@@ -368,7 +552,10 @@ struct Explanation {
     func json() -> JSONValue {
         .object([
             ("type", .string("explanation")), ("target", .string(target)),
-            ("matched", .array(Array(Set(devices.map(\.id))).sorted().map { .string($0) })),
+            (
+                "matched",
+                .array((Array(Set(devices.map(\.id))).sorted() + services.map(\.instance)).map { .string($0) })
+            ),
             ("verdict", .string(verdict.rawValue)),
             (
                 "reasons",

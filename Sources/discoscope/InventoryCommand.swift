@@ -16,7 +16,9 @@ extension DiscoScope {
             discussion: """
                 Each SSDP root device (embedded devices under it), with its addresses, MACs, SERVER, \
                 UPnP version, types, LOCATIONs, BOOTIDs, max-age values, first and last message, \
-                message and finding counts. Each file is its own session. --format jsonl writes \
+                message and finding counts; each mDNS host with its addresses and services, and \
+                under it each DNS-SD service instance with its type, SRV target and port, TXT and \
+                finding counts. Each file is its own session. --format jsonl writes \
                 `device` and `service` records followed by the `finding` records (what `diff` \
                 compares); docs/FORMATS.md describes them.
                 Exit status: 0, or 2 when an input could not be read.
@@ -57,7 +59,7 @@ extension DiscoScope {
         static func text(_ r: Survey.Result) -> String {
             var out = "Inventory (\(coverageNote(r.inventory)))\n"
             let body = InventoryRecords.text(r.inventory, timeText: InventoryRecords.dateTime)
-            out += body.isEmpty ? "\nNo SSDP device was seen.\n" : body
+            out += body.isEmpty ? "\nNo SSDP device, mDNS host or DNS-SD service was seen.\n" : body
             return out
         }
     }

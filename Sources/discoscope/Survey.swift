@@ -105,9 +105,7 @@ func writeReport(_ text: String, to path: String?) -> Bool {
     return true
 }
 
-/// Which protocols an inventory covers, for the text header.
+/// What an inventory lists, for the text header.
 func coverageNote(_ inventory: Inventory) -> String {
-    if inventory.protocols.contains(.mdns) { return "SSDP devices, mDNS hosts and DNS-SD services" }
-    return
-        "SSDP root devices only: mDNS hosts and DNS-SD service instances are not listed yet (they come with the mDNS session model)"
+    "SSDP root devices, mDNS hosts and DNS-SD service instances"
 }

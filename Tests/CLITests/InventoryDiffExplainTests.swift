@@ -5,6 +5,8 @@ import Testing
 private let testbed = "captures/testbed/lan-dualstack.pcapng"
 private let withoutH3 = "captures/testbed/lan-dualstack-without-h3.pcapng"
 private let explainCapture = "captures/session/ssdp-explain.pcap"
+private let withoutH4 = "captures/testbed/lan-dualstack-without-h4.pcapng"
+private let mdnsExplain = "captures/session/mdns-explain.pcap"
 private let root = Fixtures.packageRoot
 
 private func uuid(_ n: String) -> String { "4d696e69-444c-164e-9d41-b827eb0000" + n }
@@ -43,7 +45,7 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         #expect(r.status == 0, "\(r.stderr)")
         let devices = jsonRecords(r).filter { $0["type"] as? String == "device" }
         var seen: [String: Set<String>] = [:]
-        for d in devices {
+        for d in devices where d["protocol"] as? String == "ssdp" {
             guard let id = d["id"] as? String else { continue }
             seen[id] = Set(d["addresses"] as? [String] ?? [])
         }
@@ -57,6 +59,103 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         #expect(minidlna?["locations"] as? [String] == ["http://10.99.0.3:8200/rootDesc.xml"])
         #expect(minidlna?["byebye"] as? Bool == true)
         #expect(minidlna?["macs"] as? [String] == ["02:99:00:00:00:03"])
+    }
+
+    @Test(.enabled(if: tshark != nil, "needs tshark (scripts/test-setup.sh installs it)"))
+    func testbedMDNSHostsAndInstancesAreExactlyTheSRVRecordsTsharkDecodes() throws {
+        // Every answer and additional record of every mDNS response, as tshark decodes it
+        // (TShark 4.0 gives an SRV record no dns.resp.name: its owner heads the tree's label,
+        // "Name._ipp._tcp.local: type SRV, …").
+        let t = try runProcess(
+            tshark ?? "", ["-r", testbed, "-Y", "mdns && dns.flags.response==1", "-T", "json"],
+            currentDirectory: root)
+        let frames = try JSONSerialization.jsonObject(with: Data(t.stdout.utf8)) as? [[String: Any]] ?? []
+        var instances: [String: Set<String>] = [:]
+        var hosts: Set<String> = []
+        for f in frames {
+            let layers = (f["_source"] as? [String: Any])?["layers"] as? [String: Any]
+            guard let mdns = layers?["mdns"] as? [String: Any] else { continue }
+            for section in ["Answers", "Additional records"] {
+                for (label, value) in mdns[section] as? [String: Any] ?? [:] {
+                    guard let rr = value as? [String: Any], let type = rr["dns.resp.type"] as? String else { continue }
+                    switch type {
+                    case "1", "28":
+                        if let name = rr["dns.resp.name"] as? String { hosts.insert(name.lowercased() + ".") }
+                    case "33":
+                        guard let target = rr["dns.srv.target"] as? String, let port = rr["dns.srv.port"] as? String,
+                            let owner = label.components(separatedBy: ": type SRV").first
+                        else { continue }
+                        instances[owner.lowercased() + ".", default: []].insert("\(target.lowercased()). \(port)")
+                        hosts.insert(target.lowercased() + ".")
+                    default: continue
+                    }
+                }
+            }
+        }
+        #expect(instances.count >= 9, "tshark found \(instances.keys.sorted())")
+        let r = try run(["inventory", "--format", "jsonl", testbed], cwd: root)
+        let records = jsonRecords(r)
+        let seenHosts = Set(
+            records.filter { $0["type"] as? String == "device" && $0["protocol"] as? String == "mdns" }
+                .compactMap { ($0["id"] as? String)?.lowercased() })
+        var seenInstances: [String: String] = [:]
+        for s in records where s["type"] as? String == "service" {
+            guard let i = s["instance"] as? String, let h = s["host"] as? String, let p = s["port"] as? Int else {
+                continue
+            }
+            seenInstances[i.lowercased()] = "\(h.lowercased()) \(p)"
+        }
+        #expect(seenHosts == hosts)
+        #expect(Set(seenInstances.keys) == Set(instances.keys))
+        for (i, srv) in seenInstances { #expect(instances[i]?.contains(srv) == true, "\(i): \(srv)") }
+        let h2 = records.first { $0["id"] as? String == "h2-zeroconf.local." }
+        #expect((h2?["addresses"] as? [String] ?? []).contains("10.99.0.2"))
+        #expect((h2?["services"] as? [String] ?? []).contains("H2 Lamp._hap._tcp.local."))
+    }
+
+    @Test func mdnsRecordsCarryEveryContractFieldAndCountFindings() throws {
+        let r = try run(["inventory", "--format", "jsonl", mdnsExplain], cwd: root)
+        let records = jsonRecords(r)
+        let hosts = records.filter { $0["type"] as? String == "device" }
+        let services = records.filter { $0["type"] as? String == "service" }
+        #expect(hosts.compactMap { $0["id"] as? String }.count == 5)
+        #expect(services.count == 5)
+        for h in hosts {
+            for k in ["protocol", "id", "addresses", "macs", "first_seen", "last_seen", "messages", "findings"]
+                + ["services", "goodbye"]
+            {
+                #expect(h[k] != nil, "device record without \(k)")
+            }
+        }
+        for s in services {
+            for k in [
+                "instance", "service_type", "subtypes", "host", "port", "txt", "addresses", "first_seen", "last_seen",
+                "goodbye", "findings",
+            ] {
+                #expect(s[k] != nil, "service record without \(k)")
+            }
+        }
+        let noaddr = services.first { $0["instance"] as? String == "NoAddr._ipp._tcp.local." }
+        #expect(noaddr?["host"] as? String == "noaddr-printer.local.")
+        #expect(noaddr?["port"] as? Int == 631)
+        #expect(noaddr?["txt"] as? [String] == ["txtvers=1", "rp=print"])
+        #expect((noaddr?["addresses"] as? [String])?.isEmpty == true)
+        // MDNS-518 (end of input) names the instance: counted for the service and its host.
+        #expect((noaddr?["findings"] as? [String: Int])?["warning"] == 1)
+        let host = hosts.first { $0["id"] as? String == "noaddr-printer.local." }
+        #expect(((host?["findings"] as? [String: Int])?["warning"] ?? 0) >= 1)
+        // A session rule's finding (MDNS-506, judged in capture order) counts for the host the
+        // response speaks for, beside the per-message rules' (MDNS-309, three times).
+        let good = hosts.first { $0["id"] as? String == "good-printer.local." }
+        #expect(good?["findings"] as? [String: Int] == ["error": 1, "warning": 3, "info": 0])
+        let leaving = services.first { $0["instance"] as? String == "Leaving._ipp._tcp.local." }
+        #expect(leaving?["goodbye"] as? Bool == true)
+        let analyze = try run(["analyze", "--format", "jsonl", mdnsExplain], cwd: root)
+        let types = jsonRecords(analyze).compactMap { $0["type"] as? String }
+        #expect(
+            Array(types.suffix(11)) == Array(repeating: "device", count: 5) + Array(repeating: "service", count: 5) + [
+                "summary"
+            ])
     }
 
     @Test func deviceRecordsCarryEveryContractField() throws {
@@ -91,7 +190,16 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         let text = try run(["inventory", explainCapture], cwd: root)
         #expect(text.stdout.contains("SSDP device \(uuid("e5"))"))
         #expect(text.stdout.contains("said byebye last"))
-        #expect(text.stdout.hasPrefix("Inventory (SSDP root devices only"))
+        #expect(text.stdout.hasPrefix("Inventory (SSDP root devices, mDNS hosts and DNS-SD service instances)"))
+        // Services are listed under their host.
+        let mdns = try run(["inventory", mdnsExplain], cwd: root).stdout
+        let host = mdns.firstRange(of: "mDNS host noaddr-printer.local.")
+        let service = mdns.firstRange(of: "    service NoAddr._ipp._tcp.local.")
+        let next = mdns.firstRange(of: "mDNS host leaving-printer.local.")
+        #expect(host != nil && service != nil && next != nil)
+        if let host, let service, let next {
+            #expect(host.upperBound < service.lowerBound && service.upperBound < next.lowerBound)
+        }
     }
 }
 
@@ -110,6 +218,17 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         // The findings of h3's devices are fixed with them; none is new.
         let fc = jsonRecords(r).filter { $0["type"] as? String == "finding_change" }
         #expect(!fc.isEmpty && fc.allSatisfy { $0["change"] as? String == "fixed" })
+    }
+
+    @Test func removingOneMDNSHostReportsExactlyItAndItsServicesDisappearedAndExitsOne() throws {
+        let r = try run(["diff", "--format", "jsonl", testbed, withoutH4], cwd: root)
+        #expect(r.status == 1)
+        let changes = jsonRecords(r).filter { $0["type"] as? String == "change" }
+        #expect(changes.allSatisfy { $0["change"] as? String == "disappeared" })
+        #expect(
+            Set(changes.map { "\($0["kind"] as? String ?? "") \($0["id"] as? String ?? "")" }) == [
+                "device h4-zeroconf.local.", "service H4 Status Page._http._tcp.local.",
+            ])
     }
 
     @Test func aCaptureAgainstItselfReportsNothingAndExitsZero() throws {
@@ -231,6 +350,56 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         let (_, e) = try explain("living-room-tv")
         #expect(e["verdict"] as? String == "not seen")
         #expect((e["matched"] as? [Any])?.isEmpty == true)
+    }
+
+    func explainMDNS(_ target: String) throws -> (ProcessResult, [String: Any]) {
+        let r = try run(["explain", "--format", "jsonl", target, mdnsExplain], cwd: root)
+        return (r, jsonRecords(r).first ?? [:])
+    }
+    func whats(_ e: [String: Any]) -> [String] {
+        (e["reasons"] as? [[String: Any]] ?? []).compactMap { $0["what"] as? String }
+    }
+
+    @Test func anSRVTargetWithoutAddressRecordMakesTheServiceLikelyInvisible() throws {
+        let (r, e) = try explainMDNS("noaddr-printer.local")
+        #expect(r.status == 1)
+        #expect(e["verdict"] as? String == "likely invisible")
+        #expect(e["matched"] as? [String] == ["noaddr-printer.local.", "NoAddr._ipp._tcp.local."])
+        let first = (e["reasons"] as? [[String: Any]])?.first
+        #expect(first?["rule"] as? String == "MDNS-518")
+        #expect((first?["effect"] as? String ?? "").contains("no client can connect"))
+        // By instance name (a prefix will do) it is the same service.
+        let (_, byInstance) = try explainMDNS("NoAddr._ipp")
+        #expect(byInstance["matched"] as? [String] == ["noaddr-printer.local.", "NoAddr._ipp._tcp.local."])
+    }
+
+    @Test func aServiceThatSaidGoodbyeIsLikelyInvisible() throws {
+        let (r, e) = try explainMDNS("Leaving._ipp._tcp.local.")
+        #expect(r.status == 1)
+        #expect(e["verdict"] as? String == "likely invisible")
+        #expect(whats(e).first?.contains("said goodbye for Leaving._ipp._tcp.local.") == true)
+    }
+
+    @Test func queriesLeftUnansweredAndIPv6OnlyAnnouncementsAreReasons() throws {
+        let (_, silent) = try explainMDNS("192.168.1.34")
+        #expect(silent["verdict"] as? String == "likely invisible")
+        #expect(whats(silent).contains { $0.contains("left 2 of 2 query(ies) for its own names unanswered") })
+        let (_, v6) = try explainMDNS("v6only-printer.local.")
+        #expect(whats(v6).contains { $0.contains("only over IPv6") })
+        // The service that answered both queries has no such reason.
+        let (_, good) = try explainMDNS("Good._ipp")
+        #expect(!whats(good).contains { $0.contains("unanswered") || $0.contains("goodbye") || $0.contains("IPv6") })
+        let timeline = (good["timeline"] as? [[Any]] ?? []).compactMap { $0.last as? String }
+        #expect(timeline.filter { $0.contains("asked for _ipp._tcp.local.: answered in frame") }.count == 2)
+    }
+
+    @Test func anMDNSNameThatMatchesNothingIsNotSeen() throws {
+        let (r, e) = try explainMDNS("kitchen-speaker.local")
+        #expect(r.status == 1)
+        #expect(e["verdict"] as? String == "not seen")
+        #expect((e["matched"] as? [Any])?.isEmpty == true)
+        let text = try run(["explain", "kitchen-speaker.local", mdnsExplain], cwd: root)
+        #expect(text.stdout.contains("no mDNS host or DNS-SD instance with that name"))
     }
 
     @Test func anAmbiguousPrefixIsAUsageError() throws {
