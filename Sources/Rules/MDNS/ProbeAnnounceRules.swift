@@ -275,3 +275,113 @@ struct AnnouncingRule: SessionRule {
         }
     }
 }
+
+/// MDNS-505: no regular periodic announcements.
+///
+/// Per source and record (RRSet and RDATA; a data change starts a new series): unsolicited
+/// multicast responses, that is responses with no query (other than a probe) from another
+/// host in the second before them and none asking for the record's name since the previous
+/// one. A series whose intervals all equal its first one (within 10 % and 50 ms) is periodic
+/// once it has 6 transmissions with a period of 2 s or more, or 9 with any period (up to
+/// eight announcements are allowed, §8.3, and doubling intervals are never equal). Anything
+/// else (an answer, a changed RDATA, an interval off the period) ends the series. A link
+/// change is not visible on the wire, but it causes a one-off announcement, not a period.
+struct PeriodicAnnouncementRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-505", "no-periodic-announcements", .error, "Records are not announced at a fixed period",
+        spec: "RFC 6762 §8.3",
+        "Per source and record: 6 or more unsolicited multicast responses at a fixed period of 2 s or more (9 or more for shorter periods), with no query for the name between them and none from another host in the second before each.",
+        interop:
+            "periodic announcements cost every host on the link a wake-up; RFC 6762 relies on queries and TTLs instead",
+        example: "the same record set unsolicited every 60 s for an hour with no matching queries", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample((0..<6).map { announce(at: Double($0) * 60) })],
+        nonTriggering: [
+            // Doubling intervals: announcing, then the host stays quiet.
+            RuleExample([0, 1, 3, 7, 15, 31].map { announce(at: $0) }),
+            // Every repetition answers a query.
+            RuleExample(
+                (0..<6).flatMap { k in
+                    [
+                        mdns(ask("printer.local", 1), src: "192.168.1.5", at: Double(k) * 60),
+                        announce(at: Double(k) * 60 + 0.1),
+                    ]
+                }),
+        ])
+
+    struct Key: Hashable {
+        var source: IPAddress
+        var record: MDNSRecordKey
+    }
+    struct Series {
+        var frames: [Int]
+        var last: Timestamp
+        var period: Double?
+        var count: Int
+        var reported = false
+    }
+    private var series: [Key: Series] = [:]
+    /// The last query (not a probe) naming each name, and the last query of any kind per
+    /// source.
+    private var asked: [UInt64: Timestamp] = [:]
+    private var lastQuery: [IPAddress: Timestamp] = [:]
+    static let capacity = 4096
+    static let longPeriodCount = 6
+    static let anyPeriodCount = 9
+    static let longPeriod = 2.0
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
+        let p = i.message.payload
+        if i.isQuery {
+            guard !i.isProbe else { return }
+            MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0 }, &out)
+            MDNSSession.makeRoom(&lastQuery, cap: 1024, now: e.time, horizon: 1, time: { $0 }, &out)
+            for q in i.message.questions.prefix(64) { asked[q.name.key(in: p)] = e.time }
+            lastQuery[e.src] = e.time
+            return
+        }
+        guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return }
+        let solicited = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
+        var revealed: [Key] = []
+        for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
+            let key = Key(source: e.src, record: MDNSRecordKey(r.record, p))
+            guard var s = series[key] else {
+                if solicited { continue }
+                MDNSSession.makeRoom(&series, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last }, &out)
+                series[key] = Series(frames: [e.frame], last: e.time, count: 1)
+                continue
+            }
+            let gap = MDNSSession.since(s.last, e.time)
+            let answered = asked[key.record.set.name].map { $0 >= s.last } ?? false
+            if solicited || answered {
+                series[key] = nil
+                continue
+            }
+            if let period = s.period, abs(gap - period) > max(0.05, period * 0.1) {
+                // Off the period: a new series starts from the previous transmission.
+                s = Series(frames: [s.frames.last ?? e.frame], last: s.last, period: nil, count: 1)
+            }
+            if s.period == nil { s.period = gap }
+            s.count &+= 1
+            s.last = e.time
+            if s.frames.count < 8 { s.frames.append(e.frame) }
+            let needed =
+                (s.period ?? 0) >= Self.longPeriod - MDNSSession.jitter ? Self.longPeriodCount : Self.anyPeriodCount
+            if s.count >= needed, !s.reported {
+                s.reported = true
+                revealed.append(key)
+            }
+            series[key] = s
+        }
+        guard let first = revealed.first, let s = series[first],
+            let r = i.records.first(where: {
+                $0.section != .authority && MDNSRecordKey($0.record, p) == first.record
+            })
+        else { return }
+        out.report(
+            Self.descriptor,
+            "\(i.name(r.record.name)) \(r.record.type) multicast unsolicited \(s.count) times every \(String(format1: s.period ?? 0)) s (since frame \(s.frames.first ?? e.frame)) with no query for it: no regular periodic announcements",
+            related: Array(s.frames.dropLast().reversed()))
+    }
+}

@@ -4,7 +4,7 @@ import NetLayers
 import WireFormat
 
 // MDNS-5xx about queries and the responses to them: Known-Answer suppression and lists,
-// continuous querying, unicast responses.
+// continuous querying, unicast responses, duplicate question and answer suppression.
 
 /// A record's identity in a Known-Answer list or a response: RRSet and RDATA.
 struct MDNSRecordKey: Hashable {
@@ -14,6 +14,11 @@ struct MDNSRecordKey: Hashable {
     init(_ rr: ResourceRecord, _ p: [UInt8]) {
         set = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
         rdata = MDNSSessionModel.rdataKey(rr, p)
+    }
+
+    init(set: MDNSRRSetKey, rdata: UInt64) {
+        self.set = set
+        self.rdata = rdata
     }
 }
 
@@ -322,5 +327,140 @@ struct UnicastResponseRule: SessionRule {
             Self.descriptor,
             "unicast response to \(e.dst):5353, which sent no QU or unicast query in the previous 2 s: responses must be multicast",
             related: [])
+    }
+}
+
+/// MDNS-519: duplicate answer suppression (RFC 6762 §7.4) and duplicate question suppression
+/// (§7.3).
+///
+/// Answers: a multicast response repeating a record (same RRSet and RDATA) that another host
+/// multicast at least 20 ms earlier (time to have seen it) with a TTL at least as long, both
+/// after the latest query from a third host that asked for it, within a second of that query.
+/// Questions: a QM question that another host asked 20–100 ms earlier with a Known-Answer
+/// list this querier's list contains. The querier's plan is not on the wire: 100 ms is the
+/// shortest planning horizon §5.2 gives (a first query is delayed 20–120 ms), so a question
+/// sent that soon after an identical one was planned when the other was seen.
+/// Hosts are told apart by source address within one address family only: a dual-stack host
+/// sends the same message over IPv4 and IPv6.
+struct DuplicateSuppressionRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-519", "duplicate-suppression", .warning,
+        "Hosts do not repeat an answer or a question another host just sent",
+        spec: "RFC 6762 §7.3, §7.4",
+        "An answer another host of the same address family multicast 20 ms or more earlier with at least the same TTL, both answering the latest query (within 1 s) that asked for it; a QM question another host asked 20–100 ms earlier with a Known-Answer list contained in this one's.",
+        interop: "Apple BCT: DUPLICATE SUPPRESSION, DISTRIBUTED DUPLICATE SUPPRESSION",
+        example: "two responders send the identical shared PTR within 50 ms of each other for the same query",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0), mdns(shared(), src: "192.168.1.30", at: 0.03),
+                mdns(shared(), at: 0.08),
+            ]),
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 0.05),
+            ]),
+        ],
+        nonTriggering: [
+            // Both sent at once: neither could have seen the other.
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0), mdns(shared(), src: "192.168.1.30", at: 0.05),
+                mdns(shared(), at: 0.06),
+            ]),
+            // The first querier listed an answer the second lacks: responders will not send
+            // it for the first, so the second must ask.
+            RuleExample([
+                mdns(KnownAnswerSuppressionRule.kaQuery(ttl: 4500), src: "192.168.1.5", at: 0),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 0.05),
+            ]),
+            // The same host over IPv6.
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0),
+                mdns(ask("_ipp._tcp.local"), src: "fe80::5", dst: "ff02::fb", at: 0.05),
+            ]),
+        ])
+
+    /// The shared browse PTR for `Office._ipp._tcp.local.`, alone.
+    static func shared() -> DNSBuilder {
+        response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
+    }
+
+    struct Asked {
+        var query: MDNSRecentQuery
+        var qm: [Bool]
+        var known: Set<MDNSRecordKey>
+    }
+    /// Multicast queries of the last second, oldest first.
+    private var recent: [Asked] = []
+    static let capacity = 64
+    static let window = 1.0
+    static let seen = 0.02
+    static let planning = 0.1
+
+    static func sameFamily(_ a: IPAddress, _ b: IPAddress) -> Bool {
+        switch (a, b) {
+        case (.v4, .v4), (.v6, .v6): true
+        default: false
+        }
+    }
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
+        let p = i.message.payload
+        recent.removeAll { MDNSSession.since($0.query.time, e.time) > Self.window }
+        if i.isQuery {
+            guard !i.isProbe, !i.message.questions.isEmpty else { return }
+            let asked = Asked(
+                query: MDNSRecentQuery(e, i), qm: i.message.questions.prefix(64).map { !$0.unicastResponse },
+                known: Set(i.message.answers.prefix(256).map { MDNSRecordKey($0, p) }))
+            if !asked.query.truncated { judgeQuestion(e, i, asked, &out) }
+            if recent.count >= Self.capacity {
+                recent.removeFirst()
+                out.evicted()
+            }
+            recent.append(asked)
+            return
+        }
+        guard i.isResponse else { return }
+        for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
+            let key = MDNSRecordKey(r.record, p)
+            guard let q = recent.last(where: { $0.query.asks(key.set) })?.query, q.source != e.src,
+                let set = e.model.rrsets[key.set]
+            else { continue }
+            guard
+                let other = set.members.first(where: { m in
+                    guard m.rdata == key.rdata, m.owner != e.src, m.owner != q.source, Self.sameFamily(m.owner, e.src),
+                        !m.goodbye, m.lastTTL >= r.record.ttl, let t = m.lastMulticast
+                    else { return false }
+                    return t.time >= q.time && MDNSSession.since(t.time, e.time) >= Self.seen
+                }), let t = other.lastMulticast
+            else { continue }
+            out.report(
+                Self.descriptor,
+                "\(i.name(r.record.name)) \(r.record.type) repeats the answer \(other.owner) multicast \(ResponseDelayRule.ms(MDNSSession.since(t.time, e.time))) ms earlier (frame \(t.frame)) with TTL \(other.lastTTL) to the query of frame \(q.frame); duplicate answers are suppressed",
+                related: [t.frame, q.frame])
+            return
+        }
+    }
+
+    private func judgeQuestion(_ e: MDNSEvent, _ i: MDNSInput, _ asked: Asked, _ out: inout SessionReports) {
+        for (k, id) in asked.query.questions.enumerated() where asked.qm[k] {
+            for earlier in recent.reversed()
+            where earlier.query.source != e.src && Self.sameFamily(earlier.query.source, e.src)
+                && !earlier.query.truncated
+            {
+                let gap = MDNSSession.since(earlier.query.time, e.time)
+                guard gap >= Self.seen, gap <= Self.planning,
+                    let j = earlier.query.questions.firstIndex(of: id), earlier.qm[j],
+                    earlier.known.filter({ id.isAnswered(by: $0.set) }).isSubset(of: asked.known)
+                else { continue }
+                out.report(
+                    Self.descriptor,
+                    "QM question \(i.name(i.message.questions[k].name)) \(i.message.questions[k].type) asked \(ResponseDelayRule.ms(gap)) ms after \(earlier.query.source) asked it (frame \(earlier.query.frame)) with no Known-Answer this query lacks; the duplicate question is suppressed",
+                    related: [earlier.query.frame])
+                return
+            }
+        }
     }
 }

@@ -356,3 +356,157 @@ struct AdditionalRecordsRule: SessionRule {
         }
     }
 }
+
+/// MDNS-517: a host sending a member of a unique RRSet sends the whole RRSet.
+///
+/// The cache-flush bit tells caches that the message (or the burst it starts) holds the whole
+/// RRSet: members received more than a second earlier are flushed (RFC 6762 §10.2). A host
+/// whose cache-flush message leaves out a member it sent before may simply have dropped that
+/// member (that is how a unique RRSet shrinks), so the omission is judged only when the host
+/// shows it still owns the member: it sends it again later, more than a second after the
+/// message that left it out (within a second it is the same burst). Per source address.
+/// Not judged for members a query of the last second listed as Known-Answers (Known-Answer
+/// suppression, §7.1, may leave them out) or another host multicast in the last second
+/// (duplicate answer suppression, §7.4), nor after the host said goodbye to them.
+struct WholeRRSetRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-517", "whole-unique-rrset", .error, "A host sends every member of a unique RRSet together",
+        spec: "RFC 6762 §10.2",
+        "Per source and unique RRSet: a cache-flush message (or burst within 1 s) leaving out a member the source sent before, which it sends again more than 1 s later (so it still owns it). Members left out by Known-Answer or duplicate answer suppression, or said goodbye to, are not counted.",
+        interop: "peers flush the members left out a second later: lookups lose one of the host's addresses",
+        example:
+            "host sends printer.local. A 10.0.0.5 and A 10.0.0.6, then only A 10.0.0.5 with cache-flush, then both again",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                mdns(twoAddresses(), at: 0), mdns(aResponse("192.168.1.20"), at: 10), mdns(twoAddresses(), at: 20),
+            ])
+        ],
+        nonTriggering: [
+            // The host dropped an address: the smaller set stays.
+            RuleExample([
+                mdns(twoAddresses(), at: 0), mdns(aResponse("192.168.1.20"), at: 10),
+                mdns(aResponse("192.168.1.20"), at: 20),
+            ]),
+            // One burst: the second address follows within a second.
+            RuleExample([
+                mdns(twoAddresses(), at: 0), mdns(aResponse("192.168.1.20"), at: 10),
+                mdns(aResponse("192.168.1.21"), at: 10.2),
+                mdns(twoAddresses(), at: 20),
+            ]),
+        ])
+
+    static func twoAddresses() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.20"))
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.21"))
+        }
+    }
+
+    struct Key: Hashable {
+        var source: IPAddress
+        var set: MDNSRRSetKey
+    }
+    /// The members a source last sent of an RRSet, in one message or burst.
+    struct Sent {
+        var rdata: [UInt64]
+        var frame: Int
+        var time: Timestamp
+    }
+    /// A cache-flush message that left members out.
+    struct Omission {
+        var rdata: [UInt64]
+        var frame: Int
+        var time: Timestamp
+        var before: Int
+    }
+    private var sent: [Key: Sent] = [:]
+    private var omissions: [Key: Omission] = [:]
+    /// Known-Answers of the queries of the last second.
+    private var listed: [(time: Timestamp, records: Set<MDNSRecordKey>)] = []
+    static let capacity = 4096
+    static let burst = 1.0
+    static let maxMembers = 16
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
+        let p = i.message.payload
+        listed.removeAll { MDNSSession.since($0.time, e.time) > Self.burst }
+        if i.isQuery {
+            guard !i.message.answers.isEmpty else { return }
+            if listed.count >= 64 {
+                listed.removeFirst()
+                out.evicted()
+            }
+            listed.append((e.time, Set(i.message.answers.prefix(256).map { MDNSRecordKey($0, p) })))
+            return
+        }
+        guard i.isResponse, e.srcPort == 5353 else { return }
+        // This message's members per RRSet; goodbyes end ownership.
+        var groups: [MDNSRRSetKey: [UInt64]] = [:]
+        var order: [MDNSRRSetKey] = []
+        for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
+            let k = MDNSRecordKey(r.record, p)
+            if r.record.ttl == 0 {
+                let key = Key(source: e.src, set: k.set)
+                sent[key]?.rdata.removeAll { $0 == k.rdata }
+                omissions[key]?.rdata.removeAll { $0 == k.rdata }
+                continue
+            }
+            if groups[k.set] == nil { order.append(k.set) }
+            if !(groups[k.set]?.contains(k.rdata) ?? false), (groups[k.set]?.count ?? 0) < Self.maxMembers {
+                groups[k.set, default: []].append(k.rdata)
+            }
+        }
+        var reported = false
+        for set in order {
+            guard let now = groups[set] else { continue }
+            let key = Key(source: e.src, set: set)
+            if let o = omissions[key] {
+                if MDNSSession.since(o.time, e.time) <= Self.burst {
+                    omissions[key]?.rdata.removeAll { now.contains($0) }
+                    if omissions[key]?.rdata.isEmpty ?? false { omissions[key] = nil }
+                } else {
+                    omissions[key] = nil
+                    let back = o.rdata.filter { now.contains($0) }
+                    if !back.isEmpty, !reported,
+                        let name = i.records.first(where: {
+                            $0.section != .authority && MDNSRecordKey($0.record, p).set == set
+                        })
+                    {
+                        reported = true
+                        out.report(
+                            Self.descriptor,
+                            "frame \(o.frame) sent \(i.name(name.record.name)) \(name.record.type) with the cache-flush bit but without \(back.count) member(s) this host sent before (frame \(o.before)) and sends again here: caches flushed them",
+                            related: [o.frame, o.before])
+                    }
+                }
+            }
+            if let s = sent[key], MDNSSession.since(s.time, e.time) <= Self.burst {
+                var union = s.rdata
+                for r in now where !union.contains(r) && union.count < Self.maxMembers { union.append(r) }
+                sent[key]?.rdata = union
+                sent[key]?.time = e.time
+                continue
+            }
+            if let s = sent[key], omissions[key] == nil {
+                let left = s.rdata.filter { r in
+                    let rk = MDNSRecordKey(set: set, rdata: r)
+                    return !now.contains(r) && !listed.contains { $0.records.contains(rk) }
+                        && !(e.model.rrsets[set]?.members.contains {
+                            $0.rdata == r && $0.owner != e.src
+                                && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) <= Self.burst } ?? false
+                        } ?? false)
+                }
+                if !left.isEmpty, left.count < s.rdata.count {
+                    MDNSSession.makeRoom(
+                        &omissions, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
+                    omissions[key] = Omission(rdata: left, frame: e.frame, time: e.time, before: s.frame)
+                }
+            }
+            MDNSSession.makeRoom(&sent, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
+            sent[key] = Sent(rdata: now, frame: e.frame, time: e.time)
+        }
+    }
+}
