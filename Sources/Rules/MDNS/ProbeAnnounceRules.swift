@@ -185,7 +185,7 @@ struct AnnouncingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
         spec: "RFC 6762 §8.3",
-        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight (info).",
+        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight, or an interval shorter than 1.8 times the one before it (info: each interval at least doubles).",
         example: "only one announcement after probing", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -197,12 +197,18 @@ struct AnnouncingRule: SessionRule {
             RuleExample(
                 [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + (0..<9).map { announce(at: 0.75 + Double($0)) },
                 severity: .info),
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 2.75].map { announce(at: $0) },
+                severity: .info),
         ],
         nonTriggering: [
             RuleExample([
                 probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75), announce(at: 1.75),
                 mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 4),
             ]),
+            // Doubling intervals: 1 s, 2 s, 4 s.
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 3.75, 7.75].map { announce(at: $0) }),
             // The capture ended right after the first announcement.
             RuleExample([probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
         ])
@@ -214,6 +220,22 @@ struct AnnouncingRule: SessionRule {
         var count = 1
         var goodbye = false
         var frames: [Int]
+        /// Times of the counted announcements (the first nine).
+        var times: [Timestamp]
+
+        /// The first interval shorter than the one before it doubled (less 10 %), with the
+        /// frame that ends it.
+        func nonDoubling() -> (frame: Int, gap: Double, previous: Double)? {
+            guard times.count >= 3 else { return nil }
+            for k in 2..<times.count {
+                let previous = MDNSSession.since(times[k - 2], times[k - 1])
+                let gap = MDNSSession.since(times[k - 1], times[k])
+                if gap < 2 * previous * 0.9 - MDNSSession.jitter, k < frames.count {
+                    return (frames[k], gap, previous)
+                }
+            }
+            return nil
+        }
     }
     private var phases: [MDNSProbeKey: Phase] = [:]
     /// The last query (not a probe) naming each name: a response soon after answers it.
@@ -248,13 +270,17 @@ struct AnnouncingRule: SessionRule {
                 guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
                 ph.count &+= 1
                 ph.last = now
-                if ph.frames.count < 9 { ph.frames.append(e.frame) }
+                if ph.frames.count < 9 {
+                    ph.frames.append(e.frame)
+                    ph.times.append(e.time)
+                }
                 phases[key] = ph
             } else if let last = probes?.last, MDNSSession.since(last.time, e.time) <= 5 {
                 // A new probing phase (first, or after a restart or rename) starts a new count.
                 MDNSSession.makeRoom(
                     &phases, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last.time }, &out)
-                phases[key] = Phase(name: i.name(r.record.name), first: now, last: now, frames: [e.frame])
+                phases[key] = Phase(
+                    name: i.name(r.record.name), first: now, last: now, frames: [e.frame], times: [e.time])
             }
         }
     }
@@ -271,6 +297,11 @@ struct AnnouncingRule: SessionRule {
                     Self.descriptor, severity: .info,
                     "\(ph.name) announced \(ph.count) times after probing; at most eight",
                     frames: ph.frames, time: ph.first.time, source: key.source)
+            } else if let d = ph.nonDoubling() {
+                out.reportAtEnd(
+                    Self.descriptor, severity: .info,
+                    "\(ph.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)); each interval between announcements at least doubles",
+                    frames: [d.frame] + ph.frames.filter { $0 != d.frame }, time: ph.first.time, source: key.source)
             }
         }
     }
@@ -282,21 +313,25 @@ struct AnnouncingRule: SessionRule {
 /// multicast responses, that is responses with no query (other than a probe) from another
 /// host in the second before them and none asking for the record's name since the previous
 /// one. A series whose intervals all equal its first one (within 10 % and 50 ms) is periodic
-/// once it has 6 transmissions with a period of 2 s or more, or 9 with any period (up to
-/// eight announcements are allowed, §8.3, and doubling intervals are never equal). Anything
+/// once it has 6 transmissions with a period of 2 s or more, or 9 with a period of 1–2 s (up
+/// to eight announcements are allowed, §8.3, and doubling intervals are never equal).
+/// Repetitions less than a second apart are a burst, MDNS-506's business, and restart the
+/// series. Anything
 /// else (an answer, a changed RDATA, an interval off the period) ends the series. A link
 /// change is not visible on the wire, but it causes a one-off announcement, not a period.
 struct PeriodicAnnouncementRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-505", "no-periodic-announcements", .error, "Records are not announced at a fixed period",
         spec: "RFC 6762 §8.3",
-        "Per source and record: 6 or more unsolicited multicast responses at a fixed period of 2 s or more (9 or more for shorter periods), with no query for the name between them and none from another host in the second before each.",
+        "Per source and record: 6 or more unsolicited multicast responses at a fixed period of 2 s or more (9 or more for periods of 1–2 s; repetitions less than 1 s apart are MDNS-506's), with no query for the name between them and none from another host in the second before each.",
         interop:
             "periodic announcements cost every host on the link a wake-up; RFC 6762 relies on queries and TTLs instead",
         example: "the same record set unsolicited every 60 s for an hour with no matching queries", scope: .stateful)
     static let examples = RuleExamples(
         triggering: [RuleExample((0..<6).map { announce(at: Double($0) * 60) })],
         nonTriggering: [
+            // A burst: MDNS-506's business, not a period.
+            RuleExample((0..<9).map { announce(at: Double($0) * 0.05) }),
             // Doubling intervals: announcing, then the host stays quiet.
             RuleExample([0, 1, 3, 7, 15, 31].map { announce(at: $0) }),
             // Every repetition answers a query.
@@ -329,6 +364,7 @@ struct PeriodicAnnouncementRule: SessionRule {
     static let longPeriodCount = 6
     static let anyPeriodCount = 9
     static let longPeriod = 2.0
+    static let shortestPeriod = 1.0
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
@@ -361,6 +397,11 @@ struct PeriodicAnnouncementRule: SessionRule {
             if let period = s.period, abs(gap - period) > max(0.05, period * 0.1) {
                 // Off the period: a new series starts from the previous transmission.
                 s = Series(frames: [s.frames.last ?? e.frame], last: s.last, period: nil, count: 1)
+            }
+            // Repetitions less than a second apart are a burst (MDNS-506), not a period.
+            if gap < Self.shortestPeriod - MDNSSession.jitter {
+                series[key] = Series(frames: [e.frame], last: e.time, count: 1)
+                continue
             }
             if s.period == nil { s.period = gap }
             s.count &+= 1

@@ -23,20 +23,44 @@ struct MDNSRecordKey: Hashable {
 }
 
 /// MDNS-509: a responder does not answer with a record the query listed as a known answer
-/// with at least half its TTL.
+/// with at least half its TTL, and does answer with one listed with less than half.
+///
+/// The MUST to answer is judged from absence, so only where the capture shows enough: the
+/// responder's true TTL is known (it multicast the record itself, still live), the query
+/// asked a QM question for it (a QU answer may go by unicast, unseen) without TC (a
+/// continuation may list it again), the responder answered that question within the second
+/// after the query (so it was there and heard it) without the record, no other host
+/// multicast the record in that second (duplicate answer suppression, §7.4), and the capture
+/// ran past the second. Concluded at the end of the input.
 struct KnownAnswerSuppressionRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-509", "known-answer-suppression", .error,
         "A responder does not repeat a Known-Answer the querier listed with at least half its TTL",
         spec: "RFC 6762 §7.1",
-        "A multicast response within 1 s of a multicast query, containing an answer the query listed as a Known-Answer with a TTL at least half the responder's own TTL for it, unless another querier asked the same name in between without listing it, or the responder first sent the record in the last 10 s (announcing). Not judged: the MUST to answer when the listed TTL is below half (absence).",
+        "A multicast response within 1 s of a multicast query, containing an answer the query listed as a Known-Answer with a TTL at least half the responder's own TTL for it, unless another querier asked the same name in between without listing it, or the responder first sent the record in the last 10 s (announcing). At the end of the input: a responder that answered a QM question (no TC) within 1 s but left out a record of its own the query listed with less than half the TTL the responder multicast it with, unless another host multicast the record in that second.",
         example:
             "query lists _http._tcp.local. PTR a._http._tcp.local. TTL 4400 (true TTL 4500), the response repeats it",
         scope: .stateful)
     static let examples = RuleExamples(
-        triggering: [RuleExample([mdns(kaQuery(ttl: 4400), src: "192.168.1.5"), mdns(service(), at: 0.1)])],
+        triggering: [
+            RuleExample([mdns(kaQuery(ttl: 4400), src: "192.168.1.5"), mdns(service(), at: 0.1)]),
+            // Listed with 1000 of 4500 s: the responder answers the question but leaves it out.
+            RuleExample([
+                mdns(service(), at: 0), mdns(kaQuery(ttl: 1000), src: "192.168.1.5", at: 20),
+                mdns(
+                    response {
+                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Den._ipp._tcp.local"))
+                    }, at: 20.1),
+                mdns(ask("printer.local", 1), src: "192.168.1.5", at: 22),
+            ]),
+        ],
         nonTriggering: [
             RuleExample([mdns(kaQuery(ttl: 1000), src: "192.168.1.5"), mdns(service(), at: 0.1)]),
+            // Listed with less than half its TTL, and answered.
+            RuleExample([
+                mdns(service(), at: 0), mdns(kaQuery(ttl: 1000), src: "192.168.1.5", at: 20),
+                mdns(service(), at: 20.1), mdns(ask("printer.local", 1), src: "192.168.1.5", at: 22),
+            ]),
             // Another querier asked without listing it.
             RuleExample([
                 mdns(kaQuery(ttl: 4400), src: "192.168.1.5"),
@@ -65,8 +89,37 @@ struct KnownAnswerSuppressionRule: SessionRule {
     static let window = 1.0
     static let announcing = 10.0
 
+    /// A responder that must answer with a record a query listed with less than half its TTL.
+    struct Due {
+        var query: Int
+        var time: Timestamp
+        var responder: IPAddress
+        var record: MDNSRecordKey
+        var listed: UInt32
+        var ttl: UInt32
+        var name: String
+        /// The responder's first response to the question without the record.
+        var answeredWithout: Int?
+    }
+    /// Open obligations (their second not over), and those the responder missed.
+    private var due: [Due] = []
+    private var missed: [Due] = []
+    static let dueCapacity = 256
+
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
-        guard let i = e.input, !e.atEnd, e.dst.isMulticast else { return }
+        if e.atEnd {
+            closeDue(at: e.time)
+            for d in missed {
+                out.reportAtEnd(
+                    Self.descriptor,
+                    "\(d.name) was listed as a Known-Answer with TTL \(d.listed), below half of the \(d.ttl) s \(d.responder) gives it, and \(d.responder) answered the question (frame \(d.answeredWithout ?? d.query)) without it; a responder must answer then",
+                    frames: [d.answeredWithout ?? d.query, d.query], time: d.time, source: d.responder)
+            }
+            return
+        }
+        guard let i = e.input, e.dst.isMulticast else { return }
+        closeDue(at: e.time)
+        noteDue(e, i, &out)
         let p = i.message.payload
         recent.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
         if i.isQuery, !i.isProbe {
@@ -106,6 +159,60 @@ struct KnownAnswerSuppressionRule: SessionRule {
                     related: [q.frame])
                 return
             }
+        }
+    }
+}
+
+extension KnownAnswerSuppressionRule {
+    /// Moves obligations whose second is over to `missed` (when the responder answered
+    /// without the record) or drops them.
+    fileprivate mutating func closeDue(at now: Timestamp) {
+        guard !due.isEmpty else { return }
+        for d in due where MDNSSession.since(d.time, now) > Self.window && d.answeredWithout != nil {
+            if missed.count < Self.dueCapacity { missed.append(d) }
+        }
+        due.removeAll { MDNSSession.since($0.time, now) > Self.window }
+    }
+
+    /// Takes a query's obligations, or a response's fulfilment of them.
+    fileprivate mutating func noteDue(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) {
+        let p = i.message.payload
+        if i.isQuery {
+            guard !i.isProbe, !i.header.tc, e.srcPort == 5353 else { return }
+            let asked = MDNSRecentQuery(e, i)
+            for rr in i.message.answers.prefix(256) where rr.ttl > 0 {
+                let key = MDNSRecordKey(rr, p)
+                guard
+                    let q = i.message.questions.first(where: {
+                        MDNSQuestionID(name: $0.name.key(in: p), type: $0.type.rawValue).isAnswered(by: key.set)
+                    }), !q.unicastResponse, asked.asks(key.set), let set = e.model.rrsets[key.set]
+                else { continue }
+                for m in set.members
+                where m.rdata == key.rdata && m.owner != e.src && m.ttl > 0 && m.isLive(at: e.time)
+                    && UInt64(rr.ttl) * 2 < UInt64(m.ttl) && m.lastMulticast != nil
+                {
+                    if due.count >= Self.dueCapacity {
+                        due.removeFirst()
+                        out.evicted()
+                    }
+                    due.append(
+                        Due(
+                            query: e.frame, time: e.time, responder: m.owner, record: key, listed: rr.ttl, ttl: m.ttl,
+                            name: "\(i.name(rr.name)) \(rr.type)"))
+                }
+            }
+            return
+        }
+        guard i.isResponse, e.srcPort == 5353, !due.isEmpty else { return }
+        let sent = Set(
+            i.records.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0.record, p) })
+        let answered = Set(i.records.filter { $0.section == .answer }.map { MDNSRecordKey($0.record, p).set })
+        due.removeAll { d in
+            // Sent, by the responder or (duplicate answer suppression) by another host.
+            sent.contains(d.record)
+        }
+        for k in due.indices where due[k].responder == e.src && due[k].answeredWithout == nil {
+            if answered.contains(due[k].record.set) { due[k].answeredWithout = e.frame }
         }
     }
 }

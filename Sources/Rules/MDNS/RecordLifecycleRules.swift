@@ -204,16 +204,25 @@ struct RecordRateRule: SessionRule {
 }
 
 /// MDNS-515: goodbyes and updates.
+///
+/// Shared RDATA has no cache-flush bit, so when it changes the old RDATA needs a goodbye
+/// first (RFC 6762 §8.4, MUST). Which RDATA replaces which is visible on the wire only when
+/// the two name the same thing: a browse PTR naming a new instance whose SRV (in the same
+/// message, or seen before) has the target and port of an instance the same source put in
+/// that PTR RRSet before, live and not said goodbye to, is that service renamed. A rename
+/// while probing (avahi's and python-zeroconf's conflict handling) announced nothing under
+/// the old name and is not reported.
 struct GoodbyeUpdateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-515", "goodbye-and-update", .warning, "Goodbyes are used as updates need them",
+        "MDNS-515", "goodbye-and-update", .error, "Goodbyes are used as updates need them",
         spec: "RFC 6762 §8.4, §10.1",
-        "Judged: a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info). Not judged: a shared record replaced without a goodbye (which RDATA replaces which is not visible on the wire).",
+        "A browse PTR (shared) naming a new instance whose SRV has the target and port of an instance the same source announced in that PTR RRSet, still live and never said goodbye to: the instance was renamed without a goodbye for the old PTR (error); a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info).",
         example: "TTL 0 for printer.local. A 10.0.0.5, then A 10.0.0.6 0.1 s later", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
                 [announce(at: 0), announce(ttl: 0, at: 2), announce("192.168.1.21", at: 2.1)], severity: .warning),
+            RuleExample([mdns(service(), at: 0), mdns(renamed(), at: 10)], severity: .error),
             RuleExample(
                 mdns(
                     query { b in
@@ -224,7 +233,25 @@ struct GoodbyeUpdateRule: SessionRule {
         nonTriggering: [
             RuleExample([announce(at: 0), announce("192.168.1.21", at: 2.1)]),
             RuleExample([announce(at: 0), announce(ttl: 0, at: 2), announce("192.168.1.21", at: 5)]),
+            // The old PTR said goodbye to first.
+            RuleExample([
+                mdns(service(), at: 0),
+                mdns(
+                    response {
+                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 0, rdata: B.name("Office._ipp._tcp.local"))
+                    }, at: 9.9),
+                mdns(renamed(), at: 10),
+            ]),
         ])
+
+    /// The instance of `service()` renamed to `Office (2)`: same SRV target and port.
+    static func renamed() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office (2)._ipp._tcp.local"))
+            b.record(.additional, "Office (2)._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+            b.record(.additional, "Office (2)._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: B.txt(["rp=ipp"]))
+        }
+    }
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
@@ -238,6 +265,7 @@ struct GoodbyeUpdateRule: SessionRule {
             }
             return
         }
+        if judgeRename(e, i, &out) { return }
         for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
@@ -248,11 +276,48 @@ struct GoodbyeUpdateRule: SessionRule {
                 })
             else { continue }
             out.report(
-                Self.descriptor,
+                Self.descriptor, severity: .warning,
                 "goodbye (frame \(bye.lastFrame)) before new RDATA of the unique \(i.name(rr.name)) \(rr.type): the cache-flush bit already replaces it, the goodbye should be omitted",
                 related: [bye.lastFrame])
             return
         }
+    }
+}
+
+extension GoodbyeUpdateRule {
+    /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
+    fileprivate func judgeRename(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) -> Bool {
+        guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return false }
+        let p = i.message.payload
+        for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isShared(r) {
+            guard case .name(let target) = r.record.value, r.target?.dnssd.kind == .instance else { continue }
+            let key = MDNSRecordKey(r.record, p)
+            guard let set = e.model.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
+                let new = srv(of: target, i, e.model)
+            else { continue }
+            for old in set.members where old.owner == e.src && !old.goodbye && old.isLive(at: e.time) {
+                guard let s = e.model.services[old.rdata], !s.goodbye, s.hostKey == new.host, s.port == new.port
+                else { continue }
+                out.report(
+                    Self.descriptor, severity: .error,
+                    "\(i.name(r.record.name)) PTR now names \(i.name(target)) with the SRV target and port of \(s.instance) (last sent frame \(old.lastFrame)), which got no goodbye: shared RDATA that changes is said goodbye to first",
+                    related: [old.lastFrame])
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The SRV target key and port of an instance: from this message, else as last seen.
+    private func srv(of instance: DNSName, _ i: MDNSInput, _ model: MDNSSessionModel) -> (host: UInt64, port: UInt16)? {
+        let p = i.message.payload
+        for r in i.records where r.record.type == .srv && r.record.ttl > 0 && r.record.name.equals(instance, in: p) {
+            if case .srv(_, _, let port, let t) = r.record.value { return (t.key(in: p), port) }
+        }
+        guard let s = model.services[instance.key(in: p)], !s.goodbye, let h = s.hostKey, let port = s.port else {
+            return nil
+        }
+        return (h, port)
     }
 }
 
