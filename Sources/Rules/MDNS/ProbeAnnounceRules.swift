@@ -185,7 +185,7 @@ struct AnnouncingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
         spec: "RFC 6762 §8.3",
-        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight, or an interval shorter than 1.8 times the one before it (info: each interval at least doubles).",
+        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight, or an interval shorter than 1.5 times the one before it, when that one was under 2 s or this one is under 1 s (info: each interval at least doubles, less the timers' jitter; after a longer pause an update may start announcing afresh). Responses within 1 s of another host's query may be answers: after one, neither a single announcement nor the intervals are judged.",
         example: "only one announcement after probing", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -223,14 +223,28 @@ struct AnnouncingRule: SessionRule {
         /// Times of the counted announcements (the first nine).
         var times: [Timestamp]
 
-        /// The first interval shorter than the one before it doubled (less 10 %), with the
-        /// frame that ends it.
+        /// A response with the name's records came within a second of another host's query
+        /// (for any name): it may have been an answer, so what was counted is not the whole
+        /// story and neither "once" nor the intervals are judged.
+        var uncertain = false
+
+        /// The first interval shorter than 1.5 times the one before it, with the frame that
+        /// ends it. RFC 6762 §8.3 asks for at least a factor of two; implementations add a
+        /// random jitter of up to a quarter second to each announcement (avahi), so only an
+        /// interval that clearly did not grow is reported. After an interval of 2 s or more a
+        /// shorter one of a second or more may start the announcements of an update (§8.4
+        /// announces changed records afresh), which the wire does not tell apart: only an
+        /// interval under a second (never "one second apart") is judged then.
         func nonDoubling() -> (frame: Int, gap: Double, previous: Double)? {
             guard times.count >= 3 else { return nil }
             for k in 2..<times.count {
                 let previous = MDNSSession.since(times[k - 2], times[k - 1])
                 let gap = MDNSSession.since(times[k - 1], times[k])
-                if gap < 2 * previous * 0.9 - MDNSSession.jitter, k < frames.count {
+                let shortPrevious = previous < AnnouncingRule.restart
+                let underASecond = gap < 1 - MDNSSession.jitter
+                if gap < AnnouncingRule.growth * previous - MDNSSession.jitter, shortPrevious || underASecond,
+                    k < frames.count
+                {
                     return (frames[k], gap, previous)
                 }
             }
@@ -240,8 +254,13 @@ struct AnnouncingRule: SessionRule {
     private var phases: [MDNSProbeKey: Phase] = [:]
     /// The last query (not a probe) naming each name: a response soon after answers it.
     private var asked: [UInt64: Timestamp] = [:]
+    /// The last query (probes included) from each source: a response within a second of
+    /// another host's query may answer it.
+    private var lastQuery: [IPAddress: Timestamp] = [:]
     static let capacity = 1024
     static let spacing = 0.5
+    static let growth = 1.5
+    static let restart = 2.0
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         if e.atEnd {
@@ -251,11 +270,16 @@ struct AnnouncingRule: SessionRule {
         guard let i = e.input else { return }
         let p = i.message.payload
         if i.isQuery {
+            // Any query, a probe's questions included (a query with Authority records is
+            // answered like any other), may be answered.
+            MDNSSession.makeRoom(&lastQuery, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
+            lastQuery[e.src] = e.time
             guard !i.isProbe else { return }
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
             for q in i.message.questions { asked[q.name.key(in: p)] = e.time }
             return
         }
+        let maybeAnswer = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
         for r in i.records where r.section == .answer && r.record.ttl == 0 {
             let key = MDNSProbeKey(source: e.src, name: r.record.name.key(in: p))
             phases[key]?.goodbye = true
@@ -264,7 +288,14 @@ struct AnnouncingRule: SessionRule {
             let key = MDNSProbeKey(source: e.src, name: k)
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             // An answer to a query of the last second is not an unsolicited announcement.
-            if let t = asked[k], MDNSSession.since(t, e.time) <= 1 { continue }
+            if let t = asked[k], MDNSSession.since(t, e.time) <= 1 {
+                phases[key]?.uncertain = true
+                continue
+            }
+            if maybeAnswer, phases[key] != nil {
+                phases[key]?.uncertain = true
+                continue
+            }
             let probes = e.model.probes[key]?.probes
             if var ph = phases[key], (probes?.last?.frame ?? 0) < ph.first.frame {
                 guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
@@ -287,7 +318,7 @@ struct AnnouncingRule: SessionRule {
 
     private func conclude(_ e: MDNSEvent, into out: inout SessionReports) {
         for (key, ph) in phases.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
-            if ph.count == 1, !ph.goodbye, MDNSSession.since(ph.first.time, e.time) >= 2 {
+            if ph.count == 1, !ph.goodbye, !ph.uncertain, MDNSSession.since(ph.first.time, e.time) >= 2 {
                 out.reportAtEnd(
                     Self.descriptor,
                     "\(ph.name) announced once after probing; at least two announcements one second apart are required",
@@ -297,7 +328,7 @@ struct AnnouncingRule: SessionRule {
                     Self.descriptor, severity: .info,
                     "\(ph.name) announced \(ph.count) times after probing; at most eight",
                     frames: ph.frames, time: ph.first.time, source: key.source)
-            } else if let d = ph.nonDoubling() {
+            } else if !ph.uncertain, let d = ph.nonDoubling() {
                 out.reportAtEnd(
                     Self.descriptor, severity: .info,
                     "\(ph.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)); each interval between announcements at least doubles",
