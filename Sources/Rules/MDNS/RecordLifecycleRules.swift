@@ -154,6 +154,14 @@ struct ServiceCompletenessRule: SessionRule {
 }
 
 /// MDNS-506: a responder multicasts a record at most once per second (per source address).
+///
+/// Announcements are not exempt. RFC 6762 §6 names one exception to the one-second floor,
+/// "answering probe queries", and §8.3 asks for announcements "one second apart", which is
+/// the same floor. So avahi's second announcement of its host records, sent 0.93 s after the
+/// first because it rides along with a service's announcement, is reported: §6.4 lets a
+/// responder delay a response to aggregate it with a later one, never send one early. Only
+/// the capture's jitter (10 ms) is allowed for. The gap is printed in milliseconds, so a
+/// record sent again 960 ms later does not read as "1.0 s".
 struct RecordRateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-506", "record-once-per-second", .error, "A record is multicast at most once per second",
@@ -196,7 +204,7 @@ struct RecordRateRule: SessionRule {
             if let t = probed[nameKey], t >= last.time { continue }
             out.report(
                 Self.descriptor,
-                "\(i.name(rr.name)) \(rr.type) multicast again \(String(format1: gap)) s after frame \(last.frame); at most once per second",
+                "\(i.name(rr.name)) \(rr.type) multicast again \(ResponseDelayRule.ms(gap)) ms after frame \(last.frame); at most once per second",
                 related: [last.frame])
             return
         }
