@@ -387,8 +387,7 @@ struct PeriodicAnnouncementRule: SessionRule {
         var reported = false
     }
     private var series: [Key: Series] = [:]
-    /// The last query (not a probe) naming each name, and the last query of any kind per
-    /// source.
+    /// The last query (probes included) naming each name, and the last query per source.
     private var asked: [UInt64: Timestamp] = [:]
     private var lastQuery: [IPAddress: Timestamp] = [:]
     static let capacity = 4096
@@ -401,7 +400,8 @@ struct PeriodicAnnouncementRule: SessionRule {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         let p = i.message.payload
         if i.isQuery {
-            guard !i.isProbe else { return }
+            // Any query may be answered, a probe's questions included (a probe for a name
+            // the responder holds is answered at once, §8.1).
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0 }, &out)
             MDNSSession.makeRoom(&lastQuery, cap: 1024, now: e.time, horizon: 1, time: { $0 }, &out)
             for q in i.message.questions.prefix(64) { asked[q.name.key(in: p)] = e.time }
