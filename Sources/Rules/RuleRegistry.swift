@@ -150,7 +150,10 @@ public enum RuleRegistry {
         ProbeRateRule.self,  // MDNS-502
         ProbeBeforeAnnounceRule.self,  // MDNS-503
         AnnouncingRule.self,  // MDNS-504
+        PeriodicAnnouncementRule.self,  // MDNS-505
         RecordRateRule.self,  // MDNS-506
+        ResponseDelayRule.self,  // MDNS-507
+        TruncatedQueryDelayRule.self,  // MDNS-508
         KnownAnswerSuppressionRule.self,  // MDNS-509
         KnownAnswerTTLRule.self,  // MDNS-510
         KnownAnswerContinuationRule.self,  // MDNS-511
@@ -159,7 +162,9 @@ public enum RuleRegistry {
         ConflictRule.self,  // MDNS-514
         GoodbyeUpdateRule.self,  // MDNS-515
         UpdateRateRule.self,  // MDNS-516
+        WholeRRSetRule.self,  // MDNS-517
         ServiceCompletenessRule.self,  // MDNS-518
+        DuplicateSuppressionRule.self,  // MDNS-519
     ]
 
     /// Every registered rule type (a rule with a stateless and a session half has two).

@@ -358,7 +358,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let r = try run(["analyze", Self.testbed, "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(!r.stdout.contains("\u{1B}["))
         #expect(r.stdout.contains("\nSummary\n"))
-        #expect(r.stdout.contains("findings    157 error(s), 511 warning(s), 345 info"), "\(r.stdout.suffix(900))")
+        // 343 info: avahi's answers to other hosts' queries are not announcements, so MDNS-504
+        // no longer counts h1-avahi.local. "announced 10 times" (two findings fewer).
+        #expect(r.stdout.contains("findings    157 error(s), 511 warning(s), 343 info"), "\(r.stdout.suffix(900))")
     }
 }
 

@@ -97,7 +97,7 @@ import Testing
         let catalog = try Self.committedCopy()
         let stateful = Set(catalog.filter { $0.key.hasPrefix("MDNS-") && $0.value == "Stateful" }.keys)
         let session = Set(RuleRegistry.mdnsSession.map { $0.descriptor.id.rawValue })
-        let missing: Set<String> = ["MDNS-505", "MDNS-507", "MDNS-508", "MDNS-517", "MDNS-519"]
+        let missing: Set<String> = []
         #expect(stateful.subtracting(session) == missing)
     }
 

@@ -185,7 +185,7 @@ struct AnnouncingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
         spec: "RFC 6762 §8.3",
-        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight (info).",
+        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight, or an interval shorter than 1.5 times the one before it, when that one was under 2 s or this one is under 1 s (info: each interval at least doubles, less the timers' jitter; after a longer pause an update may start announcing afresh). Responses within 1 s of another host's query may be answers: after one, neither a single announcement nor the intervals are judged.",
         example: "only one announcement after probing", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -197,12 +197,18 @@ struct AnnouncingRule: SessionRule {
             RuleExample(
                 [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + (0..<9).map { announce(at: 0.75 + Double($0)) },
                 severity: .info),
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 2.75].map { announce(at: $0) },
+                severity: .info),
         ],
         nonTriggering: [
             RuleExample([
                 probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75), announce(at: 1.75),
                 mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 4),
             ]),
+            // Doubling intervals: 1 s, 2 s, 4 s.
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 3.75, 7.75].map { announce(at: $0) }),
             // The capture ended right after the first announcement.
             RuleExample([probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
         ])
@@ -214,12 +220,47 @@ struct AnnouncingRule: SessionRule {
         var count = 1
         var goodbye = false
         var frames: [Int]
+        /// Times of the counted announcements (the first nine).
+        var times: [Timestamp]
+
+        /// A response with the name's records came within a second of another host's query
+        /// (for any name): it may have been an answer, so what was counted is not the whole
+        /// story and neither "once" nor the intervals are judged.
+        var uncertain = false
+
+        /// The first interval shorter than 1.5 times the one before it, with the frame that
+        /// ends it. RFC 6762 §8.3 asks for at least a factor of two; implementations add a
+        /// random jitter of up to a quarter second to each announcement (avahi), so only an
+        /// interval that clearly did not grow is reported. After an interval of 2 s or more a
+        /// shorter one of a second or more may start the announcements of an update (§8.4
+        /// announces changed records afresh), which the wire does not tell apart: only an
+        /// interval under a second (never "one second apart") is judged then.
+        func nonDoubling() -> (frame: Int, gap: Double, previous: Double)? {
+            guard times.count >= 3 else { return nil }
+            for k in 2..<times.count {
+                let previous = MDNSSession.since(times[k - 2], times[k - 1])
+                let gap = MDNSSession.since(times[k - 1], times[k])
+                let shortPrevious = previous < AnnouncingRule.restart
+                let underASecond = gap < 1 - MDNSSession.jitter
+                if gap < AnnouncingRule.growth * previous - MDNSSession.jitter, shortPrevious || underASecond,
+                    k < frames.count
+                {
+                    return (frames[k], gap, previous)
+                }
+            }
+            return nil
+        }
     }
     private var phases: [MDNSProbeKey: Phase] = [:]
     /// The last query (not a probe) naming each name: a response soon after answers it.
     private var asked: [UInt64: Timestamp] = [:]
+    /// The last query (probes included) from each source: a response within a second of
+    /// another host's query may answer it.
+    private var lastQuery: [IPAddress: Timestamp] = [:]
     static let capacity = 1024
     static let spacing = 0.5
+    static let growth = 1.5
+    static let restart = 2.0
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         if e.atEnd {
@@ -229,11 +270,16 @@ struct AnnouncingRule: SessionRule {
         guard let i = e.input else { return }
         let p = i.message.payload
         if i.isQuery {
+            // Any query, a probe's questions included (a query with Authority records is
+            // answered like any other), may be answered.
+            MDNSSession.makeRoom(&lastQuery, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
+            lastQuery[e.src] = e.time
             guard !i.isProbe else { return }
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
             for q in i.message.questions { asked[q.name.key(in: p)] = e.time }
             return
         }
+        let maybeAnswer = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
         for r in i.records where r.section == .answer && r.record.ttl == 0 {
             let key = MDNSProbeKey(source: e.src, name: r.record.name.key(in: p))
             phases[key]?.goodbye = true
@@ -242,26 +288,37 @@ struct AnnouncingRule: SessionRule {
             let key = MDNSProbeKey(source: e.src, name: k)
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             // An answer to a query of the last second is not an unsolicited announcement.
-            if let t = asked[k], MDNSSession.since(t, e.time) <= 1 { continue }
+            if let t = asked[k], MDNSSession.since(t, e.time) <= 1 {
+                phases[key]?.uncertain = true
+                continue
+            }
+            if maybeAnswer, phases[key] != nil {
+                phases[key]?.uncertain = true
+                continue
+            }
             let probes = e.model.probes[key]?.probes
             if var ph = phases[key], (probes?.last?.frame ?? 0) < ph.first.frame {
                 guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
                 ph.count &+= 1
                 ph.last = now
-                if ph.frames.count < 9 { ph.frames.append(e.frame) }
+                if ph.frames.count < 9 {
+                    ph.frames.append(e.frame)
+                    ph.times.append(e.time)
+                }
                 phases[key] = ph
             } else if let last = probes?.last, MDNSSession.since(last.time, e.time) <= 5 {
                 // A new probing phase (first, or after a restart or rename) starts a new count.
                 MDNSSession.makeRoom(
                     &phases, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last.time }, &out)
-                phases[key] = Phase(name: i.name(r.record.name), first: now, last: now, frames: [e.frame])
+                phases[key] = Phase(
+                    name: i.name(r.record.name), first: now, last: now, frames: [e.frame], times: [e.time])
             }
         }
     }
 
     private func conclude(_ e: MDNSEvent, into out: inout SessionReports) {
         for (key, ph) in phases.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
-            if ph.count == 1, !ph.goodbye, MDNSSession.since(ph.first.time, e.time) >= 2 {
+            if ph.count == 1, !ph.goodbye, !ph.uncertain, MDNSSession.since(ph.first.time, e.time) >= 2 {
                 out.reportAtEnd(
                     Self.descriptor,
                     "\(ph.name) announced once after probing; at least two announcements one second apart are required",
@@ -271,7 +328,132 @@ struct AnnouncingRule: SessionRule {
                     Self.descriptor, severity: .info,
                     "\(ph.name) announced \(ph.count) times after probing; at most eight",
                     frames: ph.frames, time: ph.first.time, source: key.source)
+            } else if !ph.uncertain, let d = ph.nonDoubling() {
+                out.reportAtEnd(
+                    Self.descriptor, severity: .info,
+                    "\(ph.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)); each interval between announcements at least doubles",
+                    frames: [d.frame] + ph.frames.filter { $0 != d.frame }, time: ph.first.time, source: key.source)
             }
         }
+    }
+}
+
+/// MDNS-505: no regular periodic announcements.
+///
+/// Per source and record (RRSet and RDATA; a data change starts a new series): unsolicited
+/// multicast responses, that is responses with no query (other than a probe) from another
+/// host in the second before them and none asking for the record's name since the previous
+/// one. A series whose intervals all equal its first one (within 10 % and 50 ms) is periodic
+/// once it has 6 transmissions with a period of 2 s or more, or 9 with a period of 1–2 s (up
+/// to eight announcements are allowed, §8.3, and doubling intervals are never equal).
+/// Repetitions less than a second apart are a burst, MDNS-506's business, and restart the
+/// series. Anything
+/// else (an answer, a changed RDATA, an interval off the period) ends the series. A link
+/// change is not visible on the wire, but it causes a one-off announcement, not a period.
+struct PeriodicAnnouncementRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-505", "no-periodic-announcements", .error, "Records are not announced at a fixed period",
+        spec: "RFC 6762 §8.3",
+        "Per source and record: 6 or more unsolicited multicast responses at a fixed period of 2 s or more (9 or more for periods of 1–2 s; repetitions less than 1 s apart are MDNS-506's), with no query for the name between them and none from another host in the second before each.",
+        interop:
+            "periodic announcements cost every host on the link a wake-up; RFC 6762 relies on queries and TTLs instead",
+        example: "the same record set unsolicited every 60 s for an hour with no matching queries", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [RuleExample((0..<6).map { announce(at: Double($0) * 60) })],
+        nonTriggering: [
+            // A burst: MDNS-506's business, not a period.
+            RuleExample((0..<9).map { announce(at: Double($0) * 0.05) }),
+            // Doubling intervals: announcing, then the host stays quiet.
+            RuleExample([0, 1, 3, 7, 15, 31].map { announce(at: $0) }),
+            // Every repetition answers a query.
+            RuleExample(
+                (0..<6).flatMap { k in
+                    [
+                        mdns(ask("printer.local", 1), src: "192.168.1.5", at: Double(k) * 60),
+                        announce(at: Double(k) * 60 + 0.1),
+                    ]
+                }),
+        ])
+
+    struct Key: Hashable {
+        var source: IPAddress
+        var record: MDNSRecordKey
+    }
+    struct Series {
+        var frames: [Int]
+        var last: Timestamp
+        var period: Double?
+        var count: Int
+        var reported = false
+    }
+    private var series: [Key: Series] = [:]
+    /// The last query (probes included) naming each name, and the last query per source.
+    private var asked: [UInt64: Timestamp] = [:]
+    private var lastQuery: [IPAddress: Timestamp] = [:]
+    static let capacity = 4096
+    static let longPeriodCount = 6
+    static let anyPeriodCount = 9
+    static let longPeriod = 2.0
+    static let shortestPeriod = 1.0
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
+        let p = i.message.payload
+        if i.isQuery {
+            // Any query may be answered, a probe's questions included (a probe for a name
+            // the responder holds is answered at once, §8.1).
+            MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0 }, &out)
+            MDNSSession.makeRoom(&lastQuery, cap: 1024, now: e.time, horizon: 1, time: { $0 }, &out)
+            for q in i.message.questions.prefix(64) { asked[q.name.key(in: p)] = e.time }
+            lastQuery[e.src] = e.time
+            return
+        }
+        guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return }
+        let solicited = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
+        var revealed: [Key] = []
+        for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
+            let key = Key(source: e.src, record: MDNSRecordKey(r.record, p))
+            guard var s = series[key] else {
+                if solicited { continue }
+                MDNSSession.makeRoom(&series, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last }, &out)
+                series[key] = Series(frames: [e.frame], last: e.time, count: 1)
+                continue
+            }
+            let gap = MDNSSession.since(s.last, e.time)
+            let answered = asked[key.record.set.name].map { $0 >= s.last } ?? false
+            if solicited || answered {
+                series[key] = nil
+                continue
+            }
+            if let period = s.period, abs(gap - period) > max(0.05, period * 0.1) {
+                // Off the period: a new series starts from the previous transmission.
+                s = Series(frames: [s.frames.last ?? e.frame], last: s.last, period: nil, count: 1)
+            }
+            // Repetitions less than a second apart are a burst (MDNS-506), not a period.
+            if gap < Self.shortestPeriod - MDNSSession.jitter {
+                series[key] = Series(frames: [e.frame], last: e.time, count: 1)
+                continue
+            }
+            if s.period == nil { s.period = gap }
+            s.count &+= 1
+            s.last = e.time
+            if s.frames.count < 8 { s.frames.append(e.frame) }
+            let needed =
+                (s.period ?? 0) >= Self.longPeriod - MDNSSession.jitter ? Self.longPeriodCount : Self.anyPeriodCount
+            if s.count >= needed, !s.reported {
+                s.reported = true
+                revealed.append(key)
+            }
+            series[key] = s
+        }
+        guard let first = revealed.first, let s = series[first],
+            let r = i.records.first(where: {
+                $0.section != .authority && MDNSRecordKey($0.record, p) == first.record
+            })
+        else { return }
+        out.report(
+            Self.descriptor,
+            "\(i.name(r.record.name)) \(r.record.type) multicast unsolicited \(s.count) times every \(String(format1: s.period ?? 0)) s (since frame \(s.frames.first ?? e.frame)) with no query for it: no regular periodic announcements",
+            related: Array(s.frames.dropLast().reversed()))
     }
 }

@@ -4,7 +4,7 @@ import NetLayers
 import WireFormat
 
 // MDNS-5xx about queries and the responses to them: Known-Answer suppression and lists,
-// continuous querying, unicast responses.
+// continuous querying, unicast responses, duplicate question and answer suppression.
 
 /// A record's identity in a Known-Answer list or a response: RRSet and RDATA.
 struct MDNSRecordKey: Hashable {
@@ -15,23 +15,52 @@ struct MDNSRecordKey: Hashable {
         set = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
         rdata = MDNSSessionModel.rdataKey(rr, p)
     }
+
+    init(set: MDNSRRSetKey, rdata: UInt64) {
+        self.set = set
+        self.rdata = rdata
+    }
 }
 
 /// MDNS-509: a responder does not answer with a record the query listed as a known answer
-/// with at least half its TTL.
+/// with at least half its TTL, and does answer with one listed with less than half.
+///
+/// The MUST to answer is judged from absence, so only where the capture shows enough: the
+/// responder's true TTL is known (it multicast the record itself, still live), the query
+/// asked a QM question for it (a QU answer may go by unicast, unseen) without TC (a
+/// continuation may list it again), the responder answered that question within the second
+/// after the query (so it was there and heard it) without the record, no other host
+/// multicast the record in that second (duplicate answer suppression, §7.4), and the capture
+/// ran past the second. Concluded at the end of the input.
 struct KnownAnswerSuppressionRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-509", "known-answer-suppression", .error,
         "A responder does not repeat a Known-Answer the querier listed with at least half its TTL",
         spec: "RFC 6762 §7.1",
-        "A multicast response within 1 s of a multicast query, containing an answer the query listed as a Known-Answer with a TTL at least half the responder's own TTL for it, unless another querier asked the same name in between without listing it, or the responder first sent the record in the last 10 s (announcing). Not judged: the MUST to answer when the listed TTL is below half (absence).",
+        "A multicast response within 1 s of a multicast query, containing an answer the query listed as a Known-Answer with a TTL at least half the responder's own TTL for it, unless another querier asked the same name in between without listing it, or the responder first sent the record in the last 10 s (announcing). At the end of the input: a responder that answered a QM question (no TC) within 1 s but left out a record of its own the query listed with less than half the TTL the responder multicast it with, unless another host multicast the record in that second.",
         example:
             "query lists _http._tcp.local. PTR a._http._tcp.local. TTL 4400 (true TTL 4500), the response repeats it",
         scope: .stateful)
     static let examples = RuleExamples(
-        triggering: [RuleExample([mdns(kaQuery(ttl: 4400), src: "192.168.1.5"), mdns(service(), at: 0.1)])],
+        triggering: [
+            RuleExample([mdns(kaQuery(ttl: 4400), src: "192.168.1.5"), mdns(service(), at: 0.1)]),
+            // Listed with 1000 of 4500 s: the responder answers the question but leaves it out.
+            RuleExample([
+                mdns(service(), at: 0), mdns(kaQuery(ttl: 1000), src: "192.168.1.5", at: 20),
+                mdns(
+                    response {
+                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Den._ipp._tcp.local"))
+                    }, at: 20.1),
+                mdns(ask("printer.local", 1), src: "192.168.1.5", at: 22),
+            ]),
+        ],
         nonTriggering: [
             RuleExample([mdns(kaQuery(ttl: 1000), src: "192.168.1.5"), mdns(service(), at: 0.1)]),
+            // Listed with less than half its TTL, and answered.
+            RuleExample([
+                mdns(service(), at: 0), mdns(kaQuery(ttl: 1000), src: "192.168.1.5", at: 20),
+                mdns(service(), at: 20.1), mdns(ask("printer.local", 1), src: "192.168.1.5", at: 22),
+            ]),
             // Another querier asked without listing it.
             RuleExample([
                 mdns(kaQuery(ttl: 4400), src: "192.168.1.5"),
@@ -60,8 +89,37 @@ struct KnownAnswerSuppressionRule: SessionRule {
     static let window = 1.0
     static let announcing = 10.0
 
+    /// A responder that must answer with a record a query listed with less than half its TTL.
+    struct Due {
+        var query: Int
+        var time: Timestamp
+        var responder: IPAddress
+        var record: MDNSRecordKey
+        var listed: UInt32
+        var ttl: UInt32
+        var name: String
+        /// The responder's first response to the question without the record.
+        var answeredWithout: Int?
+    }
+    /// Open obligations (their second not over), and those the responder missed.
+    private var due: [Due] = []
+    private var missed: [Due] = []
+    static let dueCapacity = 256
+
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
-        guard let i = e.input, !e.atEnd, e.dst.isMulticast else { return }
+        if e.atEnd {
+            closeDue(at: e.time)
+            for d in missed {
+                out.reportAtEnd(
+                    Self.descriptor,
+                    "\(d.name) was listed as a Known-Answer with TTL \(d.listed), below half of the \(d.ttl) s \(d.responder) gives it, and \(d.responder) answered the question (frame \(d.answeredWithout ?? d.query)) without it; a responder must answer then",
+                    frames: [d.answeredWithout ?? d.query, d.query], time: d.time, source: d.responder)
+            }
+            return
+        }
+        guard let i = e.input, e.dst.isMulticast else { return }
+        closeDue(at: e.time)
+        noteDue(e, i, &out)
         let p = i.message.payload
         recent.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
         if i.isQuery, !i.isProbe {
@@ -101,6 +159,60 @@ struct KnownAnswerSuppressionRule: SessionRule {
                     related: [q.frame])
                 return
             }
+        }
+    }
+}
+
+extension KnownAnswerSuppressionRule {
+    /// Moves obligations whose second is over to `missed` (when the responder answered
+    /// without the record) or drops them.
+    fileprivate mutating func closeDue(at now: Timestamp) {
+        guard !due.isEmpty else { return }
+        for d in due where MDNSSession.since(d.time, now) > Self.window && d.answeredWithout != nil {
+            if missed.count < Self.dueCapacity { missed.append(d) }
+        }
+        due.removeAll { MDNSSession.since($0.time, now) > Self.window }
+    }
+
+    /// Takes a query's obligations, or a response's fulfilment of them.
+    fileprivate mutating func noteDue(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) {
+        let p = i.message.payload
+        if i.isQuery {
+            guard !i.isProbe, !i.header.tc, e.srcPort == 5353 else { return }
+            let asked = MDNSRecentQuery(e, i)
+            for rr in i.message.answers.prefix(256) where rr.ttl > 0 {
+                let key = MDNSRecordKey(rr, p)
+                guard
+                    let q = i.message.questions.first(where: {
+                        MDNSQuestionID(name: $0.name.key(in: p), type: $0.type.rawValue).isAnswered(by: key.set)
+                    }), !q.unicastResponse, asked.asks(key.set), let set = e.model.rrsets[key.set]
+                else { continue }
+                for m in set.members
+                where m.rdata == key.rdata && m.owner != e.src && m.ttl > 0 && m.isLive(at: e.time)
+                    && UInt64(rr.ttl) * 2 < UInt64(m.ttl) && m.lastMulticast != nil
+                {
+                    if due.count >= Self.dueCapacity {
+                        due.removeFirst()
+                        out.evicted()
+                    }
+                    due.append(
+                        Due(
+                            query: e.frame, time: e.time, responder: m.owner, record: key, listed: rr.ttl, ttl: m.ttl,
+                            name: "\(i.name(rr.name)) \(rr.type)"))
+                }
+            }
+            return
+        }
+        guard i.isResponse, e.srcPort == 5353, !due.isEmpty else { return }
+        let sent = Set(
+            i.records.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0.record, p) })
+        let answered = Set(i.records.filter { $0.section == .answer }.map { MDNSRecordKey($0.record, p).set })
+        due.removeAll { d in
+            // Sent, by the responder or (duplicate answer suppression) by another host.
+            sent.contains(d.record)
+        }
+        for k in due.indices where due[k].responder == e.src && due[k].answeredWithout == nil {
+            if answered.contains(due[k].record.set) { due[k].answeredWithout = e.frame }
         }
     }
 }
@@ -322,5 +434,140 @@ struct UnicastResponseRule: SessionRule {
             Self.descriptor,
             "unicast response to \(e.dst):5353, which sent no QU or unicast query in the previous 2 s: responses must be multicast",
             related: [])
+    }
+}
+
+/// MDNS-519: duplicate answer suppression (RFC 6762 §7.4) and duplicate question suppression
+/// (§7.3).
+///
+/// Answers: a multicast response repeating a record (same RRSet and RDATA) that another host
+/// multicast at least 20 ms earlier (time to have seen it) with a TTL at least as long, both
+/// after the latest query from a third host that asked for it, within a second of that query.
+/// Questions: a QM question that another host asked 20–100 ms earlier with a Known-Answer
+/// list this querier's list contains. The querier's plan is not on the wire: 100 ms is the
+/// shortest planning horizon §5.2 gives (a first query is delayed 20–120 ms), so a question
+/// sent that soon after an identical one was planned when the other was seen.
+/// Hosts are told apart by source address within one address family only: a dual-stack host
+/// sends the same message over IPv4 and IPv6.
+struct DuplicateSuppressionRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-519", "duplicate-suppression", .warning,
+        "Hosts do not repeat an answer or a question another host just sent",
+        spec: "RFC 6762 §7.3, §7.4",
+        "An answer another host of the same address family multicast 20 ms or more earlier with at least the same TTL, both answering the latest query (within 1 s) that asked for it; a QM question another host asked 20–100 ms earlier with a Known-Answer list contained in this one's.",
+        interop: "Apple BCT: DUPLICATE SUPPRESSION, DISTRIBUTED DUPLICATE SUPPRESSION",
+        example: "two responders send the identical shared PTR within 50 ms of each other for the same query",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0), mdns(shared(), src: "192.168.1.30", at: 0.03),
+                mdns(shared(), at: 0.08),
+            ]),
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 0.05),
+            ]),
+        ],
+        nonTriggering: [
+            // Both sent at once: neither could have seen the other.
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0), mdns(shared(), src: "192.168.1.30", at: 0.05),
+                mdns(shared(), at: 0.06),
+            ]),
+            // The first querier listed an answer the second lacks: responders will not send
+            // it for the first, so the second must ask.
+            RuleExample([
+                mdns(KnownAnswerSuppressionRule.kaQuery(ttl: 4500), src: "192.168.1.5", at: 0),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 0.05),
+            ]),
+            // The same host over IPv6.
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 0),
+                mdns(ask("_ipp._tcp.local"), src: "fe80::5", dst: "ff02::fb", at: 0.05),
+            ]),
+        ])
+
+    /// The shared browse PTR for `Office._ipp._tcp.local.`, alone.
+    static func shared() -> DNSBuilder {
+        response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
+    }
+
+    struct Asked {
+        var query: MDNSRecentQuery
+        var qm: [Bool]
+        var known: Set<MDNSRecordKey>
+    }
+    /// Multicast queries of the last second, oldest first.
+    private var recent: [Asked] = []
+    static let capacity = 64
+    static let window = 1.0
+    static let seen = 0.02
+    static let planning = 0.1
+
+    static func sameFamily(_ a: IPAddress, _ b: IPAddress) -> Bool {
+        switch (a, b) {
+        case (.v4, .v4), (.v6, .v6): true
+        default: false
+        }
+    }
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
+        let p = i.message.payload
+        recent.removeAll { MDNSSession.since($0.query.time, e.time) > Self.window }
+        if i.isQuery {
+            guard !i.isProbe, !i.message.questions.isEmpty else { return }
+            let asked = Asked(
+                query: MDNSRecentQuery(e, i), qm: i.message.questions.prefix(64).map { !$0.unicastResponse },
+                known: Set(i.message.answers.prefix(256).map { MDNSRecordKey($0, p) }))
+            if !asked.query.truncated { judgeQuestion(e, i, asked, &out) }
+            if recent.count >= Self.capacity {
+                recent.removeFirst()
+                out.evicted()
+            }
+            recent.append(asked)
+            return
+        }
+        guard i.isResponse else { return }
+        for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
+            let key = MDNSRecordKey(r.record, p)
+            guard let q = recent.last(where: { $0.query.asks(key.set) })?.query, q.source != e.src,
+                let set = e.model.rrsets[key.set]
+            else { continue }
+            guard
+                let other = set.members.first(where: { m in
+                    guard m.rdata == key.rdata, m.owner != e.src, m.owner != q.source, Self.sameFamily(m.owner, e.src),
+                        !m.goodbye, m.lastTTL >= r.record.ttl, let t = m.lastMulticast
+                    else { return false }
+                    return t.time >= q.time && MDNSSession.since(t.time, e.time) >= Self.seen
+                }), let t = other.lastMulticast
+            else { continue }
+            out.report(
+                Self.descriptor,
+                "\(i.name(r.record.name)) \(r.record.type) repeats the answer \(other.owner) multicast \(ResponseDelayRule.ms(MDNSSession.since(t.time, e.time))) ms earlier (frame \(t.frame)) with TTL \(other.lastTTL) to the query of frame \(q.frame); duplicate answers are suppressed",
+                related: [t.frame, q.frame])
+            return
+        }
+    }
+
+    private func judgeQuestion(_ e: MDNSEvent, _ i: MDNSInput, _ asked: Asked, _ out: inout SessionReports) {
+        for (k, id) in asked.query.questions.enumerated() where asked.qm[k] {
+            for earlier in recent.reversed()
+            where earlier.query.source != e.src && Self.sameFamily(earlier.query.source, e.src)
+                && !earlier.query.truncated
+            {
+                let gap = MDNSSession.since(earlier.query.time, e.time)
+                guard gap >= Self.seen, gap <= Self.planning,
+                    let j = earlier.query.questions.firstIndex(of: id), earlier.qm[j],
+                    earlier.known.filter({ id.isAnswered(by: $0.set) }).isSubset(of: asked.known)
+                else { continue }
+                out.report(
+                    Self.descriptor,
+                    "QM question \(i.name(i.message.questions[k].name)) \(i.message.questions[k].type) asked \(ResponseDelayRule.ms(gap)) ms after \(earlier.query.source) asked it (frame \(earlier.query.frame)) with no Known-Answer this query lacks; the duplicate question is suppressed",
+                    related: [earlier.query.frame])
+                return
+            }
+        }
     }
 }

@@ -154,6 +154,14 @@ struct ServiceCompletenessRule: SessionRule {
 }
 
 /// MDNS-506: a responder multicasts a record at most once per second (per source address).
+///
+/// Announcements are not exempt. RFC 6762 §6 names one exception to the one-second floor,
+/// "answering probe queries", and §8.3 asks for announcements "one second apart", which is
+/// the same floor. So avahi's second announcement of its host records, sent 0.93 s after the
+/// first because it rides along with a service's announcement, is reported: §6.4 lets a
+/// responder delay a response to aggregate it with a later one, never send one early. Only
+/// the capture's jitter (10 ms) is allowed for. The gap is printed in milliseconds, so a
+/// record sent again 960 ms later does not read as "1.0 s".
 struct RecordRateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-506", "record-once-per-second", .error, "A record is multicast at most once per second",
@@ -196,7 +204,7 @@ struct RecordRateRule: SessionRule {
             if let t = probed[nameKey], t >= last.time { continue }
             out.report(
                 Self.descriptor,
-                "\(i.name(rr.name)) \(rr.type) multicast again \(String(format1: gap)) s after frame \(last.frame); at most once per second",
+                "\(i.name(rr.name)) \(rr.type) multicast again \(ResponseDelayRule.ms(gap)) ms after frame \(last.frame); at most once per second",
                 related: [last.frame])
             return
         }
@@ -204,16 +212,25 @@ struct RecordRateRule: SessionRule {
 }
 
 /// MDNS-515: goodbyes and updates.
+///
+/// Shared RDATA has no cache-flush bit, so when it changes the old RDATA needs a goodbye
+/// first (RFC 6762 §8.4, MUST). Which RDATA replaces which is visible on the wire only when
+/// the two name the same thing: a browse PTR naming a new instance whose SRV (in the same
+/// message, or seen before) has the target and port of an instance the same source put in
+/// that PTR RRSet before, live and not said goodbye to, is that service renamed. A rename
+/// while probing (avahi's and python-zeroconf's conflict handling) announced nothing under
+/// the old name and is not reported.
 struct GoodbyeUpdateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-515", "goodbye-and-update", .warning, "Goodbyes are used as updates need them",
+        "MDNS-515", "goodbye-and-update", .error, "Goodbyes are used as updates need them",
         spec: "RFC 6762 §8.4, §10.1",
-        "Judged: a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info). Not judged: a shared record replaced without a goodbye (which RDATA replaces which is not visible on the wire).",
+        "A browse PTR (shared) naming a new instance whose SRV has the target and port of an instance the same source announced in that PTR RRSet, still live and never said goodbye to: the instance was renamed without a goodbye for the old PTR (error); a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info).",
         example: "TTL 0 for printer.local. A 10.0.0.5, then A 10.0.0.6 0.1 s later", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
                 [announce(at: 0), announce(ttl: 0, at: 2), announce("192.168.1.21", at: 2.1)], severity: .warning),
+            RuleExample([mdns(service(), at: 0), mdns(renamed(), at: 10)], severity: .error),
             RuleExample(
                 mdns(
                     query { b in
@@ -224,7 +241,25 @@ struct GoodbyeUpdateRule: SessionRule {
         nonTriggering: [
             RuleExample([announce(at: 0), announce("192.168.1.21", at: 2.1)]),
             RuleExample([announce(at: 0), announce(ttl: 0, at: 2), announce("192.168.1.21", at: 5)]),
+            // The old PTR said goodbye to first.
+            RuleExample([
+                mdns(service(), at: 0),
+                mdns(
+                    response {
+                        $0.record(.answer, "_ipp._tcp.local", 12, ttl: 0, rdata: B.name("Office._ipp._tcp.local"))
+                    }, at: 9.9),
+                mdns(renamed(), at: 10),
+            ]),
         ])
+
+    /// The instance of `service()` renamed to `Office (2)`: same SRV target and port.
+    static func renamed() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office (2)._ipp._tcp.local"))
+            b.record(.additional, "Office (2)._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+            b.record(.additional, "Office (2)._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: B.txt(["rp=ipp"]))
+        }
+    }
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
@@ -238,6 +273,7 @@ struct GoodbyeUpdateRule: SessionRule {
             }
             return
         }
+        if judgeRename(e, i, &out) { return }
         for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
@@ -248,11 +284,48 @@ struct GoodbyeUpdateRule: SessionRule {
                 })
             else { continue }
             out.report(
-                Self.descriptor,
+                Self.descriptor, severity: .warning,
                 "goodbye (frame \(bye.lastFrame)) before new RDATA of the unique \(i.name(rr.name)) \(rr.type): the cache-flush bit already replaces it, the goodbye should be omitted",
                 related: [bye.lastFrame])
             return
         }
+    }
+}
+
+extension GoodbyeUpdateRule {
+    /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
+    fileprivate func judgeRename(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) -> Bool {
+        guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return false }
+        let p = i.message.payload
+        for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isShared(r) {
+            guard case .name(let target) = r.record.value, r.target?.dnssd.kind == .instance else { continue }
+            let key = MDNSRecordKey(r.record, p)
+            guard let set = e.model.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
+                let new = srv(of: target, i, e.model)
+            else { continue }
+            for old in set.members where old.owner == e.src && !old.goodbye && old.isLive(at: e.time) {
+                guard let s = e.model.services[old.rdata], !s.goodbye, s.hostKey == new.host, s.port == new.port
+                else { continue }
+                out.report(
+                    Self.descriptor, severity: .error,
+                    "\(i.name(r.record.name)) PTR now names \(i.name(target)) with the SRV target and port of \(s.instance) (last sent frame \(old.lastFrame)), which got no goodbye: shared RDATA that changes is said goodbye to first",
+                    related: [old.lastFrame])
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The SRV target key and port of an instance: from this message, else as last seen.
+    private func srv(of instance: DNSName, _ i: MDNSInput, _ model: MDNSSessionModel) -> (host: UInt64, port: UInt16)? {
+        let p = i.message.payload
+        for r in i.records where r.record.type == .srv && r.record.ttl > 0 && r.record.name.equals(instance, in: p) {
+            if case .srv(_, _, let port, let t) = r.record.value { return (t.key(in: p), port) }
+        }
+        guard let s = model.services[instance.key(in: p)], !s.goodbye, let h = s.hostKey, let port = s.port else {
+            return nil
+        }
+        return (h, port)
     }
 }
 
@@ -353,6 +426,160 @@ struct AdditionalRecordsRule: SessionRule {
                     "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))",
                     related: [])
             }
+        }
+    }
+}
+
+/// MDNS-517: a host sending a member of a unique RRSet sends the whole RRSet.
+///
+/// The cache-flush bit tells caches that the message (or the burst it starts) holds the whole
+/// RRSet: members received more than a second earlier are flushed (RFC 6762 §10.2). A host
+/// whose cache-flush message leaves out a member it sent before may simply have dropped that
+/// member (that is how a unique RRSet shrinks), so the omission is judged only when the host
+/// shows it still owns the member: it sends it again later, more than a second after the
+/// message that left it out (within a second it is the same burst). Per source address.
+/// Not judged for members a query of the last second listed as Known-Answers (Known-Answer
+/// suppression, §7.1, may leave them out) or another host multicast in the last second
+/// (duplicate answer suppression, §7.4), nor after the host said goodbye to them.
+struct WholeRRSetRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-517", "whole-unique-rrset", .error, "A host sends every member of a unique RRSet together",
+        spec: "RFC 6762 §10.2",
+        "Per source and unique RRSet: a cache-flush message (or burst within 1 s) leaving out a member the source sent before, which it sends again more than 1 s later (so it still owns it). Members left out by Known-Answer or duplicate answer suppression, or said goodbye to, are not counted.",
+        interop: "peers flush the members left out a second later: lookups lose one of the host's addresses",
+        example:
+            "host sends printer.local. A 10.0.0.5 and A 10.0.0.6, then only A 10.0.0.5 with cache-flush, then both again",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                mdns(twoAddresses(), at: 0), mdns(aResponse("192.168.1.20"), at: 10), mdns(twoAddresses(), at: 20),
+            ])
+        ],
+        nonTriggering: [
+            // The host dropped an address: the smaller set stays.
+            RuleExample([
+                mdns(twoAddresses(), at: 0), mdns(aResponse("192.168.1.20"), at: 10),
+                mdns(aResponse("192.168.1.20"), at: 20),
+            ]),
+            // One burst: the second address follows within a second.
+            RuleExample([
+                mdns(twoAddresses(), at: 0), mdns(aResponse("192.168.1.20"), at: 10),
+                mdns(aResponse("192.168.1.21"), at: 10.2),
+                mdns(twoAddresses(), at: 20),
+            ]),
+        ])
+
+    static func twoAddresses() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.20"))
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.21"))
+        }
+    }
+
+    struct Key: Hashable {
+        var source: IPAddress
+        var set: MDNSRRSetKey
+    }
+    /// The members a source last sent of an RRSet, in one message or burst.
+    struct Sent {
+        var rdata: [UInt64]
+        var frame: Int
+        var time: Timestamp
+    }
+    /// A cache-flush message that left members out.
+    struct Omission {
+        var rdata: [UInt64]
+        var frame: Int
+        var time: Timestamp
+        var before: Int
+    }
+    private var sent: [Key: Sent] = [:]
+    private var omissions: [Key: Omission] = [:]
+    /// Known-Answers of the queries of the last second.
+    private var listed: [(time: Timestamp, records: Set<MDNSRecordKey>)] = []
+    static let capacity = 4096
+    static let burst = 1.0
+    static let maxMembers = 16
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
+        let p = i.message.payload
+        listed.removeAll { MDNSSession.since($0.time, e.time) > Self.burst }
+        if i.isQuery {
+            guard !i.message.answers.isEmpty else { return }
+            if listed.count >= 64 {
+                listed.removeFirst()
+                out.evicted()
+            }
+            listed.append((e.time, Set(i.message.answers.prefix(256).map { MDNSRecordKey($0, p) })))
+            return
+        }
+        guard i.isResponse, e.srcPort == 5353 else { return }
+        // This message's members per RRSet; goodbyes end ownership.
+        var groups: [MDNSRRSetKey: [UInt64]] = [:]
+        var order: [MDNSRRSetKey] = []
+        for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
+            let k = MDNSRecordKey(r.record, p)
+            if r.record.ttl == 0 {
+                let key = Key(source: e.src, set: k.set)
+                sent[key]?.rdata.removeAll { $0 == k.rdata }
+                omissions[key]?.rdata.removeAll { $0 == k.rdata }
+                continue
+            }
+            if groups[k.set] == nil { order.append(k.set) }
+            if !(groups[k.set]?.contains(k.rdata) ?? false), (groups[k.set]?.count ?? 0) < Self.maxMembers {
+                groups[k.set, default: []].append(k.rdata)
+            }
+        }
+        var reported = false
+        for set in order {
+            guard let now = groups[set] else { continue }
+            let key = Key(source: e.src, set: set)
+            if let o = omissions[key] {
+                if MDNSSession.since(o.time, e.time) <= Self.burst {
+                    omissions[key]?.rdata.removeAll { now.contains($0) }
+                    if omissions[key]?.rdata.isEmpty ?? false { omissions[key] = nil }
+                } else {
+                    omissions[key] = nil
+                    let back = o.rdata.filter { now.contains($0) }
+                    if !back.isEmpty, !reported,
+                        let name = i.records.first(where: {
+                            $0.section != .authority && MDNSRecordKey($0.record, p).set == set
+                        })
+                    {
+                        reported = true
+                        out.report(
+                            Self.descriptor,
+                            "frame \(o.frame) sent \(i.name(name.record.name)) \(name.record.type) with the cache-flush bit but without \(back.count) member(s) this host sent before (frame \(o.before)) and sends again here: caches flushed them",
+                            related: [o.frame, o.before])
+                    }
+                }
+            }
+            if let s = sent[key], MDNSSession.since(s.time, e.time) <= Self.burst {
+                var union = s.rdata
+                for r in now where !union.contains(r) && union.count < Self.maxMembers { union.append(r) }
+                sent[key]?.rdata = union
+                sent[key]?.time = e.time
+                continue
+            }
+            if let s = sent[key], omissions[key] == nil {
+                let left = s.rdata.filter { r in
+                    let rk = MDNSRecordKey(set: set, rdata: r)
+                    return !now.contains(r) && !listed.contains { $0.records.contains(rk) }
+                        && !(e.model.rrsets[set]?.members.contains {
+                            $0.rdata == r && $0.owner != e.src
+                                && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) <= Self.burst } ?? false
+                        } ?? false)
+                }
+                if !left.isEmpty, left.count < s.rdata.count {
+                    MDNSSession.makeRoom(
+                        &omissions, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
+                    omissions[key] = Omission(rdata: left, frame: e.frame, time: e.time, before: s.frame)
+                }
+            }
+            MDNSSession.makeRoom(&sent, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
+            sent[key] = Sent(rdata: now, frame: e.frame, time: e.time)
         }
     }
 }

@@ -1,0 +1,303 @@
+import DNS
+import Findings
+import NetLayers
+import WireFormat
+
+// MDNS-5xx about when responses go out after the queries they answer: random delays for
+// shared answers, no delay for unique ones (MDNS-507), and the pause after a multi-packet
+// Known-Answer list (MDNS-508).
+
+/// A question's identity: name key and QTYPE.
+struct MDNSQuestionID: Hashable {
+    var name: UInt64
+    var type: UInt16
+
+    /// Whether `rr` answers it (same name, QTYPE the record's type or ANY).
+    func isAnswered(by key: MDNSRRSetKey) -> Bool {
+        name == key.name && (type == key.type || type == RecordType.any.rawValue)
+    }
+}
+
+/// A multicast query (not a probe) of the last second, as the timing rules pair responses
+/// with it.
+struct MDNSRecentQuery {
+    var frame: Int
+    var time: Timestamp
+    var source: IPAddress
+    var questions: [MDNSQuestionID]
+    var truncated: Bool
+
+    init(_ e: MDNSEvent, _ i: MDNSInput) {
+        let p = i.message.payload
+        frame = e.frame
+        time = e.time
+        source = e.src
+        questions = i.message.questions.prefix(64).map {
+            MDNSQuestionID(name: $0.name.key(in: p), type: $0.type.rawValue)
+        }
+        truncated = i.header.tc
+    }
+
+    func asks(_ key: MDNSRRSetKey) -> Bool { questions.contains { $0.isAnswered(by: key) } }
+}
+
+/// Whether `owner` first sent this record less than `announcing` seconds ago (or never):
+/// a response then may be one of its announcements (RFC 6762 §8.3) rather than an answer.
+private func mayBeAnnouncing(_ e: MDNSEvent, _ key: MDNSRecordKey, owner: IPAddress) -> Bool {
+    guard let m = e.model.rrsets[key.set]?.member(rdata: key.rdata, owner: owner) else { return true }
+    return MDNSSession.since(m.firstSeen, e.time) <= 10
+}
+
+/// MDNS-507: shared answers are delayed 20–120 ms; a single question answered only with
+/// unique records is answered at once.
+///
+/// A response (from 5353 to 5353) is paired, record by record, with the queries of the last
+/// second from other sources that ask for the record (RFC 6762 §6):
+/// - a shared answer is too early when every such query came less than 20 ms before it (a
+///   response 2 ms after one query may still be the delayed answer to an earlier one);
+/// - a unique answer is too late when the latest such query had one question, every answer
+///   in the response answers it (nothing was aggregated, §6.4), and it came more than 120 ms
+///   after the query. The RFC asks for "within at most 10 ms"; judging only past the shared
+///   range leaves room for scheduling and capture jitter, so what is reported is a delay no
+///   reading of §6 allows.
+/// Not judged: records their responder first sent in the last 10 s (announcing), records it
+/// multicast less than a second before the query (§6 then holds the answer back), answers
+/// after a TC query (MDNS-508). At the end of the input, a responder's shared delays that
+/// never spread over the 20–120 ms range across 20 or more samples (all within 25 ms) are
+/// info: §6 asks for a uniform random delay.
+struct ResponseDelayRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-507", "response-timing", .warning, "Shared answers wait 20–120 ms; unique answers go out at once",
+        spec: "RFC 6762 §6, §6.3, §6.4",
+        "Responses paired with the queries of the last second that ask for their records: a shared answer less than 20 ms after every such query (warning); a unique answer to a single-question query, not aggregated with other answers, more than 120 ms after it (warning); at the end of the input, 20 or more shared delays of one responder all within 25 ms of each other (info). Announcing records, records held back by the once-per-second limit and answers to TC queries are not judged.",
+        interop: "Apple BCT: SIMPLE REPLY RESPONSE TIME, SHARED REPLY TIMING - UNIFORM RANDOM REPLY TIME DISTRIBUTION",
+        example: "PTR (shared) answered 2 ms after the query; A (unique) answered 300 ms after the query",
+        scope: .stateful, lowest: .info)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(answered(service(), "_ipp._tcp.local", 12, after: [0.002]), severity: .warning),
+            RuleExample(answered(aResponse("192.168.1.20"), "printer.local", 1, after: [0.3]), severity: .warning),
+            RuleExample(
+                answered(service(), "_ipp._tcp.local", 12, after: Array(repeating: 0.05, count: 20)), severity: .info),
+        ],
+        nonTriggering: [
+            RuleExample(answered(service(), "_ipp._tcp.local", 12, after: [0.06])),
+            RuleExample(answered(aResponse("192.168.1.20"), "printer.local", 1, after: [0.004])),
+            // The second query came 2 ms before the answer, the first 60 ms before it.
+            RuleExample([
+                mdns(service(), at: 0), mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 20),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 20.058), mdns(service(), at: 20.06),
+            ]),
+            // Delays spread over the range.
+            RuleExample(
+                answered(service(), "_ipp._tcp.local", 12, after: (1...20).map { 0.02 + Double($0 % 10) * 0.01 })),
+        ])
+
+    /// `r` sent once, then, every 20 s from 20 s on, a query from 192.168.1.5 for `name` and
+    /// `r` again each delay later.
+    static func answered(_ r: DNSBuilder, _ name: String, _ type: UInt16, after delays: [Double]) -> [Datagram] {
+        var out: [Datagram] = [mdns(r, at: 0)]
+        for (k, d) in delays.enumerated() {
+            let t = Double(k + 1) * 20
+            out.append(mdns(ask(name, type), src: "192.168.1.5", at: t))
+            out.append(mdns(r, at: t + d))
+        }
+        return out
+    }
+
+    static let window = 1.0
+    static let sharedMinimum = 0.02
+    static let sharedMaximum = 0.12
+    static let capacity = 64
+    static let samplesNeeded = 20
+    static let narrowSpread = 0.025
+
+    /// Multicast queries of the last second, oldest first.
+    private var recent: [MDNSRecentQuery] = []
+    struct Samples {
+        var delays: [Double] = []
+        var frames: [Int] = []
+        var first: MDNSFrameTime
+    }
+    /// Shared-answer delays per responder (at most `capacity` each, 256 responders).
+    private var samples: [IPAddress: Samples] = [:]
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        if e.atEnd {
+            conclude(e, into: &out)
+            return
+        }
+        guard let i = e.input, !e.timeWentBack else { return }
+        recent.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
+        if i.isQuery {
+            guard !i.isProbe, e.dst.isMulticast, !i.message.questions.isEmpty else { return }
+            if recent.count >= Self.capacity {
+                recent.removeFirst()
+                out.evicted()
+            }
+            recent.append(MDNSRecentQuery(e, i))
+            return
+        }
+        guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !recent.isEmpty else { return }
+        let p = i.message.payload
+        let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
+        for r in answers {
+            let key = MDNSRecordKey(r.record, p)
+            let asking = recent.filter { $0.source != e.src && $0.asks(key.set) }
+            guard let latest = asking.last, !asking.contains(where: \.truncated),
+                !mayBeAnnouncing(e, key, owner: e.src)
+            else { continue }
+            let delay = MDNSSession.since(latest.time, e.time)
+            if i.isShared(r) {
+                let earliest = MDNSSession.since(asking[0].time, e.time)
+                if earliest < Self.sharedMinimum - MDNSSession.jitter {
+                    out.report(
+                        Self.descriptor,
+                        "shared \(i.name(r.record.name)) \(r.record.type) answered \(Self.ms(delay)) ms after the query of frame \(latest.frame); shared answers are delayed 20–120 ms at random",
+                        related: [latest.frame])
+                    return
+                }
+                if asking.count == 1, delay <= Self.sharedMaximum + MDNSSession.jitter {
+                    sample(e, delay, &out)
+                }
+            } else if i.isUnique(r), latest.questions.count == 1, delay > Self.sharedMaximum + MDNSSession.jitter,
+                answers.allSatisfy({ a in i.isUnique(a) && latest.asks(MDNSRecordKey(a.record, p).set) })
+            {
+                let m = e.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src)
+                if let last = m?.lastMulticast, MDNSSession.since(last.time, latest.time) < 1 { continue }
+                out.report(
+                    Self.descriptor,
+                    "unique \(i.name(r.record.name)) \(r.record.type) answered \(Self.ms(delay)) ms after the single-question query of frame \(latest.frame), with nothing aggregated; such answers go out without delay (within about 10 ms)",
+                    related: [latest.frame])
+                return
+            }
+        }
+    }
+
+    private mutating func sample(_ e: MDNSEvent, _ delay: Double, _ out: inout SessionReports) {
+        if samples[e.src] == nil {
+            if samples.count >= 256 {
+                out.evicted(samples.count)
+                samples.removeAll()
+            }
+            samples[e.src] = Samples(first: MDNSFrameTime(frame: e.frame, time: e.time))
+        }
+        guard let s = samples[e.src], s.delays.count < Self.capacity, s.frames.last != e.frame else { return }
+        samples[e.src]?.delays.append(delay)
+        samples[e.src]?.frames.append(e.frame)
+    }
+
+    private func conclude(_ e: MDNSEvent, into out: inout SessionReports) {
+        for (src, s) in samples.sorted(by: { $0.value.first.frame < $1.value.first.frame })
+        where s.delays.count >= Self.samplesNeeded {
+            guard let lo = s.delays.min(), let hi = s.delays.max(), hi - lo < Self.narrowSpread else { continue }
+            out.reportAtEnd(
+                Self.descriptor, severity: .info,
+                "\(s.delays.count) shared answers all delayed \(Self.ms(lo))–\(Self.ms(hi)) ms after their queries; the delay is to be uniformly random over 20–120 ms",
+                frames: Array(s.frames.prefix(8)), time: s.first.time, source: src)
+        }
+    }
+
+    static func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+}
+
+/// MDNS-508: after a query with TC set, the responder waits 400–500 ms after the querier's
+/// last Known-Answer packet.
+///
+/// A TC query and its continuations (queries with no question from the same source, each
+/// within 0.5 s of the one before) are one Known-Answer list (RFC 6762 §7.2). A response from
+/// another host answering one of its questions within a second of the last packet, less than
+/// 400 ms after that packet, did not wait for the list to end. Not judged when another host
+/// asked the same question plainly in between (the response may answer that), or for
+/// records their responder is announcing.
+struct TruncatedQueryDelayRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-508", "truncated-query-delay", .warning,
+        "After a TC query the responder waits 400–500 ms after the last Known-Answer packet",
+        spec: "RFC 6762 §6, §7.2",
+        "A response answering a question of a TC query less than 400 ms after the last packet of that querier's Known-Answer list (the TC query and its continuations), unless another querier asked the question without TC in between.",
+        example: "response 30 ms after a TC query", scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample([
+                mdns(service(), at: 0), mdns(tcQuery(), src: "192.168.1.5", at: 20), mdns(service(), at: 20.03),
+            ])
+        ],
+        nonTriggering: [
+            RuleExample([
+                mdns(service(), at: 0), mdns(tcQuery(), src: "192.168.1.5", at: 20),
+                mdns(continuation(), src: "192.168.1.5", at: 20.01), mdns(service(), at: 20.45),
+            ]),
+            // Another querier asked plainly: the answer may be to that question.
+            RuleExample([
+                mdns(service(), at: 0), mdns(tcQuery(), src: "192.168.1.5", at: 20),
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 20.01), mdns(service(), at: 20.1),
+            ]),
+        ])
+
+    static func tcQuery() -> DNSBuilder {
+        query(flags: 0x0200) { b in
+            b.question("_ipp._tcp.local", 12)
+            b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Den._ipp._tcp.local"))
+        }
+    }
+    static func continuation() -> DNSBuilder {
+        query { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Hall._ipp._tcp.local")) }
+    }
+
+    struct List {
+        var query: MDNSRecentQuery
+        var last: MDNSFrameTime
+    }
+    /// Known-Answer lists by querier.
+    private var lists: [IPAddress: List] = [:]
+    /// Plain multicast queries of the last second.
+    private var plain: [MDNSRecentQuery] = []
+    static let capacity = 256
+    static let pause = 0.4
+    static let window = 1.0
+    static let continuationGap = 0.5
+
+    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
+        plain.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
+        if i.isQuery {
+            guard !i.isProbe, e.dst.isMulticast else { return }
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            if i.header.tc, !i.message.questions.isEmpty {
+                MDNSSession.makeRoom(
+                    &lists, cap: Self.capacity, now: e.time, horizon: Self.window, time: { $0.last.time }, &out)
+                lists[e.src] = List(query: MDNSRecentQuery(e, i), last: now)
+            } else if i.message.questions.isEmpty {
+                if let l = lists[e.src], MDNSSession.since(l.last.time, e.time) <= Self.continuationGap {
+                    lists[e.src]?.last = now
+                }
+            } else {
+                if plain.count >= Self.capacity {
+                    plain.removeFirst()
+                    out.evicted()
+                }
+                plain.append(MDNSRecentQuery(e, i))
+            }
+            return
+        }
+        guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353 else { return }
+        let p = i.message.payload
+        for (querier, l) in lists.sorted(by: { $0.value.query.frame < $1.value.query.frame })
+        where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
+            for r in i.records where r.section == .answer && r.record.ttl > 0 {
+                let key = MDNSRecordKey(r.record, p)
+                guard l.query.asks(key.set), !mayBeAnnouncing(e, key, owner: e.src),
+                    !plain.contains(where: { $0.time >= l.query.time && $0.source != e.src && $0.asks(key.set) })
+                else { continue }
+                let wait = MDNSSession.since(l.last.time, e.time)
+                guard wait < Self.pause - MDNSSession.jitter else { continue }
+                out.report(
+                    Self.descriptor,
+                    "\(i.name(r.record.name)) \(r.record.type) answered \(ResponseDelayRule.ms(wait)) ms after the last Known-Answer packet (frame \(l.last.frame)) of the TC query of frame \(l.query.frame); a responder waits 400–500 ms for the rest of the list",
+                    related: l.last.frame == l.query.frame ? [l.query.frame] : [l.last.frame, l.query.frame])
+                return
+            }
+        }
+    }
+}
