@@ -16,6 +16,30 @@ import WireFormat
         }
     }
 
+    /// The keys the decoding worker computes for the session stage are the names' own keys,
+    /// whatever case and compression pointers the message uses.
+    @Test func precomputedKeysEqualTheNamesKeys() throws {
+        let r = response { b in
+            b.question("Office._IPP._tcp.local", 255)
+            b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("OFFICE._ipp._TCP.local"))
+            b.record(.answer, "office._ipp._tcp.local", 33, ttl: 120, rdata: B.srv(631, "Printer.local"))
+            b.record(.additional, "printer.LOCAL", 1, ttl: 120, rdata: B.a("192.168.1.20"))
+        }
+        let message = DNSMessage(parsing: mdns(r).payload)
+        let view = MDNSMessageView(message: message)
+        let p = message.payload
+        #expect(view.records.count == 3 && view.questionNames.count == 1)
+        #expect(view.questionNames[0].key == message.questions[0].name.key(in: p))
+        for info in view.records {
+            #expect(info.nameKey == info.record.name.key(in: p))
+            #expect(info.rdataKey == MDNSSessionModel.rdataKey(info.record, p))
+        }
+        // Case-folded: the PTR's target, the SRV's owner and the question are one name.
+        #expect(view.records[0].target?.key == view.records[1].nameKey)
+        #expect(view.questionNames[0].key == view.records[1].nameKey)
+        #expect(view.records[1].target?.key == view.records[2].nameKey)
+    }
+
     @Test func anAnnouncedServiceGivesItsHostAndInstance() throws {
         var model = MDNSSessionModel()
         let sub = response { b in

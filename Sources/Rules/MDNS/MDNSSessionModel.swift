@@ -43,8 +43,8 @@ public struct MDNSSessionModel: Sendable {
     public static let maxHosts = 16384
     public static let maxServices = 16384
     public static let maxRRSets = 65536
-    public static let maxProbes = 4096
-    public static let maxQuestions = 16384
+    public static let maxProbes = 16384
+    public static let maxQuestions = 65536
     public static let maxSenders = 16384
     static let maxForgotten = 65536
     /// Packet time between two age-out sweeps.

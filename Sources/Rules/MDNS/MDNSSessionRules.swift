@@ -67,7 +67,7 @@ struct LegacyResponseIDRule: SessionRule {
     static let window = 1.0
     /// Legacy queriers remembered at once; past it, those whose window closed are dropped,
     /// and if none has, all (a flood of queriers leaves the rule silent rather than wrong).
-    static let capacity = 1024
+    static let capacity = 16384
 
     private var pending: [Endpoint: Query] = [:]
 

@@ -52,3 +52,22 @@ func announce(_ addr: String = "192.168.1.20", src: String = "192.168.1.20", ttl
             b.record(.answer, "printer.local", 1, flush: true, ttl: ttl, rdata: B.a(addr))
         }, src: src, at: t)
 }
+
+extension MDNSInput {
+    /// The answer section's records with their facts (a query's Known-Answers), in order.
+    var answerRecords: LazyFilterSequence<[RecordInfo]> { records.lazy.filter { $0.section == .answer } }
+
+    /// The questions with their names' keys (computed when the message was decoded).
+    var keyedQuestions: Zip2Sequence<[DNSQuestion], LazyMapSequence<[NameInfo], UInt64>> {
+        zip(message.questions, questionNames.lazy.map(\.key))
+    }
+}
+
+extension MDNSRecordKey {
+    /// The record's identity from the keys computed when its message was decoded.
+    init(_ r: MDNSInput.RecordInfo) {
+        self.init(
+            set: MDNSRRSetKey(name: r.nameKey, type: r.record.type.rawValue, rrclass: r.record.rrclass),
+            rdata: r.rdataKey)
+    }
+}

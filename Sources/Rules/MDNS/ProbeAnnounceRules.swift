@@ -10,10 +10,9 @@ import WireFormat
 /// as keys, each once.
 private func claimedNames(_ i: MDNSInput) -> [(key: UInt64, record: MDNSInput.RecordInfo)] {
     guard i.isResponse, i.isMulticast, i.datagram.srcPort == 5353 else { return [] }
-    let p = i.message.payload
     var out: [(key: UInt64, record: MDNSInput.RecordInfo)] = []
     for r in i.records where r.section == .answer && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
-        let k = r.record.name.key(in: p)
+        let k = r.nameKey
         if !out.contains(where: { $0.key == k }) { out.append((k, r)) }
     }
     return out
@@ -45,7 +44,7 @@ struct ProbingRule: SessionRule {
 
     /// Probe sequences judged already (by prober and name, with the last probe's frame).
     private var judged: [MDNSProbeKey: Int] = [:]
-    static let capacity = 1024
+    static let capacity = 16384
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
@@ -116,14 +115,13 @@ struct ProbeRateRule: SessionRule {
     static let window = 10.0
     private var times: [MDNSProbeKey: [MDNSFrameTime]] = [:]
     private var reported: Set<MDNSProbeKey> = []
-    static let capacity = 1024
+    static let capacity = 16384
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, i.isProbe, !e.atEnd else { return }
-        let p = i.message.payload
         var seen: [UInt64] = []
-        for rr in i.message.authorities {
-            let k = rr.name.key(in: p)
+        for (rr, info) in zip(i.message.authorities, i.records.lazy.filter { $0.section == .authority }) {
+            let k = info.nameKey
             if seen.contains(k) { continue }
             seen.append(k)
             let key = MDNSProbeKey(source: e.src, name: k)
@@ -257,7 +255,7 @@ struct AnnouncingRule: SessionRule {
     /// The last query (probes included) from each source: a response within a second of
     /// another host's query may answer it.
     private var lastQuery: [IPAddress: Timestamp] = [:]
-    static let capacity = 1024
+    static let capacity = 16384
     static let spacing = 0.5
     static let growth = 1.5
     static let restart = 2.0
@@ -268,7 +266,6 @@ struct AnnouncingRule: SessionRule {
             return
         }
         guard let i = e.input else { return }
-        let p = i.message.payload
         if i.isQuery {
             // Any query, a probe's questions included (a query with Authority records is
             // answered like any other), may be answered.
@@ -276,12 +273,12 @@ struct AnnouncingRule: SessionRule {
             lastQuery[e.src] = e.time
             guard !i.isProbe else { return }
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
-            for q in i.message.questions { asked[q.name.key(in: p)] = e.time }
+            for q in i.questionNames { asked[q.key] = e.time }
             return
         }
         let maybeAnswer = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
         for r in i.records where r.section == .answer && r.record.ttl == 0 {
-            let key = MDNSProbeKey(source: e.src, name: r.record.name.key(in: p))
+            let key = MDNSProbeKey(source: e.src, name: r.nameKey)
             phases[key]?.goodbye = true
         }
         for (k, r) in claimedNames(i) {
@@ -390,7 +387,7 @@ struct PeriodicAnnouncementRule: SessionRule {
     /// The last query (probes included) naming each name, and the last query per source.
     private var asked: [UInt64: Timestamp] = [:]
     private var lastQuery: [IPAddress: Timestamp] = [:]
-    static let capacity = 4096
+    static let capacity = 65536
     static let longPeriodCount = 6
     static let anyPeriodCount = 9
     static let longPeriod = 2.0
@@ -398,13 +395,12 @@ struct PeriodicAnnouncementRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        let p = i.message.payload
         if i.isQuery {
             // Any query may be answered, a probe's questions included (a probe for a name
             // the responder holds is answered at once, §8.1).
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0 }, &out)
             MDNSSession.makeRoom(&lastQuery, cap: 1024, now: e.time, horizon: 1, time: { $0 }, &out)
-            for q in i.message.questions.prefix(64) { asked[q.name.key(in: p)] = e.time }
+            for q in i.questionNames.prefix(64) { asked[q.key] = e.time }
             lastQuery[e.src] = e.time
             return
         }
@@ -412,7 +408,7 @@ struct PeriodicAnnouncementRule: SessionRule {
         let solicited = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
         var revealed: [Key] = []
         for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
-            let key = Key(source: e.src, record: MDNSRecordKey(r.record, p))
+            let key = Key(source: e.src, record: MDNSRecordKey(r))
             guard var s = series[key] else {
                 if solicited { continue }
                 MDNSSession.makeRoom(&series, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last }, &out)
@@ -448,7 +444,7 @@ struct PeriodicAnnouncementRule: SessionRule {
         }
         guard let first = revealed.first, let s = series[first],
             let r = i.records.first(where: {
-                $0.section != .authority && MDNSRecordKey($0.record, p) == first.record
+                $0.section != .authority && MDNSRecordKey($0) == first.record
             })
         else { return }
         out.report(

@@ -85,7 +85,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
     }
     /// Multicast queries of the last second, oldest first.
     private var recent: [Query] = []
-    static let capacity = 64
+    static let capacity = 256
     static let window = 1.0
     static let announcing = 10.0
 
@@ -120,7 +120,6 @@ struct KnownAnswerSuppressionRule: SessionRule {
         guard let i = e.input, e.dst.isMulticast else { return }
         closeDue(at: e.time)
         noteDue(e, i, &out)
-        let p = i.message.payload
         recent.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
         if i.isQuery, !i.isProbe {
             if recent.count >= Self.capacity {
@@ -128,17 +127,17 @@ struct KnownAnswerSuppressionRule: SessionRule {
                 out.evicted()
             }
             var known: [MDNSRecordKey: UInt32] = [:]
-            for rr in i.message.answers.prefix(256) { known[MDNSRecordKey(rr, p)] = rr.ttl }
+            for r in i.answerRecords.prefix(256) { known[MDNSRecordKey(r)] = r.record.ttl }
             recent.append(
                 Query(
-                    frame: e.frame, time: e.time, source: e.src, names: i.message.questions.map { $0.name.key(in: p) },
+                    frame: e.frame, time: e.time, source: e.src, names: i.questionNames.map(\.key),
                     known: known))
             return
         }
-        guard i.isResponse, e.srcPort == 5353 else { return }
+        guard i.isResponse, e.srcPort == 5353, recent.contains(where: { !$0.known.isEmpty }) else { return }
+        let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 }.map { ($0, MDNSRecordKey($0)) }
         for (k, q) in recent.enumerated() where !q.known.isEmpty {
-            for r in i.records where r.section == .answer && r.record.ttl > 0 {
-                let key = MDNSRecordKey(r.record, p)
+            for (r, key) in answers {
                 guard let listed = q.known[key], q.names.contains(key.set.name),
                     UInt64(listed) * 2 >= UInt64(r.record.ttl)
                 else { continue }
@@ -176,16 +175,16 @@ extension KnownAnswerSuppressionRule {
 
     /// Takes a query's obligations, or a response's fulfilment of them.
     fileprivate mutating func noteDue(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) {
-        let p = i.message.payload
         if i.isQuery {
             guard !i.isProbe, !i.header.tc, e.srcPort == 5353 else { return }
             let asked = MDNSRecentQuery(e, i)
-            for rr in i.message.answers.prefix(256) where rr.ttl > 0 {
-                let key = MDNSRecordKey(rr, p)
+            for r in i.answerRecords.prefix(256) where r.record.ttl > 0 {
+                let rr = r.record
+                let key = MDNSRecordKey(r)
                 guard
-                    let q = i.message.questions.first(where: {
-                        MDNSQuestionID(name: $0.name.key(in: p), type: $0.type.rawValue).isAnswered(by: key.set)
-                    }), !q.unicastResponse, asked.asks(key.set), let set = e.model.rrsets[key.set]
+                    let q = i.keyedQuestions.first(where: {
+                        MDNSQuestionID(name: $0.1, type: $0.0.type.rawValue).isAnswered(by: key.set)
+                    })?.0, !q.unicastResponse, asked.asks(key.set), let set = e.model.rrsets[key.set]
                 else { continue }
                 for m in set.members
                 where m.rdata == key.rdata && m.owner != e.src && m.ttl > 0 && m.isLive(at: e.time)
@@ -205,8 +204,8 @@ extension KnownAnswerSuppressionRule {
         }
         guard i.isResponse, e.srcPort == 5353, !due.isEmpty else { return }
         let sent = Set(
-            i.records.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0.record, p) })
-        let answered = Set(i.records.filter { $0.section == .answer }.map { MDNSRecordKey($0.record, p).set })
+            i.records.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0) })
+        let answered = Set(i.records.filter { $0.section == .answer }.map { MDNSRecordKey($0).set })
         due.removeAll { d in
             // Sent, by the responder or (duplicate answer suppression) by another host.
             sent.contains(d.record)
@@ -241,9 +240,9 @@ struct KnownAnswerTTLRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd else { return }
-        let p = i.message.payload
-        for rr in i.message.answers where rr.ttl > 0 {
-            let key = MDNSRecordKey(rr, p)
+        for r in i.answerRecords where r.record.ttl > 0 {
+            let rr = r.record
+            let key = MDNSRecordKey(r)
             guard let set = e.model.rrsets[key.set],
                 let m = set.members.filter({ $0.rdata == key.rdata && $0.ttl > 0 }).max(by: {
                     $0.lastFrame < $1.lastFrame
@@ -292,7 +291,7 @@ struct KnownAnswerContinuationRule: SessionRule {
 
     static let window = 0.5
     private var pending: [IPAddress: MDNSFrameTime] = [:]
-    static let capacity = 1024
+    static let capacity = 16384
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         if e.atEnd {
@@ -358,9 +357,8 @@ struct QueryBackoffRule: SessionRule {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
             !e.timeWentBack
         else { return }
-        let p = i.message.payload
-        for q in i.message.questions {
-            let key = MDNSQuestionKey(source: e.src, name: q.name.key(in: p), type: q.type.rawValue)
+        for (q, name) in i.keyedQuestions {
+            let key = MDNSQuestionKey(source: e.src, name: name, type: q.type.rawValue)
             guard let s = e.model.questions[key], let last = s.sent.last else { continue }
             let gap = MDNSSession.since(last.time, e.time)
             guard gap <= 3600 else { continue }
@@ -500,7 +498,7 @@ struct DuplicateSuppressionRule: SessionRule {
     }
     /// Multicast queries of the last second, oldest first.
     private var recent: [Asked] = []
-    static let capacity = 64
+    static let capacity = 256
     static let window = 1.0
     static let seen = 0.02
     static let planning = 0.1
@@ -514,13 +512,12 @@ struct DuplicateSuppressionRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
-        let p = i.message.payload
         recent.removeAll { MDNSSession.since($0.query.time, e.time) > Self.window }
         if i.isQuery {
             guard !i.isProbe, !i.message.questions.isEmpty else { return }
             let asked = Asked(
                 query: MDNSRecentQuery(e, i), qm: i.message.questions.prefix(64).map { !$0.unicastResponse },
-                known: Set(i.message.answers.prefix(256).map { MDNSRecordKey($0, p) }))
+                known: Set(i.answerRecords.prefix(256).map { MDNSRecordKey($0) }))
             if !asked.query.truncated { judgeQuestion(e, i, asked, &out) }
             if recent.count >= Self.capacity {
                 recent.removeFirst()
@@ -531,7 +528,7 @@ struct DuplicateSuppressionRule: SessionRule {
         }
         guard i.isResponse else { return }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
-            let key = MDNSRecordKey(r.record, p)
+            let key = MDNSRecordKey(r)
             guard let q = recent.last(where: { $0.query.asks(key.set) })?.query, q.source != e.src,
                 let set = e.model.rrsets[key.set]
             else { continue }

@@ -46,7 +46,7 @@ struct ConflictRule: SessionRule {
         ])
 
     static let grace = 1.0
-    static let capacity = 1024
+    static let capacity = 16384
 
     struct Pair: Hashable {
         var set: MDNSRRSetKey
@@ -61,12 +61,11 @@ struct ConflictRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, e.srcPort == 5353 else { return }
-        let p = i.message.payload
         for r in i.records where r.section != .authority && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
-            let key = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
+            let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
             guard let set = e.model.rrsets[key] else { continue }
-            let rdata = MDNSSessionModel.rdataKey(rr, p)
+            let rdata = r.rdataKey
             for m in set.members
             where m.owner != e.src && m.rdata != rdata && m.cacheFlush && m.isLive(at: e.time)
                 && set.member(rdata: m.rdata, owner: e.src) == nil
@@ -181,22 +180,21 @@ struct RecordRateRule: SessionRule {
 
     /// The last probe seen for a name (any prober).
     private var probed: [UInt64: Timestamp] = [:]
-    static let capacity = 1024
+    static let capacity = 16384
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
-        let p = i.message.payload
         if i.isProbe {
             MDNSSession.makeRoom(&probed, cap: Self.capacity, now: e.time, horizon: 2, time: { $0 }, &out)
-            for rr in i.message.authorities { probed[rr.name.key(in: p)] = e.time }
+            for r in i.records where r.section == .authority { probed[r.nameKey] = e.time }
             return
         }
         guard i.isResponse, e.dst.isMulticast, !e.timeWentBack else { return }
         for r in i.records where r.section != .authority && r.record.type != .opt && r.record.ttl > 0 {
             let rr = r.record
-            let nameKey = rr.name.key(in: p)
+            let nameKey = r.nameKey
             guard let set = e.model.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
-                let m = set.member(rdata: MDNSSessionModel.rdataKey(rr, p), owner: e.src), !m.goodbye,
+                let m = set.member(rdata: r.rdataKey, owner: e.src), !m.goodbye,
                 let last = m.lastMulticast
             else { continue }
             let gap = MDNSSession.since(last.time, e.time)
@@ -263,7 +261,6 @@ struct GoodbyeUpdateRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
-        let p = i.message.payload
         if i.isQuery {
             if let r = i.records.first(where: { $0.record.ttl == 0 && $0.record.type != .opt }) {
                 out.report(
@@ -276,8 +273,8 @@ struct GoodbyeUpdateRule: SessionRule {
         if judgeRename(e, i, &out) { return }
         for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
-            let key = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
-            let rdata = MDNSSessionModel.rdataKey(rr, p)
+            let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
+            let rdata = r.rdataKey
             guard let set = e.model.rrsets[key], set.member(rdata: rdata, owner: e.src) == nil,
                 let bye = set.members.first(where: {
                     $0.owner == e.src && $0.goodbye && MDNSSession.since($0.lastSeen, e.time) <= 1
@@ -296,10 +293,9 @@ extension GoodbyeUpdateRule {
     /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
     fileprivate func judgeRename(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) -> Bool {
         guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return false }
-        let p = i.message.payload
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isShared(r) {
             guard case .name(let target) = r.record.value, r.target?.dnssd.kind == .instance else { continue }
-            let key = MDNSRecordKey(r.record, p)
+            let key = MDNSRecordKey(r)
             guard let set = e.model.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
                 let new = srv(of: target, i, e.model)
             else { continue }
@@ -349,17 +345,16 @@ struct UpdateRateRule: SessionRule {
         var source: IPAddress
     }
     private var changes: [Key: [MDNSFrameTime]] = [:]
-    static let capacity = 1024
+    static let capacity = 16384
     static let limit = 10
     static let window = 60.0
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.timeWentBack else { return }
-        let p = i.message.payload
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
-            let set = MDNSRRSetKey(name: rr.name.key(in: p), type: rr.type.rawValue, rrclass: rr.rrclass)
-            guard let s = e.model.rrsets[set], s.member(rdata: MDNSSessionModel.rdataKey(rr, p), owner: e.src) == nil,
+            let set = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
+            guard let s = e.model.rrsets[set], s.member(rdata: r.rdataKey, owner: e.src) == nil,
                 s.members.contains(where: { $0.owner == e.src })
             else { continue }
             let key = Key(set: set, source: e.src)
@@ -498,21 +493,22 @@ struct WholeRRSetRule: SessionRule {
     private var omissions: [Key: Omission] = [:]
     /// Known-Answers of the queries of the last second.
     private var listed: [(time: Timestamp, records: Set<MDNSRecordKey>)] = []
-    static let capacity = 4096
+    static let capacity = 65536
+    /// Queries with Known-Answers kept for the last second.
+    static let listedCapacity = 1024
     static let burst = 1.0
     static let maxMembers = 16
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        let p = i.message.payload
         listed.removeAll { MDNSSession.since($0.time, e.time) > Self.burst }
         if i.isQuery {
             guard !i.message.answers.isEmpty else { return }
-            if listed.count >= 64 {
+            if listed.count >= Self.listedCapacity {
                 listed.removeFirst()
                 out.evicted()
             }
-            listed.append((e.time, Set(i.message.answers.prefix(256).map { MDNSRecordKey($0, p) })))
+            listed.append((e.time, Set(i.answerRecords.prefix(256).map { MDNSRecordKey($0) })))
             return
         }
         guard i.isResponse, e.srcPort == 5353 else { return }
@@ -520,7 +516,7 @@ struct WholeRRSetRule: SessionRule {
         var groups: [MDNSRRSetKey: [UInt64]] = [:]
         var order: [MDNSRRSetKey] = []
         for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
-            let k = MDNSRecordKey(r.record, p)
+            let k = MDNSRecordKey(r)
             if r.record.ttl == 0 {
                 let key = Key(source: e.src, set: k.set)
                 sent[key]?.rdata.removeAll { $0 == k.rdata }
@@ -545,7 +541,7 @@ struct WholeRRSetRule: SessionRule {
                     let back = o.rdata.filter { now.contains($0) }
                     if !back.isEmpty, !reported,
                         let name = i.records.first(where: {
-                            $0.section != .authority && MDNSRecordKey($0.record, p).set == set
+                            $0.section != .authority && MDNSRecordKey($0).set == set
                         })
                     {
                         reported = true

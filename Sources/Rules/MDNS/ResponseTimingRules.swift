@@ -28,13 +28,10 @@ struct MDNSRecentQuery {
     var truncated: Bool
 
     init(_ e: MDNSEvent, _ i: MDNSInput) {
-        let p = i.message.payload
         frame = e.frame
         time = e.time
         source = e.src
-        questions = i.message.questions.prefix(64).map {
-            MDNSQuestionID(name: $0.name.key(in: p), type: $0.type.rawValue)
-        }
+        questions = i.keyedQuestions.prefix(64).map { MDNSQuestionID(name: $0.1, type: $0.0.type.rawValue) }
         truncated = i.header.tc
     }
 
@@ -139,10 +136,9 @@ struct ResponseDelayRule: SessionRule {
             return
         }
         guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !recent.isEmpty else { return }
-        let p = i.message.payload
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
         for r in answers {
-            let key = MDNSRecordKey(r.record, p)
+            let key = MDNSRecordKey(r)
             let asking = recent.filter { $0.source != e.src && $0.asks(key.set) }
             guard let latest = asking.last, !asking.contains(where: \.truncated),
                 !mayBeAnnouncing(e, key, owner: e.src)
@@ -161,7 +157,7 @@ struct ResponseDelayRule: SessionRule {
                     sample(e, delay, &out)
                 }
             } else if i.isUnique(r), latest.questions.count == 1, delay > Self.sharedMaximum + MDNSSession.jitter,
-                answers.allSatisfy({ a in i.isUnique(a) && latest.asks(MDNSRecordKey(a.record, p).set) })
+                answers.allSatisfy({ a in i.isUnique(a) && latest.asks(MDNSRecordKey(a).set) })
             {
                 let m = e.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src)
                 if let last = m?.lastMulticast, MDNSSession.since(last.time, latest.time) < 1 { continue }
@@ -261,6 +257,10 @@ struct TruncatedQueryDelayRule: SessionRule {
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         plain.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
+        // A list whose last packet is more than a second old can no longer be answered early.
+        if !lists.isEmpty, lists.values.contains(where: { MDNSSession.since($0.last.time, e.time) > Self.window }) {
+            lists = lists.filter { MDNSSession.since($0.value.last.time, e.time) <= Self.window }
+        }
         if i.isQuery {
             guard !i.isProbe, e.dst.isMulticast else { return }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
@@ -281,12 +281,11 @@ struct TruncatedQueryDelayRule: SessionRule {
             }
             return
         }
-        guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353 else { return }
-        let p = i.message.payload
+        guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !lists.isEmpty else { return }
         for (querier, l) in lists.sorted(by: { $0.value.query.frame < $1.value.query.frame })
         where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
-                let key = MDNSRecordKey(r.record, p)
+                let key = MDNSRecordKey(r)
                 guard l.query.asks(key.set), !mayBeAnnouncing(e, key, owner: e.src),
                     !plain.contains(where: { $0.time >= l.query.time && $0.source != e.src && $0.asks(key.set) })
                 else { continue }
