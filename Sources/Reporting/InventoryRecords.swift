@@ -59,15 +59,26 @@ public enum InventoryRecords {
             + ":" + two(tmv.tm_min) + ":" + two(tmv.tm_sec)
     }
 
-    /// The summary's compact line for a device: protocol, id, addresses, what it is, findings.
-    public static func compactLine(_ d: InventoryDevice) -> String {
+    /// The summary's compact table of devices: protocol, id, addresses, what it is, findings;
+    /// each column as wide as its widest cell (up to a bound, past which a cell overflows).
+    public static func compactLines(_ devices: some Collection<InventoryDevice>) -> [String] {
         let e = TerminalText.escaped
-        var what =
-            d.proto == .ssdp ? (d.types.first.map(shortType) ?? d.server ?? "") : "\(d.services.count) service(s)"
-        if what.isEmpty { what = "-" }
-        return (d.proto == .ssdp ? "ssdp" : "mdns") + " " + e(d.id).padding(38)
-            + e(d.addresses.prefix(2).joined(separator: ", ")).padding(18)
-            + e(what).padding(24) + d.findings.text
+        let rows = devices.map { d in
+            var what =
+                d.proto == .ssdp ? (d.types.first.map(shortType) ?? d.server ?? "") : "\(d.services.count) service(s)"
+            if what.isEmpty { what = "-" }
+            return [
+                d.proto == .ssdp ? "ssdp" : "mdns", e(d.id), e(d.addresses.prefix(2).joined(separator: ", ")), e(what),
+                d.findings.text,
+            ]
+        }
+        var widths = [0, 0, 0, 0]
+        for r in rows {
+            for k in widths.indices { widths[k] = max(widths[k], min(r[k].count + 1, 48)) }
+        }
+        return rows.map { r in
+            widths.indices.map { r[$0].padding(widths[$0]) }.joined() + r[4]
+        }
     }
 
     /// `urn:schemas-upnp-org:device:MediaServer:1` → `MediaServer:1`.

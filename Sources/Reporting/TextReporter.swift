@@ -126,13 +126,19 @@ public final class TextReporter: Reporter {
         if !notes.isEmpty { msg += " (" + notes.joined(separator: ", ") + ")" }
         row("messages", msg)
         let more = { (limit: String) in s.reached(limit) ? "+" : "" }
-        row(
-            "seen",
-            "\(s.devices)\(more("devices")) device(s) or host(s), \(s.services)\(more("services")) DNS-SD service type(s)"
-        )
+        // The inventory's root devices and hosts when it was built (embedded devices are listed
+        // under their root); else the distinct UUIDs and host names the findings named.
+        let roots = seenDevices.filter { $0.proto == .ssdp }.count
+        let hosts = seenDevices.count - roots
+        let devicesText =
+            seenDevices.isEmpty && devicesLeftOut == 0
+            ? "\(s.devices)\(more("devices")) device(s) or host(s)"
+            : "\(roots) SSDP root device(s), \(hosts) mDNS host(s)"
+                + (devicesLeftOut > 0 ? " (+\(devicesLeftOut))" : "")
+        row("seen", devicesText + ", \(s.services)\(more("services")) DNS-SD service type(s)")
         // The devices themselves (all with -v); `discoscope inventory` shows every field.
         let shown = options.verbose ? seenDevices[...] : seenDevices.prefix(InventoryRecords.compactLimit)
-        for d in shown { out += "    " + InventoryRecords.compactLine(d) + "\n" }
+        for line in InventoryRecords.compactLines(shown) { out += "    " + line + "\n" }
         let hidden = seenDevices.count - shown.count + devicesLeftOut
         if hidden > 0 { out += "    … \(hidden) more (-v lists them all; discoscope inventory shows every field)\n" }
         let e = s.findingsBySeverity[.error] ?? 0
