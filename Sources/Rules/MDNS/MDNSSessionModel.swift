@@ -88,7 +88,7 @@ public struct MDNSSessionModel: Sendable {
     private mutating func noteSender(_ e: MDNSEvent, _ input: MDNSInput) {
         if senders[e.src] == nil {
             if senders.count >= Self.maxSenders {
-                noteEvicted(Self.dropOldest(&senders, by: \.lastSeen))
+                noteEvicted(MDNSSession.dropOldest(&senders, by: \.lastSeen))
             }
             senders[e.src] = MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)
         }
@@ -118,7 +118,7 @@ public struct MDNSSessionModel: Sendable {
                 let rr = r.record
                 let key = MDNSProbeKey(source: e.src, name: r.nameKey)
                 if probes[key] == nil {
-                    if probes.count >= Self.maxProbes { noteEvicted(Self.dropOldest(&probes, by: \.lastSeen)) }
+                    if probes.count >= Self.maxProbes { noteEvicted(MDNSSession.dropOldest(&probes, by: \.lastSeen)) }
                     probes[key] = MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)
                 }
                 probes[key]?.take(
@@ -132,7 +132,9 @@ public struct MDNSSessionModel: Sendable {
         for (q, name) in zip(input.message.questions, input.questionNames) {
             let key = MDNSQuestionKey(source: e.src, name: name.key, type: q.type.rawValue)
             if questions[key] == nil {
-                if questions.count >= Self.maxQuestions { noteEvicted(Self.dropOldest(&questions, by: \.lastSeen)) }
+                if questions.count >= Self.maxQuestions {
+                    noteEvicted(MDNSSession.dropOldest(&questions, by: \.lastSeen))
+                }
                 questions[key] = MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)
             }
             questions[key]?.take(frame: e.frame, time: e.time, qu: q.unicastResponse)
@@ -149,7 +151,7 @@ public struct MDNSSessionModel: Sendable {
             let nameKey = info.nameKey
             let key = MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
             if rrsets[key] == nil {
-                if rrsets.count >= Self.maxRRSets { noteEvicted(Self.dropOldest(&rrsets, by: \.lastSeen)) }
+                if rrsets.count >= Self.maxRRSets { noteEvicted(MDNSSession.dropOldest(&rrsets, by: \.lastSeen)) }
                 rrsets[key] = MDNSRRSetState(
                     firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info),
                     historyIncomplete: mayHaveForgotten(nameKey))
@@ -240,7 +242,7 @@ public struct MDNSSessionModel: Sendable {
         _ key: UInt64, _ name: DNSName, _ p: [UInt8], _ e: MDNSEvent, _ body: (inout MDNSHostState) -> Void
     ) {
         if hosts[key] == nil {
-            if hosts.count >= Self.maxHosts { noteEvicted(Self.dropOldest(&hosts, by: \.lastSeen)) }
+            if hosts.count >= Self.maxHosts { noteEvicted(MDNSSession.dropOldest(&hosts, by: \.lastSeen)) }
             hosts[key] = MDNSHostState(
                 name: name.presentation(in: p), firstFrame: e.frame, firstSeen: e.time,
                 historyIncomplete: mayHaveForgotten(key))
@@ -256,7 +258,7 @@ public struct MDNSSessionModel: Sendable {
         _ body: (inout MDNSServiceState) -> Void
     ) {
         if services[key] == nil {
-            if services.count >= Self.maxServices { noteEvicted(Self.dropOldest(&services, by: \.lastSeen)) }
+            if services.count >= Self.maxServices { noteEvicted(MDNSSession.dropOldest(&services, by: \.lastSeen)) }
             services[key] = MDNSServiceState(
                 instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
                 firstSeen: e.time, historyIncomplete: mayHaveForgotten(key))
@@ -282,15 +284,6 @@ public struct MDNSSessionModel: Sendable {
         probes = probes.filter { s &- $0.value.lastSeen.seconds <= Self.phaseHorizon }
         questions = questions.filter { s &- $0.value.lastSeen.seconds <= Self.horizon }
         senders = senders.filter { s &- $0.value.lastSeen.seconds <= 2 &* Self.longestTTL }
-    }
-
-    /// Drops the least recently seen eighth of a full table (in bulk: a flood of new names
-    /// costs a sort every few hundred insertions, not a scan each); returns their keys.
-    private static func dropOldest<K: Hashable, V>(_ table: inout [K: V], by time: KeyPath<V, Timestamp>) -> [K] {
-        let order = table.map { ($0.key, $0.value[keyPath: time]) }.sorted { $0.1 < $1.1 }
-        let gone = order.prefix(max(1, table.count / 8)).map(\.0)
-        for k in gone { table[k] = nil }
-        return gone
     }
 
     /// Counts dropped entries and remembers their keys.

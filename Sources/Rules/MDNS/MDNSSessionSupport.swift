@@ -21,12 +21,17 @@ enum MDNSSession {
         guard t.count >= cap else { return }
         t = t.filter { since(time($0.value), now) <= horizon }
         guard t.count >= cap else { return }
-        // Still full of live entries: the least recently active eighth goes (in bulk, so a
-        // flood costs a sort every `cap / 8` insertions), and is counted.
+        // Still full of live entries: the least recently active eighth goes, counted.
+        out.evicted(dropOldest(&t, by: time).count)
+    }
+
+    /// Drops the least recently active eighth of a table (in bulk: a flood of new keys costs
+    /// a sort every few hundred insertions, not a scan each); returns their keys.
+    static func dropOldest<K: Hashable, V>(_ t: inout [K: V], by time: (V) -> Timestamp) -> [K] {
         let order = t.map { ($0.key, time($0.value)) }.sorted { $0.1 < $1.1 }
-        let gone = order.prefix(max(1, cap / 8))
-        for (k, _) in gone { t[k] = nil }
-        out.evicted(gone.count)
+        let gone = order.prefix(max(1, t.count / 8)).map(\.0)
+        for k in gone { t[k] = nil }
+        return gone
     }
 }
 
