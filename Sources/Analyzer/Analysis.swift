@@ -180,12 +180,21 @@ public final class Analysis {
         }
         let framesBefore = summary.framesRead
         let unsupportedBefore = unsupportedFrames
+        // Live capture: once a second, the session rules conclude what became certain.
+        var nextConclusion = handle.isLive ? PcapHandle.clockNow().seconds + 1 : Int64.max
         do {
             while !shouldStop() {
                 let step = try handle.next { frame, bytes in
                     self.frame(frame, bytes)
                 }
                 if case .end = step { break }
+                if nextConclusion != Int64.max {
+                    let now = PcapHandle.clockNow()
+                    if now.seconds >= nextConclusion {
+                        nextConclusion = now.seconds + 1
+                        conclude(by: now)
+                    }
+                }
             }
         } catch {
             summary.inputErrors.append(error.description)
@@ -614,6 +623,24 @@ public final class Analysis {
             hostFindingTexts.removeAll()
         }
         guard !reports.isEmpty else { return }
+        emit(concluded(reports, atEnd: true, mdnsModel: mdnsModel))
+    }
+
+    /// Live capture's timer: the session rules report what became certain by `now` (a
+    /// deadline passed with no packet that could still change it), written at once, after
+    /// everything read so far. Offline, such findings come at the end of the input.
+    public func conclude(by now: Timestamp) {
+        drain()
+        var reports = SessionReports()
+        ssdp.conclude(by: now, into: &reports)
+        mdns.conclude(by: now, into: &reports)
+        guard !reports.isEmpty else { return }
+        emit(concluded(reports, atEnd: false, mdnsModel: mdns.model))
+    }
+
+    /// Findings of session rules that concluded without a message to show them under, sorted
+    /// by the frame that shows each (rules keep their state in hash tables).
+    private func concluded(_ reports: SessionReports, atEnd: Bool, mdnsModel: MDNSSessionModel) -> BatchOutput {
         var sink = FindingSink(frame: 0, time: .zero, source: .v4(0), fileIndex: sessionFileIndex)
         for r in reports.reports {
             // The device text is kept even when reports do not show it: the inventory counts
@@ -623,7 +650,7 @@ public final class Analysis {
                 device: r.device)
         }
         var findings = sink.findings
-        for k in findings.indices { findings[k].atEnd = true }
+        for k in findings.indices { findings[k].atEnd = atEnd }
         findings.sort {
             let a = $0.firstFrame ?? 0
             let b = $1.firstFrame ?? 0
@@ -633,7 +660,7 @@ public final class Analysis {
         }
         var hostKeys: [String: UInt64] = [:]
         for (key, h) in mdnsModel.hosts { hostKeys[h.name.lowercased()] = key }
-        emit(inline.conclude(findings, mdnsHosts: hostKeys))
+        return inline.conclude(findings, mdnsHosts: hostKeys)
     }
 
     /// Number of findings reported at or above `threshold`.

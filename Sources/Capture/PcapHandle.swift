@@ -61,6 +61,17 @@ public final class PcapHandle {
         return gzdirect(g.pointee.gz) == 0
     }
     var pollMilliseconds: Int32 = 100
+
+    /// A live capture (packets arrive while it runs), read with a poll timeout.
+    public var isLive: Bool { selectableFD != nil }
+
+    /// The clock libpcap stamps live packets with (the system's real-time clock): the live
+    /// capture's timer tells the session rules the capture's time with it.
+    public static func clockNow() -> Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Timestamp(seconds: Int64(ts.tv_sec), nanoseconds: UInt32(clamping: ts.tv_nsec))
+    }
     /// Whether the timestamps are nanosecond (offline files are opened that way).
     let nanosecond: Bool
 

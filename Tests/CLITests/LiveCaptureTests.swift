@@ -202,6 +202,41 @@ struct LiveCaptureTests {
         #expect(out.contains("  interface   \(net.ifA)\n") && !out.contains("  files "), "\(out)")
     }
 
+    @Test func theTimerReportsADeadlineFindingWhileTheCaptureRunsAndNotAgainAtItsEnd() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pcap = dir + "/tc.pcap"
+        let capture = try startCapture(net, ["--format", "jsonl", "-w", pcap, "--fail-on", "never"], dir: dir)
+        waitForFile(pcap, capture)
+        let sender = try runProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3",
+                Fixtures.packageRoot + "/Tests/CLITests/Live/send_tc_query.py", net.addrB,
+            ])
+        #expect(sender.status == 0, "\(sender.stderr)")
+        // The continuation's half second, and the timer's second, pass with no other packet.
+        usleep(2_500_000)
+        func findings511(_ text: String) -> [String] {
+            text.split(separator: "\n").map(String.init).filter {
+                $0.contains(#""type":"finding""#) && $0.contains(#""rule":"MDNS-511""#)
+            }
+        }
+        let running = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(capture.isRunning)
+        #expect(findings511(running).count == 1, "\(running)")
+        #expect(findings511(running).first.map { !$0.contains(#""at_end""#) } ?? false)
+        capture.interrupt()
+        #expect(waitForExit(capture))
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(findings511(out).count == 1, "reported once: \(out)")
+        // The -w file ends with the query: nothing in it shows that the half second passed,
+        // so offline analysis of it does not conclude (the live capture saw the time pass).
+        let offline = try runProcess(Fixtures.binary, ["analyze", pcap, "--format", "jsonl", "--fail-on", "never"])
+        #expect(offline.stdout.contains(#""mdns_messages":1"#) && findings511(offline.stdout).isEmpty)
+    }
+
     @Test func liveCaptureSaysWhatItListensOnAndWithWhichFilter() throws {
         let net = try VethPair()
         let dir = try tempDir()

@@ -52,6 +52,13 @@ struct MDNSSessionStage {
         model.update(with: event)
     }
 
+    /// Live capture's timer: what became certain by `now` (never before the latest packet).
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        let before = out.evictions
+        sessions.conclude(by: max(now, latest), into: &out)
+        ruleEvictions += out.evictions - before
+    }
+
     /// The end of the input: rules see the final model once (an event with `atEnd` and no
     /// message), then conclude.
     mutating func finish(into out: inout SessionReports) {

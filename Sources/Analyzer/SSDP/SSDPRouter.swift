@@ -246,6 +246,13 @@ struct SSDPRouter {
         searches[Endpoint(address: d.src, port: d.srcPort)] = s
     }
 
+    /// Live capture's timer: what became certain by `now` (never before the latest packet).
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        let before = out.evictions
+        sessions.conclude(by: max(now, latest), into: &out)
+        otherEvictions += out.evictions - before
+    }
+
     /// The end of the input: session rules conclude (reports carry the frames they name).
     mutating func finish(into out: inout SessionReports) {
         sessions.finish(into: &out)

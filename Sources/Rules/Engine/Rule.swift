@@ -42,14 +42,22 @@ public protocol DatagramRule<Input>: Rule {
 /// A rule judged across packets. The engine calls `observe` for every event of its protocol
 /// in capture order, and `finish` at the end of the input; reports name the frames they are
 /// about. State is the rule's own, and bounded.
+///
+/// Live capture also calls `conclude(by:)` from a timer while packets may still come: a rule
+/// whose conclusion waits for a deadline (a continuation that must follow within 0.5 s, an
+/// initial announcement that must be repeated within seconds) reports what became certain
+/// by `now`, as it would at the end of the input, and forgets it, so `finish` does not
+/// report it again. Offline, the end of the input is the only such moment.
 public protocol SessionRule<Event>: Rule {
     associatedtype Event
     init()
     mutating func observe(_ event: Event, into out: inout SessionReports)
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports)
     mutating func finish(into out: inout SessionReports)
 }
 
 extension SessionRule {
+    public mutating func conclude(by now: Timestamp, into out: inout SessionReports) {}
     public mutating func finish(into out: inout SessionReports) {}
 }
 

@@ -1,4 +1,5 @@
 import Findings
+import WireFormat
 
 /// The datagram-level input of a protocol's stateless rules, and the part of it that message
 /// rules see (`view`: the message alone, shared by datagrams that repeat a payload).
@@ -102,6 +103,11 @@ public struct SessionEngine<Event> {
 
     public mutating func observe(_ event: Event, into out: inout SessionReports) {
         for k in rules.indices { rules[k].observe(event, into: &out) }
+    }
+
+    /// Live capture's timer: what became certain by `now` (see `SessionRule`).
+    public mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        for k in rules.indices { rules[k].conclude(by: now, into: &out) }
     }
 
     public mutating func finish(into out: inout SessionReports) {

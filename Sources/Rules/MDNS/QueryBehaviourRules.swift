@@ -108,13 +108,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         if e.atEnd {
-            closeDue(at: e.time)
-            for d in missed {
-                out.reportAtEnd(
-                    Self.descriptor,
-                    "\(d.name) was listed as a Known-Answer with TTL \(d.listed), below half of the \(d.ttl) s \(d.responder) gives it, and \(d.responder) answered the question (frame \(d.answeredWithout ?? d.query)) without it; a responder must answer then",
-                    frames: [d.answeredWithout ?? d.query, d.query], time: d.time, source: d.responder)
-            }
+            conclude(by: e.time, into: &out)
             return
         }
         guard let i = e.input, e.dst.isMulticast else { return }
@@ -163,6 +157,18 @@ struct KnownAnswerSuppressionRule: SessionRule {
 }
 
 extension KnownAnswerSuppressionRule {
+    /// Responders whose second to answer is over and who answered without the record.
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        closeDue(at: now)
+        for d in missed {
+            out.reportAtEnd(
+                Self.descriptor,
+                "\(d.name) was listed as a Known-Answer with TTL \(d.listed), below half of the \(d.ttl) s \(d.responder) gives it, and \(d.responder) answered the question (frame \(d.answeredWithout ?? d.query)) without it; a responder must answer then",
+                frames: [d.answeredWithout ?? d.query, d.query], time: d.time, source: d.responder)
+        }
+        missed.removeAll()
+    }
+
     /// Moves obligations whose second is over to `missed` (when the responder answered
     /// without the record) or drops them.
     fileprivate mutating func closeDue(at now: Timestamp) {
@@ -295,12 +301,7 @@ struct KnownAnswerContinuationRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         if e.atEnd {
-            for (src, tc) in pending.sorted(by: { $0.value.frame < $1.value.frame })
-            where MDNSSession.since(tc.time, e.time) > Self.window {
-                out.reportAtEnd(
-                    Self.descriptor, "TC query never followed by a Known-Answer continuation", frames: [tc.frame],
-                    time: tc.time, source: src)
-            }
+            conclude(by: e.time, into: &out)
             return
         }
         guard let i = e.input, i.isQuery, e.dstPort == 5353 else { return }
@@ -327,6 +328,17 @@ struct KnownAnswerContinuationRule: SessionRule {
         if i.header.tc {
             MDNSSession.makeRoom(&pending, cap: Self.capacity, now: e.time, horizon: 1, time: { $0.time }, &out)
             pending[e.src] = MDNSFrameTime(frame: e.frame, time: e.time)
+        }
+    }
+
+    /// TC queries whose window is over with nothing after them from their source.
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        for (src, tc) in pending.sorted(by: { $0.value.frame < $1.value.frame })
+        where MDNSSession.since(tc.time, now) > Self.window {
+            out.reportAtEnd(
+                Self.descriptor, "TC query never followed by a Known-Answer continuation", frames: [tc.frame],
+                time: tc.time, source: src)
+            pending[src] = nil
         }
     }
 }

@@ -160,27 +160,116 @@ struct RefreshIntervalRule: SessionRule {
     }
 }
 
-/// SSDP-508: no more than three identical alive messages for one USN within a few seconds.
+/// SSDP-508: an initial announcement set is sent more than once, and no more than three
+/// identical alive messages for one USN come within a few seconds.
+///
+/// An alive set is known to be an initial one when the capture shows what came before it:
+/// the device's byebye (start-up byebyes, or leaving and coming back) or a lower BOOTID. A
+/// capture that starts with a device's alives says nothing about whether they were initial.
 struct AliveStormRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-508", "alive-storm", .warning,
-        "An announcement is repeated at most three times within a few seconds",
+        "An initial announcement set is sent more than once, and an announcement at most three times within a few seconds",
         spec: "UDA 1.1/2.0 §1.2.2",
-        "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm. The companion SHOULD (send the initial set more than once) is not judged: a capture rarely shows whether a set was an initial one.",
-        example: "10 identical alive messages for USN U within 2 s", scope: .stateful)
+        "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm. Per device and source: an initial alive set (the first alives after the device's byebye, or with a higher BOOTID than before) none of whose USNs is announced again within 5 s was sent once; judged when the capture runs past those 5 s (at the end of the input, or by live capture's timer), not when a byebye cuts the set short.",
+        example: "10 identical alive messages for USN U within 2 s; after its byebye, a device sends its alive set once and nothing within 5 s",
+        scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
                 notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 0.6),
-            ])
+            ]),
+            // Start-up byebye, then the alive set once.
+            RuleExample([
+                notify(byebye11, at: 0), notify(alive11, at: 0.5),
+                notify(targeting("uuid:\(exampleUUID)"), at: 0.51), otherSearch(at: 20),
+            ]),
+            // A new BOOTID, announced once.
+            RuleExample([
+                notify(alive11, at: 0), notify(alive11.setting("BOOTID.UPNP.ORG", "8"), at: 100),
+                otherSearch(at: 120),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
                 notify(alive11, at: 0), notify(alive11, at: 0.2), notify(alive11, at: 0.4), notify(alive11, at: 5),
-            ])
+            ]),
+            // The initial set repeated 300 ms later.
+            RuleExample([
+                notify(byebye11, at: 0), notify(alive11, at: 0.5), notify(targeting("uuid:\(exampleUUID)"), at: 0.51),
+                notify(alive11, at: 0.8), notify(targeting("uuid:\(exampleUUID)"), at: 0.81), otherSearch(at: 20),
+            ]),
+            // The capture ends before the set could have been repeated.
+            RuleExample([notify(byebye11, at: 0), notify(alive11, at: 0.5), otherSearch(at: 3)]),
+            // Whether the first alives of a capture were initial is unknown.
+            RuleExample([notify(alive11, at: 0), otherSearch(at: 20)]),
         ])
 
+    /// An initial alive set being watched for its repetition.
+    struct InitialSet {
+        var uuid: [UInt8]
+        var why: String
+        var frame: Int
+        var time: Timestamp
+        var frames: [Int]
+        /// Alives per USN key.
+        var alives: [UInt64: Int]
+    }
+    struct Key: Hashable {
+        var device: UInt64
+        var source: IPAddress
+    }
+    private var watched: [Key: InitialSet] = [:]
+    /// Sets whose window is over without a repetition, to report.
+    private var sentOnce: [(key: Key, set: InitialSet)] = []
+    private var latest: Timestamp = .zero
+    static let cap = 4096
+    /// The initial set is to be repeated within this many seconds (UDA: "a few hundred ms
+    /// apart"; a repetition seconds later still counts).
+    static let repeatWindow = 5.0
+    static let maxUSNs = 64
+
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        latest = e.time
+        closeWindows(by: e.time, &out)
+        storm(e, &out)
+        guard e.kind == .notify, let device = e.facts.uuidKey, let usn = e.facts.usnKey, !e.timeWentBack else {
+            return
+        }
+        let key = Key(device: device, source: e.src)
+        if e.facts.nts == .byebye {
+            // The set was cut short: nothing to judge.
+            watched[key] = nil
+            return
+        }
+        guard e.facts.nts == .alive else { return }
+        if var set = watched[key] {
+            if set.alives[usn] == nil, set.alives.count < Self.maxUSNs, set.frames.count < 8 {
+                set.frames.append(e.frame)
+            }
+            if set.alives[usn] != nil || set.alives.count < Self.maxUSNs { set.alives[usn, default: 0] += 1 }
+            watched[key] = set
+            return
+        }
+        guard let s = e.sourceState, !e.deviceForgotten, !(e.device?.historyIncomplete ?? false) else { return }
+        let why: String
+        if s.left {
+            why = "after its byebye"
+        } else if let b = e.facts.bootID, let old = s.bootID, b > old {
+            why = "with BOOTID \(b) after \(old)"
+        } else {
+            return
+        }
+        guard watched.count < Self.cap else {
+            out.evicted()
+            return
+        }
+        let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
+        watched[key] = InitialSet(uuid: uuid, why: why, frame: e.frame, time: e.time, frames: [e.frame], alives: [usn: 1])
+    }
+
+    /// The storm half: a fourth identical alive within the burst window.
+    private func storm(_ e: SSDPEvent, _ out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let u = e.usnState, u.burstCount == 3,
             u.burstPayload == e.payloadKey, u.burstSource == e.src
         else { return }
@@ -191,6 +280,35 @@ struct AliveStormRule: SessionRule {
             "fourth identical alive for this USN within \(String(format1: span)) s (the first in frame \(u.burstFrame)); UDA asks for at most three",
             related: [u.burstFrame])
     }
+
+    /// Sets whose repetition window ended by `now`: those never repeated wait to be reported.
+    private mutating func closeWindows(by now: Timestamp, _ out: inout SessionReports) {
+        guard !watched.isEmpty else { return }
+        for (key, set) in watched where Timestamp.seconds(from: set.time, to: now) > Self.repeatWindow {
+            watched[key] = nil
+            guard set.alives.values.allSatisfy({ $0 == 1 }) else { continue }
+            guard sentOnce.count < Self.cap else {
+                out.evicted()
+                continue
+            }
+            sentOnce.append((key, set))
+        }
+    }
+
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        closeWindows(by: now, &out)
+        for (key, set) in sentOnce.sorted(by: { $0.set.frame < $1.set.frame }) {
+            let uuid = String(decoding: set.uuid, as: UTF8.self)
+            let what = set.alives.count == 1 ? "its one alive" : "its \(set.alives.count) alives"
+            out.reportAtEnd(
+                Self.descriptor,
+                "the initial announcement set of uuid:\(uuid) (\(set.why), \(frameList(set.frames))) was sent once: none of \(what) was repeated within \(String(format1: Self.repeatWindow)) s; UDA asks for the initial set more than once, a few hundred ms apart",
+                frames: set.frames, time: set.time, source: key.source, device: "uuid:\(uuid)")
+        }
+        sentOnce.removeAll()
+    }
+
+    mutating func finish(into out: inout SessionReports) { conclude(by: latest, into: &out) }
 }
 
 /// SSDP-509: BOOTID stays the same while the device stays available; after an update, the
