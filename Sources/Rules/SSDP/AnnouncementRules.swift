@@ -172,7 +172,8 @@ struct AliveStormRule: SessionRule {
         "An initial announcement set is sent more than once, and an announcement at most three times within a few seconds",
         spec: "UDA 1.1/2.0 §1.2.2",
         "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm. Per device and source: an initial alive set (the first alives after the device's byebye, or with a higher BOOTID than before) none of whose USNs is announced again within 5 s was sent once; judged when the capture runs past those 5 s (at the end of the input, or by live capture's timer), not when a byebye cuts the set short.",
-        example: "10 identical alive messages for USN U within 2 s; after its byebye, a device sends its alive set once and nothing within 5 s",
+        example:
+            "10 identical alive messages for USN U within 2 s; after its byebye, a device sends its alive set once and nothing within 5 s",
         scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
@@ -265,7 +266,8 @@ struct AliveStormRule: SessionRule {
             return
         }
         let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
-        watched[key] = InitialSet(uuid: uuid, why: why, frame: e.frame, time: e.time, frames: [e.frame], alives: [usn: 1])
+        watched[key] = InitialSet(
+            uuid: uuid, why: why, frame: e.frame, time: e.time, frames: [e.frame], alives: [usn: 1])
     }
 
     /// The storm half: a fourth identical alive within the burst window.
