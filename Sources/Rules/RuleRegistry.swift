@@ -58,7 +58,7 @@ public enum RuleRegistry {
         UnicastResponseWithinOneSecondRule.self,  // SSDP-502
         DiscardMalformedSearchRule.self,  // SSDP-503
         ResponseSTMatchesSearchRule.self,  // SSDP-504
-        OneRootDeviceResponseRule.self,  // SSDP-505 (upnp:rootdevice half)
+        SearchResponseSetRule.self,  // SSDP-505
         ReannounceBeforeExpiryRule.self,  // SSDP-506
         RefreshIntervalRule.self,  // SSDP-507
         AliveStormRule.self,  // SSDP-508

@@ -251,22 +251,33 @@ extension String {
     }
 }
 
-/// SSDP-505, its `upnp:rootdevice` half: one response per root device to each search.
-struct OneRootDeviceResponseRule: SessionRule {
+/// SSDP-505: a device answers ssdp:all with its whole set, and a root device answers with
+/// one upnp:rootdevice response per search.
+struct SearchResponseSetRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-505", "search-response-set", .error,
         "A root device answers a search with its whole set, and with one response for upnp:rootdevice",
         spec: "UDA 1.1/2.0 §1.3.3, §1.2.2",
-        "Judged: the upnp:rootdevice half. Each multicast M-SEARCH for ssdp:all or upnp:rootdevice seen from an endpoint may be answered once, within its MX (+ 0.5 s), by each root device (UUID and source address) with ST upnp:rootdevice; a response beyond that is a duplicate (retransmitted searches each count). Not judged: the 3 + 2d + k count of an ssdp:all answer (its wording is unverified).",
+        "Each multicast M-SEARCH for ssdp:all or upnp:rootdevice seen from an endpoint may be answered once, within its MX (+ 0.5 s), by each root device (UUID and source address) with ST upnp:rootdevice; a response beyond that is a duplicate (retransmitted searches each count). Whole set: a device (UUID and source) that answers a multicast ssdp:all search must answer, within the MX (+ 0.5 s), for every USN its alive NOTIFYs announced before the search (and did not revoke); judged when the capture runs past the window (at the end of the input, or by live capture's timer). The 3 + 2d + k count itself is not checked (its wording is unverified): the device's own alive set is the measure.",
         interop: "async_upnp_client sends each search response twice",
-        example: "2 responses with ST upnp:rootdevice from one root UUID to one search", scope: .stateful)
+        example:
+            "2 responses with ST upnp:rootdevice from one root UUID to one search; alives announce 3 USNs, the ssdp:all search gets 1 response",
+        scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
                 multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
                 response(ssdp(okLine, response11), at: 0.3),
                 response(ssdp(okLine, response11), at: 1.2),
-            ])
+            ]),
+            // Three USNs announced, one of them given to ssdp:all.
+            RuleExample(
+                aliveSet(at: 0) + [
+                    multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000, at: 10),
+                    response(ssdp(okLine, answering("upnp:rootdevice")), at: 10.3),
+                    response(ssdp(okLine, answering("uuid:\(exampleUUID)")), at: 10.4),
+                    otherSearch(at: 20),
+                ]),
         ],
         nonTriggering: [
             // The control point searched twice: one response to each.
@@ -275,8 +286,49 @@ struct OneRootDeviceResponseRule: SessionRule {
                 multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000, at: 0.5),
                 response(ssdp(okLine, response11), at: 1.0),
                 response(ssdp(okLine, response11), at: 1.2),
-            ])
+            ]),
+            // The whole set.
+            RuleExample(
+                aliveSet(at: 0) + [
+                    multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000, at: 10),
+                    response(ssdp(okLine, answering("upnp:rootdevice")), at: 10.3),
+                    response(ssdp(okLine, answering("uuid:\(exampleUUID)")), at: 10.4),
+                    response(ssdp(okLine, answering(deviceTypeNT)), at: 10.5),
+                    otherSearch(at: 20),
+                ]),
+            // The capture ends inside the window: the rest may still come.
+            RuleExample(
+                aliveSet(at: 0) + [
+                    multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000, at: 10),
+                    response(ssdp(okLine, answering("upnp:rootdevice")), at: 10.3),
+                ]),
         ])
+
+    /// A search response of the example device for `nt`.
+    static func answering(_ nt: String) -> Headers {
+        let usn = nt.hasPrefix("uuid:") ? nt : "uuid:\(exampleUUID)::\(nt)"
+        return response11.setting("ST", nt).setting("USN", usn)
+    }
+
+    /// One device's answers to one ssdp:all search.
+    struct SetAnswer {
+        var search: Int
+        var searchTime: Timestamp
+        var expires: Double
+        var uuid: [UInt8]
+        var source: IPAddress
+        var frames: [Int]
+        /// USN keys its alives announced before the search, and those it answered with.
+        var announced: Set<UInt64>
+        var answered: Set<UInt64> = []
+    }
+    /// Open answers by search endpoint, device and source.
+    private var setAnswers: [UInt64: SetAnswer] = [:]
+    /// Closed answers that left USNs out, to report.
+    private var incomplete: [SetAnswer] = []
+    private var latest: Timestamp = .zero
+    static let maxSetAnswers = 4096
+    static let maxUSNs = 64
 
     struct Search {
         var frame: Int
@@ -296,6 +348,9 @@ struct OneRootDeviceResponseRule: SessionRule {
     }
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+        latest = e.time
+        closeSets(by: e.time.asDouble, &out)
+        wholeSet(e, &out)
         switch e.kind {
         case .mSearch where e.dst.isMulticast:
             guard e.facts.target == .all || e.facts.target == .rootDevice, !e.timeWentBack else { return }
@@ -343,4 +398,69 @@ struct OneRootDeviceResponseRule: SessionRule {
             break
         }
     }
+
+    /// The whole-set half: a response to an open ssdp:all search counts for its device.
+    private mutating func wholeSet(_ e: SSDPEvent, _ out: inout SessionReports) {
+        guard e.kind == .response, !e.timeWentBack, let device = e.facts.uuidKey, let usn = e.facts.usnKey else {
+            return
+        }
+        let key = Self.endpointKey(e.dst, e.dstPort) ^ device ^ SSDPFacts.key(e.src.description.utf8)
+        // Within the window, whatever the endpoint searched for since (control points send
+        // several searches from one socket).
+        if var a = setAnswers[key], e.time.asDouble <= a.expires {
+            if a.answered.count < Self.maxUSNs { a.answered.insert(usn) }
+            if a.frames.count < 8 { a.frames.append(e.frame) }
+            setAnswers[key] = a
+            return
+        }
+        guard let search = e.search, search.unicastTo == nil,
+            ASCII.equalsIgnoringCase(search.st, search.st.indices, "ssdp:all")
+        else { return }
+        // Only what the device announced before the search, still live, is owed.
+        guard let d = e.device, !e.deviceForgotten, !d.historyIncomplete else { return }
+        var announced: Set<UInt64> = []
+        for (k, u) in d.usns where u.lastAlive != nil && u.isLive && u.lastAliveFrame < search.frame {
+            guard announced.count < Self.maxUSNs else { return }
+            announced.insert(k)
+        }
+        guard announced.count > 1 else { return }
+        guard setAnswers.count < Self.maxSetAnswers else {
+            out.evicted()
+            return
+        }
+        let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
+        setAnswers[key] = SetAnswer(
+            search: search.frame, searchTime: search.time, expires: search.expires.asDouble, uuid: uuid,
+            source: e.src, frames: [e.frame], announced: announced, answered: [usn])
+    }
+
+    /// Answers whose window ended by `now`: those that left announced USNs out wait to be
+    /// reported.
+    private mutating func closeSets(by now: Double, _ out: inout SessionReports) {
+        guard !setAnswers.isEmpty else { return }
+        for (key, a) in setAnswers where a.expires < now {
+            setAnswers[key] = nil
+            guard !a.announced.isSubset(of: a.answered) else { continue }
+            guard incomplete.count < Self.maxSetAnswers else {
+                out.evicted()
+                continue
+            }
+            incomplete.append(a)
+        }
+    }
+
+    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
+        closeSets(by: now.asDouble, &out)
+        for a in incomplete.sorted(by: { $0.frames[0] < $1.frames[0] }) {
+            let uuid = String(decoding: a.uuid, as: UTF8.self)
+            let missing = a.announced.subtracting(a.answered).count
+            out.reportAtEnd(
+                Self.descriptor,
+                "uuid:\(uuid) answered the ssdp:all search of frame \(a.search) for \(a.answered.intersection(a.announced).count) of the \(a.announced.count) USNs its alives announced (\(missing) left out): a device answers ssdp:all with its whole set",
+                frames: a.frames + [a.search], time: a.searchTime, source: a.source, device: "uuid:\(uuid)")
+        }
+        incomplete.removeAll()
+    }
+
+    mutating func finish(into out: inout SessionReports) { conclude(by: latest, into: &out) }
 }
