@@ -15,6 +15,10 @@ public final class MDNSInput: RuleInput, Sendable {
     public let records: [RecordInfo]
     /// The questions' names, in order.
     public let questionNames: [NameInfo]
+    /// The first 64 questions as the session rules pair answers with them (name key, QTYPE):
+    /// made once here, on the worker that decoded the message, and shared by every rule that
+    /// keeps the query.
+    let questionIDs: [MDNSQuestionID]
     public let datagram: Datagram
     /// What message rules see.
     public var view: MDNSMessageView { decoded }
@@ -39,6 +43,9 @@ public final class MDNSInput: RuleInput, Sendable {
         message = decoded.message
         records = decoded.records
         questionNames = decoded.questionNames
+        questionIDs = zip(decoded.message.questions.prefix(64), decoded.questionNames).map {
+            MDNSQuestionID(name: $0.1.key, type: $0.0.type.rawValue)
+        }
         self.datagram = datagram
     }
 

@@ -2,6 +2,15 @@ import DNS
 import NetLayers
 import WireFormat
 
+/// A table entry that remembers when it was last seen.
+protocol MDNSSeenEntry {
+    var lastFrame: Int { get set }
+    var lastSeen: Timestamp { get set }
+}
+
+extension MDNSHostState: MDNSSeenEntry {}
+extension MDNSServiceState: MDNSSeenEntry {}
+
 /// What the capture has shown of mDNS hosts, DNS-SD services and records so far, in capture
 /// order. The analyzer's in-order stage updates it after the session rules have seen each
 /// message (rules see the model as it was before the message, `MDNSEvent.model`); the
@@ -60,7 +69,9 @@ public struct MDNSSessionModel: Sendable {
 
     /// Whether what the model knew under `key` (a host, service or RRSet name key) may have
     /// been dropped: conclusions from absence are then not drawn.
-    public func mayHaveForgotten(_ key: UInt64) -> Bool { forgottenOverflow || forgotten.contains(key) }
+    public func mayHaveForgotten(_ key: UInt64) -> Bool {
+        forgottenOverflow || (!forgotten.isEmpty && forgotten.contains(key))
+    }
 
     public func rrset(_ name: UInt64, _ type: RecordType, _ rrclass: UInt16) -> MDNSRRSetState? {
         rrsets[MDNSRRSetKey(name: name, type: type.rawValue, rrclass: rrclass)]
@@ -86,26 +97,24 @@ public struct MDNSSessionModel: Sendable {
     // MARK: Senders
 
     private mutating func noteSender(_ e: MDNSEvent, _ input: MDNSInput) {
-        if senders[e.src] == nil {
-            if senders.count >= Self.maxSenders {
-                noteEvicted(MDNSSession.dropOldest(&senders, by: \.lastSeen))
-            }
-            senders[e.src] = MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)
+        if senders.count >= Self.maxSenders, senders[e.src] == nil {
+            noteEvicted(MDNSSession.dropOldest(&senders, by: \.lastSeen))
         }
-        senders[e.src]?.lastFrame = e.frame
-        senders[e.src]?.lastSeen = e.time
-        senders[e.src]?.messages &+= 1
+        // One lookup: the entry is made (when new) and changed in place.
+        Self.note(e, input, in: &senders[e.src, default: MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)])
+    }
+
+    private static func note(_ e: MDNSEvent, _ input: MDNSInput, in s: inout MDNSSenderState) {
+        s.lastFrame = e.frame
+        s.lastSeen = e.time
+        s.messages &+= 1
         guard input.isQuery else { return }
-        let qu = input.message.questions.contains { $0.unicastResponse }
-        if qu || !e.dst.isMulticast {
-            senders[e.src]?.lastUnicastQuery = MDNSFrameTime(frame: e.frame, time: e.time)
+        let now = MDNSFrameTime(frame: e.frame, time: e.time)
+        if !e.dst.isMulticast || input.message.questions.contains(where: { $0.unicastResponse }) {
+            s.lastUnicastQuery = now
         }
-        if input.header.tc {
-            senders[e.src]?.lastTruncatedQuery = MDNSFrameTime(frame: e.frame, time: e.time)
-        }
-        if input.message.questions.isEmpty || input.header.tc {
-            senders[e.src]?.lastKnownAnswerPacket = MDNSFrameTime(frame: e.frame, time: e.time)
-        }
+        if input.header.tc { s.lastTruncatedQuery = now }
+        if input.message.questions.isEmpty || input.header.tc { s.lastKnownAnswerPacket = now }
     }
 
     // MARK: Queries, probes
@@ -117,11 +126,10 @@ public struct MDNSSessionModel: Sendable {
             for r in input.records where r.section == .authority && input.isUnique(r) {
                 let rr = r.record
                 let key = MDNSProbeKey(source: e.src, name: r.nameKey)
-                if probes[key] == nil {
-                    if probes.count >= Self.maxProbes { noteEvicted(MDNSSession.dropOldest(&probes, by: \.lastSeen)) }
-                    probes[key] = MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)
+                if probes.count >= Self.maxProbes, probes[key] == nil {
+                    noteEvicted(MDNSSession.dropOldest(&probes, by: \.lastSeen))
                 }
-                probes[key]?.take(
+                probes[key, default: MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)].take(
                     frame: e.frame, time: e.time,
                     qu: input.message.questions.contains {
                         $0.unicastResponse && $0.name.equals(rr.name, in: p)
@@ -131,13 +139,11 @@ public struct MDNSSessionModel: Sendable {
         }
         for (q, name) in zip(input.message.questions, input.questionNames) {
             let key = MDNSQuestionKey(source: e.src, name: name.key, type: q.type.rawValue)
-            if questions[key] == nil {
-                if questions.count >= Self.maxQuestions {
-                    noteEvicted(MDNSSession.dropOldest(&questions, by: \.lastSeen))
-                }
-                questions[key] = MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)
+            if questions.count >= Self.maxQuestions, questions[key] == nil {
+                noteEvicted(MDNSSession.dropOldest(&questions, by: \.lastSeen))
             }
-            questions[key]?.take(frame: e.frame, time: e.time, qu: q.unicastResponse)
+            questions[key, default: MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)].take(
+                frame: e.frame, time: e.time, qu: q.unicastResponse)
         }
     }
 
@@ -150,14 +156,14 @@ public struct MDNSSessionModel: Sendable {
             let rr = info.record
             let nameKey = info.nameKey
             let key = MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
-            if rrsets[key] == nil {
-                if rrsets.count >= Self.maxRRSets { noteEvicted(MDNSSession.dropOldest(&rrsets, by: \.lastSeen)) }
-                rrsets[key] = MDNSRRSetState(
-                    firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info),
-                    historyIncomplete: mayHaveForgotten(nameKey))
+            if rrsets.count >= Self.maxRRSets, rrsets[key] == nil {
+                noteEvicted(MDNSSession.dropOldest(&rrsets, by: \.lastSeen))
             }
             let rdata = info.rdataKey
-            rrsets[key]?.take(
+            let fresh = MDNSRRSetState(
+                firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info),
+                historyIncomplete: mayHaveForgotten(nameKey))
+            rrsets[key, default: fresh].take(
                 rdata: rdata, owner: e.src, ttl: rr.ttl, cacheFlush: rr.cacheFlush, multicast: e.dst.isMulticast,
                 frame: e.frame, time: e.time)
             switch rr.type {
@@ -241,32 +247,39 @@ public struct MDNSSessionModel: Sendable {
     private mutating func touchHost(
         _ key: UInt64, _ name: DNSName, _ p: [UInt8], _ e: MDNSEvent, _ body: (inout MDNSHostState) -> Void
     ) {
-        if hosts[key] == nil {
-            if hosts.count >= Self.maxHosts { noteEvicted(MDNSSession.dropOldest(&hosts, by: \.lastSeen)) }
-            hosts[key] = MDNSHostState(
-                name: name.presentation(in: p), firstFrame: e.frame, firstSeen: e.time,
-                historyIncomplete: mayHaveForgotten(key))
+        if hosts.count >= Self.maxHosts, hosts[key] == nil {
+            noteEvicted(MDNSSession.dropOldest(&hosts, by: \.lastSeen))
         }
-        guard let i = hosts.index(forKey: key) else { return }
-        hosts.values[i].lastFrame = e.frame
-        hosts.values[i].lastSeen = e.time
-        body(&hosts.values[i])
+        let forgotten = mayHaveForgotten(key)
+        Self.touch(
+            &hosts[
+                key,
+                default: MDNSHostState(
+                    name: name.presentation(in: p), firstFrame: e.frame, firstSeen: e.time,
+                    historyIncomplete: forgotten)], e, body)
     }
 
     private mutating func touchService(
         _ key: UInt64, _ name: DNSName, _ info: MDNSInput.RecordInfo?, _ p: [UInt8], _ e: MDNSEvent,
         _ body: (inout MDNSServiceState) -> Void
     ) {
-        if services[key] == nil {
-            if services.count >= Self.maxServices { noteEvicted(MDNSSession.dropOldest(&services, by: \.lastSeen)) }
-            services[key] = MDNSServiceState(
-                instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
-                firstSeen: e.time, historyIncomplete: mayHaveForgotten(key))
+        if services.count >= Self.maxServices, services[key] == nil {
+            noteEvicted(MDNSSession.dropOldest(&services, by: \.lastSeen))
         }
-        guard let i = services.index(forKey: key) else { return }
-        services.values[i].lastFrame = e.frame
-        services.values[i].lastSeen = e.time
-        body(&services.values[i])
+        let forgotten = mayHaveForgotten(key)
+        Self.touch(
+            &services[
+                key,
+                default: MDNSServiceState(
+                    instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
+                    firstSeen: e.time, historyIncomplete: forgotten)], e, body)
+    }
+
+    /// Marks an entry seen at `e` and lets `body` change it, in place.
+    private static func touch<T: MDNSSeenEntry>(_ entry: inout T, _ e: MDNSEvent, _ body: (inout T) -> Void) {
+        entry.lastFrame = e.frame
+        entry.lastSeen = e.time
+        body(&entry)
     }
 
     // MARK: Bounds

@@ -132,7 +132,8 @@ struct KnownAnswerSuppressionRule: SessionRule {
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 }.map { ($0, MDNSRecordKey($0)) }
         for (k, q) in recent.enumerated() where !q.known.isEmpty {
             for (r, key) in answers {
-                guard let listed = q.known[key], q.names.contains(key.set.name),
+                // The question first: a scan of a few keys, before hashing the record.
+                guard q.names.contains(key.set.name), let listed = q.known[key],
                     UInt64(listed) * 2 >= UInt64(r.record.ttl)
                 else { continue }
                 let askedPlainly = recent[(k + 1)...].contains {

@@ -491,8 +491,9 @@ struct WholeRRSetRule: SessionRule {
     }
     private var sent: [Key: Sent] = [:]
     private var omissions: [Key: Omission] = [:]
-    /// Known-Answers of the queries of the last second.
-    private var listed: [(time: Timestamp, records: Set<MDNSRecordKey>)] = []
+    /// Known-Answers of the queries of the last second, oldest first (searched only when a
+    /// response leaves members out, so kept unhashed).
+    private var listed: [(time: Timestamp, records: [MDNSRecordKey])] = []
     static let capacity = 65536
     /// Queries with Known-Answers kept for the last second.
     static let listedCapacity = 1024
@@ -501,20 +502,24 @@ struct WholeRRSetRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        listed.removeAll { MDNSSession.since($0.time, e.time) > Self.burst }
+        if let stale = listed.firstIndex(where: { MDNSSession.since($0.time, e.time) <= Self.burst }) {
+            if stale > 0 { listed.removeFirst(stale) }
+        } else {
+            listed.removeAll()
+        }
         if i.isQuery {
             guard !i.message.answers.isEmpty else { return }
             if listed.count >= Self.listedCapacity {
                 listed.removeFirst()
                 out.evicted()
             }
-            listed.append((e.time, Set(i.answerRecords.prefix(256).map { MDNSRecordKey($0) })))
+            listed.append((e.time, i.answerRecords.prefix(256).map { MDNSRecordKey($0) }))
             return
         }
         guard i.isResponse, e.srcPort == 5353 else { return }
-        // This message's members per RRSet; goodbyes end ownership.
-        var groups: [MDNSRRSetKey: [UInt64]] = [:]
-        var order: [MDNSRRSetKey] = []
+        // This message's members per RRSet, in order (a message holds a few RRSets: searched
+        // in a list); goodbyes end ownership.
+        var groups: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
         for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
             let k = MDNSRecordKey(r)
             if r.record.ttl == 0 {
@@ -523,19 +528,22 @@ struct WholeRRSetRule: SessionRule {
                 omissions[key]?.rdata.removeAll { $0 == k.rdata }
                 continue
             }
-            if groups[k.set] == nil { order.append(k.set) }
-            if !(groups[k.set]?.contains(k.rdata) ?? false), (groups[k.set]?.count ?? 0) < Self.maxMembers {
-                groups[k.set, default: []].append(k.rdata)
+            if let g = groups.firstIndex(where: { $0.set == k.set }) {
+                if !groups[g].rdata.contains(k.rdata), groups[g].rdata.count < Self.maxMembers {
+                    groups[g].rdata.append(k.rdata)
+                }
+            } else {
+                groups.append((k.set, [k.rdata]))
             }
         }
         var reported = false
-        for set in order {
-            guard let now = groups[set] else { continue }
+        for (set, now) in groups {
             let key = Key(source: e.src, set: set)
-            if let o = omissions[key] {
+            if !omissions.isEmpty, let o = omissions[key] {
                 if MDNSSession.since(o.time, e.time) <= Self.burst {
-                    omissions[key]?.rdata.removeAll { now.contains($0) }
-                    if omissions[key]?.rdata.isEmpty ?? false { omissions[key] = nil }
+                    let left = o.rdata.filter { !now.contains($0) }
+                    omissions[key] =
+                        left.isEmpty ? nil : Omission(rdata: left, frame: o.frame, time: o.time, before: o.before)
                 } else {
                     omissions[key] = nil
                     let back = o.rdata.filter { now.contains($0) }
@@ -552,14 +560,21 @@ struct WholeRRSetRule: SessionRule {
                     }
                 }
             }
-            if let s = sent[key], MDNSSession.since(s.time, e.time) <= Self.burst {
-                var union = s.rdata
-                for r in now where !union.contains(r) && union.count < Self.maxMembers { union.append(r) }
-                sent[key]?.rdata = union
-                sent[key]?.time = e.time
+            guard let at = sent.index(forKey: key) else {
+                MDNSSession.makeRoom(&sent, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
+                sent[key] = Sent(rdata: now, frame: e.frame, time: e.time)
                 continue
             }
-            if let s = sent[key], omissions[key] == nil {
+            let s = sent.values[at]
+            if MDNSSession.since(s.time, e.time) <= Self.burst {
+                // The same burst: its members add up.
+                for r in now where !sent.values[at].rdata.contains(r) && sent.values[at].rdata.count < Self.maxMembers {
+                    sent.values[at].rdata.append(r)
+                }
+                sent.values[at].time = e.time
+                continue
+            }
+            if omissions[key] == nil {
                 let left = s.rdata.filter { r in
                     let rk = MDNSRecordKey(set: set, rdata: r)
                     return !now.contains(r) && !listed.contains { $0.records.contains(rk) }
@@ -574,8 +589,7 @@ struct WholeRRSetRule: SessionRule {
                     omissions[key] = Omission(rdata: left, frame: e.frame, time: e.time, before: s.frame)
                 }
             }
-            MDNSSession.makeRoom(&sent, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
-            sent[key] = Sent(rdata: now, frame: e.frame, time: e.time)
+            sent.values[at] = Sent(rdata: now, frame: e.frame, time: e.time)
         }
     }
 }

@@ -8,7 +8,7 @@ import WireFormat
 // Known-Answer list (MDNS-508).
 
 /// A question's identity: name key and QTYPE.
-struct MDNSQuestionID: Hashable {
+struct MDNSQuestionID: Hashable, Sendable {
     var name: UInt64
     var type: UInt16
 
@@ -31,7 +31,7 @@ struct MDNSRecentQuery {
         frame = e.frame
         time = e.time
         source = e.src
-        questions = i.keyedQuestions.prefix(64).map { MDNSQuestionID(name: $0.1, type: $0.0.type.rawValue) }
+        questions = i.questionIDs
         truncated = i.header.tc
     }
 
@@ -139,13 +139,23 @@ struct ResponseDelayRule: SessionRule {
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
         for r in answers {
             let key = MDNSRecordKey(r)
-            let asking = recent.filter { $0.source != e.src && $0.asks(key.set) }
-            guard let latest = asking.last, !asking.contains(where: \.truncated),
-                !mayBeAnnouncing(e, key, owner: e.src)
-            else { continue }
+            // The queries from other hosts that ask for it: the first, the latest, how many
+            // (one pass, nothing copied).
+            var first: Int? = nil
+            var last = 0
+            var count = 0
+            var truncated = false
+            for k in recent.indices where recent[k].source != e.src && recent[k].asks(key.set) {
+                if first == nil { first = k }
+                last = k
+                count += 1
+                truncated = truncated || recent[k].truncated
+            }
+            guard let first, !truncated, !mayBeAnnouncing(e, key, owner: e.src) else { continue }
+            let latest = recent[last]
             let delay = MDNSSession.since(latest.time, e.time)
             if i.isShared(r) {
-                let earliest = MDNSSession.since(asking[0].time, e.time)
+                let earliest = MDNSSession.since(recent[first].time, e.time)
                 if earliest < Self.sharedMinimum - MDNSSession.jitter {
                     out.report(
                         Self.descriptor,
@@ -153,7 +163,7 @@ struct ResponseDelayRule: SessionRule {
                         related: [latest.frame])
                     return
                 }
-                if asking.count == 1, delay <= Self.sharedMaximum + MDNSSession.jitter {
+                if count == 1, delay <= Self.sharedMaximum + MDNSSession.jitter {
                     sample(e, delay, &out)
                 }
             } else if i.isUnique(r), latest.questions.count == 1, delay > Self.sharedMaximum + MDNSSession.jitter,
