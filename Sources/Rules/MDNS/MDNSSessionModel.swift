@@ -209,12 +209,15 @@ public struct MDNSSessionModel: Sendable {
                 if !hostsTouched.contains(targetKey) { hostsTouched.append(targetKey) }
             case .txt:
                 guard info.dnssd.kind == .instance || services[nameKey] != nil else { break }
-                let strings = Self.txtStrings(p, rr.rdata)
+                let rdata = info.rdataKey
                 touchService(nameKey, rr.name, info, p, e) { s in
-                    if rr.ttl > 0 {
-                        s.txt = strings
-                        s.sawTXT = true
+                    guard rr.ttl > 0 else { return }
+                    // Text only when the TXT data changed (the common case is the same again).
+                    if !s.sawTXT || s.txtKey != rdata {
+                        s.txt = Self.txtStrings(p, rr.rdata)
+                        s.txtKey = rdata
                     }
+                    s.sawTXT = true
                 }
             case .ptr where info.dnssd.kind == .serviceType || info.dnssd.kind == .subtype:
                 guard case .name(let target) = rr.value else { break }
@@ -426,6 +429,8 @@ public struct MDNSServiceState: Sendable {
     public var port: UInt16?
     /// TXT strings, as last announced.
     public var txt: [String] = []
+    /// The RDATA key of `txt`.
+    var txtKey: UInt64 = 0
     public var sawTXT = false
     /// Messages with a live SRV (TTL above 0) for it, and the first frame with an SRV.
     public var srvMessages = 0

@@ -542,9 +542,11 @@ struct DuplicateSuppressionRule: SessionRule {
         guard i.isResponse else { return }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
             let key = MDNSRecordKey(r)
-            guard let q = recent.last(where: { $0.query.asks(key.set) })?.query, q.source != e.src,
+            // By index: a copy of the query would retain its lists.
+            guard let qi = recent.lastIndex(where: { $0.query.asks(key.set) }), recent[qi].query.source != e.src,
                 let set = e.model.rrsets[key.set]
             else { continue }
+            let q = (source: recent[qi].query.source, time: recent[qi].query.time, frame: recent[qi].query.frame)
             guard
                 let other = set.members.first(where: { m in
                     guard m.rdata == key.rdata, m.owner != e.src, m.owner != q.source, Self.sameFamily(m.owner, e.src),
