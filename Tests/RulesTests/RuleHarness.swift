@@ -20,13 +20,18 @@ final class FindingCollector: Reporter {
 func analyse(_ datagrams: [Datagram]) -> (findings: [Finding], summary: RunSummary) {
     let collector = FindingCollector()
     let analysis = Analysis(reporter: collector)
+    feed(datagrams, to: analysis)
+    let summary = analysis.finish()
+    return (collector.findings, summary)
+}
+
+/// Hands `datagrams` to `analysis` in order, numbered as frames 1, 2, ….
+func feed(_ datagrams: [Datagram], to analysis: Analysis) {
     for (k, d) in datagrams.enumerated() {
         var numbered = d
         numbered.frame = k + 1
         analysis.datagram(numbered)
     }
-    let summary = analysis.finish()
-    return (collector.findings, summary)
 }
 
 /// Findings on the last of `datagrams`, or made at the end of the input.

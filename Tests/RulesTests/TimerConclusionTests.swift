@@ -17,11 +17,7 @@ import WireFormat
     func run(_ datagrams: [Datagram], concludingAt times: [Double]) -> (byTimer: [[Finding]], atEnd: [Finding]) {
         let collector = FindingCollector()
         let analysis = Analysis(reporter: collector)
-        for (k, d) in datagrams.enumerated() {
-            var numbered = d
-            numbered.frame = k + 1
-            analysis.datagram(numbered)
-        }
+        feed(datagrams, to: analysis)
         var byTimer: [[Finding]] = []
         for t in times {
             let before = collector.findings.count
