@@ -5,18 +5,23 @@ import FuzzCommon
 import Glibc
 import NetLayers
 import Reporting
+import Rules
 import WireFormat
 
 /// Every reporter at once behind one analysis (one pipeline per input, as the CLI runs one
 /// reporter): each message and finding goes to all of them.
 final class AllReporters: Reporter {
     var reporters: [any Reporter]
+    /// The rules whose findings the reporters were given.
+    var rules: Set<RuleID> = []
     init(_ reporters: [any Reporter]) { self.reporters = reporters }
     var isStreaming: Bool { true }
     func message(_ message: MessageRecord, findings: [Finding]) {
+        for f in findings { rules.insert(f.rule) }
         for k in reporters.indices { reporters[k].message(message, findings: findings) }
     }
     func finding(_ finding: Finding) {
+        rules.insert(finding.rule)
         for k in reporters.indices { reporters[k].finding(finding) }
     }
     func beginFile(_ index: Int, name: String) {
@@ -126,12 +131,45 @@ func checkJSONLines(_ bytes: [UInt8], secondOpinion: Bool) {
     }
 }
 
+/// JUnit XML carries no character XML 1.0 forbids: no C0 control but tab, LF and CR, and no
+/// U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`).
+func checkJUnit(_ bytes: [UInt8]) {
+    for (k, b) in bytes.enumerated() {
+        if b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D { FuzzInput.fail("JUnit XML carries control byte \(b)") }
+        if b == 0xEF && k + 2 < bytes.count && bytes[k + 1] == 0xBF && (bytes[k + 2] == 0xBE || bytes[k + 2] == 0xBF) {
+            FuzzInput.fail("JUnit XML carries U+FFFE or U+FFFF")
+        }
+    }
+}
+
+/// The file name every input is reported under: a terminal escape and a BEL in it must come
+/// out escaped.
+let fileName = "fuzz\u{1B}]0;input\u{07}.pcap"
+
+/// The rule catalog in SARIF (`tool.driver.rules`) and JUnit (a test case per rule), as the
+/// CLI writes it for a run with every rule enabled: the catalog's text does not depend on
+/// the input, so it is checked once, here, and each input's reports list the rules that
+/// found something in it.
+func checkCatalogReports() {
+    var s = RunSummary()
+    s.files = [fileName]
+    s.rulesChecked = RuleCatalog.all
+    let sarif = MemorySink()
+    let junit = MemorySink()
+    SARIFReporter(sink: sarif, toolVersion: "fuzz").finish(s)
+    JUnitReporter(sink: junit).finish(s)
+    checkJSON(sarif.bytes, "SARIF of the rule catalog", secondOpinion: true)
+    checkJUnit(junit.bytes)
+}
+
 /// The whole per-packet pipeline through the analyzer's public API: SSDP and mDNS decoding,
 /// every rule (the session rules over the sequence of datagrams), every reporter. Text
 /// output may hold no control byte but line feeds and DiscoScope's own colours, every JSON
 /// line and the SARIF document are JSON (`JSONCheck`; for one input in 64, chosen by its
-/// bytes, Foundation reads them too), and JUnit XML carries no control character XML 1.0
-/// forbids.
+/// bytes, Foundation reads them too), and JUnit XML carries no character XML 1.0 forbids.
+/// SARIF and JUnit list the rules that found something as checked (JUnit then has a test
+/// case, failed or with output, for each), with a `--fail-on` threshold that depends on the
+/// input.
 func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let input = UnsafeRawBufferPointer(start: start, count: count)
@@ -168,7 +206,12 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for (k, piece) in FuzzInput.pieces(input).enumerated() {
         if let d = datagram(piece, index: k) { analysis.datagram(d) }
     }
-    _ = analysis.finish { $0.files = ["fuzz\u{1B}]0;input\u{07}.pcap"] }
+    let failOn: [Severity?] = [.error, .warning, .info, nil]
+    _ = analysis.finish {
+        $0.files = [fileName]
+        $0.rulesChecked = RuleCatalog.all.filter { all.rules.contains($0.id) }
+        $0.failOn = failOn[count % failOn.count]
+    }
 
     for (name, sink) in [("text", text), ("quiet text", quiet)]
     where !sink.bytes.withUnsafeBufferPointer({ isSafeText($0) }) {
@@ -182,9 +225,7 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let secondOpinion = input.contentHash % 64 == 0
     checkJSONLines(jsonl.bytes, secondOpinion: secondOpinion)
     checkJSON(sarif.bytes, "SARIF", secondOpinion: secondOpinion)
-    for b in junit.bytes where b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D {
-        FuzzInput.fail("JUnit XML carries control byte \(b)")
-    }
+    checkJUnit(junit.bytes)
     return 0
 }
 
@@ -193,4 +234,5 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt { fuzzPipeline(start, count) }
 
 JSONCheck.selfTest()
+checkCatalogReports()
 runFuzzer { fuzzPipeline($0, $1) }
