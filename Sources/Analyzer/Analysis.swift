@@ -155,7 +155,8 @@ public final class Analysis {
             if p.isRunning { pool = p }
         }
         pooled = pool != nil
-        batch.items.reserveCapacity(Self.batchSize)
+        // Inline (one job), a batch holds one datagram at a time.
+        if pooled { batch.items.reserveCapacity(Self.batchSize) }
         decoder.copiesPayloads = false
     }
 
@@ -395,7 +396,7 @@ public final class Analysis {
     /// The batch filled so far, replaced by a spare one.
     private func takeBatch() -> Batch {
         var next = spare.popLast() ?? Batch()
-        if next.items.capacity == 0 { next.items.reserveCapacity(Self.batchSize) }
+        if pooled && next.items.capacity == 0 { next.items.reserveCapacity(Self.batchSize) }
         swap(&next, &batch)
         return next
     }

@@ -135,10 +135,10 @@ struct MessageWorker: BatchWorker {
     private var addressCache = AddressTextCache()
     /// A message summary's bytes: lent to its record, taken back once the line is formatted.
     private var summaryBytes: [UInt8] = []
-    /// mDNS summaries, in a table indexed like `MDNSJudge`'s decodings: a datagram that
-    /// repeats a payload reuses the content built for its decoding (`owner`) when the
-    /// datagram facts it depends on (`context`) are the same too.
-    private var rendered: [RenderedMDNS?] = Array(repeating: nil, count: MDNSJudge.slots)
+    /// mDNS summaries, in a table indexed like `MDNSJudge`'s decodings (by its slot, within
+    /// this table's size): a datagram that repeats a payload reuses the content built for its
+    /// decoding (`owner`) when the datagram facts it depends on (`context`) are the same too.
+    private var rendered = GrowingSlots<RenderedMDNS>(maxBits: MDNSJudge.slotBits)
     private struct RenderedMDNS {
         var owner: MDNSMessageView
         var context: MDNSRender.Context
@@ -227,6 +227,7 @@ struct MessageWorker: BatchWorker {
                 // The slot's old summary buffer, reused when no record holds it any more.
                 var b = rendered[slot]?.summary ?? []
                 rendered[slot] = nil
+                rendered.missed()
                 // `input` outlives the call, so its message is passed by reference: otherwise
                 // the message is copied (each of its arrays retained) in case `input` dies first.
                 let content = withExtendedLifetime(input) {
@@ -363,12 +364,12 @@ struct MessageWorker: BatchWorker {
     }
 }
 
-/// Text of recently seen addresses in a fixed table indexed by a multiplicative hash of the
+/// Text of recently seen addresses in a table indexed by a multiplicative hash of the
 /// address (a slot holds the last address that hashed there): a lookup is a multiply and a
 /// compare, where a dictionary hashed each address with SipHash. Bounded by its size.
 struct AddressTextCache {
     static let bits = 12
-    private var slots: [(address: IPAddress, text: String)?] = Array(repeating: nil, count: 1 << bits)
+    private var slots = GrowingSlots<(address: IPAddress, text: String)>(maxBits: bits)
 
     mutating func text(_ a: IPAddress) -> String {
         let folded: UInt64
@@ -380,6 +381,40 @@ struct AddressTextCache {
         if let s = slots[k], s.address == a { return s.text }
         let t = a.description
         slots[k] = (a, t)
+        slots.missed()
         return t
     }
 }
+
+/// The slots of a cache that starts small (a short capture, or each of many analyses a
+/// program makes, does not allocate and clear the whole table): it grows fourfold, emptied,
+/// each time it has missed twice as many entries as it has slots, up to 2^`maxBits` slots.
+/// A slot index is taken within the current size.
+struct GrowingSlots<Value> {
+    private var slots: [Value?]
+    private var bits: Int
+    private let maxBits: Int
+    private var misses = 0
+
+    init(maxBits: Int) {
+        self.maxBits = maxBits
+        bits = min(6, maxBits)
+        slots = Array(repeating: nil, count: 1 << bits)
+    }
+
+    subscript(k: Int) -> Value? {
+        get { slots[k & (slots.count - 1)] }
+        set { slots[k & (slots.count - 1)] = newValue }
+    }
+
+    /// Counts a lookup that did not find its entry, and grows the table when they add up.
+    mutating func missed() {
+        misses += 1
+        guard misses > 2 << bits && bits < maxBits else { return }
+        bits = min(bits + 2, maxBits)
+        slots = Array(repeating: nil, count: 1 << bits)
+        misses = 0
+    }
+}
+
+extension GrowingSlots: Sendable where Value: Sendable {}

@@ -439,35 +439,45 @@ public struct TextRenderer: MessageRenderer {
 
     /// `00:11:22:33:44:55`.
     static func macText(_ mac: [UInt8]) -> String {
-        mac.map { b in
-            let digits: [Character] = Array("0123456789abcdef")
-            return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
-        }.joined(separator: ":")
+        let digits = hexDigits
+        var out: [UInt8] = []
+        out.reserveCapacity(mac.count * 3)
+        for k in mac.indices {
+            if k > mac.startIndex { out.append(0x3A) }
+            out.append(digits[Int(mac[k] >> 4)])
+            out.append(digits[Int(mac[k] & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     /// tcpdump `-X`: offset, 16 bytes in groups of two, and the printable ones beside.
+    /// Written straight into the chunk (no array per line).
     static func hexDump(_ payload: [UInt8], into c: inout RenderedChunk) {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        let digits = hexDigits
         var offset = 0
         while offset < payload.count {
-            let row = payload[offset..<min(offset + 16, payload.count)]
-            var line: [UInt8] = Array("        0x".utf8)
-            for shift in stride(from: 12, through: 0, by: -4) { line.append(digits[(offset >> shift) & 0xF]) }
-            line += Array(":  ".utf8)
+            let end = min(offset + 16, payload.count)
+            c.append("        0x" as StaticString)
+            for shift in stride(from: 12, through: 0, by: -4) { c.append(byte: digits[(offset >> shift) & 0xF]) }
+            c.append(":  " as StaticString)
             for k in 0..<16 {
-                if k < row.count {
-                    let b = row[row.startIndex + k]
-                    line.append(digits[Int(b >> 4)])
-                    line.append(digits[Int(b & 0xF)])
+                if offset + k < end {
+                    let b = payload[offset + k]
+                    c.append(byte: digits[Int(b >> 4)])
+                    c.append(byte: digits[Int(b & 0xF)])
                 } else {
-                    line += [0x20, 0x20]
+                    c.append("  " as StaticString)
                 }
-                if k % 2 == 1 { line.append(0x20) }
+                if k % 2 == 1 { c.append(byte: 0x20) }
             }
-            line.append(0x20)
-            for b in row { line.append(b >= 0x20 && b < 0x7F ? b : 0x2E) }
-            line.append(0x0A)
-            c.bytes += line
+            c.append(byte: 0x20)
+            for k in offset..<end {
+                let b = payload[k]
+                c.append(byte: b >= 0x20 && b < 0x7F ? b : 0x2E)
+            }
+            c.append(byte: 0x0A)
             offset += 16
         }
     }

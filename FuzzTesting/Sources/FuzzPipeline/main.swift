@@ -2,20 +2,26 @@ import Analyzer
 import Findings
 import Foundation
 import FuzzCommon
+import Glibc
 import NetLayers
 import Reporting
+import Rules
 import WireFormat
 
 /// Every reporter at once behind one analysis (one pipeline per input, as the CLI runs one
 /// reporter): each message and finding goes to all of them.
 final class AllReporters: Reporter {
     var reporters: [any Reporter]
+    /// The rules whose findings the reporters were given.
+    var rules: Set<RuleID> = []
     init(_ reporters: [any Reporter]) { self.reporters = reporters }
     var isStreaming: Bool { true }
     func message(_ message: MessageRecord, findings: [Finding]) {
+        for f in findings { rules.insert(f.rule) }
         for k in reporters.indices { reporters[k].message(message, findings: findings) }
     }
     func finding(_ finding: Finding) {
+        rules.insert(finding.rule)
         for k in reporters.indices { reporters[k].finding(finding) }
     }
     func beginFile(_ index: Int, name: String) {
@@ -62,7 +68,8 @@ func datagram(_ piece: [UInt8], index: Int) -> Datagram? {
     return d
 }
 
-/// Strips DiscoScope's own colour sequences (`ESC [ digits m`) from text output.
+/// Strips DiscoScope's own colour sequences (`ESC [ digits m`) from text output (to show
+/// text that failed `isSafeText`).
 func withoutOwnColour(_ b: [UInt8]) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(b.count)
@@ -82,17 +89,87 @@ func withoutOwnColour(_ b: [UInt8]) -> [UInt8] {
     return out
 }
 
-func checkJSON(_ bytes: ArraySlice<UInt8>, _ what: String) {
-    guard (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil else {
-        FuzzInput.fail("\(what) does not parse as JSON: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+/// Whether text output is safe for a terminal once DiscoScope's own colour sequences
+/// (`ESC [ digits m`) are set aside: each run of bytes between them must pass
+/// `TerminalText.isSafe`. A run is judged on its own, so a colour sequence inside a UTF-8
+/// sequence fails too. (In place: no copy of the text without its colours.)
+func isSafeText(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = text.baseAddress else { return true }
+    var runStart = 0
+    var i = 0
+    while i < text.count, let esc = memchr(base + i, 0x1B, text.count - i) {
+        let j = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(esc))
+        i = j + 1
+        guard j + 1 < text.count, text[j + 1] == 0x5B else { continue }
+        var k = j + 2
+        while k < text.count, ASCII.isDigit(text[k]) { k += 1 }
+        guard k < text.count, text[k] == 0x6D, k > j + 2 else { continue }
+        if !TerminalText.isSafe(UnsafeBufferPointer(rebasing: text[runStart..<j])) { return false }
+        runStart = k + 1
+        i = k + 1
     }
+    return TerminalText.isSafe(UnsafeBufferPointer(rebasing: text[runStart...]))
+}
+
+func checkJSON(_ bytes: [UInt8], _ what: String, secondOpinion: Bool) {
+    if let f = JSONCheck.failure(bytes) {
+        FuzzInput.fail("\(what) is not JSON (\(f)): \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+    }
+    if secondOpinion && !JSONCheck.foundationReads(bytes[...]) {
+        FuzzInput.fail("\(what) passes JSONCheck but Foundation does not read it")
+    }
+}
+
+func checkJSONLines(_ bytes: [UInt8], secondOpinion: Bool) {
+    if let (line, f) = bytes.withUnsafeBufferPointer({ JSONCheck.linesFailure($0) }) {
+        FuzzInput.fail("JSON line \(line) is not JSON (\(f))")
+    }
+    if secondOpinion {
+        for line in bytes.split(separator: 0x0A) where !JSONCheck.foundationReads(line) {
+            FuzzInput.fail("a JSON line passes JSONCheck but Foundation does not read it")
+        }
+    }
+}
+
+/// JUnit XML carries no character XML 1.0 forbids: no C0 control but tab, LF and CR, and no
+/// U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`).
+func checkJUnit(_ bytes: [UInt8]) {
+    for (k, b) in bytes.enumerated() {
+        if b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D { FuzzInput.fail("JUnit XML carries control byte \(b)") }
+        if b == 0xEF && k + 2 < bytes.count && bytes[k + 1] == 0xBF && (bytes[k + 2] == 0xBE || bytes[k + 2] == 0xBF) {
+            FuzzInput.fail("JUnit XML carries U+FFFE or U+FFFF")
+        }
+    }
+}
+
+/// The file name every input is reported under: a terminal escape and a BEL in it must come
+/// out escaped.
+let fileName = "fuzz\u{1B}]0;input\u{07}.pcap"
+
+/// The rule catalog in SARIF (`tool.driver.rules`) and JUnit (a test case per rule), as the
+/// CLI writes it for a run with every rule enabled: the catalog's text does not depend on
+/// the input, so it is checked once, here, and each input's reports list the rules that
+/// found something in it.
+func checkCatalogReports() {
+    var s = RunSummary()
+    s.files = [fileName]
+    s.rulesChecked = RuleCatalog.all
+    let sarif = MemorySink()
+    let junit = MemorySink()
+    SARIFReporter(sink: sarif, toolVersion: "fuzz").finish(s)
+    JUnitReporter(sink: junit).finish(s)
+    checkJSON(sarif.bytes, "SARIF of the rule catalog", secondOpinion: true)
+    checkJUnit(junit.bytes)
 }
 
 /// The whole per-packet pipeline through the analyzer's public API: SSDP and mDNS decoding,
 /// every rule (the session rules over the sequence of datagrams), every reporter. Text
 /// output may hold no control byte but line feeds and DiscoScope's own colours, every JSON
-/// line and the SARIF document parse, and JUnit XML carries no control character XML 1.0
-/// forbids.
+/// line and the SARIF document are JSON (`JSONCheck`; for one input in 64, chosen by its
+/// bytes, Foundation reads them too), and JUnit XML carries no character XML 1.0 forbids.
+/// SARIF and JUnit list the rules that found something as checked (JUnit then has a test
+/// case, failed or with output, for each), with a `--fail-on` threshold that depends on the
+/// input.
 func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let input = UnsafeRawBufferPointer(start: start, count: count)
@@ -129,23 +206,26 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for (k, piece) in FuzzInput.pieces(input).enumerated() {
         if let d = datagram(piece, index: k) { analysis.datagram(d) }
     }
-    _ = analysis.finish { $0.files = ["fuzz\u{1B}]0;input\u{07}.pcap"] }
+    let failOn: [Severity?] = [.error, .warning, .info, nil]
+    _ = analysis.finish {
+        $0.files = [fileName]
+        $0.rulesChecked = RuleCatalog.all.filter { all.rules.contains($0.id) }
+        $0.failOn = failOn[count % failOn.count]
+    }
 
-    for (name, sink) in [("text", text), ("quiet text", quiet)] {
+    for (name, sink) in [("text", text), ("quiet text", quiet)]
+    where !sink.bytes.withUnsafeBufferPointer({ isSafeText($0) }) {
         let plain = withoutOwnColour(sink.bytes)
-        if !plain.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) {
-            FuzzInput.fail(
-                "\(name) output carries a control byte: \(String(decoding: plain, as: UTF8.self).debugDescription)")
-        }
+        FuzzInput.fail(
+            "\(name) output carries a control byte: \(String(decoding: plain, as: UTF8.self).debugDescription)")
     }
     if !jsonl.bytes.withUnsafeBufferPointer({ TerminalText.isSafe($0) }) {
         FuzzInput.fail("JSON lines carry a control byte")
     }
-    for line in jsonl.bytes.split(separator: 0x0A) { checkJSON(line, "JSON line") }
-    checkJSON(sarif.bytes[...], "SARIF")
-    for b in junit.bytes where b < 0x20 && b != 0x0A && b != 0x09 && b != 0x0D {
-        FuzzInput.fail("JUnit XML carries control byte \(b)")
-    }
+    let secondOpinion = input.contentHash % 64 == 0
+    checkJSONLines(jsonl.bytes, secondOpinion: secondOpinion)
+    checkJSON(sarif.bytes, "SARIF", secondOpinion: secondOpinion)
+    checkJUnit(junit.bytes)
     return 0
 }
 
@@ -153,4 +233,6 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt { fuzzPipeline(start, count) }
 
+JSONCheck.selfTest()
+checkCatalogReports()
 runFuzzer { fuzzPipeline($0, $1) }

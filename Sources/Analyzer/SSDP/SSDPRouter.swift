@@ -94,9 +94,18 @@ struct SSDPRouter {
 
     private var searches: [Endpoint: RecentSearch] = [:]
     private var versions: [UInt64: UPnPVersion] = [:]  // keyed by the UUID's 64-bit key
-    /// Facts of recent payloads: 8192 slots of up to 640 bytes (5 MB; SSDP messages are
-    /// rarely longer, and a longer one is scanned each time).
-    private var facts = InlineRepeatTable<Facts>(bits: 13, stride: 640)
+    /// Facts of recent payloads: slots of up to 640 bytes (SSDP messages are rarely longer,
+    /// and a longer one is scanned each time). The table starts small and grows fourfold
+    /// (emptied: it is only a cache) each time it has missed twice as many payloads as it has
+    /// slots, up to 8192 slots (5 MB): a session of a few messages (a short capture, each of
+    /// many small files) does not clear megabytes it never uses.
+    private var facts = InlineRepeatTable<Facts>(bits: Self.firstFactsBits, stride: Self.factsStride)
+    private var factsBits = Self.firstFactsBits
+    /// Payloads `facts` did not know since it was made.
+    private var factsMisses = 0
+    static let firstFactsBits = 5
+    static let maxFactsBits = 13
+    static let factsStride = 640
     static let maxSearches = 1024
     static let maxVersions = 4096
     /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
@@ -149,6 +158,12 @@ struct SSDPRouter {
             if let known = facts.value(for: payload, hash: hash) { return (known, UInt64(truncatingIfNeeded: hash)) }
             let m = Facts(bytes, range)
             facts.store(m, for: payload, hash: hash)
+            factsMisses += 1
+            if factsMisses > 2 << factsBits && factsBits < Self.maxFactsBits {
+                factsBits = min(factsBits + 2, Self.maxFactsBits)
+                facts = InlineRepeatTable(bits: factsBits, stride: Self.factsStride)
+                factsMisses = 0
+            }
             return (m, UInt64(truncatingIfNeeded: hash))
         }
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
