@@ -221,6 +221,8 @@ struct AliveStormRule: SessionRule {
         var source: IPAddress
     }
     private var watched: [Key: InitialSet] = [:]
+    /// The start of the oldest watched set (nil: none).
+    private var oldestWatched: Timestamp?
     /// Sets whose window is over without a repetition, to report.
     private var sentOnce: [(key: Key, set: InitialSet)] = []
     private var latest: Timestamp = .zero
@@ -268,6 +270,7 @@ struct AliveStormRule: SessionRule {
         let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
         watched[key] = InitialSet(
             uuid: uuid, why: why, frame: e.frame, time: e.time, frames: [e.frame], alives: [usn: 1])
+        if oldestWatched == nil { oldestWatched = e.time }
     }
 
     /// The storm half: a fourth identical alive within the burst window.
@@ -285,7 +288,9 @@ struct AliveStormRule: SessionRule {
 
     /// Sets whose repetition window ended by `now`: those never repeated wait to be reported.
     private mutating func closeWindows(by now: Timestamp, _ out: inout SessionReports) {
-        guard !watched.isEmpty else { return }
+        // The table is scanned only once its oldest window may have ended.
+        guard let oldest = oldestWatched, Timestamp.seconds(from: oldest, to: now) > Self.repeatWindow else { return }
+        defer { oldestWatched = watched.values.lazy.map(\.time).min() }
         for (key, set) in watched where Timestamp.seconds(from: set.time, to: now) > Self.repeatWindow {
             watched[key] = nil
             guard set.alives.values.allSatisfy({ $0 == 1 }) else { continue }

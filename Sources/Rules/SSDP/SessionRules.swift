@@ -324,6 +324,8 @@ struct SearchResponseSetRule: SessionRule {
     }
     /// Open answers by search endpoint, device and source.
     private var setAnswers: [UInt64: SetAnswer] = [:]
+    /// The end of the earliest open answer's window (nil: none open).
+    private var earliestExpiry: Double?
     /// Closed answers that left USNs out, to report.
     private var incomplete: [SetAnswer] = []
     private var latest: Timestamp = .zero
@@ -432,12 +434,15 @@ struct SearchResponseSetRule: SessionRule {
         setAnswers[key] = SetAnswer(
             search: search.frame, searchTime: search.time, expires: search.expires.asDouble, uuid: uuid,
             source: e.src, frames: [e.frame], announced: announced, answered: [usn])
+        earliestExpiry = min(earliestExpiry ?? .infinity, search.expires.asDouble)
     }
 
     /// Answers whose window ended by `now`: those that left announced USNs out wait to be
     /// reported.
     private mutating func closeSets(by now: Double, _ out: inout SessionReports) {
-        guard !setAnswers.isEmpty else { return }
+        // The table is scanned only once its earliest window may have ended.
+        guard let earliest = earliestExpiry, earliest < now else { return }
+        defer { earliestExpiry = setAnswers.values.lazy.map(\.expires).min() }
         for (key, a) in setAnswers where a.expires < now {
             setAnswers[key] = nil
             guard !a.announced.isSubset(of: a.answered) else { continue }
