@@ -385,36 +385,3 @@ struct AddressTextCache {
         return t
     }
 }
-
-/// The slots of a cache that starts small (a short capture, or each of many analyses a
-/// program makes, does not allocate and clear the whole table): it grows fourfold, emptied,
-/// each time it has missed twice as many entries as it has slots, up to 2^`maxBits` slots.
-/// A slot index is taken within the current size.
-struct GrowingSlots<Value> {
-    private var slots: [Value?]
-    private var bits: Int
-    private let maxBits: Int
-    private var misses = 0
-
-    init(maxBits: Int) {
-        self.maxBits = maxBits
-        bits = min(6, maxBits)
-        slots = Array(repeating: nil, count: 1 << bits)
-    }
-
-    subscript(k: Int) -> Value? {
-        get { slots[k & (slots.count - 1)] }
-        set { slots[k & (slots.count - 1)] = newValue }
-    }
-
-    /// Counts a lookup that did not find its entry, and grows the table when they add up.
-    mutating func missed() {
-        misses += 1
-        guard misses > 2 << bits && bits < maxBits else { return }
-        bits = min(bits + 2, maxBits)
-        slots = Array(repeating: nil, count: 1 << bits)
-        misses = 0
-    }
-}
-
-extension GrowingSlots: Sendable where Value: Sendable {}

@@ -95,16 +95,12 @@ struct SSDPRouter {
     private var searches: [Endpoint: RecentSearch] = [:]
     private var versions: [UInt64: UPnPVersion] = [:]  // keyed by the UUID's 64-bit key
     /// Facts of recent payloads: slots of up to 640 bytes (SSDP messages are rarely longer,
-    /// and a longer one is scanned each time). The table starts small and grows fourfold
-    /// (emptied: it is only a cache) each time it has missed twice as many payloads as it has
-    /// slots, up to 8192 slots (5 MB): a session of a few messages (a short capture, each of
+    /// and a longer one is scanned each time). It starts small and grows as `CacheGrowth`
+    /// says, up to 8192 slots (5 MB): a session of a few messages (a short capture, each of
     /// many small files) does not clear megabytes it never uses.
     private var facts = InlineRepeatTable<Facts>(bits: Self.firstFactsBits, stride: Self.factsStride)
-    private var factsBits = Self.firstFactsBits
-    /// Payloads `facts` did not know since it was made.
-    private var factsMisses = 0
+    private var factsGrowth = CacheGrowth(firstBits: Self.firstFactsBits, maxBits: 13)
     static let firstFactsBits = 5
-    static let maxFactsBits = 13
     static let factsStride = 640
     static let maxSearches = 1024
     static let maxVersions = 4096
@@ -158,12 +154,7 @@ struct SSDPRouter {
             if let known = facts.value(for: payload, hash: hash) { return (known, UInt64(truncatingIfNeeded: hash)) }
             let m = Facts(bytes, range)
             facts.store(m, for: payload, hash: hash)
-            factsMisses += 1
-            if factsMisses > 2 << factsBits && factsBits < Self.maxFactsBits {
-                factsBits = min(factsBits + 2, Self.maxFactsBits)
-                facts = InlineRepeatTable(bits: factsBits, stride: Self.factsStride)
-                factsMisses = 0
-            }
+            if factsGrowth.missed() { facts = InlineRepeatTable(bits: factsGrowth.bits, stride: Self.factsStride) }
             return (m, UInt64(truncatingIfNeeded: hash))
         }
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
