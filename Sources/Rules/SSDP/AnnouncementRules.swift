@@ -246,12 +246,11 @@ struct AliveStormRule: SessionRule {
             return
         }
         guard e.facts.nts == .alive else { return }
-        if var set = watched[key] {
-            if set.alives[usn] == nil, set.alives.count < Self.maxUSNs, set.frames.count < 8 {
-                set.frames.append(e.frame)
-            }
-            if set.alives[usn] != nil || set.alives.count < Self.maxUSNs { set.alives[usn, default: 0] += 1 }
-            watched[key] = set
+        if let at = watched.index(forKey: key) {
+            let known = watched.values[at].alives[usn] != nil
+            guard known || watched.values[at].alives.count < Self.maxUSNs else { return }
+            if !known, watched.values[at].frames.count < 8 { watched.values[at].frames.append(e.frame) }
+            watched.values[at].alives[usn, default: 0] += 1
             return
         }
         guard let s = e.sourceState, !e.deviceForgotten, !(e.device?.historyIncomplete ?? false) else { return }

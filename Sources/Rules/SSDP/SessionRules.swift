@@ -322,8 +322,15 @@ struct SearchResponseSetRule: SessionRule {
         var announced: Set<UInt64>
         var answered: Set<UInt64> = []
     }
-    /// Open answers by search endpoint, device and source.
-    private var setAnswers: [UInt64: SetAnswer] = [:]
+    /// Who answers whom: the searcher's endpoint, the device and the address it answers from.
+    struct SetKey: Hashable {
+        var searcher: IPAddress
+        var port: UInt16
+        var device: UInt64
+        var source: IPAddress
+    }
+    /// Open answers by searcher, device and source.
+    private var setAnswers: [SetKey: SetAnswer] = [:]
     /// The end of the earliest open answer's window (nil: none open).
     private var earliestExpiry: Double?
     /// Closed answers that left USNs out, to report.
@@ -406,7 +413,7 @@ struct SearchResponseSetRule: SessionRule {
         guard e.kind == .response, !e.timeWentBack, let device = e.facts.uuidKey, let usn = e.facts.usnKey else {
             return
         }
-        let key = Self.endpointKey(e.dst, e.dstPort) ^ device ^ SSDPFacts.key(e.src.description.utf8)
+        let key = SetKey(searcher: e.dst, port: e.dstPort, device: device, source: e.src)
         // Within the window, whatever the endpoint searched for since (control points send
         // several searches from one socket).
         if var a = setAnswers[key], e.time.asDouble <= a.expires {
