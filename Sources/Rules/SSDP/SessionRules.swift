@@ -322,14 +322,7 @@ struct SearchResponseSetRule: SessionRule {
         var announced: Set<UInt64>
         var answered: Set<UInt64> = []
     }
-    /// Who answers whom: the searcher's endpoint, the device and the address it answers from.
-    struct SetKey: Hashable {
-        var searcher: IPAddress
-        var port: UInt16
-        var device: UInt64
-        var source: IPAddress
-    }
-    /// Open answers by searcher, device and source.
+    /// Open answers by searcher and responder.
     private var setAnswers: [SetKey: SetAnswer] = [:]
     /// The end of the earliest open answer's window (nil: none open).
     private var earliestExpiry: Double?
@@ -343,18 +336,29 @@ struct SearchResponseSetRule: SessionRule {
         var frame: Int
         var time: Timestamp
         var expires: Double
-        /// Answer keys (device UUID and source) that used up this search.
-        var answeredBy: [UInt64] = []
+        /// The responders that used up this search.
+        var answeredBy: [Responder] = []
     }
-    /// Open searches (ssdp:all or upnp:rootdevice) by searcher endpoint key.
-    private var searches: [UInt64: [Search]] = [:]
+    /// A searcher's address and port.
+    struct Endpoint: Hashable {
+        var address: IPAddress
+        var port: UInt16
+    }
+    /// A root device (UUID key) answering from an address.
+    struct Responder: Hashable {
+        var device: UInt64
+        var source: IPAddress
+    }
+    /// Who answers whom.
+    struct SetKey: Hashable {
+        var searcher: Endpoint
+        var responder: Responder
+    }
+    /// Open searches (ssdp:all or upnp:rootdevice) by searcher.
+    private var searches: [Endpoint: [Search]] = [:]
     static let maxEndpoints = 1024
     static let maxPerEndpoint = 16
     static let slack = 0.5
-
-    static func endpointKey(_ a: IPAddress, _ port: UInt16) -> UInt64 {
-        SSDPFacts.key(a.description.utf8) ^ (UInt64(port) &* 0x9E37_79B9_7F4A_7C15)
-    }
 
     mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
         latest = e.time
@@ -363,7 +367,7 @@ struct SearchResponseSetRule: SessionRule {
         switch e.kind {
         case .mSearch where e.dst.isMulticast:
             guard e.facts.target == .all || e.facts.target == .rootDevice, !e.timeWentBack else { return }
-            let key = Self.endpointKey(e.src, e.srcPort)
+            let key = Endpoint(address: e.src, port: e.srcPort)
             // MX capped as devices cap it (5 under UPnP 1.1, 120 under 1.0); 5 when absent.
             let mx = Double(min(e.facts.mx ?? 5, e.version >= .v1_1 ? 5 : 120))
             let window = e.time.asDouble + mx + Self.slack
@@ -386,10 +390,10 @@ struct SearchResponseSetRule: SessionRule {
             guard e.facts.target == .rootDevice, let device = e.facts.uuidKey, !e.timeWentBack,
                 e.search?.unicastTo == nil
             else { return }
-            let key = Self.endpointKey(e.dst, e.dstPort)
+            let key = Endpoint(address: e.dst, port: e.dstPort)
             guard var list = searches[key] else { return }
             let now = e.time.asDouble
-            let answer = device ^ SSDPFacts.key(e.src.description.utf8)
+            let answer = Responder(device: device, source: e.src)
             var used: Int? = nil
             for k in list.indices where list[k].expires >= now && !list[k].answeredBy.contains(answer) {
                 list[k].answeredBy.append(answer)
@@ -413,7 +417,8 @@ struct SearchResponseSetRule: SessionRule {
         guard e.kind == .response, !e.timeWentBack, let device = e.facts.uuidKey, let usn = e.facts.usnKey else {
             return
         }
-        let key = SetKey(searcher: e.dst, port: e.dstPort, device: device, source: e.src)
+        let key = SetKey(
+            searcher: Endpoint(address: e.dst, port: e.dstPort), responder: Responder(device: device, source: e.src))
         // Within the window, whatever the endpoint searched for since (control points send
         // several searches from one socket).
         if var a = setAnswers[key], e.time.asDouble <= a.expires {
