@@ -383,14 +383,15 @@ public final class Analysis {
 
     private func submitBatch() {
         guard let pool, !batch.items.isEmpty else { return }
-        // The reading thread takes a batch itself only when two are waiting: with one, the
-        // pool's thread ran out of work while the reading thread was busy with its batch. When
-        // the batches in flight reach the limit, it works on the queued ones (see `add`).
-        if pool.queued > 1 {
-            pool.run(takeBatch(), with: &inline)
-        } else {
-            pool.submit(takeBatch())
-        }
+        // The reading thread works on a batch itself only when two were waiting before this
+        // one: with one, the pool's thread ran out of work while the reading thread was busy
+        // with its batch. It takes the oldest queued batch, not the one just filled: every
+        // worker formats its batches in capture order (`WorkerPool`), which the text
+        // renderer's interop notes rely on. When the batches in flight reach the limit, it
+        // works on the queued ones too (see `add`).
+        let busy = pool.queued > 1
+        pool.submit(takeBatch())
+        if busy { _ = pool.runQueued(with: &inline) }
     }
 
     /// The batch filled so far, replaced by a spare one.

@@ -11,6 +11,11 @@ protocol BatchWorker: Sendable {
 /// A fixed set of threads that process jobs and hand the results back in submission order.
 /// The submitting thread bounds the jobs in flight (`inFlight`), so memory stays bounded
 /// however fast the input arrives.
+///
+/// Invariant: every worker, a thread's or the caller's (`runQueued`), processes the jobs it
+/// takes in submission order, because the only way to take a job is to take the oldest
+/// queued one. Workers whose state affects their output (the text renderer's interop notes)
+/// rely on it.
 final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     // Heap-allocated: pthread objects must not move (a stored property's address is not stable).
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -47,16 +52,6 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return jobs.count - jobHead
-    }
-
-    /// Processes `job` on the calling thread with `worker`; its result is taken back with
-    /// `next` in submission order like the others'.
-    func run(_ job: consuming W.Job, with worker: inout W) {
-        pthread_mutex_lock(mutex)
-        let seq = submitted
-        submitted += 1
-        pthread_mutex_unlock(mutex)
-        deliver(worker.process(job), seq)
     }
 
     /// Takes the oldest queued job, if any, and processes it on the calling thread with

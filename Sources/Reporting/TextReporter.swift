@@ -204,7 +204,8 @@ public struct TextRenderer: MessageRenderer {
     /// Interop notes whose place this renderer has already passed on. The reporter prints a
     /// note after the first finding that carries it in the run; that finding is the first
     /// this renderer sees with the note too (each renderer formats its batches in capture
-    /// order), so later ones need no note place (and the reporter no set lookup per finding).
+    /// order: `WorkerPool`), so later ones need no note place (and the reporter no set lookup
+    /// per finding).
     private var notesPassed: Set<String> = []
     public init(options: TextReporter.Options) { self.options = options }
 
