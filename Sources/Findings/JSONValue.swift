@@ -19,83 +19,77 @@ public enum JSONValue: Sendable, Hashable {
     public static func int<I: BinaryInteger>(_ v: I) -> JSONValue { .int(Int64(truncatingIfNeeded: v)) }
 
     public func serialized() -> String {
-        var out = ""
+        var out: [UInt8] = []
         write(into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    public func write(into out: inout String) {
+    /// Appends the value's JSON text, UTF-8, to `out` (reporters write it as it is).
+    public func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
+        case .null: out.append("null")
+        case .bool(let b): out.append(b ? "true" : "false")
+        case .int(let i): out.append(decimal: Int(truncatingIfNeeded: i))
         case .double(let d):
-            if d.isFinite { out += String(d) } else { out += "null" }
-        case .rawNumber(let s): out += s
+            if d.isFinite { out.append(string: String(d)) } else { out.append("null") }
+        case .rawNumber(let s): out.append(string: s)
         case .string(let s): JSONValue.writeString(s, into: &out)
         case .array(let a):
-            out += "["
-            var first = true
-            for v in a {
-                if !first { out += "," }
-                first = false
+            out.append(0x5B)  // [
+            for (k, v) in a.enumerated() {
+                if k > 0 { out.append(0x2C) }  // ,
                 v.write(into: &out)
             }
-            out += "]"
+            out.append(0x5D)  // ]
         case .object(let o):
-            out += "{"
-            var first = true
-            for (k, v) in o {
-                if !first { out += "," }
-                first = false
-                JSONValue.writeString(k, into: &out)
-                out += ":"
+            out.append(0x7B)  // {
+            for (k, (key, v)) in o.enumerated() {
+                if k > 0 { out.append(0x2C) }
+                JSONValue.writeString(key, into: &out)
+                out.append(0x3A)  // :
                 v.write(into: &out)
             }
-            out += "}"
+            out.append(0x7D)  // }
         }
     }
 
-    public static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        // Control characters JSON allows raw (DEL, C1, the invisible reordering ones) are
-        // escaped too, so `cat` or `jq -c` of the output cannot drive a terminal. They are
-        // rare: a string with other non-ASCII text (`§` in every spec reference) is looked at
-        // once more, and copied as it is.
-        var needsEscape = false
-        var nonASCII = false
-        for u in s.utf8 {
-            if u < 0x20 || u == 0x22 || u == 0x5C || u == 0x7F {
-                needsEscape = true
-                break
+    /// A JSON string. Control characters JSON allows raw (DEL, C1, the invisible reordering
+    /// ones) are escaped too, so `cat` or `jq -c` of the output cannot drive a terminal. They
+    /// are rare: a string with other non-ASCII text (`§` in every spec reference) is looked at
+    /// once more, and copied as it is.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(0x22)
+        var s = s
+        let copied = s.withUTF8 { u in
+            var nonASCII = false
+            for b in u {
+                if b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F { return false }
+                if b >= 0x80 { nonASCII = true }
             }
-            if u >= 0x80 { nonASCII = true }
+            guard !nonASCII || TerminalText.isSafe(u, allowingNewlines: false) else { return false }
+            out.append(contentsOf: u)
+            return true
         }
-        if !needsEscape && nonASCII {
-            var copy = s
-            needsEscape = copy.withUTF8 { !TerminalText.isSafe($0, allowingNewlines: false) }
-        }
-        if !needsEscape {
-            out += s
-        } else {
-            let hex: [Character] = Array("0123456789abcdef")
+        if !copied {
             for scalar in s.unicodeScalars {
                 switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
+                case "\"": out.append(#"\""#)
+                case "\\": out.append(#"\\"#)
+                case "\n": out.append(#"\n"#)
+                case "\r": out.append(#"\r"#)
+                case "\t": out.append(#"\t"#)
                 default:
                     if scalar.value < 0x20 || scalar.value == 0x7F || TerminalText.isHidden(scalar.value) {
-                        out += "\\u"
-                        for shift in [12, 8, 4, 0] as [UInt32] { out.append(hex[Int((scalar.value >> shift) & 0xF)]) }
+                        out.append(#"\u"#)
+                        for shift in [12, 8, 4, 0] as [UInt32] { out.append(hexDigits[Int((scalar.value >> shift) & 0xF)]) }
                     } else {
-                        out.unicodeScalars.append(scalar)
+                        UTF8.encode(scalar, into: { out.append($0) })
                     }
                 }
             }
         }
-        out += "\""
+        out.append(0x22)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -126,12 +126,12 @@ public struct JSONLinesRenderer: MessageRenderer {
     }
 
     func line(_ f: Finding, into c: inout RenderedChunk) {
-        c.append(JSONLinesReporter.findingObject(f, file: Self.name(files, f.fileIndex)).serialized())
+        JSONLinesReporter.findingObject(f, file: Self.name(files, f.fileIndex)).write(into: &c.bytes)
         c.append(byte: 0x0A)
     }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
-        c.append(JSONLinesReporter.messageObject(m, file: Self.name(files, m.fileIndex)).serialized())
+        JSONLinesReporter.messageObject(m, file: Self.name(files, m.fileIndex)).write(into: &c.bytes)
         c.append(byte: 0x0A)
         for f in findings { line(f, into: &c) }
     }
