@@ -81,7 +81,9 @@ public enum JSONValue: Sendable, Hashable {
                 default:
                     if scalar.value < 0x20 || scalar.value == 0x7F || TerminalText.isHidden(scalar.value) {
                         out.append(#"\u"#)
-                        for shift in [12, 8, 4, 0] as [UInt32] { out.append(hexDigits[Int((scalar.value >> shift) & 0xF)]) }
+                        for shift in [12, 8, 4, 0] as [UInt32] {
+                            out.append(hexDigits[Int((scalar.value >> shift) & 0xF)])
+                        }
                     } else {
                         UTF8.encode(scalar, into: { out.append($0) })
                     }
