@@ -9,13 +9,12 @@ import WireFormat
 /// found in it. One per worker thread.
 struct MDNSJudge: Sendable {
     private let engine: RuleEngine<MDNSInput>
-    /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): up to 2^`slotBits`
-    /// entries per judge (each worker thread has one), grown from a small table as misses add
-    /// up (`CacheGrowth`). The size is a trade between hits and memory (Benchmarks/README.md,
-    /// "Measurements behind the code").
-    private var table: RepeatTable<Decoded>
-    private var growth = CacheGrowth(maxBits: MDNSJudge.slotBits)
+    /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): `slots`
+    /// entries per judge (each worker thread has one). The size is a trade between hits and
+    /// memory (Benchmarks/README.md, "Measurements behind the code").
+    private var table = RepeatTable<Decoded>(bits: MDNSJudge.slotBits)
     static let slotBits = 13
+    static let slots = 1 << slotBits
     /// The table slot of the last datagram judged (`MessageWorker` keeps its rendered
     /// summaries in a table of the same size, by the same slot).
     private(set) var lastSlot = 0
@@ -30,7 +29,6 @@ struct MDNSJudge: Sendable {
 
     init(disabled: Set<RuleID>) {
         engine = RuleEngine(RuleRegistry.mdns, disabled: disabled)
-        table = RepeatTable(bits: growth.bits)
     }
 
     /// The payload array for a datagram carrying `bytes`: when the table holds a decoding of
@@ -65,11 +63,7 @@ struct MDNSJudge: Sendable {
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             var kept: [RuleEngine<MDNSInput>.Kept] = []
             engine.run(input, keeping: &kept, into: &sink)
-            if growth.missed() {
-                table = RepeatTable(bits: growth.bits)
-            } else {
-                table.store(Decoded(view: input.decoded, kept: kept, host: host), payload: d.payload, at: slot)
-            }
+            table.store(Decoded(view: input.decoded, kept: kept, host: host), payload: d.payload, at: slot)
         }
         if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input
