@@ -13,10 +13,6 @@ import WireFormat
 /// It reads a message through a scan of a few headers (`SSDPKeyHeaders`), kept for payloads
 /// seen again; its tables are bounded.
 struct SSDPRouter {
-    struct Endpoint: Hashable {
-        var address: IPAddress
-        var port: UInt16
-    }
     /// What the in-order stage reads from a message, without decoding it (`SSDPKeyHeaders`):
     /// a function of its bytes alone, kept for payloads seen again.
     struct Facts {

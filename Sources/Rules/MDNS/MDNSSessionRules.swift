@@ -52,11 +52,6 @@ struct LegacyResponseIDRule: SessionRule {
             ]),
         ])
 
-    struct Endpoint: Hashable {
-        var address: IPAddress
-        var port: UInt16
-    }
-
     struct Query {
         var frame: Int
         var time: Timestamp

@@ -339,11 +339,6 @@ struct SearchResponseSetRule: SessionRule {
         /// The responders that used up this search.
         var answeredBy: [Responder] = []
     }
-    /// A searcher's address and port.
-    struct Endpoint: Hashable {
-        var address: IPAddress
-        var port: UInt16
-    }
     /// A root device (UUID key) answering from an address.
     struct Responder: Hashable {
         var device: UInt64

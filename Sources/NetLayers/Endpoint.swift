@@ -1,0 +1,11 @@
+/// An address and a UDP port: one side of a datagram, as the session stages and rules key
+/// searchers, queriers and pending queries.
+public struct Endpoint: Hashable, Sendable {
+    public var address: IPAddress
+    public var port: UInt16
+
+    public init(address: IPAddress, port: UInt16) {
+        self.address = address
+        self.port = port
+    }
+}
