@@ -236,15 +236,7 @@ public struct MDNSSessionModel: Sendable {
         }
         // A host's message count and sources: once per message that carried its records.
         let mac = input.datagram.srcMAC
-        for k in hostsTouched {
-            hosts[k]?.messages &+= 1
-            if let h = hosts[k], !h.sources.contains(e.src), h.sources.count < MDNSHostState.maxSources {
-                hosts[k]?.sources.append(e.src)
-            }
-            if !mac.isEmpty, let h = hosts[k], !h.macs.contains(mac), h.macs.count < MDNSHostState.maxSources {
-                hosts[k]?.macs.append(mac)
-            }
-        }
+        for k in hostsTouched { hosts[k]?.heard(from: e.src, mac: mac) }
     }
 
     private mutating func touchHost(
@@ -412,6 +404,13 @@ public struct MDNSHostState: Sendable {
         lastFrame = firstFrame
         lastSeen = firstSeen
         self.historyIncomplete = historyIncomplete
+    }
+
+    /// One message carried its records, from `source` (and `mac`, when the link has one).
+    mutating func heard(from source: IPAddress, mac: [UInt8]) {
+        messages &+= 1
+        if !sources.contains(source), sources.count < Self.maxSources { sources.append(source) }
+        if !mac.isEmpty, !macs.contains(mac), macs.count < Self.maxSources { macs.append(mac) }
     }
 }
 
