@@ -11,14 +11,16 @@ import WireFormat
 /// reporter. One `Analysis` serves a whole run (several files, or a live capture).
 ///
 /// Everything that depends on earlier packets runs in capture order on the calling thread:
-/// reading, IP reassembly, and SSDP's version and M-SEARCH bookkeeping (from a scan of a few
-/// headers). The per-message work (SSDP and mDNS decoding, the stateless rules,
-/// configuration policy, formatting) runs in batches on
-/// `Options.jobs - 1` worker threads and on the calling thread, which takes a batch itself
-/// when two are waiting for the workers or too many are in flight; the results are written in capture order, so the
-/// output is the same for any number of jobs. SSDP and mDNS payloads travel in the batch's
-/// one buffer, and the worker makes (or finds) the array it decodes: what a worker keeps is its
-/// own allocation, freed on its own thread.
+/// reading, IP reassembly, and SSDP's version, M-SEARCH bookkeeping and session rules (from
+/// a scan of a few headers). The per-message work (SSDP and mDNS decoding, the stateless
+/// rules, configuration policy, formatting) runs in batches on `Options.jobs - 1` worker
+/// threads and on the calling thread, which takes a batch itself when two are waiting for
+/// the workers or too many are in flight. The mDNS session rules run over each batch's
+/// decoded messages in capture order as the pool's in-order step (`MDNSSessionSettler`),
+/// on whichever thread hands back the next batch. The results are written in capture
+/// order, so the output is the same for any number of jobs. SSDP and mDNS payloads travel
+/// in the batch's one buffer, and the worker makes (or finds) the array it decodes: what a
+/// worker keeps is its own allocation, freed on its own thread.
 ///
 /// The state touched per frame is marked `@exclusivity(unchecked)`: only the reading thread
 /// uses it, from methods that never call back into the analysis while they modify it, and
@@ -56,11 +58,9 @@ public final class Analysis {
     @exclusivity(unchecked) private var unsupportedFrames = 0
     @exclusivity(unchecked) private var decoder = PacketDecoder()
     @exclusivity(unchecked) private var ssdp: SSDPRouter
-    @exclusivity(unchecked) private var mdns: MDNSSessionStage
-    /// Formats what the mDNS session rules find, in capture order (its own renderer: which
-    /// interop notes it has passed then depends on capture order alone, not on how batches
-    /// were spread over threads).
-    @exclusivity(unchecked) private var sessionRenderer: (any MessageRenderer)?
+    /// The mDNS session rules, run over each batch in capture order (by a pool thread, or
+    /// by this one with one job).
+    private let settler: MDNSSessionSettler
     private let policy: (@Sendable (Finding) -> Finding?)?
     @exclusivity(unchecked) private var reporter: any Reporter
     private let options: Options
@@ -141,9 +141,8 @@ public final class Analysis {
         self.reporter = reporter
         self.options = options
         ssdp = SSDPRouter(disabled: options.disabledRules)
-        mdns = MDNSSessionStage(disabled: options.disabledRules)
         self.policy = policy
-        sessionRenderer = reporter.makeRenderer()
+        settler = MDNSSessionSettler(options: options, renderer: reporter.makeRenderer(), policy: policy)
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
         if options.jobs > 1 {
             // The reading thread is one of the `jobs`: it processes a batch itself when the
@@ -151,7 +150,7 @@ public final class Analysis {
             let workers = (1..<options.jobs).map { _ in
                 MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
             }
-            let p = WorkerPool(workers: workers)
+            let p = WorkerPool(workers: workers) { [settler] in settler.settle(&$0) }
             if p.isRunning { pool = p }
         }
         pooled = pool != nil
@@ -359,7 +358,9 @@ public final class Analysis {
         }
         batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard pooled else {
-            emit(inline.process(takeBatch()))
+            var r = inline.process(takeBatch())
+            settler.settle(&r)
+            emit(r)
             return
         }
         guard batch.items.count >= Self.batchSize else { return }
@@ -408,7 +409,6 @@ public final class Analysis {
     private func emit(_ result: consuming BatchOutput) {
         var r = result
         defer { recycle(&r) }
-        if !r.mdnsSession.isEmpty { settleSessions(&r) }
         for t in r.tally.inOrder { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
         summary.suppressed += r.suppressed
         for (key, counts) in r.deviceFindings
@@ -438,85 +438,6 @@ public final class Analysis {
                 reporter.message(record, findings: findings)
             } else {
                 for f in findings { reporter.finding(f) }
-            }
-        }
-    }
-
-    /// Runs the mDNS session rules over a batch's decoded messages in capture order, and
-    /// places each finding under the message that revealed it: in the formatted chunk right
-    /// after that message's lines, or with that message's findings for reporters that take
-    /// records. Findings pass the same policy and tally as the others.
-    private func settleSessions(_ r: inout BatchOutput) {
-        var insertions: [(item: MDNSSessionItem, findings: [Finding], chunk: RenderedChunk)] = []
-        var reports = SessionReports()
-        for item in r.mdnsSession {
-            reports.removeAll()
-            mdns.observe(item.input, into: &reports)
-            guard !reports.isEmpty else { continue }
-            var sink = FindingSink(datagram: item.input.datagram, fileIndex: item.fileIndex)
-            sink.buildsDetails = options.findingDetails
-            for rep in reports.reports {
-                sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
-            }
-            let host = MDNSJudge.host(item.input)
-            if let host {
-                sink.attachDevice { host.presentation(in: item.input.message.payload) }
-            }
-            r.position = item.position
-            let findings = MessageWorker.accept(sink.findings, policy: policy, into: &r)
-            guard !findings.isEmpty else { continue }
-            // Counted for the host the message speaks for, as its message rules' findings are.
-            if let key = host?.key(in: item.input.message.payload) {
-                var c = SeverityCounts()
-                for f in findings {
-                    c.add(f.severity)
-                    r.hostFindingTexts.append((key, f.message, f.severity))
-                }
-                r.deviceFindings.append((key, c))
-            }
-            var chunk = RenderedChunk()
-            sessionRenderer?.render(sessionFindings: findings, underMessage: options.wantMessages, into: &chunk)
-            insertions.append((item, findings, chunk))
-        }
-        r.mdnsSession.removeAll()
-        guard !insertions.isEmpty else { return }
-        if sessionRenderer != nil {
-            // The chunk again, with each message's session findings after its lines (and the
-            // interop note places moved with the bytes they follow).
-            var out = RenderedChunk()
-            out.bytes.reserveCapacity(r.chunk.bytes.count + insertions.reduce(0) { $0 + $1.chunk.bytes.count })
-            var copied = 0
-            var note = 0
-            func copy(upTo end: Int) {
-                out.bytes.append(contentsOf: r.chunk.bytes[copied..<end])
-                while note < r.chunk.notes.count, r.chunk.notes[note].offset <= end {
-                    var n = r.chunk.notes[note]
-                    n.offset += out.bytes.count - end
-                    out.notes.append(n)
-                    note += 1
-                }
-                copied = end
-            }
-            for ins in insertions {
-                copy(upTo: min(max(ins.item.chunkEnd, copied), r.chunk.bytes.count))
-                let shift = out.bytes.count
-                out.bytes.append(contentsOf: ins.chunk.bytes)
-                for var n in ins.chunk.notes {
-                    n.offset += shift
-                    out.notes.append(n)
-                }
-            }
-            copy(upTo: r.chunk.bytes.count)
-            r.chunk = out
-        } else {
-            // Back to front, so the places of earlier messages stay where they were.
-            for ins in insertions.reversed() {
-                let end = min(ins.item.messagesEnd, r.messages.count)
-                if ins.item.hasEntry, end > 0 {
-                    r.messages[end - 1].1 += ins.findings
-                } else {
-                    r.messages.insert((nil, ins.findings), at: end)
-                }
             }
         }
     }
@@ -608,6 +529,7 @@ public final class Analysis {
     private func concludeSessions() {
         drain()
         var reports = SessionReports()
+        var mdns = settler.takeStage()
         ssdp.finish(into: &reports)
         mdns.finish(into: &reports)
         summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted
@@ -615,7 +537,6 @@ public final class Analysis {
         let ssdpModel = ssdp.model
         let mdnsModel = mdns.model
         ssdp = SSDPRouter(disabled: options.disabledRules)
-        mdns = MDNSSessionStage(disabled: options.disabledRules)
         // The inventory of this input, once its end-of-input findings are counted too.
         defer {
             InventoryBuilder.addSSDP(ssdpModel, findings: deviceFindings, file: sessionFileName, to: &inventory)
@@ -635,9 +556,9 @@ public final class Analysis {
         drain()
         var reports = SessionReports()
         ssdp.conclude(by: now, into: &reports)
-        mdns.conclude(by: now, into: &reports)
+        settler.conclude(by: now, into: &reports)
         guard !reports.isEmpty else { return }
-        emit(concluded(reports, atEnd: false, mdnsModel: mdns.model))
+        emit(concluded(reports, atEnd: false, mdnsModel: settler.stage.model))
     }
 
     /// Findings of session rules that concluded without a message to show them under, sorted

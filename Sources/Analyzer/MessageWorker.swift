@@ -69,7 +69,7 @@ struct BatchOutput: Sendable {
     var services: [UInt64] = []
     /// The batch's mDNS messages as decoded, in capture order, with where their output ends:
     /// the in-order stage runs the session rules over them and places what they find under
-    /// each message (`Analysis.settleSessions`).
+    /// each message (`MDNSSessionSettler.settle`).
     var mdnsSession: [MDNSSessionItem] = []
     /// The batch, handed back with its results so that the reading thread reuses (or frees)
     /// what it allocated. Freed by a worker instead, each of those objects went back to the

@@ -12,6 +12,12 @@ protocol BatchWorker: Sendable {
 /// The submitting thread bounds the jobs in flight (`inFlight`), so memory stays bounded
 /// however fast the input arrives.
 ///
+/// An optional in-order step runs over each result in submission order before it is handed
+/// back: the thread that delivers the result next in order runs it, then any later ones
+/// already delivered. It runs on one thread at a time, each run ordered after the previous
+/// one by the pool's lock, and no thread ever waits for it: the submitting thread is free to
+/// read meanwhile.
+///
 /// Invariant: every worker, a thread's or the caller's (`runQueued`), processes the jobs it
 /// takes in submission order, because the only way to take a job is to take the oldest
 /// queued one. Workers whose state affects their output (the text renderer's interop notes)
@@ -26,13 +32,22 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     /// taken slots are dropped in bulk.
     private var jobs: [(seq: Int, job: W.Job?)] = []
     private var jobHead = 0
+    /// Results processed and waiting for the in-order step.
+    private var processed: [Int: W.Output] = [:]
+    /// Results ready for `next`.
     private var results: [Int: W.Output] = [:]
+    private let inOrder: (@Sendable (inout W.Output) -> Void)?
+    /// The next result for the in-order step. It advances only once the step over that result
+    /// has finished, and the result is taken out of `processed` to run it, so no other thread
+    /// finds it there meanwhile: the step runs on one thread at a time, in order.
+    private var ordered = 0
     private var submitted = 0
     private var delivered = 0
     private var stopping = false
     private var threads: [pthread_t] = []
 
-    init(workers: [W]) {
+    init(workers: [W], inOrder: (@Sendable (inout W.Output) -> Void)? = nil) {
+        self.inOrder = inOrder
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(workReady, nil)
         pthread_cond_init(resultReady, nil)
@@ -106,12 +121,26 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         }
     }
 
-    /// Stores the result of job `seq` for `next`, and wakes a caller waiting for it.
+    /// Stores the result of job `seq` for `next`, and wakes a caller waiting for it. With an
+    /// in-order step, runs it over this result and the ones after it already delivered, when
+    /// this one is next in order.
     private func deliver(_ out: consuming W.Output, _ seq: Int) {
         pthread_mutex_lock(mutex)
-        results[seq] = out
-        pthread_cond_broadcast(resultReady)
-        pthread_mutex_unlock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard let inOrder else {
+            results[seq] = out
+            pthread_cond_broadcast(resultReady)
+            return
+        }
+        processed[seq] = out
+        while var r = processed.removeValue(forKey: ordered) {
+            pthread_mutex_unlock(mutex)
+            inOrder(&r)
+            pthread_mutex_lock(mutex)
+            results[ordered] = r
+            ordered += 1
+            pthread_cond_broadcast(resultReady)
+        }
     }
 
     /// The oldest queued job with its sequence number, taken out of the queue (the mutex held).

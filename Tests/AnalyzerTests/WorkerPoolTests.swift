@@ -44,6 +44,29 @@ struct Recorder: BatchWorker {
     }
 }
 
+/// What the pool's in-order step saw: the results in the order it got them, and whether two
+/// threads were ever inside it at once.
+final class StepLog: @unchecked Sendable {
+    private var lock = pthread_mutex_t()
+    private var inside = 0
+    private(set) var overlapped = false
+    private(set) var seen: [Int] = []
+    init() { pthread_mutex_init(&lock, nil) }
+    /// Enters the step, takes `delay` microseconds (outside the log's lock, so that another
+    /// thread could enter meanwhile if the pool let it), and leaves.
+    func step(_ n: Int, delay: UInt32) {
+        pthread_mutex_lock(&lock)
+        inside += 1
+        if inside > 1 { overlapped = true }
+        seen.append(n)
+        pthread_mutex_unlock(&lock)
+        if delay > 0 { usleep(delay) }
+        pthread_mutex_lock(&lock)
+        inside -= 1
+        pthread_mutex_unlock(&lock)
+    }
+}
+
 @Suite struct WorkerPoolTests {
     @Test func eachWorkerTakesItsJobsInSubmissionOrderTheCallersToo() {
         // The text renderer places a rule's interop note after the first finding its worker
@@ -69,6 +92,31 @@ struct Recorder: BatchWorker {
             let backwards = zip(seqs, seqs.dropFirst()).first { $0 > $1 }
             #expect(backwards == nil, "worker \(id) took job \(backwards?.1 ?? 0) after job \(backwards?.0 ?? 0)")
         }
+        pool.shutdown()
+    }
+
+    @Test func theInOrderStepSeesEveryResultOnceInSubmissionOrderOneThreadAtATime() {
+        // The mDNS session rules run as the pool's in-order step, on whichever thread hands
+        // back the next result: they must see every batch once, in capture order, and never
+        // on two threads at once (their state is not locked). Three threads with uneven
+        // delays deliver out of order; the step is slow, so deliveries pile up behind it.
+        let log = OrderLog()
+        let steps = StepLog()
+        let pool = WorkerPool(
+            workers: [Recorder(id: 1, log: log, delay: 300), Recorder(id: 2, log: log, delay: 50)],
+            inOrder: { steps.step($0, delay: 100) })
+        var local = Recorder(id: 0, log: log)
+        var got: [Int] = []
+        for n in 0..<1000 {
+            pool.submit(Tracked(n))
+            if n % 3 == 0 { _ = pool.runQueued(with: &local) }
+            while let r = pool.next(wait: false) { got.append(r) }
+        }
+        while pool.runQueued(with: &local) {}
+        while let r = pool.next(wait: true) { got.append(r) }
+        #expect(got == Array(0..<1000))
+        #expect(steps.seen == Array(0..<1000), "the in-order step saw results out of order or more than once")
+        #expect(!steps.overlapped, "two threads ran the in-order step at once")
         pool.shutdown()
     }
 

@@ -4,10 +4,10 @@ import NetLayers
 import Rules
 import WireFormat
 
-/// The in-order part of mDNS analysis, on the thread that reads the capture: takes each
-/// decoded message (as the worker decoded it) in capture order, runs the session rules over
-/// it with the session model as it was before the message, then updates the model. One per
-/// session (input file).
+/// The in-order part of mDNS analysis (run by `MDNSSessionSettler`): takes each decoded
+/// message (as the worker decoded it) in capture order, runs the session rules over it with
+/// the session model as it was before the message, then updates the model. One per session
+/// (input file).
 struct MDNSSessionStage {
     private var sessions: SessionEngine<MDNSEvent>
     /// Hosts, services and records seen so far (see `MDNSSessionModel`).
