@@ -16,11 +16,11 @@ import WireFormat
 /// rules, configuration policy, formatting) runs in batches on `Options.jobs - 1` worker
 /// threads and on the calling thread, which takes a batch itself when two are waiting for
 /// the workers or too many are in flight. The mDNS session rules run over each batch's
-/// decoded messages in capture order as the pool's in-order step (`MDNSSessionSettler`),
-/// on whichever thread hands back the next batch. The results are written in capture
-/// order, so the output is the same for any number of jobs. SSDP and mDNS payloads travel
-/// in the batch's one buffer, and the worker makes (or finds) the array it decodes: what a
-/// worker keeps is its own allocation, freed on its own thread.
+/// decoded messages in capture order on the pool's ordering thread (`MDNSSessionSettler`),
+/// a thread more than `jobs`. The results are written in capture order, so the output is
+/// the same for any number of jobs. SSDP and mDNS payloads travel in the batch's one
+/// buffer, and the worker makes (or finds) the array it decodes: what a worker keeps is its
+/// own allocation, freed on its own thread.
 ///
 /// The state touched per frame is marked `@exclusivity(unchecked)`: only the reading thread
 /// uses it, from methods that never call back into the analysis while they modify it, and
@@ -38,9 +38,9 @@ public final class Analysis {
         public var findingDetails: Bool = true
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
-        /// Threads for per-message work, the calling thread included; 1 (or less) does
-        /// everything on the calling thread, message by message (live capture: each line
-        /// appears at once).
+        /// Threads for per-message work, the calling thread included (above 1, the pool's
+        /// ordering thread runs the mDNS session rules besides); 1 (or less) does everything on
+        /// the calling thread, message by message (live capture: each line appears at once).
         public var jobs: Int = 1
         /// Message records carry the sender's MAC address (text `-e`).
         public var recordMAC: Bool = false

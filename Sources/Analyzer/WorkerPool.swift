@@ -13,10 +13,9 @@ protocol BatchWorker: Sendable {
 /// however fast the input arrives.
 ///
 /// An optional in-order step runs over each result in submission order before it is handed
-/// back: the thread that delivers the result next in order runs it, then any later ones
-/// already delivered. It runs on one thread at a time, each run ordered after the previous
-/// one by the pool's lock, and no thread ever waits for it: the submitting thread is free to
-/// read meanwhile.
+/// back, on a thread of its own (the ordering thread): no other thread runs it, and the
+/// submitting thread is free to read meanwhile, and what the step allocates stays in one
+/// thread's allocator arena (Benchmarks/README.md, "Fourth round").
 ///
 /// Invariant: every worker, a thread's or the caller's (`runQueued`), processes the jobs it
 /// takes in submission order, because the only way to take a job is to take the oldest
@@ -27,6 +26,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let resultReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let processedReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Jobs in submission order; a thread takes its job out of the queue (the slot is left
     /// nil), so the queue holds no job once it is taken: nothing stays alive in it until the
     /// taken slots are dropped in bulk.
@@ -37,9 +37,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     /// Results ready for `next`.
     private var results: [Int: W.Output] = [:]
     private let inOrder: (@Sendable (inout W.Output) -> Void)?
-    /// The next result for the in-order step. It advances only once the step over that result
-    /// has finished, and the result is taken out of `processed` to run it, so no other thread
-    /// finds it there meanwhile: the step runs on one thread at a time, in order.
+    /// The next result for the in-order step.
     private var ordered = 0
     private var submitted = 0
     private var delivered = 0
@@ -51,8 +49,12 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(workReady, nil)
         pthread_cond_init(resultReady, nil)
+        pthread_cond_init(processedReady, nil)
         for w in workers {
             if let tid = startThread({ [unowned self] in self.loop(w) }) { threads.append(tid) }
+        }
+        if inOrder != nil, !threads.isEmpty {
+            if let tid = startThread({ [unowned self] in self.orderLoop() }) { threads.append(tid) }
         }
     }
 
@@ -121,9 +123,8 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         }
     }
 
-    /// Stores the result of job `seq` for `next`, and wakes a caller waiting for it. With an
-    /// in-order step, runs it over this result and the ones after it already delivered, when
-    /// this one is next in order.
+    /// Stores the result of job `seq`: for `next` (waking a caller waiting for it), or with an
+    /// in-order step for the ordering thread (waking it when this is the result it waits for).
     private func deliver(_ out: consuming W.Output, _ seq: Int) {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -133,13 +134,27 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
             return
         }
         processed[seq] = out
-        while var r = processed.removeValue(forKey: ordered) {
-            pthread_mutex_unlock(mutex)
-            inOrder(&r)
-            pthread_mutex_lock(mutex)
-            results[ordered] = r
-            ordered += 1
-            pthread_cond_broadcast(resultReady)
+        if seq == ordered { pthread_cond_signal(processedReady) }
+    }
+
+    /// The ordering thread: runs the in-order step over each result as soon as it and all
+    /// before it have been processed, until the pool stops.
+    private func orderLoop() {
+        guard let inOrder else { return }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while true {
+            if var r = processed.removeValue(forKey: ordered) {
+                pthread_mutex_unlock(mutex)
+                inOrder(&r)
+                pthread_mutex_lock(mutex)
+                results[ordered] = r
+                ordered += 1
+                pthread_cond_broadcast(resultReady)
+                continue
+            }
+            if stopping { return }
+            pthread_cond_wait(processedReady, mutex)
         }
     }
 
@@ -161,6 +176,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         stopping = true
         pthread_cond_broadcast(workReady)
+        pthread_cond_broadcast(processedReady)
         pthread_mutex_unlock(mutex)
         for t in threads { pthread_join(t, nil) }
         threads.removeAll()
@@ -170,9 +186,11 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         shutdown()
         pthread_cond_destroy(workReady)
         pthread_cond_destroy(resultReady)
+        pthread_cond_destroy(processedReady)
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         workReady.deallocate()
         resultReady.deallocate()
+        processedReady.deallocate()
     }
 }

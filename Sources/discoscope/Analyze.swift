@@ -53,7 +53,7 @@ extension DiscoScope {
         @Option(
             name: [.customShort("j", allowingJoined: true), .long],
             help: ArgumentHelp(
-                "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8). Output is the same for any number.",
+                "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8); above 1, one more runs the mDNS session rules. Output is the same for any number.",
                 valueName: "n"))
         var jobs: Int?
 

@@ -96,10 +96,10 @@ final class StepLog: @unchecked Sendable {
     }
 
     @Test func theInOrderStepSeesEveryResultOnceInSubmissionOrderOneThreadAtATime() {
-        // The mDNS session rules run as the pool's in-order step, on whichever thread hands
-        // back the next result: they must see every batch once, in capture order, and never
-        // on two threads at once (their state is not locked). Three threads with uneven
-        // delays deliver out of order; the step is slow, so deliveries pile up behind it.
+        // The mDNS session rules run as the pool's in-order step: they must see every batch
+        // once, in capture order, and never on two threads at once (their state is not
+        // locked). Three threads with uneven delays deliver out of order; the step is slow,
+        // so deliveries pile up behind it.
         let log = OrderLog()
         let steps = StepLog()
         let pool = WorkerPool(

@@ -8,12 +8,11 @@ import WireFormat
 /// order: the session rules (`MDNSSessionStage`), then each finding they make placed under
 /// the message that revealed it.
 ///
-/// With worker threads, whichever thread hands back the batch that is next in capture order
-/// runs it (`WorkerPool`'s in-order step), so the reading thread is free to read meanwhile;
-/// with one job, the reading thread runs it after each message. One thread at a time: the
-/// pool runs its in-order step on one thread at a time under its lock's ordering, and the
-/// analysis touches the settler itself only when no batch is in flight (after draining the
-/// pool: the end of an input, live capture's timer).
+/// With worker threads, the pool's ordering thread runs it (`WorkerPool`'s in-order step), so
+/// the reading thread is free to read meanwhile; with one job, the reading thread runs it
+/// after each message. One thread at a time: the analysis touches the settler itself only
+/// when no batch is in flight (after draining the pool: the end of an input, live capture's
+/// timer), and the pool's lock orders those accesses after the ordering thread's.
 final class MDNSSessionSettler: @unchecked Sendable {
     /// The session rules and model of the current input.
     private(set) var stage: MDNSSessionStage
