@@ -58,8 +58,8 @@ public final class Analysis {
     @exclusivity(unchecked) private var unsupportedFrames = 0
     @exclusivity(unchecked) private var decoder = PacketDecoder()
     @exclusivity(unchecked) private var ssdp: SSDPRouter
-    /// The mDNS session rules, run over each batch in capture order (by a pool thread, or
-    /// by this one with one job).
+    /// The mDNS session rules, run over each batch in capture order (by the pool's ordering
+    /// thread, or by this one with one job).
     private let settler: MDNSSessionSettler
     private let policy: (@Sendable (Finding) -> Finding?)?
     @exclusivity(unchecked) private var reporter: any Reporter

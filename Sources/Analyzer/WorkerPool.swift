@@ -54,7 +54,13 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
             if let tid = startThread({ [unowned self] in self.loop(w) }) { threads.append(tid) }
         }
         if inOrder != nil, !threads.isEmpty {
-            if let tid = startThread({ [unowned self] in self.orderLoop() }) { threads.append(tid) }
+            // Without its ordering thread no result would ever be handed back: then no thread
+            // runs at all, and the caller processes jobs itself.
+            guard let tid = startThread({ [unowned self] in self.orderLoop() }) else {
+                shutdown()
+                return
+            }
+            threads.append(tid)
         }
     }
 
@@ -128,7 +134,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     private func deliver(_ out: consuming W.Output, _ seq: Int) {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        guard let inOrder else {
+        guard inOrder != nil else {
             results[seq] = out
             pthread_cond_broadcast(resultReady)
             return

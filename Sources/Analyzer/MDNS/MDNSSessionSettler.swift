@@ -126,5 +126,4 @@ final class MDNSSessionSettler: @unchecked Sendable {
             }
         }
     }
-
 }
