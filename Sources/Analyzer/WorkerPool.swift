@@ -51,12 +51,12 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         pthread_cond_init(resultReady, nil)
         pthread_cond_init(processedReady, nil)
         for w in workers {
-            if let tid = startThread({ [unowned self] in self.loop(w) }) { threads.append(tid) }
+            if let tid = startThread(named: "ds-worker", { [unowned self] in self.loop(w) }) { threads.append(tid) }
         }
         if inOrder != nil, !threads.isEmpty {
             // Without its ordering thread no result would ever be handed back: then no thread
             // runs at all, and the caller processes jobs itself.
-            guard let tid = startThread({ [unowned self] in self.orderLoop() }) else {
+            guard let tid = startThread(named: "ds-ordering", { [unowned self] in self.orderLoop() }) else {
                 shutdown()
                 return
             }
