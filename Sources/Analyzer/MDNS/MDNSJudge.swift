@@ -9,12 +9,11 @@ import WireFormat
 /// found in it. One per worker thread.
 struct MDNSJudge: Sendable {
     private let engine: RuleEngine<MDNSInput>
-    /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): `slots`
+    /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): 2^`slotBits`
     /// entries per judge (each worker thread has one). The size is a trade between hits and
     /// memory (Benchmarks/README.md, "Measurements behind the code").
     private var table = RepeatTable<Decoded>(bits: MDNSJudge.slotBits)
     static let slotBits = 13
-    static let slots = 1 << slotBits
     /// The table slot of the last datagram judged (`MessageWorker` keeps its rendered
     /// summaries in a table of the same size, by the same slot).
     private(set) var lastSlot = 0
