@@ -81,7 +81,18 @@ enum InventoryBuilder {
         let services = model.services.values.sorted {
             $0.firstFrame != $1.firstFrame ? $0.firstFrame < $1.firstFrame : $0.instance < $1.instance
         }
-        for s in services {
+        var byHost: [UInt64: [Int]] = [:]
+        for (i, s) in services.enumerated() {
+            if let hk = s.hostKey { byHost[hk, default: []].append(i) }
+        }
+        var serviceFindings = [SeverityCounts](repeating: SeverityCounts(), count: services.count)
+        for (hk, indices) in byHost {
+            let names = indices.map { services[$0].instance }
+            for t in texts[hk] ?? [] {
+                for n in named(in: t.message, among: names) { serviceFindings[indices[n]].add(t.severity) }
+            }
+        }
+        for (i, s) in services.enumerated() {
             var e = InventoryService(instance: s.instance)
             e.file = file
             e.serviceType = s.serviceType
@@ -91,7 +102,7 @@ enum InventoryBuilder {
             e.txt = s.txt
             if let hk = s.hostKey, let h = model.hosts[hk] {
                 e.addresses = h.addresses.map(\.description)
-                for t in texts[hk] ?? [] where mentions(t.message, s.instance) { e.findings.add(t.severity) }
+                e.findings = serviceFindings[i]
             }
             e.firstSeen = s.firstSeen
             e.lastSeen = s.lastSeen
@@ -100,21 +111,45 @@ enum InventoryBuilder {
         }
     }
 
-    /// Whether `text` holds `name`, byte for byte. Both are made by the same presentation of
-    /// names, so bytes suffice; `String.contains` compares characters by canonical
-    /// equivalence, and was most of the inventory's time on busy captures.
-    static func mentions(_ text: String, _ name: String) -> Bool {
+    /// The indices of the `names` that `text` names. An occurrence counts when it stands on
+    /// its own: no name byte just before or after it (`b.local.` is not named by
+    /// `ab.local.`), and no longer name of `names` around it (`Printer._ipp._tcp.local.` is
+    /// not named by `Office Printer._ipp._tcp.local.`: labels may hold spaces).
+    ///
+    /// Names and messages come from the same presentation of names, so bytes are compared;
+    /// `String` comparison by canonical equivalence was most of the inventory's time on busy
+    /// captures.
+    static func named(in text: String, among names: [String]) -> [Int] {
+        var found: [(index: Int, start: Int, end: Int)] = []
         let t = text.utf8.span
-        let n = name.utf8.span
-        guard n.count <= t.count else { return false }
-        var i = 0
-        while i <= t.count - n.count {
-            var k = 0
-            while k < n.count, t[i + k] == n[k] { k += 1 }
-            if k == n.count { return true }
-            i += 1
+        for (index, name) in names.enumerated() {
+            let n = name.utf8.span
+            guard n.count > 0, n.count <= t.count else { continue }
+            var i = 0
+            while i <= t.count - n.count {
+                var k = 0
+                while k < n.count, t[i + k] == n[k] { k += 1 }
+                let end = i + n.count
+                if k == n.count, i == 0 || !isNameByte(t[i - 1]), end == t.count || !isNameByte(t[end]) {
+                    found.append((index, i, end))
+                }
+                i += 1
+            }
         }
-        return false
+        var named: [Int] = []
+        for f in found where !named.contains(f.index) {
+            let covered = found.contains { g in
+                g.end - g.start > f.end - f.start && g.start <= f.start && g.end >= f.end
+            }
+            if !covered { named.append(f.index) }
+        }
+        return named
+    }
+
+    /// A byte that can continue a name's presentation: a letter, digit, `-`, `_`, `.`, `\\`
+    /// or part of a UTF-8 sequence.
+    private static func isNameByte(_ b: UInt8) -> Bool {
+        ASCII.isAlpha(b) || ASCII.isDigit(b) || b == 0x2D || b == 0x5F || b == 0x2E || b == 0x5C || b >= 0x80
     }
 
     private static func entry(_ d: SSDPDeviceState, findings: SeverityCounts, file: String?) -> InventoryDevice {
