@@ -11,6 +11,17 @@ enum MDNSSession {
     /// Seconds from `a` to `b` (never negative: event times never decrease).
     static func since(_ a: Timestamp, _ b: Timestamp) -> Double { max(0, Timestamp.seconds(from: a, to: b)) }
 
+    /// Drops the entries of a list kept oldest first that are more than `window` seconds
+    /// older than `now`: a prefix, as event times never decrease.
+    static func dropStale<T>(_ list: inout [T], now: Timestamp, window: Double, time: (T) -> Timestamp) {
+        guard let first = list.first, since(time(first), now) > window else { return }
+        if let fresh = list.firstIndex(where: { since(time($0), now) <= window }) {
+            list.removeFirst(fresh)
+        } else {
+            list.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// A table of keys to values with a cap: past it, entries older than `horizon` seconds
     /// are dropped, and if that is not enough, the least recently active eighth (counted as
     /// evicted).

@@ -114,7 +114,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
         guard let i = e.input, e.dst.isMulticast else { return }
         closeDue(at: e.time)
         noteDue(e, i, &out)
-        recent.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
+        MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.time)
         if i.isQuery, !i.isProbe {
             if recent.count >= Self.capacity {
                 recent.removeFirst()
@@ -525,7 +525,7 @@ struct DuplicateSuppressionRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
-        recent.removeAll { MDNSSession.since($0.query.time, e.time) > Self.window }
+        MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.query.time)
         if i.isQuery {
             guard !i.isProbe, !i.message.questions.isEmpty else { return }
             let asked = Asked(

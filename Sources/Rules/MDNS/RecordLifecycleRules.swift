@@ -502,11 +502,7 @@ struct WholeRRSetRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        if let stale = listed.firstIndex(where: { MDNSSession.since($0.time, e.time) <= Self.burst }) {
-            if stale > 0 { listed.removeFirst(stale) }
-        } else {
-            listed.removeAll()
-        }
+        MDNSSession.dropStale(&listed, now: e.time, window: Self.burst, time: { $0.time })
         if i.isQuery {
             guard !i.message.answers.isEmpty else { return }
             if listed.count >= Self.listedCapacity {

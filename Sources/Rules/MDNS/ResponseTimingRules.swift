@@ -26,6 +26,9 @@ struct MDNSRecentQuery {
     var source: IPAddress
     var questions: [MDNSQuestionID]
     var truncated: Bool
+    /// One bit per question name (chosen by its key): `asks` reads the questions only when
+    /// the bit of the key's name is set, so most non-matching queries cost one test.
+    private var nameBits: UInt64
 
     init(_ e: MDNSEvent, _ i: MDNSInput) {
         frame = e.frame
@@ -33,9 +36,14 @@ struct MDNSRecentQuery {
         source = e.src
         questions = i.questionIDs
         truncated = i.header.tc
+        nameBits = questions.reduce(0) { $0 | Self.bit($1.name) }
     }
 
-    func asks(_ key: MDNSRRSetKey) -> Bool { questions.contains { $0.isAnswered(by: key) } }
+    func asks(_ key: MDNSRRSetKey) -> Bool {
+        nameBits & Self.bit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
+    }
+
+    private static func bit(_ name: UInt64) -> UInt64 { 1 &<< ((name &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
 }
 
 /// Whether `owner` first sent this record less than `announcing` seconds ago (or never):
@@ -125,7 +133,7 @@ struct ResponseDelayRule: SessionRule {
             return
         }
         guard let i = e.input, !e.timeWentBack else { return }
-        recent.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
+        MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.time)
         if i.isQuery {
             guard !i.isProbe, e.dst.isMulticast, !i.message.questions.isEmpty else { return }
             if recent.count >= Self.capacity {
@@ -145,7 +153,7 @@ struct ResponseDelayRule: SessionRule {
             var last = 0
             var count = 0
             var truncated = false
-            for k in recent.indices where recent[k].source != e.src && recent[k].asks(key.set) {
+            for k in recent.indices where recent[k].asks(key.set) && recent[k].source != e.src {
                 if first == nil { first = k }
                 last = k
                 count += 1
@@ -266,7 +274,7 @@ struct TruncatedQueryDelayRule: SessionRule {
 
     mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        plain.removeAll { MDNSSession.since($0.time, e.time) > Self.window }
+        MDNSSession.dropStale(&plain, now: e.time, window: Self.window, time: \.time)
         // A list whose last packet is more than a second old can no longer be answered early.
         if !lists.isEmpty, lists.values.contains(where: { MDNSSession.since($0.last.time, e.time) > Self.window }) {
             lists = lists.filter { MDNSSession.since($0.value.last.time, e.time) <= Self.window }
