@@ -11,6 +11,10 @@ enum MDNSSession {
     /// Seconds from `a` to `b` (never negative: event times never decrease).
     static func since(_ a: Timestamp, _ b: Timestamp) -> Double { max(0, Timestamp.seconds(from: a, to: b)) }
 
+    /// One of 64 bits chosen by a name's key: a set of names as the OR of their bits tells
+    /// in one test that a name is not among them (a set bit still needs the names compared).
+    static func nameBit(_ name: UInt64) -> UInt64 { 1 &<< ((name &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
+
     /// Drops the entries of a list kept oldest first that are more than `window` seconds
     /// older than `now`: a prefix, as event times never decrease.
     static func dropStale<T>(_ list: inout [T], now: Timestamp, window: Double, time: (T) -> Timestamp) {

@@ -81,7 +81,16 @@ struct KnownAnswerSuppressionRule: SessionRule {
         var time: Timestamp
         var source: IPAddress
         var names: [UInt64]
-        var known: [MDNSRecordKey: UInt32]
+        /// `MDNSSession.nameBit` of each of `names`.
+        var nameBits: UInt64
+        /// The Known-Answers in the order listed (a list is short: searched, not hashed).
+        var known: [(key: MDNSRecordKey, ttl: UInt32)]
+
+        /// Whether it asks a question about `name`.
+        func asks(name: UInt64) -> Bool { nameBits & MDNSSession.nameBit(name) != 0 && names.contains(name) }
+
+        /// The TTL `key` was listed with (the last listing when listed twice).
+        func listed(_ key: MDNSRecordKey) -> UInt32? { known.last(where: { $0.key == key })?.ttl }
     }
     /// Multicast queries of the last second, oldest first.
     private var recent: [Query] = []
@@ -120,24 +129,25 @@ struct KnownAnswerSuppressionRule: SessionRule {
                 recent.removeFirst()
                 out.evicted()
             }
-            var known: [MDNSRecordKey: UInt32] = [:]
-            for r in i.answerRecords.prefix(256) { known[MDNSRecordKey(r)] = r.record.ttl }
+            let names = i.questionNames.map(\.key)
             recent.append(
                 Query(
-                    frame: e.frame, time: e.time, source: e.src, names: i.questionNames.map(\.key),
-                    known: known))
+                    frame: e.frame, time: e.time, source: e.src, names: names,
+                    nameBits: names.reduce(0) { $0 | MDNSSession.nameBit($1) },
+                    known: i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) }))
             return
         }
         guard i.isResponse, e.srcPort == 5353, recent.contains(where: { !$0.known.isEmpty }) else { return }
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 }.map { ($0, MDNSRecordKey($0)) }
-        for (k, q) in recent.enumerated() where !q.known.isEmpty {
+        for k in recent.indices where !recent[k].known.isEmpty {
             for (r, key) in answers {
-                // The question first: a scan of a few keys, before hashing the record.
-                guard q.names.contains(key.set.name), let listed = q.known[key],
+                // The question first: most queries ask about other names.
+                guard recent[k].asks(name: key.set.name), let listed = recent[k].listed(key),
                     UInt64(listed) * 2 >= UInt64(r.record.ttl)
                 else { continue }
+                let q = recent[k]
                 let askedPlainly = recent[(k + 1)...].contains {
-                    $0.source != q.source && $0.names.contains(key.set.name) && $0.known[key] == nil
+                    $0.source != q.source && $0.asks(name: key.set.name) && $0.listed(key) == nil
                 }
                 if askedPlainly { continue }
                 // Records the responder first sent in the last 10 s are in their announcing

@@ -36,14 +36,12 @@ struct MDNSRecentQuery {
         source = e.src
         questions = i.questionIDs
         truncated = i.header.tc
-        nameBits = questions.reduce(0) { $0 | Self.bit($1.name) }
+        nameBits = questions.reduce(0) { $0 | MDNSSession.nameBit($1.name) }
     }
 
     func asks(_ key: MDNSRRSetKey) -> Bool {
-        nameBits & Self.bit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
+        nameBits & MDNSSession.nameBit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
     }
-
-    private static func bit(_ name: UInt64) -> UInt64 { 1 &<< ((name &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
 }
 
 /// Whether `owner` first sent this record less than `announcing` seconds ago (or never):
