@@ -78,8 +78,9 @@ public struct MDNSSessionModel: Sendable {
     }
 
     /// Takes in one message (after the rules saw it).
-    public mutating func update(with e: MDNSEvent) {
-        guard let input = e.input else { return }
+    public mutating func update(with event: MDNSEvent) {
+        guard let input = event.input else { return }
+        let e = Arrival(frame: event.frame, time: event.time, src: event.src, multicast: event.dst.isMulticast)
         if start == nil {
             start = e.time
             startFrame = e.frame
@@ -94,9 +95,18 @@ public struct MDNSSessionModel: Sendable {
         }
     }
 
+    /// What the model keeps of an event besides its message: small, so the closures that
+    /// change entries in place capture it without copying the event.
+    private struct Arrival {
+        var frame: Int
+        var time: Timestamp
+        var src: IPAddress
+        var multicast: Bool
+    }
+
     // MARK: Senders
 
-    private mutating func noteSender(_ e: MDNSEvent, _ input: MDNSInput) {
+    private mutating func noteSender(_ e: Arrival, _ input: MDNSInput) {
         if senders.count >= Self.maxSenders, senders[e.src] == nil {
             noteEvicted(MDNSSession.dropOldest(&senders, by: \.lastSeen))
         }
@@ -104,13 +114,13 @@ public struct MDNSSessionModel: Sendable {
         Self.note(e, input, in: &senders[e.src, default: MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)])
     }
 
-    private static func note(_ e: MDNSEvent, _ input: MDNSInput, in s: inout MDNSSenderState) {
+    private static func note(_ e: Arrival, _ input: MDNSInput, in s: inout MDNSSenderState) {
         s.lastFrame = e.frame
         s.lastSeen = e.time
         s.messages &+= 1
         guard input.isQuery else { return }
         let now = MDNSFrameTime(frame: e.frame, time: e.time)
-        if !e.dst.isMulticast || input.message.questions.contains(where: { $0.unicastResponse }) {
+        if !e.multicast || input.message.questions.contains(where: { $0.unicastResponse }) {
             s.lastUnicastQuery = now
         }
         if input.header.tc { s.lastTruncatedQuery = now }
@@ -119,7 +129,7 @@ public struct MDNSSessionModel: Sendable {
 
     // MARK: Queries, probes
 
-    private mutating func takeQuery(_ e: MDNSEvent, _ input: MDNSInput) {
+    private mutating func takeQuery(_ e: Arrival, _ input: MDNSInput) {
         let p = input.message.payload
         if input.isProbe {
             // Only unique records are probed; a shared record beside them is not a claim.
@@ -149,7 +159,7 @@ public struct MDNSSessionModel: Sendable {
 
     // MARK: Records
 
-    private mutating func takeRecords(_ e: MDNSEvent, _ input: MDNSInput) {
+    private mutating func takeRecords(_ e: Arrival, _ input: MDNSInput) {
         let p = input.message.payload
         var hostsTouched: [UInt64] = []
         for info in input.records where info.section != .authority && info.record.type != .opt {
@@ -164,7 +174,7 @@ public struct MDNSSessionModel: Sendable {
                 firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info),
                 historyIncomplete: mayHaveForgotten(nameKey))
             rrsets[key, default: fresh].take(
-                rdata: rdata, owner: e.src, ttl: rr.ttl, cacheFlush: rr.cacheFlush, multicast: e.dst.isMulticast,
+                rdata: rdata, owner: e.src, ttl: rr.ttl, cacheFlush: rr.cacheFlush, multicast: e.multicast,
                 frame: e.frame, time: e.time)
             switch rr.type {
             case .a, .aaaa:
@@ -240,7 +250,7 @@ public struct MDNSSessionModel: Sendable {
     }
 
     private mutating func touchHost(
-        _ key: UInt64, _ name: DNSName, _ p: [UInt8], _ e: MDNSEvent, _ body: (inout MDNSHostState) -> Void
+        _ key: UInt64, _ name: DNSName, _ p: [UInt8], _ e: Arrival, _ body: (inout MDNSHostState) -> Void
     ) {
         if hosts.count >= Self.maxHosts, hosts[key] == nil {
             noteEvicted(MDNSSession.dropOldest(&hosts, by: \.lastSeen))
@@ -255,7 +265,7 @@ public struct MDNSSessionModel: Sendable {
     }
 
     private mutating func touchService(
-        _ key: UInt64, _ name: DNSName, _ info: MDNSInput.RecordInfo?, _ p: [UInt8], _ e: MDNSEvent,
+        _ key: UInt64, _ name: DNSName, _ info: MDNSInput.RecordInfo?, _ p: [UInt8], _ e: Arrival,
         _ body: (inout MDNSServiceState) -> Void
     ) {
         if services.count >= Self.maxServices, services[key] == nil {
@@ -271,7 +281,7 @@ public struct MDNSSessionModel: Sendable {
     }
 
     /// Marks an entry seen at `e` and lets `body` change it, in place.
-    private static func touch<T: MDNSSeenEntry>(_ entry: inout T, _ e: MDNSEvent, _ body: (inout T) -> Void) {
+    private static func touch<T: MDNSSeenEntry>(_ entry: inout T, _ e: Arrival, _ body: (inout T) -> Void) {
         entry.lastFrame = e.frame
         entry.lastSeen = e.time
         body(&entry)
