@@ -1,5 +1,6 @@
 import DNS
 import NetLayers
+import TestSupport
 import Testing
 import WireFormat
 
@@ -122,4 +123,53 @@ func nameKey(_ text: String) -> UInt64 {
         h ^= 0x2E
     }
     return h
+}
+
+/// `MDNSLatestQueriers` answers "did a host other than this one query in the last second"
+/// as a scan of every querier would, from the two queries it keeps.
+@Suite struct MDNSLatestQueriersTests {
+    let a = IPAddress.v4(0x0A00_0001)
+    let b = IPAddress.v4(0x0A00_0002)
+    let c = IPAddress.v4(0x0A00_0003)
+    func at(_ ms: Int64) -> Timestamp { Timestamp(seconds: ms / 1000, nanoseconds: UInt32(ms % 1000) * 1_000_000) }
+
+    @Test func anotherHostsQueryCountsOnlyWithinTheWindow() {
+        var q = MDNSLatestQueriers()
+        #expect(!q.other(than: a, within: 1, of: at(0)))
+        q.note(b, at: at(0))
+        #expect(q.other(than: a, within: 1, of: at(900)))
+        #expect(!q.other(than: a, within: 1, of: at(1100)))
+        #expect(!q.other(than: b, within: 1, of: at(500)))
+    }
+
+    @Test func theAskingHostsOwnLaterQueriesDoNotHideAnotherHosts() {
+        var q = MDNSLatestQueriers()
+        q.note(b, at: at(0))
+        q.note(a, at: at(300))
+        q.note(a, at: at(600))
+        // b's query is still the newest from anyone but a.
+        #expect(q.other(than: a, within: 1, of: at(900)))
+        #expect(!q.other(than: a, within: 1, of: at(1200)))
+        // For c, a's query is the newest of all.
+        #expect(q.other(than: c, within: 1, of: at(1200)))
+    }
+
+    /// Against a table of every querier's last query, over a random sequence.
+    @Test func agreesWithAScanOfEveryQuerier() {
+        var rng = SplitMix64(seed: 7)
+        var q = MDNSLatestQueriers()
+        var table: [IPAddress: Timestamp] = [:]
+        var now: Int64 = 0
+        for _ in 0..<5000 {
+            now += Int64(rng.next() % 400)
+            let host = IPAddress.v4(UInt32(rng.next() % 4))
+            if rng.next() % 2 == 0 {
+                q.note(host, at: at(now))
+                table[host] = at(now)
+            } else {
+                let scan = table.contains { $0.key != host && MDNSSession.since($0.value, at(now)) <= 1 }
+                #expect(q.other(than: host, within: 1, of: at(now)) == scan)
+            }
+        }
+    }
 }

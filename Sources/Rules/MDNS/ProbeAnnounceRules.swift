@@ -254,7 +254,7 @@ struct AnnouncingRule: SessionRule {
     private var asked: [UInt64: Timestamp] = [:]
     /// The last query (probes included) from each source: a response within a second of
     /// another host's query may answer it.
-    private var lastQuery: [IPAddress: Timestamp] = [:]
+    private var queriers = MDNSLatestQueriers()
     static let capacity = 16384
     static let spacing = 0.5
     static let growth = 1.5
@@ -269,14 +269,13 @@ struct AnnouncingRule: SessionRule {
         if i.isQuery {
             // Any query, a probe's questions included (a query with Authority records is
             // answered like any other), may be answered.
-            MDNSSession.makeRoom(&lastQuery, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
-            lastQuery[e.src] = e.time
+            queriers.note(e.src, at: e.time)
             guard !i.isProbe else { return }
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
             for q in i.questionNames { asked[q.key] = e.time }
             return
         }
-        let maybeAnswer = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
+        let maybeAnswer = queriers.other(than: e.src, within: 1, of: e.time)
         for r in i.records where r.section == .answer && r.record.ttl == 0 {
             let key = MDNSProbeKey(source: e.src, name: r.nameKey)
             phases[key]?.goodbye = true
@@ -384,9 +383,9 @@ struct PeriodicAnnouncementRule: SessionRule {
         var reported = false
     }
     private var series: [Key: Series] = [:]
-    /// The last query (probes included) naming each name, and the last query per source.
+    /// The last query (probes included) naming each name, and the latest queriers.
     private var asked: [UInt64: Timestamp] = [:]
-    private var lastQuery: [IPAddress: Timestamp] = [:]
+    private var queriers = MDNSLatestQueriers()
     static let capacity = 65536
     static let longPeriodCount = 6
     static let anyPeriodCount = 9
@@ -399,13 +398,12 @@ struct PeriodicAnnouncementRule: SessionRule {
             // Any query may be answered, a probe's questions included (a probe for a name
             // the responder holds is answered at once, §8.1).
             MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0 }, &out)
-            MDNSSession.makeRoom(&lastQuery, cap: 1024, now: e.time, horizon: 1, time: { $0 }, &out)
             for q in i.questionNames.prefix(64) { asked[q.key] = e.time }
-            lastQuery[e.src] = e.time
+            queriers.note(e.src, at: e.time)
             return
         }
         guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return }
-        let solicited = lastQuery.contains { $0.key != e.src && MDNSSession.since($0.value, e.time) <= 1 }
+        let solicited = queriers.other(than: e.src, within: 1, of: e.time)
         var revealed: [Key] = []
         for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
             let key = Key(source: e.src, record: MDNSRecordKey(r))
