@@ -252,8 +252,8 @@ struct AnnouncingRule: SessionRule {
     private var phases: [MDNSProbeKey: Phase] = [:]
     /// The last query (not a probe) naming each name: a response soon after answers it.
     private var asked: [UInt64: Timestamp] = [:]
-    /// The last query (probes included) from each source: a response within a second of
-    /// another host's query may answer it.
+    /// The latest queriers (probes included): a response within a second of another host's
+    /// query may answer it.
     private var queriers = MDNSLatestQueriers()
     static let capacity = 16384
     static let spacing = 0.5
