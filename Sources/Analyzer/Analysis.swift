@@ -184,7 +184,7 @@ public final class Analysis {
         var nextConclusion = handle.isLive ? PcapHandle.clockNow().seconds + 1 : Int64.max
         do {
             while !shouldStop() {
-                let step = try handle.next { frame, bytes in
+                let step = try handle.next(whenIdle: caughtUp) { frame, bytes in
                     self.frame(frame, bytes)
                 }
                 if case .end = step { break }
@@ -450,6 +450,24 @@ public final class Analysis {
         swap(&b.output, &r.chunk.bytes)
         b.output.removeAll(keepingCapacity: true)
         spare.append(b)
+    }
+
+    /// Live capture with no packet waiting in the kernel: what was read is analysed and
+    /// written now, so the output keeps up with the packets. With nothing in flight, the
+    /// partial batch is processed here like one job's (no hand-off to the pool's threads for
+    /// a few packets); otherwise it joins the batches in flight and all are waited for.
+    /// Under load the kernel always has packets waiting, so whole batches go to the pool.
+    private func caughtUp() {
+        guard let pool, !batch.items.isEmpty || pool.inFlight > 0 else { return }
+        if pool.inFlight == 0 {
+            // Every earlier batch has been through the in-order step and written: this one
+            // comes next in capture order on every worker and on the session stage.
+            var r = inline.process(takeBatch())
+            settler.settle(&r)
+            emit(r)
+        } else {
+            drain()
+        }
     }
 
     /// Waits for every batch in flight and writes its results.

@@ -117,8 +117,11 @@ public final class PcapHandle {
 
     /// Reads the next record and hands it to `body` with its bytes. Records rejected by the
     /// filter are counted but not handed over. Throws on a read error (damaged file); the
-    /// records before it have been delivered.
-    public func next(_ body: (RawFrame, UnsafeRawBufferPointer) -> Void) throws(CaptureError) -> Step {
+    /// records before it have been delivered. Live, when no packet is pending, `whenIdle`
+    /// runs before the wait for the next one (the caller catches up with what it holds).
+    public func next(
+        whenIdle: () -> Void = {}, _ body: (RawFrame, UnsafeRawBufferPointer) -> Void
+    ) throws(CaptureError) -> Step {
         while true {
             var hdr: UnsafeMutablePointer<pcap_pkthdr>? = nil
             var data: UnsafePointer<UInt8>? = nil
@@ -150,6 +153,7 @@ public final class PcapHandle {
             case 0:
                 // Live capture, nothing pending: wait a little for the next packet, then let
                 // the caller check for signals and limits.
+                whenIdle()
                 if let fd = selectableFD {
                     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                     let ready = poll(&pfd, 1, pollMilliseconds)

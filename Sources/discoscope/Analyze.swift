@@ -103,7 +103,7 @@ extension DiscoScope {
             }
             let status = try Frontend.analyze(
                 files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
-                jobs: jobs ?? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8), count: count,
+                jobs: jobs ?? Frontend.defaultJobs, count: count,
                 writePackets: writeFile, onlyFindings: onlyFindings)
             throw ExitCode(status)
         }

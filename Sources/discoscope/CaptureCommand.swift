@@ -79,11 +79,19 @@ extension DiscoScope {
                 "BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
         var filterWords: [String] = []
 
+        @Option(
+            name: [.customShort("j", allowingJoined: true), .long],
+            help: ArgumentHelp(
+                "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8), used when packets arrive faster than one thread analyses them; above 1, one more runs the mDNS session rules. Output is the same for any number.",
+                valueName: "n"))
+        var jobs: Int?
+
         @OptionGroup var output: OutputOptions
         @OptionGroup var rules: RuleOptions
 
         func validate() throws {
             try output.check()
+            if let j = jobs, j < 1 || j > 256 { throw ValidationError("--jobs takes a number from 1 to 256.") }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
         }
@@ -156,9 +164,14 @@ extension DiscoScope {
             FileHandleStderr.write(
                 "listening on \(interface), link-type \(linkName), snapshot length \(handle.snapshotLength) bytes\n"
                     + "filter: \(expression)\(filterWords.isEmpty && filter == nil ? " (the default)" : "")\n")
+            // SIGINT and SIGTERM are blocked before the analysis starts its threads, which
+            // inherit the mask: only the controller's thread takes them.
+            let stop = StopController(handle)
+            stop.start()
             let frontend: Frontend
             do {
-                frontend = try Frontend(output: output, rules: rules, live: true, inputs: [interface])
+                frontend = try Frontend(
+                    output: output, rules: rules, live: true, jobs: jobs ?? Frontend.defaultJobs, inputs: [interface])
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2
@@ -172,8 +185,6 @@ extension DiscoScope {
             } else if let user, geteuid() != 0 {
                 Frontend.warn("not running as root: -Z \(user) ignored")
             }
-            let stop = StopController(handle)
-            stop.start()
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }
@@ -256,5 +267,39 @@ enum Privileges {
         guard getuid() == uid, geteuid() == uid, getgid() == gid, uid == 0 || setuid(0) != 0 else {
             throw DropError(description: "privileges were not fully dropped to \(user)")
         }
+        // The analysis threads already run: the C library changes the IDs of every thread
+        // (POSIX credentials are per process); checked, since they decode hostile packets.
+        guard everyThread(hasUID: uid) else {
+            throw DropError(description: "privileges were not dropped to \(user) in every thread")
+        }
+    }
+
+    /// Whether every thread of this process has `uid` as its real, effective, saved and
+    /// file-system user ID (the `Uid:` line of /proc/self/task/*/status).
+    static func everyThread(hasUID uid: uid_t) -> Bool {
+        guard let dir = opendir("/proc/self/task") else { return false }
+        defer { closedir(dir) }
+        var threads = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.first?.isNumber == true else { continue }
+            guard let f = fopen("/proc/self/task/\(name)/status", "r") else { continue }  // the thread ended
+            defer { fclose(f) }
+            var line: UnsafeMutablePointer<CChar>? = nil
+            var capacity = 0
+            defer { free(line) }
+            var ids: [Substring] = []
+            while getline(&line, &capacity, f) > 0, let l = line {
+                let text = String(cString: l)
+                guard text.hasPrefix("Uid:") else { continue }
+                ids = text.dropFirst(4).split(whereSeparator: { $0 == "\t" || $0 == " " || $0 == "\n" })
+                break
+            }
+            guard ids.count == 4, ids.allSatisfy({ uid_t($0) == uid }) else { return false }
+            threads += 1
+        }
+        return threads > 0
     }
 }

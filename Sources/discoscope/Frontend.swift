@@ -68,7 +68,7 @@ final class Frontend {
         options.messageFields = output.format == .jsonl
         options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl
         options.disabledRules = settings.disabled
-        options.jobs = live ? 1 : jobs
+        options.jobs = jobs
         options.recordMAC = output.format == .text && output.linkHeader
         options.recordPayload = output.format == .text && (output.hexDump || output.asciiDump)
         options.reportsInventory = output.format == .text || output.format == .jsonl
@@ -106,6 +106,9 @@ final class Frontend {
     var showProgress = false
     let baselineOut = BaselineCollector()
     var started = 0.0
+
+    /// Threads for `-j` when not given: the number of CPUs, at most 8.
+    static var defaultJobs: Int { min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8) }
 
     static func now() -> Double {
         var ts = timespec()

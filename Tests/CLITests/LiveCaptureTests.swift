@@ -166,6 +166,79 @@ struct LiveCaptureTests {
         #expect(findings(lines) == findings(offline.lines.map(String.init)))
     }
 
+    /// With several analysis threads (`-j 3`): every thread runs as nobody, a message is
+    /// written as soon as no packet waits (not when 1024 have come, nor at the timer's next
+    /// tick), and the findings are those of the `-w` file offline.
+    @Test func withSeveralThreadsEachDropsPrivilegesAndMessagesShowAsTheyArrive() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pcap = dir + "/threads.pcap"
+        let capture = try startCapture(
+            net, ["-j", "3", "--format", "jsonl", "-w", pcap, "--fail-on", "never"], dir: dir)
+        waitForFile(pcap, capture)
+        #expect(capture.isRunning, "\((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
+
+        // Reading, two workers, the ordering thread and the signal thread, all as nobody.
+        let nobody = getpwnam("nobody").map { String($0.pointee.pw_uid) } ?? "65534"
+        let tasks =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(capture.processIdentifier)/task")) ?? []
+        #expect(tasks.count >= 5, "\(tasks)")
+        for t in tasks {
+            let status =
+                (try? String(contentsOfFile: "/proc/\(capture.processIdentifier)/task/\(t)/status", encoding: .utf8))
+                ?? ""
+            let ids = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(whereSeparator: {
+                $0 == "\t" || $0 == " "
+            }).dropFirst()
+            #expect(ids.map { $0.count == 4 && $0.allSatisfy { $0 == nobody } } ?? false, "thread \(t): \(status)")
+        }
+
+        // One M-SEARCH at a time: each is written within 300 ms, not at the next tick of the
+        // once-a-second timer (three sends 1.37 s apart meet the timer at different phases).
+        func searchesWritten() -> Int {
+            ((try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "").components(
+                separatedBy: #""kind":"m-search""#
+            ).count - 1
+        }
+        for round in 1...3 {
+            try sendSearches(net, 1)
+            var waited = 0
+            while searchesWritten() < round && waited < 300 {
+                usleep(10_000)
+                waited += 10
+            }
+            #expect(searchesWritten() == round, "M-SEARCH \(round) not written within 300 ms")
+            usleep(1_370_000 - UInt32(waited) * 1000)
+        }
+        let sender = try runProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3",
+                Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB,
+            ])
+        #expect(sender.status == 0, "\(sender.stderr)")
+        usleep(700_000)
+        #expect(capture.isRunning)
+        capture.interrupt()
+        #expect(waitForExit(capture))
+        #expect(capture.terminationStatus == 0)
+
+        func findings(_ text: String) -> [String] {
+            text.split(separator: "\n").filter { $0.contains(#""type":"finding""#) }.map { l in
+                let rule = l.range(of: #""rule":"[^"]+""#, options: .regularExpression).map { String(l[$0]) } ?? ""
+                let frames =
+                    l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
+                return rule + frames
+            }.sorted()
+        }
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        let offline = try runProcess(
+            Fixtures.binary, ["analyze", pcap, "-j", "1", "--format", "jsonl", "--fail-on", "never"])
+        #expect(!findings(out).isEmpty)
+        #expect(findings(out) == findings(offline.stdout))
+    }
+
     @Test func captureWithoutPermissionSaysWhatItNeeds() throws {
         // An unprivileged user (no CAP_NET_RAW) trying to capture on loopback.
         let r = try runProcess(
