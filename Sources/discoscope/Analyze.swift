@@ -50,12 +50,7 @@ extension DiscoScope {
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
 
-        @Option(
-            name: [.customShort("j", allowingJoined: true), .long],
-            help: ArgumentHelp(
-                "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8); above 1, one more runs the mDNS session rules. Output is the same for any number.",
-                valueName: "n"))
-        var jobs: Int?
+        @OptionGroup var jobs: JobsOptions
 
         @OptionGroup var output: OutputOptions
         @OptionGroup var rules: RuleOptions
@@ -64,7 +59,6 @@ extension DiscoScope {
             if arguments.isEmpty && readFiles.isEmpty {
                 throw ValidationError("Give at least one capture file (or - for standard input).")
             }
-            if let j = jobs, j < 1 || j > 256 { throw ValidationError("--jobs takes a number from 1 to 256.") }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if onlyFindings && writeFile == nil { throw ValidationError("--only-findings goes with -w FILE.") }
             try output.check()
@@ -103,7 +97,7 @@ extension DiscoScope {
             }
             let status = try Frontend.analyze(
                 files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
-                jobs: jobs ?? Frontend.defaultJobs, count: count,
+                jobs: jobs.count, count: count,
                 writePackets: writeFile, onlyFindings: onlyFindings)
             throw ExitCode(status)
         }

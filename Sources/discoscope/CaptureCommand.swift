@@ -79,19 +79,13 @@ extension DiscoScope {
                 "BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
         var filterWords: [String] = []
 
-        @Option(
-            name: [.customShort("j", allowingJoined: true), .long],
-            help: ArgumentHelp(
-                "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8), used when packets arrive faster than one thread analyses them; above 1, one more runs the mDNS session rules. Output is the same for any number.",
-                valueName: "n"))
-        var jobs: Int?
+        @OptionGroup var jobs: JobsOptions
 
         @OptionGroup var output: OutputOptions
         @OptionGroup var rules: RuleOptions
 
         func validate() throws {
             try output.check()
-            if let j = jobs, j < 1 || j > 256 { throw ValidationError("--jobs takes a number from 1 to 256.") }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
         }
@@ -171,7 +165,7 @@ extension DiscoScope {
             let frontend: Frontend
             do {
                 frontend = try Frontend(
-                    output: output, rules: rules, live: true, jobs: jobs ?? Frontend.defaultJobs, inputs: [interface])
+                    output: output, rules: rules, live: true, jobs: jobs.count, inputs: [interface])
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2

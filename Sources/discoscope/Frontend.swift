@@ -107,9 +107,6 @@ final class Frontend {
     let baselineOut = BaselineCollector()
     var started = 0.0
 
-    /// Threads for `-j` when not given: the number of CPUs, at most 8.
-    static var defaultJobs: Int { min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8) }
-
     static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import Findings
+import Glibc
 import Reporting
 import Rules
 
@@ -139,6 +140,23 @@ struct OutputOptions: ParsableArguments {
 }
 
 /// Rule selection and CI gating options shared by `analyze` and `capture`.
+/// `-j N`: the analysis threads of `analyze` and `capture`.
+struct JobsOptions: ParsableArguments {
+    @Option(
+        name: [.customShort("j", allowingJoined: true), .long],
+        help: ArgumentHelp(
+            "Threads for decoding, rules and formatting (default: the number of CPUs, at most 8); above 1, one more runs the mDNS session rules. Output is the same for any number.",
+            valueName: "n"))
+    var jobs: Int?
+
+    func validate() throws {
+        if let j = jobs, j < 1 || j > 256 { throw ValidationError("--jobs takes a number from 1 to 256.") }
+    }
+
+    /// The threads asked for, or the number of CPUs (at most 8).
+    var count: Int { jobs ?? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8) }
+}
+
 struct RuleOptions: ParsableArguments {
     @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains (default: error).")
     var failOn: FailOn?

@@ -100,6 +100,27 @@ struct LiveCaptureTests {
         return true
     }
 
+    /// Crafted SSDP and mDNS, and python-zeroconf's real traffic, from namespace B.
+    func sendDiscovery(_ net: VethPair) throws {
+        let sender = try runProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3",
+                Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB,
+            ])
+        #expect(sender.status == 0, "\(sender.stderr)")
+    }
+
+    /// The findings of JSON lines output, each as its rule and frames, sorted (rule and frames
+    /// identify a finding; times and text are the same anyway).
+    func findingKeys(_ lines: [String]) -> [String] {
+        lines.filter { $0.contains(#""type":"finding""#) }.map { l in
+            let rule = l.range(of: #""rule":"[^"]+""#, options: .regularExpression).map { String(l[$0]) } ?? ""
+            let frames = l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
+            return rule + frames
+        }.sorted()
+    }
+
     @Test func capturesRealAndCraftedTrafficDropsPrivilegesAndStopsCleanlyOnSIGINT() throws {
         let net = try VethPair()
         let dir = try tempDir()
@@ -122,13 +143,7 @@ struct LiveCaptureTests {
             uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().allSatisfy { $0 == nobody },
             "\(uidLine)")
 
-        let sender = try runProcess(
-            "/usr/sbin/ip",
-            [
-                "netns", "exec", net.b, "/usr/bin/python3",
-                Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB,
-            ])
-        #expect(sender.status == 0, "\(sender.stderr)")
+        try sendDiscovery(net)
         usleep(700_000)
         capture.interrupt()  // SIGINT, as Ctrl-C
         #expect(waitForExit(capture))
@@ -153,17 +168,8 @@ struct LiveCaptureTests {
         // The -w file is readable and gives the same findings offline.
         let offline = try runProcess(Fixtures.binary, ["analyze", pcap, "--format", "jsonl", "--fail-on", "never"])
         #expect(offline.status == 0, "\(offline.stderr)")
-        func findings(_ ls: [String]) -> [String] {
-            ls.filter { $0.contains(#""type":"finding""#) }.map { l in
-                // rule and frames identify a finding; times and text are the same anyway.
-                let rule = l.range(of: #""rule":"[^"]+""#, options: .regularExpression).map { String(l[$0]) } ?? ""
-                let frames =
-                    l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
-                return rule + frames
-            }.sorted()
-        }
-        #expect(!findings(lines).isEmpty)
-        #expect(findings(lines) == findings(offline.lines.map(String.init)))
+        #expect(!findingKeys(lines).isEmpty)
+        #expect(findingKeys(lines) == findingKeys(offline.lines.map(String.init)))
     }
 
     /// With several analysis threads (`-j 3`): every thread runs as nobody, a message is
@@ -211,32 +217,18 @@ struct LiveCaptureTests {
             #expect(searchesWritten() == round, "M-SEARCH \(round) not written within 300 ms")
             usleep(1_370_000 - UInt32(waited) * 1000)
         }
-        let sender = try runProcess(
-            "/usr/sbin/ip",
-            [
-                "netns", "exec", net.b, "/usr/bin/python3",
-                Fixtures.packageRoot + "/Tests/CLITests/Live/send_discovery.py", net.addrB,
-            ])
-        #expect(sender.status == 0, "\(sender.stderr)")
+        try sendDiscovery(net)
         usleep(700_000)
         #expect(capture.isRunning)
         capture.interrupt()
         #expect(waitForExit(capture))
         #expect(capture.terminationStatus == 0)
 
-        func findings(_ text: String) -> [String] {
-            text.split(separator: "\n").filter { $0.contains(#""type":"finding""#) }.map { l in
-                let rule = l.range(of: #""rule":"[^"]+""#, options: .regularExpression).map { String(l[$0]) } ?? ""
-                let frames =
-                    l.range(of: #""frames":\[[0-9,]*\]"#, options: .regularExpression).map { String(l[$0]) } ?? ""
-                return rule + frames
-            }.sorted()
-        }
-        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8).split(separator: "\n").map(String.init)
         let offline = try runProcess(
             Fixtures.binary, ["analyze", pcap, "-j", "1", "--format", "jsonl", "--fail-on", "never"])
-        #expect(!findings(out).isEmpty)
-        #expect(findings(out) == findings(offline.stdout))
+        #expect(!findingKeys(out).isEmpty)
+        #expect(findingKeys(out) == findingKeys(offline.lines.map(String.init)))
     }
 
     @Test func captureWithoutPermissionSaysWhatItNeeds() throws {
