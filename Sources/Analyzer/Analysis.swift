@@ -358,9 +358,7 @@ public final class Analysis {
         }
         batch.items.append(WorkItem(message: message, fileIndex: fileIndex))
         guard pooled else {
-            var r = inline.process(takeBatch())
-            settler.settle(&r)
-            emit(r)
+            processHere()
             return
         }
         guard batch.items.count >= Self.batchSize else { return }
@@ -462,12 +460,18 @@ public final class Analysis {
         if pool.inFlight == 0 {
             // Every earlier batch has been through the in-order step and written: this one
             // comes next in capture order on every worker and on the session stage.
-            var r = inline.process(takeBatch())
-            settler.settle(&r)
-            emit(r)
+            processHere()
         } else {
             drain()
         }
+    }
+
+    /// Processes the batch filled so far on this thread, session rules included, and writes
+    /// it: only when no batch is in flight (one job, or a pool with nothing pending).
+    private func processHere() {
+        var r = inline.process(takeBatch())
+        settler.settle(&r)
+        emit(r)
     }
 
     /// Waits for every batch in flight and writes its results.

@@ -139,7 +139,6 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
-/// Rule selection and CI gating options shared by `analyze` and `capture`.
 /// `-j N`: the analysis threads of `analyze` and `capture`.
 struct JobsOptions: ParsableArguments {
     @Option(
@@ -157,6 +156,7 @@ struct JobsOptions: ParsableArguments {
     var count: Int { jobs ?? min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 8) }
 }
 
+/// Rule selection and CI gating options shared by `analyze` and `capture`.
 struct RuleOptions: ParsableArguments {
     @Option(name: .long, help: "Exit with status 1 when a finding at or above this severity remains (default: error).")
     var failOn: FailOn?
