@@ -11,16 +11,27 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
 /// Tests/CLITests/Golden/<format>/<capture path>.<ext>. Regenerate on purpose with
 /// `UPDATE_GOLDEN=1 swift test --filter GoldenFileTests`, then review the diff.
 @Suite struct GoldenFileTests {
+    /// The captures whose text and JSON lines output is recorded: those with a golden text
+    /// file. The list comes from the golden files, not from the captures folder, so a
+    /// missing or emptied folder fails each of their tests instead of running none
+    /// (`goldenFilesExistAndEveryBundledCaptureHasOne` checks the other direction). With
+    /// `UPDATE_GOLDEN=1`, the bundled captures without one are added.
     static let textCaptures: [String] = {
-        let root = Fixtures.packageRoot + "/captures"
-        var out: [String] = []
-        for dir in ["link", "format", "ip", "public", "session"] {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + dir)) ?? []
-            out += names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.sorted().map
-            { "captures/\(dir)/\($0)" }
-        }
-        return out
+        let root = Fixtures.packageRoot + "/Tests/CLITests/Golden/text/"
+        let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+        let recorded = files.filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(".txt".count)) }
+        return Array(Set(recorded + (update ? bundledCaptures : []))).sorted()
     }()
+    /// The fixture folders whose every capture has golden files.
+    static let goldenFolders = ["link", "format", "ip", "public", "session"]
+    static var bundledCaptures: [String] {
+        goldenFolders.flatMap { dir in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot + "/captures/" + dir)) ?? []
+            return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.map {
+                "captures/\(dir)/\($0)"
+            }
+        }
+    }
     static let documentCaptures = [
         "captures/public/CESNET__ipfixprobe__ssdp.pcap", "captures/public/zeek__zeek__mdns.pcap",
         "captures/ip/mdns-fragmented-ipv4.pcap",
@@ -45,6 +56,10 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     }
 
     func check(_ capture: String, format: String, ext: String) throws {
+        guard FileManager.default.fileExists(atPath: Fixtures.packageRoot + "/" + capture) else {
+            Issue.record("\(capture) is missing: its golden files cannot be checked")
+            return
+        }
         let r = try run(["analyze", capture, "--format", format, "--fail-on", "never"], cwd: Fixtures.packageRoot)
         // Status and standard error are part of the golden record (mixed link types end with
         // a clear error, for example).
@@ -70,6 +85,15 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
                 "\(capture) \(format) differs from \(path) at line \(first + 1):\n  got:      \(first < a.count ? String(a[first]) : "<end>")\n  expected: \(first < e.count ? String(e[first]) : "<end>")"
             )
         }
+    }
+
+    @Test func goldenFilesExistAndEveryBundledCaptureHasOne() throws {
+        #expect(Self.textCaptures.count >= 32, "golden text files found: \(Self.textCaptures.count)")
+        let bundled = Self.bundledCaptures
+        for dir in Self.goldenFolders {
+            #expect(bundled.contains { $0.hasPrefix("captures/\(dir)/") }, "captures/\(dir) holds no capture")
+        }
+        for c in bundled { #expect(Self.textCaptures.contains(c), "\(c) has no golden file") }
     }
 
     @Test(arguments: textCaptures)
