@@ -167,6 +167,10 @@ public enum RuleRegistry {
         DuplicateSuppressionRule.self,  // MDNS-519
     ]
 
+    /// MDNS-518, by its type, for the code outside this module that names it (`explain`
+    /// attaches its advice on an SRV target without an address to this rule's finding).
+    public static var serviceCompleteness: RuleDescriptor { ServiceCompletenessRule.descriptor }
+
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
         ssdp.map(\.rule) + ssdpSession.map { $0 } + mdns.map(\.rule) + mdnsSession.map { $0 }

@@ -358,7 +358,8 @@ struct Explanation {
                 "browsers list the instance (macOS Finder, avahi-browse, Android NSD), but resolving it finds no address: no client can connect to it"
             let fix =
                 "announce the A and AAAA records of \(target) with the SRV (as additional records, RFC 6763 §12.2) and answer queries for them"
-            if let k = reasons.firstIndex(where: { $0.rule == "MDNS-518" && $0.what.contains(target) }) {
+            let completeness = RuleRegistry.serviceCompleteness.id.rawValue
+            if let k = reasons.firstIndex(where: { $0.rule == completeness && $0.what.contains(target) }) {
                 reasons[k].impact = 0
                 reasons[k].effect = effect
                 reasons[k].fix = fix

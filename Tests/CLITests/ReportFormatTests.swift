@@ -26,7 +26,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
     static let goldenFolders = ["link", "format", "ip", "public", "session"]
     static var bundledCaptures: [String] {
         goldenFolders.flatMap { dir in
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot + "/captures/" + dir)) ?? []
+            let folder = Fixtures.packageRoot + "/captures/" + dir
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".gz") }.map {
                 "captures/\(dir)/\($0)"
             }
