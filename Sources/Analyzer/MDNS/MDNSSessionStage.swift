@@ -6,7 +6,8 @@ import WireFormat
 
 /// The in-order part of mDNS analysis (run by `MDNSSessionSettler`): takes each decoded
 /// message (as the worker decoded it) in capture order, runs the session rules over it with
-/// the session model as it was before the message, then updates the model. One per session
+/// the session model as it was before the message (lent to them for the call), then updates
+/// the model. One per session
 /// (input file).
 struct MDNSSessionStage {
     private var sessions: SessionEngine<MDNSEvent>
@@ -42,13 +43,10 @@ struct MDNSSessionStage {
         } else {
             latest = time
         }
-        var event = MDNSEvent(input, time: time, timeWentBack: wentBack)
-        event.model = model
+        let event = MDNSEvent(input, time: time, timeWentBack: wentBack)
         let before = reports.evictions
-        sessions.observe(event, into: &reports)
+        sessions.observe(event, in: model, into: &reports)
         ruleEvictions += reports.evictions - before
-        // The rules' copy of the model goes first, so the model updates in place.
-        event.model = MDNSSessionModel()
         model.update(with: event)
     }
 
@@ -65,9 +63,8 @@ struct MDNSSessionStage {
         var end = MDNSEvent(
             frame: 0, time: latest, src: .v4(0), srcPort: 0, dst: .v4(0), dstPort: 0, id: 0, isResponse: false)
         end.atEnd = true
-        end.model = model
         let before = out.evictions
-        sessions.observe(end, into: &out)
+        sessions.observe(end, in: model, into: &out)
         sessions.finish(into: &out)
         ruleEvictions += out.evictions - before
     }

@@ -213,7 +213,7 @@ struct SSDPRouter {
             event.deviceForgotten = model.mayHaveForgotten(u)
         }
         var reports = SessionReports()
-        sessions.observe(event, into: &reports)
+        sessions.observe(event, in: model, into: &reports)
         otherEvictions += reports.evictions
         // The rules' copy of the record goes first, so the model updates it in place.
         event.device = nil

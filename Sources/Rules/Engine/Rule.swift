@@ -39,9 +39,18 @@ public protocol DatagramRule<Input>: Rule {
     static func check(_ input: Input, into out: inout FindingSink)
 }
 
+/// An event of a protocol's session, and the store of session state its rules read.
+public protocol SessionEvent {
+    /// What the capture showed before the event: the protocol's session model.
+    associatedtype Store
+}
+
 /// A rule judged across packets. The engine calls `observe` for every event of its protocol
-/// in capture order, and `finish` at the end of the input; reports name the frames they are
-/// about. State is the rule's own, and bounded.
+/// in capture order, with the session store as it was before the event, and `finish` at the
+/// end of the input; reports name the frames they are about.
+///
+/// The store is borrowed for the call: a rule reads it and cannot keep it (no copy of the
+/// model's tables hides in a rule's state). What a rule keeps besides is its own, and bounded.
 ///
 /// Live capture also calls `conclude(by:)` from a timer while packets may still come: a rule
 /// whose conclusion waits for a deadline (a continuation that must follow within 0.5 s, an
@@ -49,9 +58,9 @@ public protocol DatagramRule<Input>: Rule {
 /// by `now`, as it would at the end of the input, and forgets it, so `finish` does not
 /// report it again. Offline, the end of the input is the only such moment.
 public protocol SessionRule<Event>: Rule {
-    associatedtype Event
+    associatedtype Event: SessionEvent
     init()
-    mutating func observe(_ event: Event, into out: inout SessionReports)
+    mutating func observe(_ event: Event, in store: borrowing Event.Store, into out: inout SessionReports)
     mutating func conclude(by now: Timestamp, into out: inout SessionReports)
     mutating func finish(into out: inout SessionReports)
 }

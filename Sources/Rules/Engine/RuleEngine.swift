@@ -90,9 +90,9 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     }
 }
 
-/// Runs one protocol's session rules over its events in capture order, on the thread that
-/// reads the capture. Each rule keeps its own state.
-public struct SessionEngine<Event> {
+/// Runs one protocol's session rules over its events in capture order, each with the
+/// protocol's session store as it was before the event. Each rule keeps its own state.
+public struct SessionEngine<Event: SessionEvent> {
     private var rules: [any SessionRule<Event>]
 
     public init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID> = []) {
@@ -101,8 +101,8 @@ public struct SessionEngine<Event> {
 
     public var isEmpty: Bool { rules.isEmpty }
 
-    public mutating func observe(_ event: Event, into out: inout SessionReports) {
-        for k in rules.indices { rules[k].observe(event, into: &out) }
+    public mutating func observe(_ event: Event, in store: borrowing Event.Store, into out: inout SessionReports) {
+        for k in rules.indices { rules[k].observe(event, in: store, into: &out) }
     }
 
     /// Live capture's timer: what became certain by `now` (see `SessionRule`).

@@ -2,10 +2,12 @@ import DNS
 import NetLayers
 import WireFormat
 
-/// One mDNS datagram as the session rules see it, in capture order: endpoints, time, the
-/// decoded message (`input`, shared with the stateless rules: nothing decoded twice) and the
-/// session model as it was before this message.
-public struct MDNSEvent: Sendable {
+/// One mDNS datagram as the session rules see it, in capture order: endpoints, time and the
+/// decoded message (`input`, shared with the stateless rules: nothing decoded twice). The
+/// rules get the session model beside it (`SessionRule.observe(_:in:into:)`).
+public struct MDNSEvent: Sendable, SessionEvent {
+    public typealias Store = MDNSSessionModel
+
     public var frame: Int
     /// The packet's time, or the latest time seen before it when the capture's clock went
     /// backwards (`timeWentBack`): times in events never decrease.
@@ -21,9 +23,7 @@ public struct MDNSEvent: Sendable {
     public var isResponse: Bool
     /// The decoded message in its datagram (nil only for events built without one).
     public var input: MDNSInput?
-    /// What the capture showed before this message.
-    public var model = MDNSSessionModel()
-    /// The end of the input: no message (`input` is nil), `model` is the final one and
+    /// The end of the input: no message (`input` is nil), the store is the final one and
     /// `time` the latest packet time. Rules that conclude from the whole session do it here.
     public var atEnd = false
 

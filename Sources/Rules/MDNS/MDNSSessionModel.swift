@@ -13,7 +13,7 @@ extension MDNSServiceState: MDNSSeenEntry {}
 
 /// What the capture has shown of mDNS hosts, DNS-SD services and records so far, in capture
 /// order. The analyzer's in-order stage updates it after the session rules have seen each
-/// message (rules see the model as it was before the message, `MDNSEvent.model`); the
+/// message (rules see the model as it was before the message, lent beside the event); the
 /// inventory reads it as it is at the end of a session.
 ///
 /// Keys are 64-bit case-folded keys of names (`DNSName.key(in:)`). Names are kept as text

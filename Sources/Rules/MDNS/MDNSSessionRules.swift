@@ -66,7 +66,7 @@ struct LegacyResponseIDRule: SessionRule {
 
     private var pending: [Endpoint: Query] = [:]
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         if e.isLegacyQuery {
             if pending.count >= Self.capacity {
                 pending = pending.filter { Timestamp.seconds(from: $0.value.time, to: e.time) <= Self.window }

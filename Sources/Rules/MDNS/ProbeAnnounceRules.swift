@@ -46,7 +46,7 @@ struct ProbingRule: SessionRule {
     private var judged: [MDNSProbeKey: Int] = [:]
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         let p = i.message.payload
         if i.isProbe {
@@ -63,8 +63,8 @@ struct ProbingRule: SessionRule {
         }
         for (k, r) in claimedNames(i) {
             let key = MDNSProbeKey(source: e.src, name: k)
-            guard let s = e.model.probes[key], let last = s.probes.last, judged[key] != last.frame,
-                MDNSSession.since(last.time, e.time) <= 5, let start = e.model.start,
+            guard let s = store.probes[key], let last = s.probes.last, judged[key] != last.frame,
+                MDNSSession.since(last.time, e.time) <= 5, let start = store.start,
                 MDNSSession.since(start, s.firstSeen) > 1
             else { continue }
             MDNSSession.makeRoom(
@@ -117,7 +117,7 @@ struct ProbeRateRule: SessionRule {
     private var reported: Set<MDNSProbeKey> = []
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isProbe, !e.atEnd else { return }
         var seen: [UInt64] = []
         for (rr, info) in zip(i.message.authorities, i.records.lazy.filter { $0.section == .authority }) {
@@ -164,11 +164,11 @@ struct ProbeBeforeAnnounceRule: SessionRule {
             RuleExample([announce(at: 0)]),
         ])
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
-        guard let i = e.input, !e.atEnd, e.model.senders[e.src] == nil, let start = e.model.start,
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, store.senders[e.src] == nil, let start = store.start,
             MDNSSession.since(start, e.time) > 1
         else { return }
-        for (k, r) in claimedNames(i) where !e.model.probes.keys.contains(where: { $0.name == k }) {
+        for (k, r) in claimedNames(i) where !store.probes.keys.contains(where: { $0.name == k }) {
             out.report(
                 Self.descriptor,
                 "first packet from this host announces \(i.name(r.record.name)) \(r.record.type) (cache-flush) without probing for it",
@@ -260,7 +260,7 @@ struct AnnouncingRule: SessionRule {
     static let growth = 1.5
     static let restart = 2.0
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         if e.atEnd {
             conclude(e, into: &out)
             return
@@ -292,7 +292,7 @@ struct AnnouncingRule: SessionRule {
                 phases[key]?.uncertain = true
                 continue
             }
-            let probes = e.model.probes[key]?.probes
+            let probes = store.probes[key]?.probes
             if var ph = phases[key], (probes?.last?.frame ?? 0) < ph.first.frame {
                 guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
                 ph.count &+= 1
@@ -392,7 +392,7 @@ struct PeriodicAnnouncementRule: SessionRule {
     static let longPeriod = 2.0
     static let shortestPeriod = 1.0
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         if i.isQuery {
             // Any query may be answered, a probe's questions included (a probe for a name

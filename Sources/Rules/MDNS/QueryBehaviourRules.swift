@@ -115,14 +115,14 @@ struct KnownAnswerSuppressionRule: SessionRule {
     private var missed: [Due] = []
     static let dueCapacity = 256
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         if e.atEnd {
             conclude(by: e.time, into: &out)
             return
         }
         guard let i = e.input, e.dst.isMulticast else { return }
         closeDue(at: e.time)
-        noteDue(e, i, &out)
+        noteDue(e, i, store, &out)
         MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.time)
         if i.isQuery, !i.isProbe {
             if recent.count >= Self.capacity {
@@ -152,7 +152,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
                 if askedPlainly { continue }
                 // Records the responder first sent in the last 10 s are in their announcing
                 // phase (RFC 6762 §8.3): announcements are not answers to the query.
-                if let m = e.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src),
+                if let m = store.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src),
                     MDNSSession.since(m.firstSeen, e.time) <= Self.announcing
                 {
                     continue
@@ -191,7 +191,9 @@ extension KnownAnswerSuppressionRule {
     }
 
     /// Takes a query's obligations, or a response's fulfilment of them.
-    fileprivate mutating func noteDue(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) {
+    fileprivate mutating func noteDue(
+        _ e: MDNSEvent, _ i: MDNSInput, _ store: borrowing MDNSSessionModel, _ out: inout SessionReports
+    ) {
         if i.isQuery {
             guard !i.isProbe, !i.header.tc, e.srcPort == 5353 else { return }
             let asked = MDNSRecentQuery(e, i)
@@ -201,7 +203,7 @@ extension KnownAnswerSuppressionRule {
                 guard
                     let q = i.keyedQuestions.first(where: {
                         MDNSQuestionID(name: $0.1, type: $0.0.type.rawValue).isAnswered(by: key.set)
-                    })?.0, !q.unicastResponse, asked.asks(key.set), let set = e.model.rrsets[key.set]
+                    })?.0, !q.unicastResponse, asked.asks(key.set), let set = store.rrsets[key.set]
                 else { continue }
                 for m in set.members
                 where m.rdata == key.rdata && m.owner != e.src && m.ttl > 0 && m.isLive(at: e.time)
@@ -255,12 +257,12 @@ struct KnownAnswerTTLRule: SessionRule {
             RuleExample([mdns(KnownAnswerSuppressionRule.kaQuery(ttl: 100), src: "192.168.1.5")]),
         ])
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd else { return }
         for r in i.answerRecords where r.record.ttl > 0 {
             let rr = r.record
             let key = MDNSRecordKey(r)
-            guard let set = e.model.rrsets[key.set],
+            guard let set = store.rrsets[key.set],
                 let m = set.members.filter({ $0.rdata == key.rdata && $0.ttl > 0 }).max(by: {
                     $0.lastFrame < $1.lastFrame
                 })
@@ -310,7 +312,7 @@ struct KnownAnswerContinuationRule: SessionRule {
     private var pending: [IPAddress: MDNSFrameTime] = [:]
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         if e.atEnd {
             conclude(by: e.time, into: &out)
             return
@@ -324,9 +326,9 @@ struct KnownAnswerContinuationRule: SessionRule {
                 related: [tc.frame])
         }
         if continuation {
-            let last = e.model.senders[e.src]?.lastTruncatedQuery
+            let last = store.senders[e.src]?.lastTruncatedQuery
             if last.map({ MDNSSession.since($0.time, e.time) > Self.window + MDNSSession.jitter }) ?? true,
-                let start = e.model.start, MDNSSession.since(start, e.time) > Self.window || last != nil
+                let start = store.start, MDNSSession.since(start, e.time) > Self.window || last != nil
             {
                 out.report(
                     Self.descriptor,
@@ -376,13 +378,13 @@ struct QueryBackoffRule: SessionRule {
     static let growth = 1.5
     static let restart = 2.0
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
             !e.timeWentBack
         else { return }
         for (q, name) in i.keyedQuestions {
             let key = MDNSQuestionKey(source: e.src, name: name, type: q.type.rawValue)
-            guard let s = e.model.questions[key], let last = s.sent.last else { continue }
+            guard let s = store.questions[key], let last = s.sent.last else { continue }
             let gap = MDNSSession.since(last.time, e.time)
             guard gap <= 3600 else { continue }
             if s.sent.count == 1 || s.count == 1 {
@@ -442,11 +444,11 @@ struct UnicastResponseRule: SessionRule {
 
     static let window = 2.0
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.dst.isMulticast, e.dstPort == 5353,
-            let start = e.model.start, MDNSSession.since(start, e.time) > Self.window
+            let start = store.start, MDNSSession.since(start, e.time) > Self.window
         else { return }
-        if let q = e.model.senders[e.dst]?.lastUnicastQuery,
+        if let q = store.senders[e.dst]?.lastUnicastQuery,
             MDNSSession.since(q.time, e.time) <= Self.window + MDNSSession.jitter
         {
             return
@@ -533,7 +535,7 @@ struct DuplicateSuppressionRule: SessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
         MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.query.time)
         if i.isQuery {
@@ -554,7 +556,7 @@ struct DuplicateSuppressionRule: SessionRule {
             let key = MDNSRecordKey(r)
             // By index: a copy of the query would retain its lists.
             guard let qi = recent.lastIndex(where: { $0.query.asks(key.set) }), recent[qi].query.source != e.src,
-                let set = e.model.rrsets[key.set]
+                let set = store.rrsets[key.set]
             else { continue }
             let q = (source: recent[qi].query.source, time: recent[qi].query.time, frame: recent[qi].query.frame)
             guard

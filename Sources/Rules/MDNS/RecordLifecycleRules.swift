@@ -59,12 +59,12 @@ struct ConflictRule: SessionRule {
     }
     private var noted: [Pair: Noted] = [:]
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, e.srcPort == 5353 else { return }
         for r in i.records where r.section != .authority && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
-            guard let set = e.model.rrsets[key] else { continue }
+            guard let set = store.rrsets[key] else { continue }
             let rdata = r.rdataKey
             for m in set.members
             where m.owner != e.src && m.rdata != rdata && m.cacheFlush && m.isLive(at: e.time)
@@ -125,10 +125,9 @@ struct ServiceCompletenessRule: SessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard e.atEnd else { return }
-        let m = e.model
-        let judged = m.services.values.filter {
+        let judged = store.services.values.filter {
             $0.srvMessages >= 2 && !$0.goodbye && !$0.historyIncomplete && $0.firstSRVFrame != nil
         }.sorted { ($0.firstSRVFrame ?? 0) < ($1.firstSRVFrame ?? 0) }
         for s in judged {
@@ -140,8 +139,8 @@ struct ServiceCompletenessRule: SessionRule {
                     "SRV for \(s.instance) seen in \(s.srvMessages) messages, never a TXT record: every DNS-SD service must have one",
                     frames: [frame], time: s.firstSeen, source: source, device: s.host)
             }
-            if let hk = s.hostKey, let target = s.host, m.hosts[hk]?.addresses.isEmpty ?? true,
-                !m.mayHaveForgotten(hk), target != "."
+            if let hk = s.hostKey, let target = s.host, store.hosts[hk]?.addresses.isEmpty ?? true,
+                !store.mayHaveForgotten(hk), target != "."
             {
                 out.reportAtEnd(
                     Self.descriptor, severity: .warning,
@@ -182,7 +181,7 @@ struct RecordRateRule: SessionRule {
     private var probed: [UInt64: Timestamp] = [:]
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         if i.isProbe {
             MDNSSession.makeRoom(&probed, cap: Self.capacity, now: e.time, horizon: 2, time: { $0 }, &out)
@@ -193,7 +192,7 @@ struct RecordRateRule: SessionRule {
         for r in i.records where r.section != .authority && r.record.type != .opt && r.record.ttl > 0 {
             let rr = r.record
             let nameKey = r.nameKey
-            guard let set = e.model.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
+            guard let set = store.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
                 let m = set.member(rdata: r.rdataKey, owner: e.src), !m.goodbye,
                 let last = m.lastMulticast
             else { continue }
@@ -259,7 +258,7 @@ struct GoodbyeUpdateRule: SessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         if i.isQuery {
             if let r = i.records.first(where: { $0.record.ttl == 0 && $0.record.type != .opt }) {
@@ -270,12 +269,12 @@ struct GoodbyeUpdateRule: SessionRule {
             }
             return
         }
-        if judgeRename(e, i, &out) { return }
+        if judgeRename(e, i, store, &out) { return }
         for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
             let rdata = r.rdataKey
-            guard let set = e.model.rrsets[key], set.member(rdata: rdata, owner: e.src) == nil,
+            guard let set = store.rrsets[key], set.member(rdata: rdata, owner: e.src) == nil,
                 let bye = set.members.first(where: {
                     $0.owner == e.src && $0.goodbye && MDNSSession.since($0.lastSeen, e.time) <= 1
                 })
@@ -291,16 +290,18 @@ struct GoodbyeUpdateRule: SessionRule {
 
 extension GoodbyeUpdateRule {
     /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
-    fileprivate func judgeRename(_ e: MDNSEvent, _ i: MDNSInput, _ out: inout SessionReports) -> Bool {
+    fileprivate func judgeRename(
+        _ e: MDNSEvent, _ i: MDNSInput, _ store: borrowing MDNSSessionModel, _ out: inout SessionReports
+    ) -> Bool {
         guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return false }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isShared(r) {
             guard case .name(let target) = r.record.value, r.target?.dnssd.kind == .instance else { continue }
             let key = MDNSRecordKey(r)
-            guard let set = e.model.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
-                let new = srv(of: target, i, e.model)
+            guard let set = store.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
+                let new = srv(of: target, i, store)
             else { continue }
             for old in set.members where old.owner == e.src && !old.goodbye && old.isLive(at: e.time) {
-                guard let s = e.model.services[old.rdata], !s.goodbye, s.hostKey == new.host, s.port == new.port
+                guard let s = store.services[old.rdata], !s.goodbye, s.hostKey == new.host, s.port == new.port
                 else { continue }
                 out.report(
                     Self.descriptor, severity: .error,
@@ -313,7 +314,9 @@ extension GoodbyeUpdateRule {
     }
 
     /// The SRV target key and port of an instance: from this message, else as last seen.
-    private func srv(of instance: DNSName, _ i: MDNSInput, _ model: MDNSSessionModel) -> (host: UInt64, port: UInt16)? {
+    private func srv(of instance: DNSName, _ i: MDNSInput, _ model: borrowing MDNSSessionModel) -> (
+        host: UInt64, port: UInt16
+    )? {
         let p = i.message.payload
         for r in i.records where r.record.type == .srv && r.record.ttl > 0 && r.record.name.equals(instance, in: p) {
             if case .srv(_, _, let port, let t) = r.record.value { return (t.key(in: p), port) }
@@ -349,12 +352,12 @@ struct UpdateRateRule: SessionRule {
     static let limit = 10
     static let window = 60.0
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.timeWentBack else { return }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let set = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
-            guard let s = e.model.rrsets[set], s.member(rdata: r.rdataKey, owner: e.src) == nil,
+            guard let s = store.rrsets[set], s.member(rdata: r.rdataKey, owner: e.src) == nil,
                 s.members.contains(where: { $0.owner == e.src })
             else { continue }
             let key = Key(set: set, source: e.src)
@@ -396,7 +399,7 @@ struct AdditionalRecordsRule: SessionRule {
         response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
     }
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, i.isMulticast, !e.atEnd, !e.isTruncated else { return }
         let p = i.message.payload
         for r in i.records where r.section == .answer && r.record.type == .ptr {
@@ -408,7 +411,7 @@ struct AdditionalRecordsRule: SessionRule {
                     return true
                 }
                 // Sent by this source within the last second: it may not be sent again yet.
-                guard let set = e.model.rrset(target.key(in: p), t, 1) else { return false }
+                guard let set = store.rrset(target.key(in: p), t, 1) else { return false }
                 return set.members.contains {
                     $0.owner == e.src && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) < 1 } ?? false
                 }
@@ -500,7 +503,7 @@ struct WholeRRSetRule: SessionRule {
     static let burst = 1.0
     static let maxMembers = 16
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         MDNSSession.dropStale(&listed, now: e.time, window: Self.burst, time: { $0.time })
         if i.isQuery {
@@ -574,7 +577,7 @@ struct WholeRRSetRule: SessionRule {
                 let left = s.rdata.filter { r in
                     let rk = MDNSRecordKey(set: set, rdata: r)
                     return !now.contains(r) && !listed.contains { $0.records.contains(rk) }
-                        && !(e.model.rrsets[set]?.members.contains {
+                        && !(store.rrsets[set]?.members.contains {
                             $0.rdata == r && $0.owner != e.src
                                 && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) <= Self.burst } ?? false
                         } ?? false)

@@ -46,8 +46,10 @@ struct MDNSRecentQuery {
 
 /// Whether `owner` first sent this record less than `announcing` seconds ago (or never):
 /// a response then may be one of its announcements (RFC 6762 §8.3) rather than an answer.
-private func mayBeAnnouncing(_ e: MDNSEvent, _ key: MDNSRecordKey, owner: IPAddress) -> Bool {
-    guard let m = e.model.rrsets[key.set]?.member(rdata: key.rdata, owner: owner) else { return true }
+private func mayBeAnnouncing(
+    _ e: MDNSEvent, _ store: borrowing MDNSSessionModel, _ key: MDNSRecordKey, owner: IPAddress
+) -> Bool {
+    guard let m = store.rrsets[key.set]?.member(rdata: key.rdata, owner: owner) else { return true }
     return MDNSSession.since(m.firstSeen, e.time) <= 10
 }
 
@@ -125,7 +127,7 @@ struct ResponseDelayRule: SessionRule {
     /// Shared-answer delays per responder (at most `capacity` each, 256 responders).
     private var samples: [IPAddress: Samples] = [:]
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         if e.atEnd {
             conclude(e, into: &out)
             return
@@ -157,7 +159,7 @@ struct ResponseDelayRule: SessionRule {
                 count += 1
                 truncated = truncated || recent[k].truncated
             }
-            guard let first, !truncated, !mayBeAnnouncing(e, key, owner: e.src) else { continue }
+            guard let first, !truncated, !mayBeAnnouncing(e, store, key, owner: e.src) else { continue }
             let latest = recent[last]
             let delay = MDNSSession.since(latest.time, e.time)
             if i.isShared(r) {
@@ -175,7 +177,7 @@ struct ResponseDelayRule: SessionRule {
             } else if i.isUnique(r), latest.questions.count == 1, delay > Self.sharedMaximum + MDNSSession.jitter,
                 answers.allSatisfy({ a in i.isUnique(a) && latest.asks(MDNSRecordKey(a).set) })
             {
-                let m = e.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src)
+                let m = store.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src)
                 if let last = m?.lastMulticast, MDNSSession.since(last.time, latest.time) < 1 { continue }
                 out.report(
                     Self.descriptor,
@@ -270,7 +272,7 @@ struct TruncatedQueryDelayRule: SessionRule {
     static let window = 1.0
     static let continuationGap = 0.5
 
-    mutating func observe(_ e: MDNSEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         MDNSSession.dropStale(&plain, now: e.time, window: Self.window, time: \.time)
         // A list whose last packet is more than a second old can no longer be answered early.
@@ -302,7 +304,7 @@ struct TruncatedQueryDelayRule: SessionRule {
         where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
-                guard l.query.asks(key.set), !mayBeAnnouncing(e, key, owner: e.src),
+                guard l.query.asks(key.set), !mayBeAnnouncing(e, store, key, owner: e.src),
                     !plain.contains(where: { $0.time >= l.query.time && $0.source != e.src && $0.asks(key.set) })
                 else { continue }
                 let wait = MDNSSession.since(l.last.time, e.time)

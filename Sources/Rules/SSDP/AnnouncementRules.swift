@@ -79,7 +79,7 @@ struct ReannounceBeforeExpiryRule: SessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard let d = e.device, let next = d.nextExpiry, next < e.time, !e.timeWentBack else { return }
         // The USNs whose advertisement ran out since the device's previous message (earlier
         // ones were reported then), advertised under the BOOTID this message carries.
@@ -135,7 +135,7 @@ struct RefreshIntervalRule: SessionRule {
 
     private var reported = ReportedOnce()
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let d = e.device, let device = e.facts.uuidKey else { return }
         if let u = e.usnState, let last = u.lastAlive, !u.revoked, u.bootID == e.facts.bootID, !e.timeWentBack,
             let m = u.maxAge, m > 0
@@ -232,7 +232,7 @@ struct AliveStormRule: SessionRule {
     static let repeatWindow = 5.0
     static let maxUSNs = 64
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         latest = e.time
         closeWindows(by: e.time, &out)
         storm(e, &out)
@@ -349,7 +349,7 @@ struct BootIDStableRule: SessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let s = e.sourceState, !s.left else { return }
         if let n = s.pendingNextBootID {
             guard e.facts.nts != .update, x != n else { return }
@@ -406,7 +406,7 @@ struct BootIDIncreasesRule: SessionRule {
     static let wrapHigh: UInt64 = 2_147_483_647 - (1 << 20)
     static let wrapLow: UInt64 = 1 << 20
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, let x = e.facts.bootID,
             let s = e.sourceState, let b = s.bootID, s.pendingNextBootID == nil
         else { return }
@@ -457,7 +457,7 @@ struct ConfigIDConsistentRule: SessionRule {
 
     private var reported = ReportedOnce()
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard let c = e.facts.configID, let s = e.sourceState, let current = s.configID, c != current,
             s.previousConfigID == c, e.facts.bootID == s.bootID, let device = e.facts.uuidKey,
             reported.first(device, &out)
@@ -508,7 +508,7 @@ struct UUIDUniqueRule: SessionRule {
     /// (a multi-homed device's interfaces announce a reboot at slightly different times).
     static let settle = 5.0
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let d = e.device, d.sources.count > 1, let s = e.sourceState, s.bootID == x,
             let device = e.facts.uuidKey
         else { return }
@@ -557,7 +557,7 @@ struct ByebyeUnknownUSNRule: SessionRule {
     /// An alive this soon after the byebye makes it a start-up byebye.
     static let startUp = 10.0
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         latest = e.time
         guard let usn = e.facts.usnKey, let device = e.facts.uuidKey else { return }
         if e.facts.advertises(e.kind) {
@@ -640,7 +640,7 @@ struct AdvertisementSetCompleteRule: SessionRule {
     private var devices: [UInt64: Seen] = [:]
     static let cap = 4096
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard let key = e.facts.uuidKey else { return }
         if devices[key] == nil {
             guard e.kind == .notify, e.facts.nts == .alive, let usn = e.usn, let uuid = SSDPSyntax.uuid(inUSN: usn)
@@ -712,7 +712,7 @@ struct HighestVersionOnlyRule: SessionRule {
             ])
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, e.version >= .v1_1, let t = e.facts.typeKey,
             let v = e.facts.typeVersion, let d = e.device, !d.hasType(t, version: v),
             let other = d.types.first(where: { $0.typeKey == t && $0.version != v })
@@ -753,7 +753,7 @@ struct MultiHomedConsistentRule: SessionRule {
 
     private var reported = ReportedOnce()
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, e.version >= .v1_1,
             let x = e.facts.bootID, let d = e.device, d.sources.count > 0, let device = e.facts.uuidKey
         else { return }
@@ -813,7 +813,7 @@ struct LocationMovesRule: SessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let s = e.sourceState,
             let before = s.locationKey,
             before != l, !s.revokedSinceLocation, s.bootID == e.facts.bootID
@@ -843,7 +843,7 @@ struct UpdateLocationSameRule: SessionRule {
         ],
         nonTriggering: [RuleExample([notify(alive11, at: 0), notify(update11, at: 10)])])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .update, let l = e.facts.locationKey else { return }
         let before: (key: UInt64, frame: Int)?
         if let u = e.usnState, let k = u.locationKey {
@@ -930,7 +930,7 @@ struct UnicastSearchAnsweredRule: SessionRule {
         return t ^ ((f.typeVersion ?? 0) &* 0x9E37_79B9_7F4A_7C15)
     }
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         switch e.kind {
         case .mSearch where !e.dst.isMulticast:
             guard probes.count < Self.maxProbes else {

@@ -29,7 +29,7 @@ struct ResponsePortPairingRule: SessionRule {
             ])
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .response, e.search == nil, let other = e.searchFromOtherPort else { return }
         out.report(
             Self.descriptor, severity: .error,
@@ -77,7 +77,7 @@ struct ResponseWithinMXRule: SessionRule {
     /// Capture timestamps jitter: a response this much past MX is still in time.
     static let slack = 0.5
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == nil, let mx = s.mx, !e.timeWentBack else { return }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         if delay > Double(mx) + Self.slack, delay < 130 {
@@ -110,7 +110,7 @@ struct UnicastResponseWithinOneSecondRule: SessionRule {
     static let limit = 1.0
     static let slack = 0.5
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == e.src, e.version >= .v1_1, !e.timeWentBack else {
             return
         }
@@ -154,7 +154,7 @@ struct DiscardMalformedSearchRule: SessionRule {
             ])
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == nil else { return }
         if !s.hasMX {
             out.report(
@@ -217,7 +217,7 @@ struct ResponseSTMatchesSearchRule: SessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, let st = e.st else { return }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         guard delay >= 0, delay < 130 else { return }
@@ -355,7 +355,7 @@ struct SearchResponseSetRule: SessionRule {
     static let maxPerEndpoint = 16
     static let slack = 0.5
 
-    mutating func observe(_ e: SSDPEvent, into out: inout SessionReports) {
+    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
         latest = e.time
         closeSets(by: e.time.asDouble, &out)
         wholeSet(e, &out)
