@@ -1,0 +1,95 @@
+import Findings
+import Reporting
+
+/// Emitting, the end of the pipeline (on the reading thread, in capture order): each batch's
+/// results go to the reporter, its findings into the summary's counts, and the devices,
+/// service types and findings per device it names into the tallies the summary and the
+/// inventory read. Every tally is bounded; a bound reached is said once (`limit`).
+struct ResultEmitter {
+    private(set) var reporter: any Reporter
+    private var devices: Set<UInt64> = []
+    private var services: Set<UInt64> = []
+    private var devicesFull = false
+    private var servicesFull = false
+    /// Findings of the current input by device key, for the inventory; bounded like the
+    /// session model (keys beyond the bound are not counted).
+    private(set) var deviceFindings: [UInt64: SeverityCounts] = [:]
+    /// Stateful mDNS findings by host key, with their messages (for the services' counts):
+    /// bounded by `maxDeviceFindings` hosts and `maxFindingTextsPerHost` findings each.
+    private(set) var hostFindingTexts: [UInt64: [(message: String, severity: Severity)]] = [:]
+
+    /// Distinct devices and service types counted (their keys only: 64 bits each); the
+    /// bound keeps memory flat under a flood of made-up names.
+    static let maxDevices = 65536
+    static let maxDeviceFindings = 16384
+    static let maxFindingTextsPerHost = 256
+    static let deviceLimit = LimitReached(
+        limit: "devices", value: maxDevices,
+        message:
+            "more than \(maxDevices) distinct devices or hosts: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)"
+    )
+    static let serviceLimit = LimitReached(
+        limit: "services", value: maxDevices,
+        message:
+            "more than \(maxDevices) distinct DNS-SD service types: only the first \(maxDevices) are counted, so the figure is a lower bound (a fixed bound that keeps memory flat under floods of made-up names)"
+    )
+
+    init(reporter: any Reporter) { self.reporter = reporter }
+
+    /// Distinct devices (SSDP root UUIDs, mDNS hosts) and DNS-SD service types counted.
+    var deviceCount: Int { devices.count }
+    var serviceCount: Int { services.count }
+
+    /// Takes one batch's results in capture order: counts, device and service sets, output.
+    mutating func emit(
+        _ r: borrowing BatchOutput, summary: inout RunSummary, limit: (LimitReached, inout RunSummary) -> Void
+    ) {
+        for t in r.tally.inOrder { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
+        summary.suppressed += r.suppressed
+        for (key, counts) in r.deviceFindings
+        where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {
+            deviceFindings[key, default: SeverityCounts()].add(counts)
+        }
+        for t in r.hostFindingTexts
+        where hostFindingTexts.count < Self.maxDeviceFindings || hostFindingTexts[t.key] != nil {
+            if hostFindingTexts[t.key, default: []].count < Self.maxFindingTextsPerHost {
+                hostFindingTexts[t.key, default: []].append((t.message, t.severity))
+            }
+        }
+        for k in r.deviceKeys where devices.count < Self.maxDevices || devices.contains(k) { devices.insert(k) }
+        for s in r.services where services.count < Self.maxDevices || services.contains(s) { services.insert(s) }
+        if devices.count >= Self.maxDevices && !devicesFull && r.deviceKeys.contains(where: { !devices.contains($0) }) {
+            devicesFull = true
+            limit(Self.deviceLimit, &summary)
+        }
+        if services.count >= Self.maxDevices && !servicesFull && r.services.contains(where: { !services.contains($0) })
+        {
+            servicesFull = true
+            limit(Self.serviceLimit, &summary)
+        }
+        if !r.chunk.bytes.isEmpty { reporter.emit(r.chunk) }
+        for (record, findings) in r.messages {
+            if let record {
+                reporter.message(record, findings: findings)
+            } else {
+                for f in findings { reporter.finding(f) }
+            }
+        }
+    }
+
+    /// The end of an input: its findings per device, for its inventory, and fresh tallies
+    /// for the next input.
+    mutating func takeInputFindings() -> (
+        devices: [UInt64: SeverityCounts], hostTexts: [UInt64: [(message: String, severity: Severity)]]
+    ) {
+        defer {
+            deviceFindings.removeAll()
+            hostFindingTexts.removeAll()
+        }
+        return (deviceFindings, hostFindingTexts)
+    }
+
+    mutating func beginFile(_ index: Int, name: String) { reporter.beginFile(index, name: name) }
+    mutating func inventory(_ inventory: Inventory) { reporter.inventory(inventory) }
+    mutating func finish(_ summary: RunSummary) { reporter.finish(summary) }
+}
