@@ -23,6 +23,7 @@ public final class JUnitReporter: Reporter {
     /// Position among the files opened (`RunSummary.files`) of each input by command-line
     /// index (`beginFile`): an input that could not be opened has no suite of its own.
     private var positions: [Int: Int] = [:]
+    private var opened = 0
 
     public init(sink: any OutputSink, spill: any SpillStore = MemorySpill()) {
         self.sink = sink
@@ -31,7 +32,8 @@ public final class JUnitReporter: Reporter {
     public var isStreaming: Bool { false }
 
     public func beginFile(_ index: Int, name: String) {
-        positions[index] = positions.count
+        positions[index] = opened
+        opened += 1
     }
 
     public func message(_ m: MessageRecord, findings: [Finding]) {
@@ -43,6 +45,7 @@ public final class JUnitReporter: Reporter {
         kept += 1
         var text = Self.escape(Self.line(f))
         let line = text.withUTF8 { spill.append(UnsafeRawBufferPointer($0)) }
+        // Without `beginFile` (findings given directly), the index is taken as the position.
         byFile[positions[f.fileIndex] ?? f.fileIndex, default: [:]][f.rule, default: []].append((f.severity, line))
     }
 

@@ -53,6 +53,7 @@ public final class SARIFReporter: Reporter {
             dropped += 1
             return
         }
+        // Without `beginFile` for its input (findings given directly), the last input begun.
         let input = inputs[f.fileIndex]
         let file = input?.name ?? lastName ?? "-"
         let frame = f.frames.first ?? 0
