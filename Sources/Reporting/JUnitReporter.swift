@@ -5,16 +5,36 @@ import WireFormat
 /// capture file, one `<testcase>` per rule checked; a test case fails when the file has a
 /// finding of that rule at or above `--fail-on` (its frames and messages in the failure
 /// body); findings below the threshold go to `<system-out>`. A file that could not be read
-/// completely carries an `<error>` test case. Written at `finish`.
+/// completely carries an `<error>` test case.
+///
+/// The totals in `<testsuites>` come first, so the document is written at `finish`; each
+/// finding's line is escaped when it arrives and kept as bytes in a `SpillStore`, with its
+/// severity and place in a small index per file and rule, and `finish` writes the suites
+/// piece by piece from there.
 public final class JUnitReporter: Reporter {
     let sink: any OutputSink
-    /// Findings per file and rule, bounded like SARIF's results.
-    private var byFile: [Int: [RuleID: [Finding]]] = [:]
+    /// Each finding's escaped line (`escape(line(f))`), back to back.
+    private let spill: any SpillStore
+    /// Per file (position among the files opened) and rule: each finding's severity and
+    /// where its line is in `spill`, in arrival order. Bounded like SARIF's results.
+    private var byFile: [Int: [RuleID: [(severity: Severity, line: Range<Int>)]]] = [:]
     private var kept = 0
     public static let maxFindings = 100_000
+    /// Position among the files opened (`RunSummary.files`) of each input by command-line
+    /// index (`beginFile`): an input that could not be opened has no suite of its own.
+    private var positions: [Int: Int] = [:]
+    private var opened = 0
 
-    public init(sink: any OutputSink) { self.sink = sink }
+    public init(sink: any OutputSink, spill: any SpillStore = MemorySpill()) {
+        self.sink = sink
+        self.spill = spill
+    }
     public var isStreaming: Bool { false }
+
+    public func beginFile(_ index: Int, name: String) {
+        positions[index] = opened
+        opened += 1
+    }
 
     public func message(_ m: MessageRecord, findings: [Finding]) {
         for f in findings { finding(f) }
@@ -23,73 +43,84 @@ public final class JUnitReporter: Reporter {
     public func finding(_ f: Finding) {
         guard kept < Self.maxFindings else { return }
         kept += 1
-        byFile[f.fileIndex, default: [:]][f.rule, default: []].append(f)
+        var text = Self.escape(Self.line(f))
+        let line = text.withUTF8 { spill.append(UnsafeRawBufferPointer($0)) }
+        // Without `beginFile` (findings given directly), the index is taken as the position.
+        byFile[positions[f.fileIndex] ?? f.fileIndex, default: [:]][f.rule, default: []].append((f.severity, line))
     }
 
     public func finish(_ s: RunSummary) {
         var files = s.files
         if files.isEmpty { files = ["(no input)"] }
+        let failOn = s.failOn
+        func failing(_ severity: Severity) -> Bool { failOn.map { severity >= $0 } ?? false }
         // Input errors for files that never opened have no entry in `files`.
-        var suites = ""
-        var totalTests = 0
-        var totalFailures = 0
-        var totalErrors = 0
+        let errors = files.map { file in s.inputErrors.filter { $0.hasPrefix(file + ":") } }
+        let orphan = s.inputErrors.filter { e in !files.contains { e.hasPrefix($0 + ":") } }
+        // The totals first (from the index alone), then each suite.
+        let failures = files.indices.map { index in
+            let found = byFile[index] ?? [:]
+            return s.rulesChecked.count { d in found[d.id]?.contains { failing($0.severity) } ?? false }
+        }
+        let totalTests = files.count * s.rulesChecked.count + errors.map(\.count).reduce(0, +) + orphan.count
+        let totalErrors = errors.map(\.count).reduce(0, +) + orphan.count
+        sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        sink.write(
+            "<testsuites name=\"discoscope\" tests=\"\(totalTests)\" failures=\"\(failures.reduce(0, +))\" errors=\"\(totalErrors)\" time=\"\(Self.seconds(s.elapsedSeconds))\">\n"
+        )
+        // The lines of a list, joined by an escaped line feed as `escape` writes one.
+        func writeLines(_ list: [(severity: Severity, line: Range<Int>)]) {
+            for (k, entry) in list.enumerated() {
+                if k > 0 { sink.write("&#10;") }
+                spill.copy(entry.line, to: sink)
+            }
+        }
         for (index, file) in files.enumerated() {
             let found = byFile[index] ?? [:]
-            var cases = ""
-            var failures = 0
+            let errs = errors[index]
+            sink.write(
+                "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(s.rulesChecked.count + errs.count)\" failures=\"\(failures[index])\" errors=\"\(errs.count)\" skipped=\"0\" time=\"0\">\n"
+            )
             for d in s.rulesChecked {
                 let list = found[d.id] ?? []
-                let failing = s.failOn.map { t in list.filter { $0.severity >= t } } ?? []
-                let other = list.filter { f in s.failOn.map { f.severity < $0 } ?? true }
-                cases +=
+                let failed = list.filter { failing($0.severity) }
+                let other = list.filter { !failing($0.severity) }
+                sink.write(
                     "    <testcase classname=\"discoscope.\(d.proto.rawValue)\" name=\"\(Self.escape(d.id.rawValue + " " + d.name))\" time=\"0\">\n"
-                if !failing.isEmpty {
-                    failures += 1
-                    let worst = failing.map(\.severity).max() ?? .error
-                    cases +=
-                        "      <failure type=\"\(worst.rawValue)\" message=\"\(Self.escape("\(failing.count) finding(s): \(d.title)"))\">"
-                    cases += Self.escape(failing.map(Self.line).joined(separator: "\n")) + "</failure>\n"
+                )
+                if let worst = failed.map(\.severity).max() {
+                    sink.write(
+                        "      <failure type=\"\(worst.rawValue)\" message=\"\(Self.escape("\(failed.count) finding(s): \(d.title)"))\">"
+                    )
+                    writeLines(failed)
+                    sink.write("</failure>\n")
                 }
                 if !other.isEmpty {
-                    cases +=
-                        "      <system-out>" + Self.escape(other.map(Self.line).joined(separator: "\n"))
-                        + "</system-out>\n"
+                    sink.write("      <system-out>")
+                    writeLines(other)
+                    sink.write("</system-out>\n")
                 }
-                cases += "    </testcase>\n"
+                sink.write("    </testcase>\n")
             }
-            let errs = s.inputErrors.filter { $0.hasPrefix(file + ":") }
             for e in errs {
-                cases += "    <testcase classname=\"discoscope.input\" name=\"read \(Self.escape(file))\" time=\"0\">\n"
-                cases += "      <error type=\"input\" message=\"\(Self.escape(e))\"/>\n    </testcase>\n"
+                sink.write(
+                    "    <testcase classname=\"discoscope.input\" name=\"read \(Self.escape(file))\" time=\"0\">\n")
+                sink.write("      <error type=\"input\" message=\"\(Self.escape(e))\"/>\n    </testcase>\n")
             }
-            let tests = s.rulesChecked.count + errs.count
-            totalTests += tests
-            totalFailures += failures
-            totalErrors += errs.count
-            suites +=
-                "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errs.count)\" skipped=\"0\" time=\"0\">\n"
-            suites += cases
-            suites += "  </testsuite>\n"
+            sink.write("  </testsuite>\n")
         }
         // Errors for inputs that never opened (not in `files`).
-        let orphan = s.inputErrors.filter { e in !files.contains { e.hasPrefix($0 + ":") } }
         if !orphan.isEmpty {
-            suites +=
+            sink.write(
                 "  <testsuite name=\"inputs\" tests=\"\(orphan.count)\" failures=\"0\" errors=\"\(orphan.count)\" skipped=\"0\" time=\"0\">\n"
+            )
             for e in orphan {
-                suites += "    <testcase classname=\"discoscope.input\" name=\"\(Self.escape(e))\" time=\"0\">\n"
-                suites += "      <error type=\"input\" message=\"\(Self.escape(e))\"/>\n    </testcase>\n"
+                sink.write("    <testcase classname=\"discoscope.input\" name=\"\(Self.escape(e))\" time=\"0\">\n")
+                sink.write("      <error type=\"input\" message=\"\(Self.escape(e))\"/>\n    </testcase>\n")
             }
-            suites += "  </testsuite>\n"
-            totalTests += orphan.count
-            totalErrors += orphan.count
+            sink.write("  </testsuite>\n")
         }
-        var doc = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        doc +=
-            "<testsuites name=\"discoscope\" tests=\"\(totalTests)\" failures=\"\(totalFailures)\" errors=\"\(totalErrors)\" time=\"\(Self.seconds(s.elapsedSeconds))\">\n"
-        doc += suites + "</testsuites>\n"
-        sink.write(doc)
+        sink.write("</testsuites>\n")
         sink.flush()
     }
 

@@ -139,7 +139,8 @@ public struct LimitReached: Sendable {
 }
 
 /// A report format. Streaming reporters (text, JSON lines) print each message as it arrives;
-/// document reporters (SARIF, JUnit) collect and write everything in `finish`.
+/// document reporters (SARIF, JUnit) keep their results as text in a `SpillStore` and write
+/// the document in `finish`.
 public protocol Reporter {
     /// Whether output appears as packets are analysed (live capture streams these).
     var isStreaming: Bool { get }

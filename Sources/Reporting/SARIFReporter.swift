@@ -5,27 +5,104 @@ import WireFormat
 /// checked (id, name, short/full description, help with the spec reference, default level);
 /// each result names its rule, level, message, and a location: the capture file as the
 /// artifact and the frame as a logical location (plus line 1, which GitHub code scanning
-/// requires of every result). Written at `finish`.
+/// requires of every result).
+///
+/// The header (rules, invocations, artifacts) precedes the results and is known only at
+/// `finish`, so each result is serialised when its finding arrives and kept as bytes in a
+/// `SpillStore`; `finish` writes the header and copies the results out in order. What is
+/// kept per result is its rule: its `ruleIndex` (position in `rulesChecked`) is written at
+/// `finish`, from the same list as `tool.driver.rules`.
 public final class SARIFReporter: Reporter {
     let sink: any OutputSink
     let toolVersion: String
-    private var results: [Finding] = []
+    /// Each result's text after `ruleId` and `ruleIndex` (`,"level":…}`), back to back.
+    private let spill: any SpillStore
+    /// Per result: its rule, and where its text ends in `spill` (it starts where the one
+    /// before it ends).
+    private var results: [(rule: RuleID, end: Int)] = []
     /// Results are bounded: a pathological capture cannot grow the document without end.
     public static let maxResults = 100_000
     private var dropped = 0
+    /// Inputs by command-line index (`beginFile`): the name, and the artifact index, which
+    /// is the position among the files opened (`RunSummary.files`): an input that could not
+    /// be opened has no artifact.
+    private var inputs: [Int: (name: String, artifact: Int)] = [:]
+    private var opened = 0
+    private var lastName: String? = nil
+    private var scratch: [UInt8] = []
 
-    public init(sink: any OutputSink, toolVersion: String) {
+    public init(sink: any OutputSink, toolVersion: String, spill: any SpillStore = MemorySpill()) {
         self.sink = sink
         self.toolVersion = toolVersion
+        self.spill = spill
     }
     public var isStreaming: Bool { false }
+
+    public func beginFile(_ index: Int, name: String) {
+        inputs[index] = (name, opened)
+        opened += 1
+        lastName = name
+    }
 
     public func message(_ m: MessageRecord, findings: [Finding]) {
         for f in findings { finding(f) }
     }
 
     public func finding(_ f: Finding) {
-        if results.count < Self.maxResults { results.append(f) } else { dropped += 1 }
+        guard results.count < Self.maxResults else {
+            dropped += 1
+            return
+        }
+        // Without `beginFile` for its input (findings given directly), the last input begun.
+        let input = inputs[f.fileIndex]
+        let file = input?.name ?? lastName ?? "-"
+        let frame = f.frames.first ?? 0
+        var artifact: [(String, JSONValue)] = [("uri", .string(Self.uri(file)))]
+        if let input { artifact.append(("index", .int(input.artifact))) }
+        var location: [(String, JSONValue)] = [
+            (
+                "physicalLocation",
+                .object([
+                    ("artifactLocation", .object(artifact)), ("region", .object([("startLine", .int(1))])),
+                ])
+            )
+        ]
+        if frame > 0 {
+            location.append(
+                (
+                    "logicalLocations",
+                    .array([
+                        .object([
+                            ("name", .string("frame \(frame)")),
+                            ("fullyQualifiedName", .string("\(file)#frame=\(frame)")),
+                            ("kind", .string("element")),
+                        ])
+                    ])
+                ))
+        }
+        let text = (frame > 0 ? "Frame \(frame): " : "") + f.message
+        let result: [(String, JSONValue)] = [
+            ("level", .string(Self.level(f.severity))),
+            ("message", .object([("text", .string(text))])),
+            ("locations", .array([.object(location)])),
+            ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
+            (
+                "properties",
+                .object(
+                    [
+                        ("frames", .array(f.frames.map { .int($0) })),
+                        ("time", .rawNumber(f.time.microsecondText)),
+                        ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
+                        ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
+                    ] + (f.atEnd ? [("at_end", .bool(true))] : []))
+            ),
+        ]
+        scratch.removeAll(keepingCapacity: true)
+        JSONValue.object(result).write(into: &scratch)
+        // `{"level":…}` becomes `,"level":…}`: the members that follow `ruleId` (and
+        // `ruleIndex`) in the result object.
+        scratch[0] = 0x2C
+        results.append((f.rule, spill.append(scratch).upperBound))
     }
 
     public static func level(_ s: Severity) -> String {
@@ -62,57 +139,16 @@ public final class SARIFReporter: Reporter {
                 ]))
         }
         let artifacts: [JSONValue] = s.files.map { .object([("location", .object([("uri", .string(Self.uri($0)))]))]) }
-        // Results are serialized one at a time straight to the output (the document is not
-        // built in memory as a whole).
+        // Results are copied one at a time from the spill straight to the output (the document
+        // is never built in memory as a whole).
         func writeResults() {
-            var first = true
-            for f in results {
-                let file = f.fileIndex < s.files.count ? s.files[f.fileIndex] : (s.files.last ?? "-")
-                let frame = f.frames.first ?? 0
-                var artifact: [(String, JSONValue)] = [("uri", .string(Self.uri(file)))]
-                if f.fileIndex < s.files.count { artifact.append(("index", .int(f.fileIndex))) }
-                var location: [(String, JSONValue)] = [
-                    (
-                        "physicalLocation",
-                        .object([
-                            ("artifactLocation", .object(artifact)), ("region", .object([("startLine", .int(1))])),
-                        ])
-                    )
-                ]
-                if frame > 0 {
-                    location.append(
-                        (
-                            "logicalLocations",
-                            .array([
-                                .object([
-                                    ("name", .string("frame \(frame)")),
-                                    ("fullyQualifiedName", .string("\(file)#frame=\(frame)")),
-                                    ("kind", .string("element")),
-                                ])
-                            ])
-                        ))
-                }
-                var result: [(String, JSONValue)] = [("ruleId", .string(f.rule.rawValue))]
-                if let i = ruleIndex[f.rule] { result.append(("ruleIndex", .int(i))) }
-                let text = (frame > 0 ? "Frame \(frame): " : "") + f.message
-                result += [
-                    ("level", .string(Self.level(f.severity))),
-                    ("message", .object([("text", .string(text))])),
-                    ("locations", .array([.object(location)])),
-                    ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
-                    (
-                        "properties",
-                        .object(
-                            [
-                                ("frames", .array(f.frames.map { .int($0) })),
-                                ("time", .rawNumber(f.time.microsecondText)),
-                                ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
-                                ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
-                            ] + (f.atEnd ? [("at_end", .bool(true))] : []))
-                    ),
-                ]
-                sink.write((first ? "" : ",") + JSONValue.object(result).serialized())
-                first = false
+            var start = 0
+            for (k, r) in results.enumerated() {
+                var head = #"{"ruleId":"# + JSONValue.string(r.rule.rawValue).serialized()
+                if let i = ruleIndex[r.rule] { head += #","ruleIndex":\#(i)"# }
+                sink.write(k == 0 ? head : "," + head)
+                spill.copy(start..<r.end, to: sink)
+                start = r.end
             }
         }
         var notes: [JSONValue] = s.inputErrors.map {

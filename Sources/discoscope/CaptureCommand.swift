@@ -170,7 +170,8 @@ extension DiscoScope {
                 Frontend.warn(e.description)
                 return 2
             }
-            // Everything privileged is open: drop before the first packet is decoded.
+            // Everything privileged is open (the capture, the report and the temporary file
+            // SARIF and JUnit keep results in): drop before the first packet is decoded.
             if geteuid() == 0 && !noDrop {
                 do { try Privileges.drop(to: user ?? "nobody") } catch {
                     Frontend.warn("\(error)")

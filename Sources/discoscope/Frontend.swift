@@ -24,6 +24,8 @@ final class Frontend {
     let belowMinimum = SharedCounter()
     /// `analyze -w`: where the SSDP and mDNS frames go.
     var packetOutput: PacketOutput? = nil
+    /// Where SARIF and JUnit keep their results until `finish`.
+    private(set) var spill: FileSpill? = nil
 
     /// Sets up output and rules; throws `InputError` (exit 2) for an unwritable output or a
     /// bad configuration. `inputs` are the files as given (the interface when live).
@@ -58,10 +60,16 @@ final class Frontend {
             reporter = TextReporter(sink: sink, options: o)
         case .jsonl:
             reporter = JSONLinesReporter(sink: sink, files: inputs)
+        // The documents' results wait in a temporary file, created here with the output:
+        // `capture` drops privileges after `Frontend.init`, and the open file stays usable.
         case .sarif:
-            reporter = SARIFReporter(sink: sink, toolVersion: DiscoScope.version)
+            let spill = try FileSpill.create()
+            self.spill = spill
+            reporter = SARIFReporter(sink: sink, toolVersion: DiscoScope.version, spill: spill)
         case .junit:
-            reporter = JUnitReporter(sink: sink)
+            let spill = try FileSpill.create()
+            self.spill = spill
+            reporter = JUnitReporter(sink: sink, spill: spill)
         }
         var options = Analysis.Options()
         options.verbose = output.verbose
@@ -157,7 +165,7 @@ final class Frontend {
             extra(&s)
         }
         if packetProblem != nil { inputError = true }
-        if let failure = sink.close() {
+        if let failure = sink.close() ?? spill?.failure {
             Frontend.warn(failure)
             return 2
         }

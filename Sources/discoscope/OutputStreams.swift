@@ -82,3 +82,127 @@ struct InputError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
 }
+
+/// A `SpillStore` in an unnamed temporary file, for the SARIF and JUnit reports: their
+/// results wait here for `finish` instead of in memory. The file is created with `mkstemp`
+/// in `$TMPDIR` (else `/tmp`) and unlinked at once, so nothing is left behind, whatever
+/// the end of the run; the open descriptor keeps it until the process exits. Appends go
+/// through a write buffer, flushed before a read that needs them; copies read through a
+/// window of `pieceSize` bytes with `pread`, so results copied in order cost one read per
+/// window. The first failure is kept (`failure`) and ends the run with an error: a report
+/// written from a spill that lost bytes is never passed off as complete.
+final class FileSpill: SpillStore {
+    static let pieceSize = 64 << 10
+    private let fd: Int32
+    /// Bytes in the file; `pending` follows them.
+    private var written = 0
+    private var pending: [UInt8] = []
+    /// A piece of the file read for `copy`: `windowCount` bytes from `windowStart`.
+    private var window = [UInt8](repeating: 0, count: FileSpill.pieceSize)
+    private var windowStart = 0
+    private var windowCount = 0
+    /// Why the spill failed (the first failure), for the run's error message.
+    private(set) var failure: String? = nil
+
+    private init(fd: Int32) {
+        self.fd = fd
+        pending.reserveCapacity(Self.pieceSize)
+    }
+
+    /// Creates the temporary file; throws `InputError` (exit 2) when no directory for it is
+    /// writable.
+    static func create() throws -> FileSpill {
+        var dir = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        if dir.isEmpty { dir = "/tmp" }
+        var template = Array((dir + "/discoscope-report-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw InputError(
+                "cannot create a temporary file in \(dir) for the report (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory"
+            )
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return FileSpill(fd: fd)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    var count: Int { written + pending.count }
+
+    private func fail(_ what: String) {
+        if failure == nil {
+            failure =
+                "temporary file for the report: cannot \(what) (\(String(cString: strerror(errno)))); the report is incomplete"
+        }
+    }
+
+    @discardableResult
+    func append(_ bytes: UnsafeRawBufferPointer) -> Range<Int> {
+        let start = count
+        if pending.count + bytes.count > Self.pieceSize { writePending() }
+        if bytes.count >= Self.pieceSize {
+            writeAll(bytes)
+        } else {
+            pending.append(contentsOf: bytes)
+        }
+        return start..<(start + bytes.count)
+    }
+
+    private func writePending() {
+        guard !pending.isEmpty else { return }
+        pending.withUnsafeBytes { writeAll($0) }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `bytes` at the end of the file. After a failure nothing more is written, but
+    /// the count goes on, so later ranges stay where their callers expect them.
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) {
+        var done = 0
+        while done < bytes.count && failure == nil {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(written + done))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if n == 0 { errno = EIO }
+                fail("write")
+            } else {
+                done += n
+            }
+        }
+        written += bytes.count
+    }
+
+    func copy(_ range: Range<Int>, to sink: any OutputSink) {
+        if range.upperBound > written { writePending() }
+        var at = range.lowerBound
+        while at < range.upperBound && failure == nil {
+            if at < windowStart || at >= windowStart + windowCount { fill(at) }
+            let end = min(range.upperBound, windowStart + windowCount)
+            guard end > at else { return }
+            window.withUnsafeBytes {
+                sink.write(bytes: UnsafeRawBufferPointer(rebasing: $0[(at - windowStart)..<(end - windowStart)]))
+            }
+            at = end
+        }
+    }
+
+    /// Reads the piece of the file that starts at `offset` into `window`.
+    private func fill(_ offset: Int) {
+        let size = max(0, min(Self.pieceSize, written - offset))
+        windowStart = offset
+        windowCount = 0
+        while windowCount < size {
+            let n = window.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + windowCount, size - windowCount, off_t(offset + windowCount))
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if n == 0 { errno = EIO }
+                fail("read")
+                windowCount = 0
+                return
+            }
+            windowCount += n
+        }
+    }
+}

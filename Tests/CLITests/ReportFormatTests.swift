@@ -182,6 +182,48 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=13 errors=0" }, "\(pw.stdout)")
     }
 
+    /// An input that cannot be opened has no artifact and no suite: the findings of the
+    /// next one name that one (the position among the files opened, not on the command line).
+    @Test func documentsNameTheFileAfterOneThatCouldNotBeOpened() throws {
+        let args = ["analyze", "captures/no-such.pcap", Self.testbed, "--enable", "MDNS-104"]
+        let s = try run(args + ["--format", "sarif"], cwd: Fixtures.packageRoot)
+        #expect(s.status == 2)
+        let log = try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any]
+        let results = (log?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]] ?? []
+        #expect(results.count == 42)
+        let artifacts = Set(
+            results.map { r -> String in
+                let loc = (r["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any]
+                let a = loc?["artifactLocation"] as? [String: Any]
+                return "\(a?["uri"] ?? "-") \(a?["index"] ?? "-")"
+            })
+        #expect(artifacts == ["\(Self.testbed) 0"])
+        let j = try run(args + ["--format", "junit"], cwd: Fixtures.packageRoot)
+        #expect(j.stdout.contains(#"<testsuite name="\#(Self.testbed)" tests="1" failures="1" errors="0""#))
+        #expect(j.stdout.contains(#"<testsuite name="inputs" tests="1""#))
+    }
+
+    /// SARIF and JUnit keep results in an unnamed temporary file: nothing is left in
+    /// `TMPDIR`, and a `TMPDIR` that cannot hold it is a clear error before any input is read.
+    @Test func documentResultsWaitInATemporaryFileThatIsNeverLeftBehind() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for format in ["sarif", "junit"] {
+            let r = try runProcess(
+                Fixtures.binary, ["analyze", Self.testbed, "--format", format, "--fail-on", "never"],
+                currentDirectory: Fixtures.packageRoot, environment: ["TZ": "UTC", "TMPDIR": dir])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+            let bad = try runProcess(
+                Fixtures.binary, ["analyze", Self.testbed, "--format", format],
+                currentDirectory: Fixtures.packageRoot, environment: ["TZ": "UTC", "TMPDIR": dir + "/missing"])
+            #expect(bad.status == 2)
+            #expect(
+                bad.stderr.contains("cannot create a temporary file in \(dir)/missing for the report"), "\(bad.stderr)")
+        }
+    }
+
     /// Rules `discoscope rules` lists (JUnit has one test case each).
     static func ruleCount() throws -> Int {
         let r = try run(["rules", "--format", "json"])

@@ -203,6 +203,8 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     options.recordMAC = true
     options.recordPayload = true
     let analysis = Analysis(reporter: all, options: options)
+    // As `Analysis.run` does for each file: SARIF names each result's file from here.
+    all.beginFile(0, name: fileName)
     for (k, piece) in FuzzInput.pieces(input).enumerated() {
         if let d = datagram(piece, index: k) { analysis.datagram(d) }
     }
