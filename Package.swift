@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "discoscope", targets: ["discoscope"]),
         // The pipeline's modules, for the fuzz targets in FuzzTesting/ (a package of its own
         // that depends on this one by path).
-        .library(name: "DiscoScopeKit", targets: ["WireFormat", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "Analyzer"]),
+        .library(name: "DiscoScopeKit", targets: ["WireFormat", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "Analyzer", "Driver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,14 +37,19 @@ let package = Package(
         .target(name: "Reporting", dependencies: ["Findings", "WireFormat"]),
         // libpcap sources (offline and live).
         .target(name: "Capture", dependencies: ["CPcap", "NetLayers"]),
+        // The pipeline from datagram to report, on the calling thread unless given a pool:
+        // no libpcap, no threads, no Foundation.
+        .target(name: "Analyzer", dependencies: ["NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting"]),
+        // What runs the pipeline in the command line: capture sources, worker threads,
+        // configuration files.
         .target(
-            name: "Analyzer",
-            dependencies: ["Capture", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting",
+            name: "Driver",
+            dependencies: ["Analyzer", "Capture", "NetLayers", "Findings", "Rules", "Reporting",
                            .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "discoscope",
-            dependencies: ["Analyzer", "Capture", "Findings", "Rules", "Reporting", "WireFormat",
+            dependencies: ["Analyzer", "Driver", "Capture", "Findings", "NetLayers", "Rules", "Reporting", "WireFormat",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "TestSupport", dependencies: ["WireFormat", "NetLayers"]),
@@ -59,7 +64,8 @@ let package = Package(
             exclude: ["catalog-ids.txt"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Findings", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "NetLayers", "TestSupport"]),
-        .testTarget(name: "AnalyzerTests", dependencies: ["Analyzer", "Findings", "Rules", "Reporting", "TestSupport"]),
+        .testTarget(
+            name: "AnalyzerTests", dependencies: ["Analyzer", "Driver", "Findings", "Rules", "Reporting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden", "Live"]),
     ]
 )

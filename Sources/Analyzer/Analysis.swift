@@ -1,4 +1,3 @@
-import Capture
 import Findings
 import NetLayers
 import Reporting
@@ -77,12 +76,23 @@ public final class Analysis {
     @exclusivity(unchecked) private var sessionStarted = false
     @exclusivity(unchecked) private var sessionFileName: String? = nil
 
-    public init(
+    /// An analysis that runs on the calling thread only (`options.jobs` is not used: nothing
+    /// here starts a thread).
+    public convenience init(
         reporter: any Reporter, options: Options = Options(), policy: (@Sendable (Finding) -> Finding?)? = nil
+    ) {
+        self.init(reporter: reporter, options: options, policy: policy, makePool: nil)
+    }
+
+    /// An analysis whose batches `makePool`'s threads process when `options.jobs` is above 1
+    /// (the driver's `WorkerPool`).
+    package init(
+        reporter: any Reporter, options: Options, policy: (@Sendable (Finding) -> Finding?)?,
+        makePool: BatchPoolMaker?
     ) {
         self.options = options
         intake = Intake(disabled: options.disabledRules)
-        scheduler = BatchScheduler(options: options, reporter: reporter, policy: policy)
+        scheduler = BatchScheduler(options: options, reporter: reporter, policy: policy, makePool: makePool)
         emitter = ResultEmitter(reporter: reporter)
     }
 
@@ -94,67 +104,37 @@ public final class Analysis {
         onWarning?(l.message)
     }
 
-    /// Reads one opened source to its end. A read error (damaged file) ends this source;
-    /// everything before it has been analysed, and the error is returned for the summary and
-    /// the exit status.
-    @discardableResult
-    public func run(_ handle: PcapHandle, fileIndex: Int, shouldStop: () -> Bool = { false }) -> CaptureError? {
-        // Each input file is a session of its own: what one showed says nothing about the
-        // devices of the next (its times may even be earlier). Its end-of-input findings and
-        // everything else of it are written before the next one's header.
+    /// An input starts: the session of the previous one (if any) concludes first — its
+    /// end-of-input findings and everything else of it are written before this one's header
+    /// — since what one input showed says nothing about the devices of the next (its times
+    /// may even be earlier). `fileIndex` is its place on the command line.
+    package func beginInput(_ name: String, fileIndex: Int) {
         if sessionStarted { concludeSessions() }
         sessionStarted = true
-        sessionFileName = handle.input
+        sessionFileName = name
         self.fileIndex = fileIndex
-        summary.files.append(handle.input)
-        emitter.beginFile(fileIndex, name: handle.input)
-        defer {
-            intake.flushSkips(into: &summary)
-            scheduler.submitBatch()
-        }
-        let framesBefore = summary.framesRead
-        let unsupportedBefore = intake.unsupportedFrames
-        // Live capture: once a second, the session rules conclude what became certain.
-        var nextConclusion = handle.isLive ? PcapHandle.clockNow().seconds + 1 : Int64.max
-        do {
-            while !shouldStop() {
-                let step = try handle.next(whenIdle: caughtUp) { frame, bytes in
-                    self.frame(frame, bytes)
-                }
-                if case .end = step { break }
-                if nextConclusion != Int64.max {
-                    let now = PcapHandle.clockNow()
-                    if now.seconds >= nextConclusion {
-                        nextConclusion = now.seconds + 1
-                        conclude(by: now)
-                    }
-                }
-            }
-        } catch {
-            summary.inputErrors.append(error.description)
-            return error
-        }
-        // A source none of whose frames could be decoded was not analysed at all: that is an
-        // input error, not a clean result.
-        let frames = summary.framesRead - framesBefore
-        if frames > 0 && intake.unsupportedFrames - unsupportedBefore == frames {
-            let error = CaptureError(
-                input: handle.input,
-                reason:
-                    "nothing could be analysed: all \(frames) frame(s) have link type \(handle.linkType) (\(handle.linkType.rawValue)), which DiscoScope does not decode"
-            )
-            summary.inputErrors.append(error.description)
-            return error
-        }
-        return nil
+        summary.files.append(name)
+        emitter.beginFile(fileIndex, name: name)
     }
 
-    /// Records an input that could not be opened at all.
-    public func inputFailed(_ error: CaptureError) {
-        summary.inputErrors.append(error.description)
+    /// The input read so far is complete: skip counts into the summary, the partial batch
+    /// handed on.
+    package func endInput() {
+        intake.flushSkips(into: &summary)
+        scheduler.submitBatch()
     }
 
-    func frame(_ frame: RawFrame, _ bytes: UnsafeRawBufferPointer) {
+    /// Reading the input failed (a damaged file): said in the summary; what was read before
+    /// has been analysed.
+    package func inputError(_ description: String) {
+        summary.inputErrors.append(description)
+    }
+
+    /// Frames of a link type DiscoScope does not decode, so far.
+    package var unsupportedFrames: Int { intake.unsupportedFrames }
+
+    /// Takes one frame of the current input (its bytes are valid for the call only).
+    package func frame(_ frame: RawFrame, _ bytes: UnsafeRawBufferPointer) {
         switch intake.frame(frame, bytes, into: &scheduler.batch, summary: &summary, warn: { onWarning?($0) }) {
         case .taken(let t):
             frameTap?(.message(fragmentFrames: t.fragmentFrames), frame, bytes)
@@ -191,7 +171,7 @@ public final class Analysis {
     }
 
     /// Live capture with no packet waiting in the kernel (see `BatchScheduler.caughtUp`).
-    private func caughtUp() { scheduler.caughtUp(emit: emit) }
+    package func caughtUp() { scheduler.caughtUp(emit: emit) }
 
     /// Ends the run: stateful rules conclude, the reporter writes its summary or document.
     public func finish(extra: (inout RunSummary) -> Void = { _ in }) -> RunSummary {

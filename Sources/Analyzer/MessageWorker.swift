@@ -30,7 +30,7 @@ struct WorkItem: Sendable {
 /// that one carries the buffer of an output chunk already written, for the worker to format
 /// into. A fresh buffer each time (400 to 500 kB) came from pages the allocator had just
 /// returned to the system: a page fault per 4 kB touched.
-struct Batch: Sendable {
+package struct Batch: Sendable {
     var items: [WorkItem] = []
     var bytes: [UInt8] = []
     /// An empty buffer with capacity, for the output chunk.
@@ -45,7 +45,7 @@ struct Batch: Sendable {
 }
 
 /// What a batch of messages produced, taken back in capture order.
-struct BatchOutput: Sendable {
+package struct BatchOutput: Sendable {
     /// Formatted output (streaming formats).
     var chunk = RenderedChunk()
     /// Records and findings for reporters that format in order (SARIF, JUnit); a nil record
@@ -117,7 +117,7 @@ struct FindingTally: Sendable {
 
 /// The per-message stage: mDNS decoding, the stateless rules, configuration policy and
 /// formatting. Each worker thread owns one (the rule lists and caches are its own).
-struct MessageWorker: BatchWorker {
+package struct MessageWorker: BatchWorker {
     let options: Analysis.Options
     /// Turns a raw finding into the reported one (severity override) or nil (suppressed,
     /// below the minimum severity, in the baseline).
@@ -158,7 +158,7 @@ struct MessageWorker: BatchWorker {
         tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
     }
 
-    mutating func process(_ job: consuming Batch) -> BatchOutput {
+    package mutating func process(_ job: consuming Batch) -> BatchOutput {
         var batch = job
         var out = BatchOutput()
         swap(&out.chunk.bytes, &batch.output)

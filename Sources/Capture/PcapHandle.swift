@@ -3,16 +3,6 @@ import Glibc
 import NetLayers
 import WireFormat
 
-/// One captured record, valid only inside the `next` callback (libpcap reuses its buffer).
-public struct RawFrame {
-    /// 1-based record number over the whole input, as Wireshark counts.
-    public var number: Int
-    public var time: Timestamp
-    public var linkType: LinkType
-    public var capturedLength: Int
-    public var originalLength: Int
-}
-
 /// Owns a libpcap handle (offline or live) and closes it on deinit.
 public final class PcapHandle {
     let pcap: OpaquePointer

@@ -1,6 +1,7 @@
 import Analyzer
 import ArgumentParser
 import Capture
+import Driver
 import Findings
 import Glibc
 import NetLayers

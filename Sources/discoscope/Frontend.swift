@@ -1,5 +1,6 @@
 import Analyzer
 import Capture
+import Driver
 import Findings
 import Glibc
 import Reporting
@@ -99,7 +100,7 @@ final class Frontend {
             }
         }
         options.findingDetails = output.format != .text || policy != nil
-        analysis = Analysis(reporter: reporter, options: options, policy: policy)
+        analysis = Analysis(reporter: reporter, options: options, policy: policy, makePool: workerThreads)
         analysis.onWarning = { Frontend.warn($0) }
         if let packetOutput {
             analysis.frameTap = { kind, frame, bytes in packetOutput.take(kind, frame, bytes) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import Driver
 import Findings
 import Glibc
 import Reporting

@@ -2,6 +2,7 @@ import Analyzer
 import Capture
 import Findings
 import Glibc
+import NetLayers
 import Synchronization
 import WireFormat
 

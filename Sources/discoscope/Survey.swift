@@ -1,5 +1,6 @@
 import Analyzer
 import Capture
+import Driver
 import Findings
 import Glibc
 import Reporting
@@ -63,7 +64,7 @@ final class Survey: Reporter {
         options.messageFields = keep != nil
         options.findingDetails = true
         options.jobs = min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 4)
-        let analysis = Analysis(reporter: survey, options: options)
+        let analysis = Analysis(reporter: survey, options: options, policy: nil, makePool: workerThreads)
         analysis.onWarning = { Frontend.warn($0) }
         var inputError = false
         for (index, path) in files.enumerated() {

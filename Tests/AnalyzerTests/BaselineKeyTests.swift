@@ -1,4 +1,5 @@
 import Analyzer
+import Driver
 import Findings
 import Rules
 import Testing

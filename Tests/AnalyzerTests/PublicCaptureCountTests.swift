@@ -1,5 +1,6 @@
 import Analyzer
 import Capture
+import Driver
 import Findings
 import Foundation
 import Reporting

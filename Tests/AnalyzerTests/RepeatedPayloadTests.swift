@@ -1,4 +1,5 @@
 import DNS
+import Driver
 import Findings
 import NetLayers
 import Reporting
@@ -89,7 +90,8 @@ final class CollectingSink: OutputSink {
         options.jobs = jobs
         options.messageFields = false
         options.findingDetails = false
-        let analysis = Analysis(reporter: TextReporter(sink: sink, options: text), options: options)
+        let analysis = Analysis(
+            reporter: TextReporter(sink: sink, options: text), options: options, policy: nil, makePool: workerThreads)
         let p = Self.query("_ipp._tcp.local")
         let t = Timestamp(seconds: 0, nanoseconds: 0)
         analysis.datagram(makeDatagram(p, frame: 1, time: t))
@@ -138,7 +140,8 @@ final class CollectingSink: OutputSink {
         text.utc = true
         var options = Analysis.Options()
         options.jobs = jobs
-        let analysis = Analysis(reporter: TextReporter(sink: sink, options: text), options: options)
+        let analysis = Analysis(
+            reporter: TextReporter(sink: sink, options: text), options: options, policy: nil, makePool: workerThreads)
         for d in datagrams { analysis.datagram(d) }
         _ = analysis.finish()
         return sink.text.split(separator: "\n").map(String.init)

@@ -7,10 +7,11 @@ import Rules
 /// then the mDNS session rules run over its messages in capture order on the pool's ordering
 /// thread (`MDNSSessionSettler`); results come back in capture order to `emit`.
 ///
-/// With one job there is no pool: each datagram is processed at once on the calling thread,
-/// session rules included. With more, the calling thread (the reading thread) is one of the
-/// jobs: it processes a queued batch itself when the workers are behind. Results are the
-/// same for any number of jobs.
+/// With one job, or no pool to run on (`BatchPool`: the driver's threads; the pipeline starts
+/// none itself), each datagram is processed at once on the calling thread, session rules
+/// included. With more, the calling thread (the reading thread) is one of the jobs: it
+/// processes a queued batch itself when the workers are behind. Results are the same for any
+/// number of jobs.
 struct BatchScheduler {
     /// The batch being filled (its buffer also holds the payloads `Intake` copied into it).
     var batch = Batch()
@@ -18,7 +19,7 @@ struct BatchScheduler {
     private var spare: [Batch] = []
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
     private var inline: MessageWorker
-    private(set) var pool: WorkerPool<MessageWorker>? = nil
+    private(set) var pool: (any BatchPool<MessageWorker>)? = nil
     /// Whether `pool` is set. Tested per datagram instead of `pool` itself: binding the pool
     /// retains it, an atomic update of a line the worker threads write (the pool's lock and
     /// queue).
@@ -34,18 +35,20 @@ struct BatchScheduler {
     /// batch, this bounds the datagrams held: 2048 per worker thread).
     static let batchesPerWorker = 2
 
-    init(options: Analysis.Options, reporter: any Reporter, policy: (@Sendable (Finding) -> Finding?)?) {
+    init(
+        options: Analysis.Options, reporter: any Reporter, policy: (@Sendable (Finding) -> Finding?)?,
+        makePool: BatchPoolMaker?
+    ) {
         jobs = options.jobs
         settler = MDNSSessionSettler(options: options, renderer: reporter.makeRenderer(), policy: policy)
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
-        if options.jobs > 1 {
+        if options.jobs > 1, let makePool {
             // The reading thread is one of the `jobs`: it processes a batch itself when the
             // pool's threads are behind.
             let workers = (1..<options.jobs).map { _ in
                 MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
             }
-            let p = WorkerPool(workers: workers) { [settler] in settler.settle(&$0) }
-            if p.isRunning { pool = p }
+            if let p = makePool(workers, { [settler] in settler.settle(&$0) }), p.isRunning { pool = p }
         }
         pooled = pool != nil
         // Inline (one job), a batch holds one datagram at a time.

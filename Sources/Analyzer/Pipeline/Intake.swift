@@ -1,4 +1,3 @@
-import Capture
 import Findings
 import NetLayers
 import Reporting

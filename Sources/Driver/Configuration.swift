@@ -1,3 +1,4 @@
+import Analyzer
 import Findings
 import Rules
 import Yams

@@ -1,12 +1,5 @@
+import Analyzer
 import Glibc
-
-/// Work done on a pool thread: each thread owns one worker value (its caches), so workers
-/// share nothing but the jobs and results passed through the pool.
-protocol BatchWorker: Sendable {
-    associatedtype Job: Sendable
-    associatedtype Output: Sendable
-    mutating func process(_ job: consuming Job) -> Output
-}
 
 /// A fixed set of threads that process jobs and hand the results back in submission order.
 /// The submitting thread bounds the jobs in flight (`inFlight`), so memory stays bounded
@@ -21,7 +14,7 @@ protocol BatchWorker: Sendable {
 /// takes in submission order, because the only way to take a job is to take the oldest
 /// queued one. Workers whose state affects their output (the text renderer's interop notes)
 /// rely on it.
-final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
+package final class WorkerPool<W: BatchWorker>: BatchPool, @unchecked Sendable {
     // Heap-allocated: pthread objects must not move (a stored property's address is not stable).
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -44,7 +37,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     private var stopping = false
     private var threads: [pthread_t] = []
 
-    init(workers: [W], inOrder: (@Sendable (inout W.Output) -> Void)? = nil) {
+    package init(workers: [W], inOrder: (@Sendable (inout W.Output) -> Void)? = nil) {
         self.inOrder = inOrder
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(workReady, nil)
@@ -65,13 +58,13 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     }
 
     /// Whether any thread started (if none did, the caller processes jobs itself).
-    var isRunning: Bool { !threads.isEmpty }
+    package var isRunning: Bool { !threads.isEmpty }
 
     /// Jobs submitted and not yet taken back with `next`.
-    var inFlight: Int { submitted - delivered }
+    package var inFlight: Int { submitted - delivered }
 
     /// Jobs submitted and not yet taken by a thread.
-    var queued: Int {
+    package var queued: Int {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return jobs.count - jobHead
@@ -80,7 +73,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     /// Takes the oldest queued job, if any, and processes it on the calling thread with
     /// `worker` (its result is taken back with `next` like the others'). False when none
     /// is queued.
-    func runQueued(with worker: inout W) -> Bool {
+    package func runQueued(with worker: inout W) -> Bool {
         pthread_mutex_lock(mutex)
         let taken = takeQueued()
         pthread_mutex_unlock(mutex)
@@ -89,7 +82,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
         return true
     }
 
-    func submit(_ job: consuming W.Job) {
+    package func submit(_ job: consuming W.Job) {
         pthread_mutex_lock(mutex)
         jobs.append((submitted, job))
         submitted += 1
@@ -99,7 +92,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
 
     /// The result of the oldest job not yet taken; waits for it when `wait`, else nil when
     /// it is not ready. Nil when nothing is in flight.
-    func next(wait: Bool) -> W.Output? {
+    package func next(wait: Bool) -> W.Output? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while true {
@@ -178,7 +171,7 @@ final class WorkerPool<W: BatchWorker>: @unchecked Sendable {
     }
 
     /// Lets the threads finish the queued jobs and exit; results not taken are dropped.
-    func shutdown() {
+    package func shutdown() {
         pthread_mutex_lock(mutex)
         stopping = true
         pthread_cond_broadcast(workReady)
