@@ -11,9 +11,14 @@ let package = Package(
     name: "DiscoScope",
     products: [
         .executable(name: "discoscope", targets: ["discoscope"]),
-        // The pipeline's modules, for the fuzz targets in FuzzTesting/ (a package of its own
-        // that depends on this one by path).
-        .library(name: "DiscoScopeKit", targets: ["WireFormat", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "Analyzer", "Driver"]),
+        // The library other Swift code calls: a stable API (`.api-baseline`), no libpcap, no
+        // Glibc, no Foundation, no threads.
+        .library(name: "DiscoScopeKit", targets: ["DiscoScopeKit"]),
+        // The pipeline's modules as they are, for the fuzz targets in FuzzTesting/ (a package
+        // of its own that depends on this one by path): no stable API.
+        .library(
+            name: "DiscoScopeInternals",
+            targets: ["WireFormat", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "Analyzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -52,6 +57,9 @@ let package = Package(
             dependencies: ["Analyzer", "Driver", "Capture", "Findings", "NetLayers", "Rules", "Reporting", "WireFormat",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .target(
+            name: "DiscoScopeKit",
+            dependencies: ["Analyzer", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "WireFormat"]),
         .target(name: "TestSupport", dependencies: ["WireFormat", "NetLayers"]),
 
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat", "TestSupport"]),
@@ -66,6 +74,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "NetLayers", "TestSupport"]),
         .testTarget(
             name: "AnalyzerTests", dependencies: ["Analyzer", "Driver", "Findings", "Rules", "Reporting", "TestSupport"]),
+        .testTarget(name: "DiscoScopeKitTests", dependencies: ["DiscoScopeKit", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden", "Live"]),
     ]
 )

@@ -10,15 +10,15 @@ let package = Package(
         .package(name: "DiscoScope", path: "..")
     ],
     targets: [
-        .target(name: "FuzzCommon", dependencies: [.product(name: "DiscoScopeKit", package: "DiscoScope")]),
+        .target(name: "FuzzCommon", dependencies: [.product(name: "DiscoScopeInternals", package: "DiscoScope")]),
         .executableTarget(
             name: "FuzzPacketDecoder",
-            dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+            dependencies: ["FuzzCommon", .product(name: "DiscoScopeInternals", package: "DiscoScope")]),
         .executableTarget(
-            name: "FuzzSSDP", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+            name: "FuzzSSDP", dependencies: ["FuzzCommon", .product(name: "DiscoScopeInternals", package: "DiscoScope")]),
         .executableTarget(
-            name: "FuzzDNS", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+            name: "FuzzDNS", dependencies: ["FuzzCommon", .product(name: "DiscoScopeInternals", package: "DiscoScope")]),
         .executableTarget(
-            name: "FuzzPipeline", dependencies: ["FuzzCommon", .product(name: "DiscoScopeKit", package: "DiscoScope")]),
+            name: "FuzzPipeline", dependencies: ["FuzzCommon", .product(name: "DiscoScopeInternals", package: "DiscoScope")]),
     ]
 )

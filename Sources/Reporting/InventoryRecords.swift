@@ -1,5 +1,4 @@
 import Findings
-import Glibc
 import WireFormat
 
 /// The CONTRACT's `device` and `service` JSON records, and the text table of an inventory.
@@ -49,14 +48,12 @@ public enum InventoryRecords {
         ])
     }
 
-    /// `2024-05-01 12:00:03` in local time (`TZ=UTC` for UTC), to the second.
-    public static func dateTime(_ t: Timestamp) -> String {
-        var secs = time_t(t.seconds)
-        var tmv = tm()
-        localtime_r(&secs, &tmv)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(Int(tmv.tm_year) + 1900)-" + two(tmv.tm_mon + 1) + "-" + two(tmv.tm_mday) + " " + two(tmv.tm_hour)
-            + ":" + two(tmv.tm_min) + ":" + two(tmv.tm_sec)
+    /// `2024-05-01 12:00:03`, to the second, `utcOffset` seconds ahead of UTC.
+    public static func dateTime(_ t: Timestamp, utcOffset: Int64) -> String {
+        let c = CivilTime(seconds: t.seconds, utcOffset: utcOffset)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(c.year)-" + two(c.month) + "-" + two(c.day) + " " + two(c.hour) + ":" + two(c.minute) + ":"
+            + two(c.second)
     }
 
     /// The summary's compact table of devices: protocol, id, addresses, what it is, findings;

@@ -1,5 +1,4 @@
 import Findings
-import Glibc
 import WireFormat
 
 /// `--format text` (default): one tcpdump-like line per message, its findings indented under
@@ -12,8 +11,9 @@ public final class TextReporter: Reporter {
         /// Print every header / section under each message.
         public var verbose = false
         public var color = false
-        /// Times as UTC instead of local time (tests, CI logs).
-        public var utc = false
+        /// Local time's offset from UTC, in seconds, at a moment given in seconds since the
+        /// epoch (the command line asks the C library); nil: times are shown in UTC.
+        public var utcOffset: (@Sendable (_ seconds: Int64) -> Int64)? = nil
         /// How the time of a message is shown (tcpdump's `-t` family).
         public var timeStyle = TimeStyle.clock
         /// Show the sender's MAC address (`-e`).
@@ -397,7 +397,7 @@ public struct TextRenderer: MessageRenderer {
             let s = String(us)
             return String(repeating: "0", count: max(0, 6 - s.count)) + s
         }
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         func since(_ earlier: Timestamp) -> String {
             // Whole microseconds, clamped at zero (captures are not always in time order).
             let (ds, o1) = t.seconds.subtractingReportingOverflow(earlier.seconds)
@@ -418,12 +418,10 @@ public struct TextRenderer: MessageRenderer {
         case .epoch:
             return "\(t.seconds)." + fraction(micros)
         case .clock, .date:
-            var secs = time_t(t.seconds)
-            var tmv = tm()
-            if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
-            var text = two(tmv.tm_hour) + ":" + two(tmv.tm_min) + ":" + two(tmv.tm_sec) + "." + fraction(micros)
+            let c = CivilTime(seconds: t.seconds, utcOffset: options.utcOffset?(t.seconds) ?? 0)
+            var text = two(c.hour) + ":" + two(c.minute) + ":" + two(c.second) + "." + fraction(micros)
             if options.timeStyle == .date {
-                text = "\(Int(tmv.tm_year) + 1900)-" + two(tmv.tm_mon + 1) + "-" + two(tmv.tm_mday) + " " + text
+                text = "\(c.year)-" + two(c.month) + "-" + two(c.day) + " " + text
             }
             return text
         case .sincePrevious:
@@ -526,31 +524,29 @@ public struct TextRenderer: MessageRenderer {
         o.put(decimal: Int(port))
     }
 
-    /// `HH:MM:SS` as tcpdump prints it (local time unless `utc`), its eight bytes packed first
+    /// `HH:MM:SS` as tcpdump prints it (local time when `utcOffset` says it), its eight bytes packed first
     /// byte lowest; the broken-down time is computed once per second of capture time. A dot
     /// and the microseconds follow.
     private var clockSecond: Int64 = .min
     private var clockBytes: UInt64 = 0
     mutating func clockPrefix(_ t: Timestamp) -> UInt64 {
         if t.seconds != clockSecond {
-            var secs = time_t(t.seconds)
-            var tmv = tm()
-            if options.utc { gmtime_r(&secs, &tmv) } else { localtime_r(&secs, &tmv) }
+            let c = CivilTime(seconds: t.seconds, utcOffset: options.utcOffset?(t.seconds) ?? 0)
             var b: UInt64 = 0
             var shift: UInt64 = 0
-            func two(_ v: Int32) {
+            func two(_ v: Int) {
                 let x = UInt64(max(0, min(99, v)))
                 b |= (0x30 + x / 10) << shift
                 b |= (0x30 + x % 10) << (shift + 8)
                 shift += 16
             }
-            two(tmv.tm_hour)
+            two(c.hour)
             b |= 0x3A << shift
             shift += 8
-            two(tmv.tm_min)
+            two(c.minute)
             b |= 0x3A << shift
             shift += 8
-            two(tmv.tm_sec)
+            two(c.second)
             clockBytes = b
             clockSecond = t.seconds
         }

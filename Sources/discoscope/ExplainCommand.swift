@@ -544,7 +544,7 @@ struct Explanation {
         out +=
             "\nWhat it did (\(devices.first?.messages ?? 0) message(s), \(searchesAnswered) \(devices.first?.proto == .ssdp ? "search(es)" : "query(ies)") answered, \(searchesMissed) missed):\n"
         for ev in timeline {
-            out += "  \(InventoryRecords.dateTime(ev.time)) frame \(ev.frame): \(e(ev.summary))\n"
+            out += "  \(LocalTime.dateTime(ev.time)) frame \(ev.frame): \(e(ev.summary))\n"
         }
         if timelineLeftOut > 0 { out += "  … \(timelineLeftOut) more\n" }
         return out

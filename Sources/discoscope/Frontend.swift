@@ -49,7 +49,8 @@ final class Frontend {
             o.verbose = output.verbose
             o.color = output.wantsColor(
                 toTerminal: output.output == nil && sink.isTerminal, noColorEnv: getenv("NO_COLOR") != nil)
-            o.utc = getenv("TZ").map { String(cString: $0) == "UTC" || String(cString: $0) == "UTC0" } ?? false
+            let utc = getenv("TZ").map { String(cString: $0) == "UTC" || String(cString: $0) == "UTC0" } ?? false
+            o.utcOffset = utc ? nil : LocalTime.offset
             o.timeStyle = TimestampFlags.style(output.timestampStyle)
             o.showMAC = output.linkHeader
             o.hexDump = output.hexDump

@@ -58,7 +58,7 @@ extension DiscoScope {
 
         static func text(_ r: Survey.Result) -> String {
             var out = "Inventory (\(coverageNote(r.inventory)))\n"
-            let body = InventoryRecords.text(r.inventory, timeText: InventoryRecords.dateTime)
+            let body = InventoryRecords.text(r.inventory, timeText: LocalTime.dateTime)
             out += body.isEmpty ? "\nNo SSDP device, mDNS host or DNS-SD service was seen.\n" : body
             return out
         }

@@ -85,7 +85,6 @@ final class CollectingSink: OutputSink {
     func repeatedPayloadIsJudgedAndShownPerDatagram(jobs: Int) {
         let sink = CollectingSink()
         var text = TextReporter.Options()
-        text.utc = true
         var options = Analysis.Options()
         options.jobs = jobs
         options.messageFields = false
@@ -137,7 +136,6 @@ final class CollectingSink: OutputSink {
     static func text(_ datagrams: [Datagram], jobs: Int) -> [String] {
         let sink = CollectingSink()
         var text = TextReporter.Options()
-        text.utc = true
         var options = Analysis.Options()
         options.jobs = jobs
         let analysis = Analysis(

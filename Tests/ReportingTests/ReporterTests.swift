@@ -29,7 +29,6 @@ private let record = MessageRecord(
     @Test func textLineIsTcpdumpLikeWithFindingsIndentedUnderIt() {
         let sink = StringSink()
         var o = TextReporter.Options()
-        o.utc = true
         let r = TextReporter(sink: sink, options: o)
         r.message(record, findings: [finding()])
         let lines = sink.text.split(separator: "\n").map(String.init)
@@ -45,7 +44,6 @@ private let record = MessageRecord(
     @Test func interopNoteFollowsTheFirstFindingOfItsRuleAcrossRenderers() {
         let sink = StringSink()
         var o = TextReporter.Options()
-        o.utc = true
         let r = TextReporter(sink: sink, options: o)
         var early = TextRenderer(options: o)
         var late = TextRenderer(options: o)

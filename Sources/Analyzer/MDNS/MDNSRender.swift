@@ -4,7 +4,7 @@ import NetLayers
 import WireFormat
 
 /// mDNS messages as text lines and CONTRACT JSON fields (strings are built only here).
-enum MDNSRender {
+package enum MDNSRender {
     /// What a message's record shows apart from its datagram's addressing: the summary (in
     /// the caller's buffer), `-v` lines and JSON fields. It depends on the message and on
     /// `Context` alone, so a datagram repeating a payload reuses it.
@@ -127,7 +127,7 @@ enum MDNSRender {
         return Content(detail: detail, fields: fields, isResponse: h.qr)
     }
 
-    static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
+    package static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
         var b: [UInt8] = []
         appendRdata(rr, m, to: &b)
         return String(decoding: b, as: UTF8.self)
