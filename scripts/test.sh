@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Runs DiscoScope's whole test suite on a fresh Debian machine: installs the test
-# dependencies, checks the formatting (`swift format lint --strict`), then `swift test` (unit, rule, golden-file, CLI and, as root, live-capture
+# dependencies, checks the formatting (`swift format lint --strict`), checks the library
+# product (scripts/check-library.sh), then `swift test` (unit, rule, golden-file, CLI and, as root, live-capture
 # tests), then the tshark differential checks on ../shared/captures/public when present, then
 # a short run of every fuzz target (FUZZ_SECONDS each, default 25; 0 skips) so they cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 # Formatting is part of the build: the repository's .swift-format, strictly.
-swift format lint --strict -r --parallel Sources Tests FuzzTesting/Sources
+swift format lint --strict -r --parallel Sources Tests FuzzTesting/Sources Examples
 swift build --build-tests
+# The library as another package uses it: the example package, the DocC catalog, the API.
+scripts/check-library.sh
 swift test --skip-build
 if [ -d ../shared/captures/public ]; then
     scripts/compare-tshark-counts.sh

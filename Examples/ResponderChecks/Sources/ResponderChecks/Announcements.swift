@@ -29,7 +29,9 @@ public enum Announcements {
         records.append(record(full, type: 33, flush: true, ttl: 120, rdata: [0, 0, 0, 0, 0x02, 0x77] + name(target)))
         if let txt {
             records.append(
-                record(full, type: 16, flush: true, ttl: 4500, rdata: txt.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }))
+                record(
+                    full, type: 16, flush: true, ttl: 4500,
+                    rdata: txt.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }))
         }
         records.append(record(target, type: 1, flush: true, ttl: 120, rdata: ipv4))
         records.append(record(target, type: 28, flush: true, ttl: 120, rdata: ipv6))
