@@ -35,9 +35,10 @@ public final class Analysis {
         public var findingDetails: Bool = true
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
-        /// Threads for per-message work, the calling thread included (above 1, the pool's
-        /// ordering thread runs the mDNS session rules besides); 1 (or less) does everything on
-        /// the calling thread, message by message (live capture: each line appears at once).
+        /// Threads for per-message work, the calling thread included, when the analysis has a
+        /// pool to run them (`makePool`; above 1, the pool's ordering thread runs the mDNS
+        /// session rules besides); 1 (or less), or no pool, does everything on the calling
+        /// thread, message by message (live capture: each line appears at once).
         public var jobs: Int = 1
         /// Message records carry the sender's MAC address (text `-e`).
         public var recordMAC: Bool = false
