@@ -3,6 +3,7 @@ import NetLayers
 /// An IP address and a UDP port: where a datagram came from or went to.
 public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     let ip: IPAddress
+    /// The UDP port.
     public let port: UInt16
 
     /// The address as text, IPv6 in its canonical form (`fe80::1`).

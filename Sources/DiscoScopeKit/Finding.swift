@@ -39,6 +39,7 @@ public struct Finding: Sendable, Hashable, CustomStringConvertible {
     public let ruleID: String
     /// The rule's readable name, such as `crlf-line-endings`.
     public let ruleName: String
+    /// The rule's severity, or a lower one the rule chose for this instance.
     public let severity: Severity
     /// One sentence about this instance.
     public let message: String

@@ -7,6 +7,7 @@ import SSDP
 /// SSDP has kind `other`. Text from the payload is as sent (invalid UTF-8 repaired), not
 /// escaped: escape it before printing it to a terminal or a page.
 public struct SSDPMessage: Sendable {
+    /// What the start line says the message is.
     public enum Kind: String, Sendable, Hashable {
         case mSearch = "M-SEARCH"
         case notify = "NOTIFY"
@@ -17,17 +18,22 @@ public struct SSDPMessage: Sendable {
 
     /// One header line: its name as sent, and its value without surrounding whitespace.
     public struct Header: Sendable, Hashable {
+        /// The header name as sent (any case).
         public let name: String
+        /// The value, without the whitespace around it.
         public let value: String
     }
 
+    /// What the message is, from its start line.
     public let kind: Kind
     /// The first line, without its line ending.
     public let startLine: String
+    /// The header lines, in order, repeats included.
     public let headers: [Header]
     /// Framing problems by name (`bare-lf`, `space-before-colon`, …), in order of offset.
     public let anomalies: [String]
 
+    /// Decodes a UDP payload (any bytes).
     public init(parsing payload: [UInt8]) {
         let m = SSDP.SSDPMessage(parsing: payload)
         switch m.kind {
@@ -59,43 +65,59 @@ public struct SSDPMessage: Sendable {
 /// inside a label is `\.`, a backslash `\\`, other bytes outside printable ASCII `\DDD`
 /// unless the label is UTF-8.
 public struct MDNSMessage: Sendable {
+    /// One question: what a querier asks for.
     public struct Question: Sendable, Hashable {
+        /// The name asked for, in presentation form.
         public let name: String
+        /// The QTYPE (255: ANY).
         public let type: UInt16
         /// `PTR`, `A`, `TYPE65`, …
         public let typeName: String
+        /// The class without the QU bit (1: IN).
         public let qclass: UInt16
         /// The QU bit: the querier asks for a unicast answer.
         public let unicastResponse: Bool
     }
 
+    /// One resource record of the answer, authority or additional section.
     public struct Record: Sendable, Hashable {
+        /// The section the record is in.
         public enum Section: String, Sendable, Hashable {
             case answer, authority, additional
         }
+        /// Where the record is.
         public let section: Section
+        /// The owner name, in presentation form.
         public let name: String
+        /// The record type (1: A, 12: PTR, 33: SRV, …).
         public let type: UInt16
         public let typeName: String
+        /// The class without the cache-flush bit (1: IN).
         public let rrclass: UInt16
         /// The cache-flush bit: the record is the whole of its unique RRSet.
         public let cacheFlush: Bool
+        /// Seconds a cache keeps it; 0 is a goodbye.
         public let ttl: UInt32
         /// The record data as text (`192.0.2.1`, `0 0 631 printer.local.`, `[txtvers=1]`).
         public let data: String
     }
 
+    /// The header's ID (0 in mDNS, except in answers to legacy unicast queries).
     public let id: UInt16
     /// The header's flags word (QR, opcode, AA, TC, RD, RA, Z, AD, CD, RCODE).
     public let flags: UInt16
+    /// The QR bit.
     public var isResponse: Bool { flags & 0x8000 != 0 }
+    /// The question section.
     public let questions: [Question]
+    /// The answer, authority and additional sections, in that order.
     public let records: [Record]
     /// Every entry the header counts was decoded.
     public let isComplete: Bool
     /// Wire-format problems by name (`short-header`, `bad-pointer`, …), in order of offset.
     public let anomalies: [String]
 
+    /// Decodes a UDP payload (any bytes).
     public init(parsing payload: [UInt8]) {
         let m = DNSMessage(parsing: payload)
         id = m.header.id
