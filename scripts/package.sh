@@ -16,7 +16,10 @@ cd "$(dirname "$0")/.."
 SCRATCH=${SCRATCH:-.build-package}
 scripts/setup.sh
 
-swift build --scratch-path "$SCRATCH" -c release --product discoscope --static-swift-stdlib
+# Planned afresh (no cached build manifest), so the BuildInfo plugin's prebuild command runs and
+# `--version` names HEAD (swiftlang/swift-package-manager#5476: a cached plan skips it).
+swift build --scratch-path "$SCRATCH" -c release --product discoscope --static-swift-stdlib \
+    --disable-build-manifest-caching
 # The man page comes from ArgumentParser's generate-manual (what its generate-manual plugin
 # runs, built here with the same flags, so nothing is compiled twice), dated by the commit.
 swift build --scratch-path "$SCRATCH" -c release --product generate-manual --static-swift-stdlib
