@@ -55,8 +55,11 @@ let package = Package(
         .executableTarget(
             name: "discoscope",
             dependencies: ["Analyzer", "Driver", "Capture", "Findings", "NetLayers", "Rules", "Reporting", "WireFormat",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            plugins: ["BuildInfo"]
         ),
+        // `discoscope --version`'s commit: written under .build before each build.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(
             name: "DiscoScopeKit",
             dependencies: ["Analyzer", "NetLayers", "SSDP", "DNS", "Findings", "Rules", "Reporting", "WireFormat"]),
@@ -86,6 +89,6 @@ let releaseSettings: [SwiftSetting] = [
     .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
 ]
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings + releaseSettings
 }

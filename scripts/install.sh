@@ -23,7 +23,8 @@ if [ "${1:-}" = "--uninstall" ]; then
     exit 0
 fi
 scripts/setup.sh
-swift build -c release --product discoscope
+# A fresh build plan: the BuildInfo plugin then records the current commit for --version.
+swift build -c release --product discoscope --disable-build-manifest-caching
 BIN="$(swift build -c release --show-bin-path)/discoscope"
 need_sudo "$PREFIX/bin"
 $SUDO install -d "$PREFIX/bin"

@@ -5,7 +5,11 @@ import WireFormat
 /// `discoscope`: capture, decode and lint SSDP and mDNS / DNS-SD traffic.
 @main
 struct DiscoScope: ParsableCommand {
+    /// The release version: SARIF's `semanticVersion`, and the tarball's name.
     static let version = "0.1.0"
+    /// What `--version` prints. The commit (`BuildInfo`, generated before each build by
+    /// Plugins/BuildInfo) stays out of reports, so their output is the same at every commit.
+    static let versionLine = "discoscope \(version) (commit \(BuildInfo.commit))"
     static let configuration = CommandConfiguration(
         commandName: "discoscope",
         abstract:
@@ -16,7 +20,7 @@ struct DiscoScope: ParsableCommand {
             Architecture and RFC 6762/6763 rule catalog (`discoscope rules`).
             Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
             """,
-        version: DiscoScope.version,
+        version: DiscoScope.versionLine,
         subcommands: [
             Analyze.self, CaptureCommand.self, RulesCommand.self, InventoryCommand.self, DiffCommand.self,
             ExplainCommand.self,
