@@ -9,7 +9,7 @@ enum HTMLPage {
         h2 { font-size: 14px; margin: 14px 0 4px; }
         #ds-files, #ds-counts { margin: 2px 0; color: #444; }
         #ds-controls { padding: 6px 16px; display: flex; flex-wrap: wrap; gap: 10px; align-items: center; background: #f6f7f9; }
-        #ds-controls select { max-width: 260px; }
+        #ds-controls select { width: 260px; }
         #ds-legend { padding: 2px 16px; color: #444; font-size: 12px; }
         #ds-legend span { margin-right: 12px; white-space: nowrap; }
         .k-ssdp { color: #1f5f99; } .k-mdns { color: #1d7a4c; } .k-cl { color: #6b4fa0; }
@@ -25,13 +25,13 @@ enum HTMLPage {
         .spec, .interop { color: #555; font-size: 12px; }
         .unanswered { color: #d42a2a; font-weight: 600; margin-right: 8px; }
         button.link { background: none; border: none; color: #1f5f99; text-decoration: underline; cursor: pointer; padding: 0 8px 0 0; font: inherit; }
-        table { border-collapse: collapse; width: 100%; font-size: 12px; }
+        table { border-collapse: collapse; width: 100%; font-size: 12px; table-layout: fixed; }
         th, td { text-align: left; padding: 2px 6px; border-bottom: 1px solid #eee; vertical-align: top; word-break: break-word; }
         th { background: #f0f2f5; white-space: nowrap; }
         td:first-child { white-space: nowrap; }
         tr.click { cursor: pointer; } tr.click:hover { background: #eef4fb; }
         tr.sev-error td:nth-child(2) { color: #d42a2a; } tr.sev-warning td:nth-child(2) { color: #d88a00; }
-        .scroll { max-height: 340px; overflow-y: auto; }
+        .scroll { max-height: 340px; overflow-y: auto; contain: content; }
         """#
 
     static let body = #"""
@@ -80,6 +80,7 @@ enum HTMLPage {
     static let script = #"""
         (function () {
         'use strict';
+        const stages = { start: Math.round(performance.now()) };
         // DiscoScope HTML report. Every string from the capture reaches the page through
         // textContent or the canvas's fillText: never as markup.
         const violations = [];
@@ -100,17 +101,21 @@ enum HTMLPage {
         }
 
         // ---- Data
+
         const recs = JSON.parse($('ds-data').textContent);
+        stages.parsed = Math.round(performance.now());
         let meta = { files: [] }, t0s = 0, t0us = 0, summary = null;
         const M = [], F = [], lanes = [], payloads = [], rules = [], strs = [], devices = [], services = [];
+        // Recurring texts (addresses, device names, interop notes) come by number.
+        const S = function (v) { return typeof v === 'number' ? (v >= 0 ? strs[v] : null) : v; };
         for (const r of recs) {
           switch (r[0]) {
             case 'm': M.push(r); break;
             case 'f': F.push(r); break;
-            case 'p': payloads.push(r); break;
+            case 'p': payloads.push(r.slice(1)); break;
             case 'l': lanes.push(r); break;
             case 'r': rules.push(r.slice(1)); break;
-            case 's': strs.push(r[1]); break;
+            case 'a': strs.push(r[1]); break;
             case 't0': t0s = r[1]; t0us = r[2]; break;
             case 'meta': meta = r[1]; break;
             case 'inv': (r[1].type === 'service' ? services : devices).push(r[1]); break;
@@ -118,8 +123,13 @@ enum HTMLPage {
           }
         }
         // Message fields.
-        const FILE = 1, FRAME = 2, TIME = 3, SRC = 4, SPORT = 5, DST = 6, DPORT = 7, TTL = 8, PROTO = 9, KIND = 10,
-          MARK = 11, SUMMARY = 12, PAYLOAD = 13, LANE = 14, PAIR = 15, FLAGS = 16, FRAGS = 17;
+        const FILE = 1, FRAME = 2, TIME = 3, SRC = 4, SPORT = 5, DST = 6, DPORT = 7, TTL = 8, MARK = 9, PAYLOAD = 10,
+          LANE = 11, PAIR = 12, FLAGS = 13, FRAGS = 14;
+        // The mark's kind gives the protocol and the CONTRACT's `kind`.
+        const SSDP_MARKS = { 'm-search': 'm-search', 'ssdp-response': 'response', alive: 'notify', byebye: 'notify',
+          update: 'notify', notify: 'notify', other: 'other' };
+        function protoOf(m) { return SSDP_MARKS[m[MARK]] ? 'ssdp' : 'mdns'; }
+        function summaryOf(m) { return payloads[m[PAYLOAD]][1]; }
         // Finding fields.
         const FFILE = 1, FFRAMES = 2, FTIME = 3, FRULE = 4, FSEV = 5, FMSG = 6, FINTEROP = 7, FDEVICE = 8, FFIELD = 9,
           FATEND = 10, FSOURCE = 11;
@@ -135,7 +145,7 @@ enum HTMLPage {
           const m = M[i];
           time[i] = m[TIME] === null ? 0 : m[TIME];
           lane[i] = m[LANE];
-          isSSDP[i] = m[PROTO] === 'ssdp' ? 1 : 0;
+          isSSDP[i] = protoOf(m) === 'ssdp' ? 1 : 0;
           if (m[PAIR] >= 0) answered[m[PAIR]] = 1;
           byFrame.set(key(m[FILE], m[FRAME]), i);
         }
@@ -160,6 +170,7 @@ enum HTMLPage {
         const sorted = new Float64Array(n);
         for (let k = 0; k < n; k++) sorted[k] = time[order[k]];
         const tMin = n ? sorted[0] : 0, tMax = n ? sorted[n - 1] : 1;
+        stages.indexed = Math.round(performance.now());
 
         // ---- Text as the text report prints it
         function two(v) { return v < 10 ? '0' + v : String(v); }
@@ -177,15 +188,15 @@ enum HTMLPage {
         }
         function endpoint(a, p) { return (a.indexOf(':') >= 0 ? '[' + a + ']' : a) + ':' + p; }
         function messageLine(m) {
-          let s = m[FRAME] + ' ' + clock(m[TIME] || 0) + ' ' + endpoint(m[SRC], m[SPORT]) + ' > ' + endpoint(m[DST], m[DPORT]) +
-            (m[PROTO] === 'ssdp' ? ' SSDP ' : ' mDNS ') + m[SUMMARY];
+          let s = m[FRAME] + ' ' + clock(m[TIME] || 0) + ' ' + endpoint(S(m[SRC]), m[SPORT]) + ' > ' +
+            endpoint(S(m[DST]), m[DPORT]) + (protoOf(m) === 'ssdp' ? ' SSDP ' : ' mDNS ') + summaryOf(m);
           if (m[FLAGS] & 1) s += ' [truncated]';
           if (m[FRAGS] && m[FRAGS].length) s += ' [reassembled from frames ' + m[FRAGS].join(',') + ']';
           return s;
         }
         function payloadBytes(m) {
           if (m[PAYLOAD] < 0) return new Uint8Array(0);
-          const b = atob(payloads[m[PAYLOAD]][1]);
+          const b = atob(payloads[m[PAYLOAD]][0]);
           const out = new Uint8Array(b.length);
           for (let k = 0; k < b.length; k++) out[k] = b.charCodeAt(k);
           return out;
@@ -206,8 +217,34 @@ enum HTMLPage {
           }
           return lines.join('\n');
         }
+        /**
+         * The lines -v prints: given, or (SSDP) made from the payload as the writer checked they
+         * would be: lines up to the blank one; after the start line, `name: value` trimmed.
+         */
+        function detailOf(m) {
+          const d = payloads[m[PAYLOAD]][2];
+          if (d) return d;
+          const p = payloadBytes(m), lines = [], dec = new TextDecoder('utf-8', { ignoreBOM: true });
+          const line = function (a, b) {
+            const text = dec.decode(p.subarray(a, b));
+            const colon = text.indexOf(':');
+            if (!lines.length || colon < 0) return text;
+            return text.slice(0, colon).replace(/[ \t]+$/, '') + ': ' + text.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
+          };
+          let start = 0;
+          for (let i = 0; i < p.length; i++) {
+            if (p[i] !== 10) continue;
+            let end = i;
+            if (end > start && p[end - 1] === 13) end--;
+            if (end === start) return lines;
+            lines.push(line(start, end));
+            start = i + 1;
+          }
+          if (start < p.length) lines.push(line(start, p.length));
+          return lines;
+        }
         function ruleOf(f) { return rules[f[FRULE]] || ['?', '?', '']; }
-        function interopOf(f) { const v = f[FINTEROP]; return typeof v === 'number' ? (v >= 0 ? strs[v] : null) : v; }
+        function interopOf(f) { return S(f[FINTEROP]); }
         function laneLabel(l) { const r = lanes[l]; return r ? r[1] : '?'; }
 
         // ---- Filters
@@ -227,7 +264,7 @@ enum HTMLPage {
           const pf = fProto.value, rf = fRule.value === '' ? -1 : Number(fRule.value), sf = Number(fSev.value || 0);
           const used = new Uint8Array(lanes.length);
           for (let i = 0; i < n; i++) {
-            let ok = (lf < 0 || lane[i] === lf) && (pf === '' || M[i][PROTO] === pf);
+            let ok = (lf < 0 || lane[i] === lf) && (pf === '' || (isSSDP[i] ? 'ssdp' : 'mdns') === pf);
             if (ok && (rf >= 0 || sf > 0)) {
               ok = false;
               for (const j of msgFindings.get(i) || []) {
@@ -241,13 +278,18 @@ enum HTMLPage {
           laneRow = new Int32Array(lanes.length).fill(-1);
           rowLanes.forEach(function (l, r) { laneRow[l] = r; });
           rowTop = Math.max(0, Math.min(rowTop, rowLanes.length - 1));
+          stages.filtered = Math.round(performance.now());
           fillFindingTable();
+          stages.listed = Math.round(performance.now());
           sizeCanvas();
+          stages.sized = Math.round(performance.now());
           draw();
+          stages.drawn = Math.round(performance.now());
         }
 
         // ---- Timeline
         const canvas = $('ds-canvas'), ctx = canvas.getContext('2d');
+        const ROWS = 500;
         const GUT = 230, AXIS = 22, LH = 18, BUCKET = 4;
         const view = { start: tMin - 1, span: Math.max(tMax - tMin, 1000) + 2 };
         let rowTop = 0, rows = 1, plotW = 100, selected = -1;
@@ -452,7 +494,7 @@ enum HTMLPage {
           }
           const m = M[i];
           const text = [messageLine(m)];
-          if (m[PAYLOAD] >= 0) for (const d of payloads[m[PAYLOAD]][2]) text.push('        ' + d);
+          for (const d of detailOf(m)) text.push('        ' + d);
           $('ds-title').textContent = (KIND_LABEL[m[MARK]] || m[MARK]) + ' · frame ' + m[FRAME] +
             (meta.files.length > 1 ? ' of ' + meta.files[m[FILE]] : '') + ' · ' + dateText(m[TIME] || 0) + ' · lane ' +
             laneLabel(m[LANE]) + ' · IP TTL ' + m[TTL];
@@ -483,12 +525,13 @@ enum HTMLPage {
           const d = el('div', null, 'finding sev-' + f[FSEV]);
           const h = el('div');
           h.appendChild(el('b', f[FSEV] + ' ' + r[0]));
-          h.appendChild(el('span', ' ' + r[1] + ': ' + f[FMSG]));
+          h.appendChild(el('span', ' ' + r[1] + ': ' + S(f[FMSG])));
           d.appendChild(h);
           d.appendChild(el('div', 'spec: ' + r[2], 'spec'));
           const io = interopOf(f);
           if (io) d.appendChild(el('div', 'interop: ' + io, 'interop'));
           if (f[FFIELD]) d.appendChild(el('div', 'field: ' + f[FFIELD], 'spec'));
+          if (f[FDEVICE] !== null) d.appendChild(el('div', 'device: ' + S(f[FDEVICE]), 'spec'));
           if (f[FATEND]) d.appendChild(el('div', 'known at the end of the input', 'spec'));
           const fr = f[FFRAMES];
           if (fr.length > 1) {
@@ -526,15 +569,20 @@ enum HTMLPage {
             const x = laneCounts[a], y = laneCounts[b];
             return y[3] - x[3] || y[2] - x[2] || y[1] - x[1];
           });
-          for (const l of ls) {
+          for (const l of ls.slice(0, ROWS)) {
             const c = laneCounts[l];
             const tRow = row([lanes[l][1], lanes[l][2], lanes[l][3], String(c[3]), String(c[2]), String(c[1])], 'click');
             tRow.addEventListener('click', function () { fLane.value = String(l); fRule.value = ''; applyFilters(); first(); });
             td.appendChild(tRow);
           }
+          more(td, ls.length - Math.min(ls.length, ROWS), 6);
           const tv = $('t-inv-dev');
+          const laneByName = new Map();
+          lanes.forEach(function (x, l) { if (x[2] === 'device' || x[2] === 'host') laneByName.set(x[1].toLowerCase(), l); });
+          let left = 0;
           for (const d of devices) {
-            const l = lanes.findIndex(function (x) { return x[1].toLowerCase() === String(d.id).toLowerCase(); });
+            if (tv.children.length >= ROWS) { left++; continue; }
+            const found = laneByName.get(String(d.id).toLowerCase()), l = found === undefined ? -1 : found;
             const what = d.protocol === 'ssdp' ? (d.server || '') + ' ' + (d.types || []).join(' ') : (d.services || []).join(' ');
             const c = d.findings || {};
             const tRow = row([d.protocol, d.id, (d.addresses || []).join(' '), what, String(d.messages),
@@ -542,11 +590,22 @@ enum HTMLPage {
             if (l >= 0) tRow.addEventListener('click', function () { fLane.value = String(l); applyFilters(); first(); });
             tv.appendChild(tRow);
           }
+          more(tv, left, 6);
           const tsv = $('t-inv-svc');
+          left = 0;
           for (const s of services) {
+            if (tsv.children.length >= ROWS) { left++; continue; }
             tsv.appendChild(row([s.instance, s.host || '', s.port === null || s.port === undefined ? '' : String(s.port),
               (s.txt || []).join(' '), (s.addresses || []).join(' ')]));
           }
+          more(tsv, left, 5);
+        }
+        /** A last row saying how many rows were left out (the filters narrow the timeline down). */
+        function more(tbody, count, cols) {
+          if (!count) return;
+          const td = el('td', count + ' more not listed', 'more');
+          td.colSpan = cols;
+          tbody.appendChild(row([td]));
         }
         function first() {
           for (let k = 0; k < n; k++) if (visible[order[k]]) { select(order[k]); return; }
@@ -562,12 +621,12 @@ enum HTMLPage {
             if (rf >= 0 && f[FRULE] !== rf) continue;
             if ((SEV[f[FSEV]] || 0) < sf) continue;
             if (lf >= 0 && (i < 0 || lane[i] !== lf)) continue;
-            if (pf !== '' && i >= 0 && M[i][PROTO] !== pf) continue;
+            if (pf !== '' && i >= 0 && (isSSDP[i] ? 'ssdp' : 'mdns') !== pf) continue;
             total++;
-            if (shown >= 1000) continue;
+            if (shown >= ROWS) continue;
             shown++;
             const r = ruleOf(f);
-            const tRow = row([f[FFRAMES].join(', ') || 'end', f[FSEV], r[0], f[FMSG], i >= 0 ? laneLabel(lane[i]) : f[FSOURCE]],
+            const tRow = row([f[FFRAMES].join(', ') || 'end', f[FSEV], r[0], S(f[FMSG]), i >= 0 ? laneLabel(lane[i]) : S(f[FSOURCE])],
               'click sev-' + f[FSEV]);
             tRow.addEventListener('click', function () { showFinding(j); });
             t.appendChild(tRow);
@@ -625,7 +684,9 @@ enum HTMLPage {
           ' info' + (unattached ? '; ' + unattached + ' not on a message' : '') + ') · ' + lanes.length + ' lanes · ' +
           devices.length + ' devices and hosts, ' + services.length + ' services';
         fit();
+        stages.summary = Math.round(performance.now());
         fillTables();
+        stages.tables = Math.round(performance.now());
         applyFilters();
         const interactiveMs = performance.now();
         document.body.setAttribute('data-ready', '1');
@@ -642,6 +703,7 @@ enum HTMLPage {
         if (location.hash === '#selftest') {
           const res = { messages: n, findings: F.length, lanes: lanes.length, interactiveMs: Math.round(interactiveMs) };
           res.accountedAtFit = lastAccounted;
+          res.stages = stages;
           res.rowsAtFit = rowLanes.length;
           let target = -1;
           for (let j = 0; j < F.length && target < 0; j++) if (findingMsg[j] >= 0) target = findingMsg[j];
@@ -660,7 +722,7 @@ enum HTMLPage {
               canvas.dispatchEvent(new MouseEvent('mouseup', opts));
               res.clicked = selected;
               res.clickedFrame = selected >= 0 ? M[selected][FRAME] : null;
-              res.detailShowsMessage = selected >= 0 && $('ds-text').textContent.indexOf(M[selected][SUMMARY]) >= 0 &&
+              res.detailShowsMessage = selected >= 0 && $('ds-text').textContent.indexOf(summaryOf(M[selected])) >= 0 &&
                 $('ds-text').textContent.indexOf(String(M[selected][FRAME]) + ' ') === 0;
               res.detailFindings = $('ds-findings').children.length;
               res.expectedFindings = selected >= 0 ? (msgFindings.get(selected) || []).length : 0;

@@ -28,16 +28,17 @@ public final class HTMLReporter: Reporter {
     private var overflowLane: Int? = nil
     static let maxLanes = 20000
     private var ruleSlots: [RuleID: Int] = [:]
+    /// Recurring texts by number (`interned`).
     private var stringSlots: [String: Int] = [:]
-    static let maxStrings = 4096
+    static let maxStrings = 65536
     /// Payloads written already (with their verbose lines), by hash: a repeated announcement
     /// refers to the earlier copy. Cleared when it holds too much.
     private var payloadSlots: [Int: [Int]] = [:]
-    private var heldPayloads: [Int: (payload: [UInt8], detail: [String])] = [:]
+    private var heldPayloads: [Int: (payload: [UInt8], summary: [UInt8], detail: [String])] = [:]
     private var heldBytes = 0
     private var payloadCount = 0
-    static let maxHeldBytes = 8 << 20
-    static let maxHeldPayloads = 16384
+    static let maxHeldBytes = 16 << 20
+    static let maxHeldPayloads = 65536
     /// M-SEARCHes waiting for responses, by the searcher's address and port.
     private var searches: [String: (index: Int, time: Timestamp, window: Int64)] = [:]
     /// mDNS questions waiting for answers, by lower-cased name.
@@ -130,15 +131,13 @@ public final class HTMLReporter: Reporter {
         let laneIndex = lane(laneKey, label: laneLabel, role: role, proto: m.proto)
         let (mark, pair) = classify(m, index: index)
         let payloadRef = payload(m)
-        var flags = 0
-        if m.truncated { flags |= 1 }
-        record(
-            .array([
-                .string("m"), .int(m.fileIndex), .int(m.frame), time, .string(m.src), .int(m.sport), .string(m.dst),
-                .int(m.dport), .int(m.ipTTL), .string(m.proto.rawValue), .string(m.kind), .string(mark),
-                .string(String(decoding: m.summaryUTF8, as: UTF8.self)), .int(payloadRef), .int(laneIndex),
-                .int(pair), .int(flags), .array(m.fragmentFrames.map { .int($0) }),
-            ]))
+        var fields: [JSONValue] = [
+            .string("m"), .int(m.fileIndex), .int(m.frame), time, interned(m.src), .int(m.sport), interned(m.dst),
+            .int(m.dport), .int(m.ipTTL), .string(mark), .int(payloadRef), .int(laneIndex), .int(pair),
+            .int(m.truncated ? 1 : 0),
+        ]
+        if !m.fragmentFrames.isEmpty { fields.append(.array(m.fragmentFrames.map { .int($0) })) }
+        record(.array(fields))
         for f in findings { finding(f) }
     }
 
@@ -146,12 +145,12 @@ public final class HTMLReporter: Reporter {
         start()
         let time = micros(f.time)
         let rule = ruleSlot(f)
-        let interop = f.interop.map { stringSlot($0) } ?? .int(-1)
+        let interop = f.interop.map { interned($0) } ?? .int(-1)
         record(
             .array([
                 .string("f"), .int(f.fileIndex), .array(f.frames.map { .int($0) }), time, .int(rule),
-                .string(f.severity.rawValue), .string(f.message), interop, f.device.map { .string($0) } ?? .null,
-                f.field.map { .string($0) } ?? .null, .bool(f.atEnd), .string(f.source),
+                .string(f.severity.rawValue), interned(f.message), interop, f.device.map { interned($0) } ?? .null,
+                f.field.map { .string($0) } ?? .null, .int(f.atEnd ? 1 : 0), interned(f.source),
             ]))
     }
 
@@ -179,13 +178,14 @@ public final class HTMLReporter: Reporter {
         return k
     }
 
-    /// An interop note by number (a rule has one or a few), or the text itself past the bound.
-    private func stringSlot(_ s: String) -> JSONValue {
+    /// A text that recurs (addresses, device names, interop notes) by number, written once;
+    /// the text itself once the table is full.
+    private func interned(_ s: String) -> JSONValue {
         if let k = stringSlots[s] { return .int(k) }
         guard stringSlots.count < Self.maxStrings else { return .string(s) }
         let k = stringSlots.count
         stringSlots[s] = k
-        record(.array([.string("s"), .string(s)]))
+        record(.array([.string("a"), .string(s)]))
         return .int(k)
     }
 
@@ -208,18 +208,24 @@ public final class HTMLReporter: Reporter {
         return k
     }
 
-    /// The payload (base64) with the lines `-v` prints, written once while it is held; -1 when
-    /// the record carries no payload.
+    /// The payload (base64), the summary and the lines `-v` prints, written once while held
+    /// (a repeated announcement refers to the earlier copy); -1 when there is no payload.
+    /// SSDP's lines are left out when they are the payload's own lines (the page splits
+    /// them off the payload the same way).
     private func payload(_ m: MessageRecord) -> Int {
-        guard !m.payload.isEmpty || !m.detail.isEmpty else { return -1 }
         var h = Hasher()
         h.combine(m.payload)
+        h.combine(m.summaryUTF8)
         h.combine(m.detail)
         let key = h.finalize()
         for k in payloadSlots[key] ?? [] {
-            if let held = heldPayloads[k], held.payload == m.payload, held.detail == m.detail { return k }
+            if let held = heldPayloads[k], held.payload == m.payload, held.summary == m.summaryUTF8,
+                held.detail == m.detail
+            {
+                return k
+            }
         }
-        let size = m.payload.count + m.detail.reduce(0) { $0 + $1.utf8.count }
+        let size = m.payload.count + m.summaryUTF8.count + m.detail.reduce(0) { $0 + $1.utf8.count }
         if heldBytes + size > Self.maxHeldBytes || heldPayloads.count >= Self.maxHeldPayloads {
             payloadSlots.removeAll(keepingCapacity: true)
             heldPayloads.removeAll(keepingCapacity: true)
@@ -227,11 +233,59 @@ public final class HTMLReporter: Reporter {
         }
         let k = payloadCount
         payloadCount += 1
-        heldPayloads[k] = (m.payload, m.detail)
+        heldPayloads[k] = (m.payload, m.summaryUTF8, m.detail)
         heldBytes += size
         payloadSlots[key, default: []].append(k)
-        record(.array([.string("p"), .string(Base64.encode(m.payload)), .array(m.detail.map { .string($0) })]))
+        let derivable = m.proto == .ssdp && Self.headerLines(m.payload) == m.detail
+        record(
+            .array([
+                .string("p"), .string(Base64.encode(m.payload)),
+                .string(String(decoding: m.summaryUTF8, as: UTF8.self)),
+                derivable ? .null : .array(m.detail.map { .string($0) }),
+            ]))
         return k
+    }
+
+    /// An SSDP payload's lines up to the blank line that ends the headers, as the page makes
+    /// them from the payload: a line feed (after an optional carriage return) ends a line;
+    /// after the start line, `name: value` with the spaces and tabs around each removed. Nil
+    /// when a line is not valid UTF-8 (the text would depend on how each side repairs it).
+    static func headerLines(_ p: [UInt8]) -> [String]? {
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        func line(_ r: Range<Int>, first: Bool) -> String? {
+            guard !first, let colon = p[r].firstIndex(of: 0x3A) else {
+                return String(validating: p[r], as: UTF8.self)
+            }
+            var nameEnd = colon
+            while nameEnd > r.lowerBound && isSpace(p[nameEnd - 1]) { nameEnd -= 1 }
+            var v = colon + 1
+            var e = r.upperBound
+            while v < e && isSpace(p[v]) { v += 1 }
+            while e > v && isSpace(p[e - 1]) { e -= 1 }
+            guard let name = String(validating: p[r.lowerBound..<nameEnd], as: UTF8.self),
+                let value = String(validating: p[v..<e], as: UTF8.self)
+            else { return nil }
+            return name + ": " + value
+        }
+        var lines: [String] = []
+        var start = p.startIndex
+        var i = p.startIndex
+        while i < p.endIndex {
+            if p[i] == 0x0A {
+                var end = i
+                if end > start && p[end - 1] == 0x0D { end -= 1 }
+                if end == start { return lines }
+                guard let s = line(start..<end, first: lines.isEmpty) else { return nil }
+                lines.append(s)
+                start = i + 1
+            }
+            i += 1
+        }
+        if start < p.endIndex {
+            guard let s = line(start..<p.endIndex, first: lines.isEmpty) else { return nil }
+            lines.append(s)
+        }
+        return lines
     }
 
     // MARK: Lanes and pairs, from the record's fields
