@@ -11,7 +11,7 @@ enum HTMLPage {
         #ds-controls { padding: 6px 16px; display: flex; flex-wrap: wrap; gap: 10px; align-items: center; background: #f6f7f9; }
         #ds-controls select { width: 260px; }
         #ds-legend { padding: 2px 16px; color: #444; font-size: 12px; }
-        #ds-legend span { margin-right: 12px; white-space: nowrap; }
+        #ds-legend span { margin-right: 12px; white-space: nowrap; display: inline-block; }
         .k-ssdp { color: #1f5f99; } .k-mdns { color: #1d7a4c; } .k-cl { color: #6b4fa0; }
         .s-error { color: #d42a2a; } .s-warning { color: #d88a00; } .s-info { color: #2a7ab8; }
         #ds-timeline { padding: 4px 16px; }
@@ -27,7 +27,7 @@ enum HTMLPage {
         button.link { background: none; border: none; color: #1f5f99; text-decoration: underline; cursor: pointer; padding: 0 8px 0 0; font: inherit; }
         table { border-collapse: collapse; width: 100%; font-size: 12px; table-layout: fixed; }
         th, td { text-align: left; padding: 2px 6px; border-bottom: 1px solid #eee; vertical-align: top; word-break: break-word; }
-        th { background: #f0f2f5; white-space: nowrap; }
+        th { background: #f0f2f5; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         td:first-child { white-space: nowrap; }
         tr.click { cursor: pointer; } tr.click:hover { background: #eef4fb; }
         tr.sev-error td:nth-child(2) { color: #d42a2a; } tr.sev-warning td:nth-child(2) { color: #d88a00; }
@@ -64,7 +64,7 @@ enum HTMLPage {
         <h2>Findings by rule</h2>
         <div class="scroll"><table><thead><tr><th>rule</th><th>name</th><th>severity</th><th>count</th><th>spec</th></tr></thead><tbody id="t-rules"></tbody></table></div>
         <h2>Findings by device</h2>
-        <div class="scroll"><table><thead><tr><th>device, host or client</th><th>role</th><th>protocol</th><th>errors</th><th>warnings</th><th>info</th></tr></thead><tbody id="t-devices"></tbody></table></div>
+        <div class="scroll"><table><thead><tr><th>device / host / client</th><th>role</th><th>protocol</th><th>errors</th><th>warnings</th><th>info</th></tr></thead><tbody id="t-devices"></tbody></table></div>
         <h2>Findings <span id="ds-fcount"></span></h2>
         <div class="scroll"><table><thead><tr><th>frames</th><th>severity</th><th>rule</th><th>message</th><th>device</th></tr></thead><tbody id="t-findings"></tbody></table></div>
         <h2>Inventory: devices and hosts</h2>
