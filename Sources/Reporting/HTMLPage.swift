@@ -289,7 +289,7 @@ enum HTMLPage {
 
         // ---- Timeline
         const canvas = $('ds-canvas'), ctx = canvas.getContext('2d');
-        const ROWS = 500;
+        const ROWS = 500, PAIRS = 5000;
         const GUT = 230, AXIS = 22, LH = 18, BUCKET = 4;
         const view = { start: tMin - 1, span: Math.max(tMax - tMin, 1000) + 2 };
         let rowTop = 0, rows = 1, plotW = 100, selected = -1;
@@ -307,7 +307,7 @@ enum HTMLPage {
         }
         function sizeCanvas() {
           const dpr = window.devicePixelRatio || 1;
-          const w = Math.max(400, canvas.parentElement.clientWidth);
+          const w = Math.max(400, canvas.parentElement.clientWidth - 32);
           const h = AXIS + Math.min(Math.max(rowLanes.length, 1), 30) * LH + 4;
           canvas.style.width = w + 'px';
           canvas.style.height = h + 'px';
@@ -414,19 +414,22 @@ enum HTMLPage {
             else { cell[1]++; if (worst[i] > worst[cell[0]]) cell[0] = i; }
           }
           lastAccounted = accounted;
-          // Pairs: a line from the query to each answer, when few enough to read.
-          if (hi - lo < 20000) {
-            ctx.strokeStyle = 'rgba(90,90,140,0.45)';
-            ctx.lineWidth = 1;
-            ctx.beginPath();
-            for (let k = lo; k < hi; k++) {
-              const i = order[k], p = M[i][PAIR];
-              if (p < 0 || !visible[i] || !visible[p] || laneRow[lane[i]] < 0 || laneRow[lane[p]] < 0) continue;
-              ctx.moveTo(xOf(p), yOf(p));
-              ctx.lineTo(xOf(i), yOf(i));
-            }
-            ctx.stroke();
+          // Pairs: a line from the query to each answer with one end on a lane in view (at most
+          // PAIRS lines: beyond, zoom in).
+          let pairLines = 0;
+          ctx.strokeStyle = 'rgba(90,90,140,0.45)';
+          ctx.lineWidth = 1;
+          ctx.beginPath();
+          for (let k = lo; k < hi && pairLines < PAIRS; k++) {
+            const i = order[k], p = M[i][PAIR];
+            if (p < 0 || !visible[i] || !visible[p] || laneRow[lane[i]] < 0 || laneRow[lane[p]] < 0) continue;
+            const ri = laneRow[lane[i]] - rowTop, rp = laneRow[lane[p]] - rowTop;
+            if ((ri < 0 || ri >= rows) && (rp < 0 || rp >= rows)) continue;
+            ctx.moveTo(xOf(p), yOf(p));
+            ctx.lineTo(xOf(i), yOf(i));
+            pairLines++;
           }
+          ctx.stroke();
           hits = [];
           for (const [c, cell] of cells) {
             const i = cell[0], count = cell[1];
@@ -452,7 +455,7 @@ enum HTMLPage {
           const shownRows = Math.min(rows, rowLanes.length - rowTop);
           $('ds-viewinfo').textContent = 'lanes ' + (rowLanes.length ? rowTop + 1 : 0) + '–' + (rowTop + shownRows) + ' of ' +
             rowLanes.length + ' · window ' + spanText(view.span) + ' · ' + accounted + ' messages in view' +
-            (hi - lo >= 20000 ? ' (zoom in to see query → answer lines)' : '');
+            (pairLines >= PAIRS ? ' (more than ' + PAIRS + ' query → answer lines: zoom in to see them all)' : '');
         }
         function ring(i, color, radius) {
           if (i < 0 || !visible[i]) return;
