@@ -289,7 +289,7 @@ enum HTMLPage {
 
         // ---- Timeline
         const canvas = $('ds-canvas'), ctx = canvas.getContext('2d');
-        const ROWS = 500, PAIRS = 5000;
+        const ROWS = 100, PAIRS = 5000;
         const GUT = 230, AXIS = 22, LH = 18, BUCKET = 4;
         const view = { start: tMin - 1, span: Math.max(tMax - tMin, 1000) + 2 };
         let rowTop = 0, rows = 1, plotW = 100, selected = -1;
@@ -551,6 +551,27 @@ enum HTMLPage {
         }
 
         // ---- Tables
+        /**
+         * Rows of a table made as they scroll into view: the first ROWS now, ROWS more each time the
+         * box is scrolled near its end (a table of every finding of a large capture costs no layout
+         * at first).
+         */
+        function lazyTable(tbody, items, render) {
+          tbody.textContent = '';
+          const box = tbody.closest('.scroll');
+          let next = 0;
+          const more = function () {
+            const end = Math.min(items.length, next + ROWS);
+            for (; next < end; next++) tbody.appendChild(render(items[next]));
+          };
+          if (!box.dsLazy) {
+            box.addEventListener('scroll', function () {
+              if (box.scrollTop + box.clientHeight >= box.scrollHeight - 400) box.dsLazy();
+            });
+          }
+          box.dsLazy = more;
+          more();
+        }
         function fillTables() {
           const byRule = new Map();
           for (const f of F) {
@@ -559,82 +580,63 @@ enum HTMLPage {
             const e = byRule.get(k);
             e[0]++; e[1] = Math.max(e[1], SEV[f[FSEV]] || 0);
           }
-          const tr = $('t-rules');
-          for (const [k, e] of [...byRule].sort(function (a, b) { return b[1][1] - a[1][1] || b[1][0] - a[1][0]; })) {
-            const r = rules[k];
+          const ruleRows = [...byRule].sort(function (a, b) { return b[1][1] - a[1][1] || b[1][0] - a[1][0]; });
+          lazyTable($('t-rules'), ruleRows, function (entry) {
+            const k = entry[0], e = entry[1], r = rules[k];
             const tRow = row([r[0], r[1], SEVNAME[e[1]], String(e[0]), r[2]], 'click');
             tRow.addEventListener('click', function () { fRule.value = String(k); fSev.value = ''; applyFilters(); first(); });
-            tr.appendChild(tRow);
-          }
-          const td = $('t-devices');
+            return tRow;
+          });
           const ls = lanes.map(function (_, l) { return l; }).filter(function (l) { return laneCounts[l][1] + laneCounts[l][2] + laneCounts[l][3]; });
           ls.sort(function (a, b) {
             const x = laneCounts[a], y = laneCounts[b];
             return y[3] - x[3] || y[2] - x[2] || y[1] - x[1];
           });
-          for (const l of ls.slice(0, ROWS)) {
+          lazyTable($('t-devices'), ls, function (l) {
             const c = laneCounts[l];
             const tRow = row([lanes[l][1], lanes[l][2], lanes[l][3], String(c[3]), String(c[2]), String(c[1])], 'click');
             tRow.addEventListener('click', function () { fLane.value = String(l); fRule.value = ''; applyFilters(); first(); });
-            td.appendChild(tRow);
-          }
-          more(td, ls.length - Math.min(ls.length, ROWS), 6);
-          const tv = $('t-inv-dev');
+            return tRow;
+          });
           const laneByName = new Map();
           lanes.forEach(function (x, l) { if (x[2] === 'device' || x[2] === 'host') laneByName.set(x[1].toLowerCase(), l); });
-          let left = 0;
-          for (const d of devices) {
-            if (tv.children.length >= ROWS) { left++; continue; }
+          lazyTable($('t-inv-dev'), devices, function (d) {
             const found = laneByName.get(String(d.id).toLowerCase()), l = found === undefined ? -1 : found;
             const what = d.protocol === 'ssdp' ? (d.server || '') + ' ' + (d.types || []).join(' ') : (d.services || []).join(' ');
             const c = d.findings || {};
             const tRow = row([d.protocol, d.id, (d.addresses || []).join(' '), what, String(d.messages),
               (c.error || 0) + '/' + (c.warning || 0) + '/' + (c.info || 0)], l >= 0 ? 'click' : '');
             if (l >= 0) tRow.addEventListener('click', function () { fLane.value = String(l); applyFilters(); first(); });
-            tv.appendChild(tRow);
-          }
-          more(tv, left, 6);
-          const tsv = $('t-inv-svc');
-          left = 0;
-          for (const s of services) {
-            if (tsv.children.length >= ROWS) { left++; continue; }
-            tsv.appendChild(row([s.instance, s.host || '', s.port === null || s.port === undefined ? '' : String(s.port),
-              (s.txt || []).join(' '), (s.addresses || []).join(' ')]));
-          }
-          more(tsv, left, 5);
-        }
-        /** A last row saying how many rows were left out (the filters narrow the timeline down). */
-        function more(tbody, count, cols) {
-          if (!count) return;
-          const td = el('td', count + ' more not listed', 'more');
-          td.colSpan = cols;
-          tbody.appendChild(row([td]));
+            return tRow;
+          });
+          lazyTable($('t-inv-svc'), services, function (s) {
+            return row([s.instance, s.host || '', s.port === null || s.port === undefined ? '' : String(s.port),
+              (s.txt || []).join(' '), (s.addresses || []).join(' ')]);
+          });
         }
         function first() {
           for (let k = 0; k < n; k++) if (visible[order[k]]) { select(order[k]); return; }
         }
         function fillFindingTable() {
-          const t = $('t-findings');
-          t.textContent = '';
           const lf = fLane.value === '' ? -1 : Number(fLane.value), pf = fProto.value;
           const rf = fRule.value === '' ? -1 : Number(fRule.value), sf = Number(fSev.value || 0);
-          let shown = 0, total = 0;
+          const shown = [];
           for (let j = 0; j < F.length; j++) {
             const f = F[j], i = findingMsg[j];
             if (rf >= 0 && f[FRULE] !== rf) continue;
             if ((SEV[f[FSEV]] || 0) < sf) continue;
             if (lf >= 0 && (i < 0 || lane[i] !== lf)) continue;
             if (pf !== '' && i >= 0 && (isSSDP[i] ? 'ssdp' : 'mdns') !== pf) continue;
-            total++;
-            if (shown >= ROWS) continue;
-            shown++;
-            const r = ruleOf(f);
+            shown.push(j);
+          }
+          lazyTable($('t-findings'), shown, function (j) {
+            const f = F[j], i = findingMsg[j], r = ruleOf(f);
             const tRow = row([f[FFRAMES].join(', ') || 'end', f[FSEV], r[0], S(f[FMSG]), i >= 0 ? laneLabel(lane[i]) : S(f[FSOURCE])],
               'click sev-' + f[FSEV]);
             tRow.addEventListener('click', function () { showFinding(j); });
-            t.appendChild(tRow);
-          }
-          $('ds-fcount').textContent = total > shown ? '(first ' + shown + ' of ' + total + ')' : '(' + total + ')';
+            return tRow;
+          });
+          $('ds-fcount').textContent = '(' + shown.length + ')';
         }
 
         // ---- Interaction
@@ -744,6 +746,11 @@ enum HTMLPage {
             res.relatedHighlighted = want.filter(function (k) { return related.has(k); }).length;
             break;
           }
+          // The findings table grows as it is scrolled to its end.
+          const fb = $('t-findings'), fbox = fb.closest('.scroll'), before = fb.children.length;
+          fbox.scrollTop = fbox.scrollHeight;
+          fbox.dispatchEvent(new Event('scroll'));
+          res.lazyRows = [before, fb.children.length];
           res.answered = answered.reduce(function (a, b) { return a + b; }, 0);
           res.paired = M.filter(function (m) { return m[PAIR] >= 0; }).length;
           res.scripts = document.scripts.length;
