@@ -610,8 +610,11 @@ enum HTMLPage {
             return tRow;
           });
           lazyTable($('t-inv-svc'), services, function (s) {
-            return row([s.instance, s.host || '', s.port === null || s.port === undefined ? '' : String(s.port),
-              (s.txt || []).join(' '), (s.addresses || []).join(' ')]);
+            const found = laneByName.get(String(s.host || '').toLowerCase()), l = found === undefined ? -1 : found;
+            const tRow = row([s.instance, s.host || '', s.port === null || s.port === undefined ? '' : String(s.port),
+              (s.txt || []).join(' '), (s.addresses || []).join(' ')], l >= 0 ? 'click' : '');
+            if (l >= 0) tRow.addEventListener('click', function () { fLane.value = String(l); applyFilters(); first(); });
+            return tRow;
           });
         }
         function first() {
@@ -751,6 +754,12 @@ enum HTMLPage {
           fbox.scrollTop = fbox.scrollHeight;
           fbox.dispatchEvent(new Event('scroll'));
           res.lazyRows = [before, fb.children.length];
+          // An inventory row leads to its device's lane and first message.
+          const invRow = document.querySelector('#t-inv-dev tr.click, #t-inv-svc tr.click');
+          if (invRow) {
+            invRow.click();
+            res.inventoryLinks = selected >= 0 && String(lane[selected]) === fLane.value;
+          }
           res.answered = answered.reduce(function (a, b) { return a + b; }, 0);
           res.paired = M.filter(function (m) { return m[PAIR] >= 0; }).length;
           res.scripts = document.scripts.length;

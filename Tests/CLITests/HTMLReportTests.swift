@@ -105,6 +105,8 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         let lazy = c["lazyRows"] as? [Int] ?? []
         #expect(lazy.count == 2 && lazy[0] == min(expected.findings, 100))
         if expected.findings > 100 { #expect(lazy.count == 2 && lazy[1] > lazy[0]) }
+        // A row of the inventory leads to its device's marks.
+        if let linked = c["inventoryLinks"] as? Bool { #expect(linked) }
         // Nothing from the capture ran or loaded: no element, handler or script of its own,
         // no network request, no CSP violation (an attempt would be one).
         #expect(c["pwned"] as? Bool == false)
