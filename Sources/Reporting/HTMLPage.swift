@@ -184,6 +184,8 @@ enum HTMLPage {
         }
         function dateText(us) {
           const d = new Date((t0s + Math.floor((t0us + us) / 1e6)) * 1000);
+          // A capture can claim a time no Date holds (toISOString would throw).
+          if (!isFinite(d.getTime())) return t0s + ' s + ' + Math.round(us) + ' µs since 1970';
           return d.toISOString().slice(0, 10) + ' ' + clock(us) + ' UTC';
         }
         function endpoint(a, p) { return (a.indexOf(':') >= 0 ? '[' + a + ']' : a) + ':' + p; }
