@@ -75,6 +75,52 @@ def mdns_injection():
     return fx.v4("192.168.1.20", 5353, "224.0.0.251", 5353, bytes(msg))
 
 
+def html_injection():
+    """Markup and script in every wire string the HTML report shows: SSDP headers (SERVER,
+    LOCATION, USN, so the lane's name too), an M-SEARCH ST that opens an HTML comment, and a
+    DNS-SD answer whose instance, host name and TXT carry tags, `</script>`, U+2028 and U+2029.
+    Each would set `window.pwned` if it ever ran; the browser test checks it never does."""
+    pwn = b"window.pwned=1"
+    ls_ps = "\u2028\u2029".encode()
+    notify = (b"NOTIFY * HTTP/1.1\r\n"
+              b"HOST: 239.255.255.250:1900\r\n"
+              b"CACHE-CONTROL: max-age=1800\r\n"
+              b"LOCATION: http://192.168.1.20:8200/\"><img src=x onerror=" + pwn + b">\r\n"
+              b"NT: upnp:rootdevice\r\n"
+              b"NTS: ssdp:alive\r\n"
+              b"SERVER: <script>" + pwn + b"</script> UPnP/1.0 " + ls_ps + b"');" + pwn + b";//\r\n"
+              b"X-<b>BOLD</b>: </script><script>" + pwn + b"</script>\r\n"
+              b"USN: uuid:</script><svg onload=" + pwn + b">::upnp:rootdevice\r\n\r\n")
+    msearch = (b"M-SEARCH * HTTP/1.1\r\n"
+               b"HOST: 239.255.255.250:1900\r\n"
+               b"MAN: \"ssdp:discover\"\r\n"
+               b"MX: 2\r\n"
+               b"ST: <!--<script>" + pwn + b"</script>\r\n\r\n")
+    hdr = struct.pack("!HHHHHH", 0, 0x8400, 0, 4, 0, 0)
+    msg = bytearray(hdr)
+    service = fx.dns_name("_http._tcp.local")
+    instance = bytes([len(b"</script><script>window.pwned=1</script>")]) + b"</script><script>window.pwned=1</script>"
+    msg += service + struct.pack("!HHIH", 12, 1, 4500, len(instance) + len(service))
+    inst_off = len(msg)
+    msg += instance + service
+    inst_ptr = struct.pack("!H", 0xC000 | inst_off)
+    host = fx.dns_name("<img src=x onerror=window.pwned=1>" + "\u2028" + ".local")
+    srv = struct.pack("!HHH", 0, 0, 80) + host
+    msg += inst_ptr + struct.pack("!HHIH", 33, 0x8001, 120, len(srv))
+    host_off = len(msg) + 6
+    msg += srv
+    strings = [b"txtvers=1", b"x=\"><img src=x onerror=" + pwn + b">", b"y=</script><script>" + pwn + b"</script>",
+               b"z=" + ls_ps + b"alert(1)//", b"w=</ScRiPt ><!--"]
+    txt = b"".join(bytes([len(t)]) + t for t in strings)
+    msg += inst_ptr + struct.pack("!HHIH", 16, 0x8001, 4500, len(txt)) + txt
+    msg += struct.pack("!H", 0xC000 | host_off) + struct.pack("!HHIH", 1, 0x8001, 120, 4) + bytes([192, 168, 1, 21])
+    return [
+        fx.v4("192.168.1.20", 1900, "239.255.255.250", 1900, notify, ttl=2),
+        fx.v4("192.168.1.10", 50000, "239.255.255.250", 1900, msearch, ttl=2),
+        fx.v4("192.168.1.21", 5353, "224.0.0.251", 5353, bytes(msg)),
+    ]
+
+
 def fragment_flood():
     """300 first fragments of different IPv4 datagrams (never completed), then one more
     40 s later: the reassembly limit of 256 in progress is reached, then the timeout."""
@@ -113,6 +159,7 @@ def write(path, data):
 def main():
     frames = ssdp_injection() + [mdns_injection()]
     fx.write_pcap("hostile/terminal-injection.pcap", 1, [(i * 0.1, fx.eth(p)) for i, p in enumerate(frames)])
+    fx.write_pcap("hostile/html-injection.pcap", 1, [(i * 0.1, fx.eth(p)) for i, p in enumerate(html_injection())])
     # Compressed input whose data is damaged: a wrong CRC-32 in the gzip trailer (every byte
     # of the capture is intact), and a gzip stream cut in the middle. mtime 0: deterministic.
     plain = open(os.path.join(HERE, "link/ethernet.pcap"), "rb").read()

@@ -4,11 +4,12 @@
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options…]
 #
 # TARGET: packet (link/IP/UDP decoding with reassembly), ssdp, dns, pipeline (decoding, every
-# rule, every reporter; text output checked for control bytes, JSON for parsing), or all
-# (each in turn, SECONDS each). Builds the targets with -sanitize=fuzzer,address (release
-# optimisation, checks kept; FUZZ_CONFIG=debug for a debug build), seeds the corpus from
-# captures/ (scripts/fuzz-seeds.py) and FuzzTesting/Regressions/, uses the target's
-# dictionary, and fails on any crash, trap, leak, hang (over 10 s) or broken invariant.
+# rule, every reporter; text output checked for control bytes, JSON for parsing, HTML for its
+# data block), or all (each in turn, SECONDS each). Builds the targets with
+# -sanitize=fuzzer,address (release optimisation, checks kept; FUZZ_CONFIG=debug for a debug
+# build), seeds the corpus from captures/ (scripts/fuzz-seeds.py) and
+# FuzzTesting/Regressions/, uses the target's dictionary, and fails on any crash, trap, leak,
+# hang (over 10 s) or broken invariant.
 # The corpus grows in FuzzTesting/.corpus/TARGET (not committed); findings go to
 # FuzzTesting/.artifacts/. Extra options go to libFuzzer (-runs=N, -jobs=N, …).
 set -euo pipefail

@@ -72,16 +72,21 @@ final class Frontend {
             let spill = try FileSpill.create()
             self.spill = spill
             reporter = JUnitReporter(sink: sink, spill: spill)
+        case .html:
+            reporter = HTMLReporter(sink: sink, files: inputs, toolVersion: DiscoScope.version)
         }
         var options = Analysis.Options()
-        options.verbose = output.verbose
-        options.messageFields = output.format == .jsonl
-        options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl
+        // HTML shows each message as `-v` prints it, with its hex dump, and reads the JSON
+        // fields for the timeline's lanes and query → answer pairs.
+        let html = output.format == .html
+        options.verbose = output.verbose || html
+        options.messageFields = output.format == .jsonl || html
+        options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl || html
         options.disabledRules = settings.disabled
         options.jobs = jobs
         options.recordMAC = output.format == .text && output.linkHeader
-        options.recordPayload = output.format == .text && (output.hexDump || output.asciiDump)
-        options.reportsInventory = output.format == .text || output.format == .jsonl
+        options.recordPayload = (output.format == .text && (output.hexDump || output.asciiDump)) || html
+        options.reportsInventory = output.format == .text || output.format == .jsonl || html
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         let marked = packetOutput?.findingFrames
         let below = belowMinimum

@@ -8,9 +8,9 @@ import Rules
 
 extension OutputFormatOption: ExpressibleByArgument {}
 
-/// `--format text|jsonl|sarif|junit`.
+/// `--format text|jsonl|sarif|junit|html`.
 enum OutputFormatOption: String, CaseIterable {
-    case text, jsonl, sarif, junit
+    case text, jsonl, sarif, junit, html
 
     /// Parses `--format`, pointing a near miss (`json`, `xml`) at the format meant.
     static func parse(_ text: String) throws -> OutputFormatOption {
@@ -22,9 +22,10 @@ enum OutputFormatOption: String, CaseIterable {
         case "xml", "junit-xml": hint = "; did you mean junit (JUnit XML)?"
         case "sarif2", "sarif-2.1.0": hint = "; did you mean sarif?"
         case "txt", "plain": hint = "; did you mean text?"
+        case "htm", "xhtml", "web": hint = "; did you mean html?"
         default: hint = ""
         }
-        throw ValidationError("unknown format '\(text)' (text, jsonl, sarif, junit)\(hint)")
+        throw ValidationError("unknown format '\(text)' (text, jsonl, sarif, junit, html)\(hint)")
     }
 }
 
@@ -69,7 +70,7 @@ enum FailOn: String, CaseIterable, ExpressibleByArgument {
 /// Output options shared by `analyze` and `capture`.
 struct OutputOptions: ParsableArguments {
     @Option(
-        name: .long, help: ArgumentHelp("Output format: text, jsonl, sarif or junit.", valueName: "format"),
+        name: .long, help: ArgumentHelp("Output format: text, jsonl, sarif, junit or html.", valueName: "format"),
         transform: OutputFormatOption.parse)
     var format: OutputFormatOption = .text
 

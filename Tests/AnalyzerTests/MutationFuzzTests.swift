@@ -53,19 +53,22 @@ private let seeds: [(payload: [UInt8], port: UInt16)] = {
 @Suite struct MutationFuzzTests {
     @Test func corruptedMessagesNeverTrapAnyStage() {
         var rng = SplitMix64(seed: 0xD15C0)
-        let sinks = (0..<4).map { _ in CountingSink() }
+        let sinks = (0..<5).map { _ in CountingSink() }
         var textOptions = TextReporter.Options()
         textOptions.verbose = true
         let reporters: [any Reporter] = [
             TextReporter(sink: sinks[0], options: textOptions), JSONLinesReporter(sink: sinks[1]),
             SARIFReporter(sink: sinks[2], toolVersion: "test"), JUnitReporter(sink: sinks[3]),
+            HTMLReporter(sink: sinks[4]),
         ]
         var analyses: [Analysis] = []
         for (k, r) in reporters.enumerated() {
             var o = Analysis.Options()
             o.verbose = true
-            o.wantMessages = k < 2
-            o.messageFields = k == 1
+            // The HTML report reads the JSON fields (lanes, pairs) and carries the payloads.
+            o.wantMessages = k < 2 || k == 4
+            o.messageFields = k == 1 || k == 4
+            o.recordPayload = k == 4
             analyses.append(Analysis(reporter: r, options: o))
         }
         var frame = 0

@@ -142,6 +142,40 @@ func checkJUnit(_ bytes: [UInt8]) {
     }
 }
 
+/// The HTML report keeps wire text inside its data block: between the block's opening tag and
+/// its end there is no `<` (so no `</script>`, `<!--` or tag) and no U+2028/U+2029, and the
+/// page has exactly two script ends (the data block's and its own script's).
+func checkHTML(_ bytes: [UInt8]) {
+    let open = Array(#"<script type="application/json" id="ds-data">"#.utf8)
+    let close = Array("</script>".utf8)
+    func find(_ needle: [UInt8], from: Int) -> Int? {
+        guard needle.count <= bytes.count else { return nil }
+        var k = from
+        while k + needle.count <= bytes.count {
+            if bytes[k] == needle[0] && Array(bytes[k..<(k + needle.count)]) == needle { return k }
+            k += 1
+        }
+        return nil
+    }
+    guard let start = find(open, from: 0), let end = find(close, from: start + open.count) else {
+        FuzzInput.fail("HTML report without its data block")
+        return
+    }
+    for k in (start + open.count)..<end {
+        if bytes[k] == 0x3C { FuzzInput.fail("HTML data block carries '<' at byte \(k)") }
+        if bytes[k] == 0xE2 && k + 2 < end && bytes[k + 1] == 0x80 && (bytes[k + 2] == 0xA8 || bytes[k + 2] == 0xA9) {
+            FuzzInput.fail("HTML data block carries U+2028 or U+2029")
+        }
+    }
+    var ends = 0
+    var at = 0
+    while let k = find(close, from: at) {
+        ends += 1
+        at = k + close.count
+    }
+    if ends != 2 { FuzzInput.fail("HTML report has \(ends) script ends") }
+}
+
 /// The file name every input is reported under: a terminal escape and a BEL in it must come
 /// out escaped.
 let fileName = "fuzz\u{1B}]0;input\u{07}.pcap"
@@ -178,6 +212,7 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let jsonl = MemorySink()
     let sarif = MemorySink()
     let junit = MemorySink()
+    let html = MemorySink()
     var verbose = TextReporter.Options()
     verbose.verbose = true
     verbose.color = true
@@ -194,6 +229,7 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         TextReporter(sink: text, options: verbose), TextReporter(sink: quiet, options: q),
         JSONLinesReporter(sink: jsonl),
         SARIFReporter(sink: sarif, toolVersion: "fuzz"), JUnitReporter(sink: junit),
+        HTMLReporter(sink: html, files: [fileName], toolVersion: "fuzz"),
     ])
     var options = Analysis.Options()
     options.verbose = true
@@ -228,6 +264,7 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     checkJSONLines(jsonl.bytes, secondOpinion: secondOpinion)
     checkJSON(sarif.bytes, "SARIF", secondOpinion: secondOpinion)
     checkJUnit(junit.bytes)
+    checkHTML(html.bytes)
     return 0
 }
 

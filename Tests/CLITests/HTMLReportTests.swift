@@ -1,0 +1,142 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Headless Chromium (Debian package `chromium`, installed by `scripts/setup.sh --test` and in
+/// CI), or nil.
+let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
+
+/// The browser tests run where Chromium is installed, and in CI (which installs it, so a
+/// missing browser fails there instead of being skipped).
+let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["DISCOSCOPE_REQUIRE_SHARED"] != nil
+
+/// `--format html` in a real browser: the page of each capture is loaded by headless Chromium
+/// with `#selftest`, which makes the page click a mark, select a finding with related frames
+/// and write what it saw into the DOM (`<pre id="ds-selftest">`) for `--dump-dom`.
+@Suite(.serialized) struct HTMLReportBrowserTests {
+    static let captures = [
+        "captures/testbed/lan-dualstack.pcapng", "captures/testbed/lan-dualstack-without-h3.pcapng",
+        "captures/testbed/h4-any-sll2.pcap", "captures/public/zeek__zeek__mdns.pcap",
+        "captures/public/CESNET__ipfixprobe__ssdp.pcap", "captures/public/lemontree55__packetgen__mdns.pcapng",
+        "captures/hostile/html-injection.pcap", "captures/hostile/terminal-injection.pcap",
+    ]
+
+    /// Messages and findings in the JSON lines output of the same capture.
+    static func jsonLinesCounts(_ capture: String) throws -> (messages: Int, findings: Int) {
+        let r = try run(["analyze", capture, "--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        var messages = 0
+        var findings = 0
+        for line in r.lines {
+            if line.hasPrefix(#"{"type":"message""#) { messages += 1 }
+            if line.hasPrefix(#"{"type":"finding""#) { findings += 1 }
+        }
+        return (messages, findings)
+    }
+
+    /// Loads `page` in headless Chromium and returns the page's self-check and the browser's
+    /// log (console messages, CSP reports).
+    static func load(_ page: String, dir: String) throws -> (check: [String: Any], log: String) {
+        guard let chromium else {
+            throw BrowserMissing()
+        }
+        let r = try runProcess(
+            "/usr/bin/timeout",
+            [
+                "120", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--no-first-run", "--user-data-dir=\(dir)/profile", "--enable-logging=stderr", "--v=0",
+                "--virtual-time-budget=5000", "--dump-dom", "file://\(page)#selftest",
+            ], environment: ["HOME": dir, "PATH": "/usr/bin:/bin"])
+        let dom = r.stdout
+        guard let start = dom.firstRange(of: #"<pre id="ds-selftest">"#),
+            let end = dom[start.upperBound...].firstRange(of: "</pre>")
+        else {
+            Issue.record("no self-check in the page (status \(r.status)):\n\(r.stderr.suffix(2000))")
+            return ([:], r.stderr)
+        }
+        let text = dom[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        #expect(dom.contains(#"data-ready="1""#))
+        return (object ?? [:], r.stderr)
+    }
+
+    struct BrowserMissing: Error, CustomStringConvertible {
+        var description: String { "Chromium is not installed (apt-get install chromium; scripts/setup.sh --test)" }
+    }
+
+    @Test(
+        .enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"),
+        arguments: captures)
+    func pageShowsWhatJSONLinesHasAndRunsNothingFromTheCapture(_ capture: String) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let page = dir + "/report.html"
+        let w = try run(
+            ["analyze", capture, "--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        #expect(w.status == 0, "\(w.stderr)")
+        let expected = try Self.jsonLinesCounts(capture)
+        let (c, log) = try Self.load(page, dir: dir)
+
+        // Every message is a mark, every finding is listed: as many as JSON lines has.
+        #expect(c["messages"] as? Int == expected.messages)
+        #expect(c["findings"] as? Int == expected.findings)
+        // At the fitted view every message of the lanes shown is drawn (or counted in a mark
+        // that stands for several).
+        if let rows = c["rowsAtFit"] as? Int, rows <= 30 {
+            #expect(c["accountedAtFit"] as? Int == expected.messages)
+        }
+        // A click on a mark shows its message as the text report prints it, its hex dump and
+        // its findings.
+        if expected.messages > 0 {
+            #expect((c["clicked"] as? Int ?? -1) >= 0)
+            #expect(c["detailShowsMessage"] as? Bool == true)
+            #expect((c["hexLines"] as? Int ?? 0) > 0)
+            #expect(c["detailFindings"] as? Int == c["expectedFindings"] as? Int)
+        }
+        // A finding's related frames are highlighted when it is selected.
+        if let checked = c["relatedChecked"] as? Int, checked > 0 {
+            #expect(c["relatedHighlighted"] as? Int == checked)
+        }
+        // Tables make their rows as they are scrolled: the findings table grows at its end.
+        let lazy = c["lazyRows"] as? [Int] ?? []
+        #expect(lazy.count == 2 && lazy[0] == min(expected.findings, 100))
+        if expected.findings > 100 { #expect(lazy.count == 2 && lazy[1] > lazy[0]) }
+        // A row of the inventory leads to its device's marks.
+        if let linked = c["inventoryLinks"] as? Bool { #expect(linked) }
+        // Nothing from the capture ran or loaded: no element, handler or script of its own,
+        // no network request, no CSP violation (an attempt would be one).
+        #expect(c["pwned"] as? Bool == false)
+        #expect(c["scripts"] as? Int == 2)
+        #expect(c["foreignElements"] as? Int == 0)
+        #expect(c["inlineHandlers"] as? Int == 0)
+        #expect((c["resources"] as? [Any])?.isEmpty == true)
+        #expect((c["violations"] as? [Any])?.isEmpty == true)
+        #expect(c["title"] as? String == "DiscoScope report")
+        #expect(!log.contains("Content Security Policy"), "\(log.suffix(2000))")
+        #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
+    }
+
+    /// The report of the hostile capture keeps its data inside the data block: no raw
+    /// markup from the wire, no line separator, and the page still parses.
+    @Test func hostileStringsAreEscapedInTheFile() throws {
+        let r = try run(
+            ["analyze", "captures/hostile/html-injection.pcap", "--format", "html", "--fail-on", "never"],
+            cwd: Fixtures.packageRoot)
+        #expect(r.status == 0)
+        let html = r.stdout
+        // Two blocks close: the data block and the page's script.
+        #expect(html.components(separatedBy: "</script>").count == 3)
+        #expect(!html.contains("<img"))
+        #expect(!html.contains("<svg"))
+        #expect(!html.contains("<!--"))
+        #expect(!html.contains("\u{2028}") && !html.contains("\u{2029}"))
+        #expect(html.contains(#"\u003cscript\u003ewindow.pwned=1\u003c/script\u003e"#))
+        #expect(
+            html.contains(
+                #"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-"#))
+    }
+}
