@@ -608,6 +608,14 @@ public final class Analysis {
         return inline.conclude(findings, mdnsHosts: hostKeys)
     }
 
+    /// Findings made outside the packets (`probe`'s description checks), reported now, after
+    /// everything read so far, through the same policy, counts and reporter as the rules'.
+    public func report(external findings: [Finding]) {
+        guard !findings.isEmpty else { return }
+        drain()
+        emit(inline.conclude(findings))
+    }
+
     /// Number of findings reported at or above `threshold`.
     public func count(atLeast threshold: Severity) -> Int {
         summary.findings(atLeast: threshold)

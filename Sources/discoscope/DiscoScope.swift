@@ -19,7 +19,7 @@ struct DiscoScope: ParsableCommand {
         version: DiscoScope.version,
         subcommands: [
             Analyze.self, CaptureCommand.self, RulesCommand.self, InventoryCommand.self, DiffCommand.self,
-            ExplainCommand.self,
+            ExplainCommand.self, ProbeCommand.self,
         ],
         defaultSubcommand: nil
     )

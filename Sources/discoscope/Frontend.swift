@@ -29,7 +29,8 @@ final class Frontend {
     /// bad configuration. `inputs` are the files as given (the interface when live).
     init(
         output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
-        packetOutput: PacketOutput? = nil
+        packetOutput: PacketOutput? = nil, wrapReporter: ((OutputFormatOption, any Reporter, FileSink) -> any Reporter)? = nil,
+        ownSources: Set<String> = []
     ) throws {
         self.rules = rules
         let settings = try Settings(rules)
@@ -37,7 +38,7 @@ final class Frontend {
         sink = try FileSink.open(output.output)
         sink.flushEachWrite = live
         self.packetOutput = packetOutput
-        let reporter: any Reporter
+        var reporter: any Reporter
         var jobs = jobs
         switch output.format {
         case .text:
@@ -63,6 +64,8 @@ final class Frontend {
         case .junit:
             reporter = JUnitReporter(sink: sink)
         }
+        // `probe`: its own JUnit layout (a suite per device) and its messages marked as ours.
+        if let wrapReporter { reporter = wrapReporter(output.format, reporter, sink) }
         var options = Analysis.Options()
         options.verbose = output.verbose
         options.messageFields = output.format == .jsonl
@@ -71,15 +74,21 @@ final class Frontend {
         options.jobs = jobs
         options.recordMAC = output.format == .text && output.linkHeader
         options.recordPayload = output.format == .text && (output.hexDump || output.asciiDump)
-        options.reportsInventory = output.format == .text || output.format == .jsonl
+        options.reportsInventory = output.format == .text || output.format == .jsonl || wrapReporter != nil
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         let marked = packetOutput?.findingFrames
         let below = belowMinimum
+        let own = ownFindings
         let policy: (@Sendable (Finding) -> Finding?)?
-        if settings.isIdentity && collector == nil && marked == nil {
+        if settings.isIdentity && collector == nil && marked == nil && ownSources.isEmpty {
             policy = nil
         } else {
             policy = { f in
+                // `probe`: findings on the messages it sent judge the probe, not the devices.
+                if !ownSources.isEmpty, ownSources.contains(f.source) {
+                    own.add(f)
+                    return nil
+                }
                 guard let kept = settings.apply(f) else {
                     if settings.isBelowMinimum(f) { below.add() }
                     return nil
@@ -101,6 +110,8 @@ final class Frontend {
     }
 
     let settings: Settings
+    /// `probe`: findings about its own messages, left out of the report.
+    let ownFindings = OwnFindings()
     /// A progress line on standard error: only when it is a terminal, the report does not go
     /// to that same terminal, and not in CI.
     var showProgress = false
@@ -235,6 +246,19 @@ final class BaselineCollector: Sendable {
             s.baseline.insert(f)
         }
     }
+}
+
+/// Findings about `probe`'s own messages: counted, the first few kept for standard error.
+final class OwnFindings: Sendable {
+    private let state = Mutex((count: 0, first: [Finding]()))
+    func add(_ f: Finding) {
+        state.withLock { s in
+            s.count += 1
+            if s.first.count < 5 { s.first.append(f) }
+        }
+    }
+    var count: Int { state.withLock { $0.count } }
+    var first: [Finding] { state.withLock { $0.first } }
 }
 
 /// A count that worker threads add to.
