@@ -25,7 +25,7 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
     func triggeringExamplesRaiseTheRule(_ r: RegisteredRule) {
         for example in r.type.examples.triggering {
             let place = SourceLocation(fileID: example.file, filePath: example.file, line: example.line, column: 1)
-            let hit = findingsOnLast(example.datagrams).filter { $0.rule == r.id }
+            let hit = findingsOnLast(example).filter { $0.rule == r.id }
             #expect(!hit.isEmpty, "\(r.id) did not fire on its triggering example", sourceLocation: place)
             if let s = example.severity {
                 #expect(
@@ -46,7 +46,7 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
     func nonTriggeringExamplesDoNotRaiseIt(_ r: RegisteredRule) {
         for example in r.type.examples.nonTriggering {
             let place = SourceLocation(fileID: example.file, filePath: example.file, line: example.line, column: 1)
-            let miss = findingsOnLast(example.datagrams).filter { $0.rule == r.id }
+            let miss = findingsOnLast(example).filter { $0.rule == r.id }
             #expect(
                 miss.isEmpty, "\(r.id) fired on its non-triggering example: \(miss.map(\.message))",
                 sourceLocation: place)
