@@ -110,6 +110,8 @@ final class Frontend {
     }
 
     let settings: Settings
+    /// `probe`: the description rules run (they are listed as checked in JUnit and SARIF).
+    var checksDescriptions = false
     /// `probe`: findings about its own messages, left out of the report.
     let ownFindings = OwnFindings()
     /// A progress line on standard error: only when it is a terminal, the report does not go
@@ -144,6 +146,7 @@ final class Frontend {
     /// finding reaches `--fail-on`, else 0.
     func finish(extra: (inout RunSummary) -> Void = { _ in }) -> Int32 {
         let settings = self.settings
+        let checksDescriptions = self.checksDescriptions
         let started = self.started
         let belowMinimum = self.belowMinimum
         let packetOutput = self.packetOutput
@@ -156,7 +159,11 @@ final class Frontend {
                 packetProblem = problem
                 Frontend.warn(problem)
             }
-            s.rulesChecked = RuleCatalog.all.filter { !settings.disabled.contains($0.id) }
+            // The description rules (SSDP-6xx) run only where a description is fetched (`probe`).
+            let fetched = checksDescriptions
+            s.rulesChecked = RuleCatalog.all.filter {
+                !settings.disabled.contains($0.id) && (fetched || !DescriptionChecks.ids.contains($0.id))
+            }
             s.failOn = settings.failOn
             s.elapsedSeconds = Frontend.now() - started
             // The workers count every finding the policy dropped as suppressed; read once

@@ -122,6 +122,7 @@ extension DiscoScope {
                 Frontend.warn(e.description)
                 return 2
             }
+            frontend.checksDescriptions = protocolChoice != .mdns
             if geteuid() == 0 && !noDrop {
                 do { try Privileges.drop(to: user ?? "nobody") } catch {
                     Frontend.warn("\(error)")

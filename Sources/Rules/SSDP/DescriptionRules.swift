@@ -109,6 +109,9 @@ public protocol DescriptionRule: Rule {
 
 /// Runs the registered description rules on one fetched LOCATION.
 public enum DescriptionChecks {
+    /// The IDs of the description rules.
+    public static let ids = Set(RuleRegistry.ssdpDescription.map { $0.descriptor.id })
+
     public static func run(_ input: DescriptionInput, disabled: Set<RuleID> = []) -> [Finding] {
         let context = DescriptionContext(input)
         var sink = FindingSink(frame: input.frame, time: input.time, source: input.responder, fileIndex: input.fileIndex)

@@ -10,7 +10,7 @@ and serves its description on ADDRESS:8080/desc.xml, but:
   * an ssdp:all search is answered with the root and UUID responses only: the device type
     and the service type it announces are missing (SSDP-505);
   * upnp:rootdevice searches and unicast searches are never answered.
-It announces its set at start and again on a multicast search after 5 s without announcing.
+It announces its set at start and again on the first multicast search, and on one after 5 s without announcing.
 It only answers on the interface of ADDRESS and exits after SECONDS.
 """
 import socket
@@ -99,7 +99,7 @@ def main():
     notify(sock)
     sock.settimeout(0.2)
     end = time.time() + SECONDS
-    last_announce = time.time()
+    last_announce = 0.0  # the first search always brings the set again
     while time.time() < end:
         try:
             data, peer = sock.recvfrom(2048)
@@ -124,7 +124,7 @@ def main():
                 sock.sendto(response(s), peer)
         if time.time() - last_announce > 5:
             # A searcher is here after a quiet while: announce the whole set again.
-            last_announce = time.time()
+            last_announce = 0.0  # the first search always brings the set again
             notify(sock)
     http.shutdown()
 
