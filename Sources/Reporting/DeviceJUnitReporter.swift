@@ -68,11 +68,13 @@ public final class DeviceJUnitReporter: Reporter {
                     let worst = failing.map(\.severity).max() ?? .error
                     cases +=
                         "      <failure type=\"\(worst.rawValue)\" message=\"\(JUnitReporter.escape("\(failing.count) finding(s): \(d.title)"))\">"
-                    cases += JUnitReporter.escape(failing.map(JUnitReporter.line).joined(separator: "\n")) + "</failure>\n"
+                    cases +=
+                        JUnitReporter.escape(failing.map(JUnitReporter.line).joined(separator: "\n")) + "</failure>\n"
                 }
                 if !rest.isEmpty {
                     cases +=
-                        "      <system-out>" + JUnitReporter.escape(rest.map(JUnitReporter.line).joined(separator: "\n"))
+                        "      <system-out>"
+                        + JUnitReporter.escape(rest.map(JUnitReporter.line).joined(separator: "\n"))
                         + "</system-out>\n"
                 }
                 cases += "    </testcase>\n"
@@ -99,7 +101,8 @@ public final class DeviceJUnitReporter: Reporter {
             suites +=
                 "  <testsuite name=\"capture\" tests=\"\(s.inputErrors.count)\" failures=\"0\" errors=\"\(s.inputErrors.count)\" skipped=\"0\" time=\"0\">\n"
             for e in s.inputErrors {
-                suites += "    <testcase classname=\"discoscope.input\" name=\"\(JUnitReporter.escape(e))\" time=\"0\">\n"
+                suites +=
+                    "    <testcase classname=\"discoscope.input\" name=\"\(JUnitReporter.escape(e))\" time=\"0\">\n"
                 suites += "      <error type=\"input\" message=\"\(JUnitReporter.escape(e))\"/>\n    </testcase>\n"
             }
             suites += "  </testsuite>\n"

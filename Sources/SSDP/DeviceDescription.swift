@@ -128,8 +128,9 @@ public enum XMLReader {
             while i < b.count, Self.isNameByte(b[i]) { i += 1 }
             guard i > start else { throw fail("expected a name") }
             let first = b[start]
-            guard !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) && first != UInt8(ascii: "-")
-                && first != UInt8(ascii: ".")
+            guard
+                !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) && first != UInt8(ascii: "-")
+                    && first != UInt8(ascii: ".")
             else { throw fail("a name cannot start with \(Character(Unicode.Scalar(first)))") }
             return String(decoding: b[start..<i], as: UTF8.self)
         }
@@ -311,7 +312,8 @@ public struct DeviceDescription: Sendable, Hashable {
         }
         // The XML reader bounds the depth already; this keeps the recursion bounded on its own.
         let embedded =
-            depth < XMLReader.maxDepth ? (e.child("deviceList")?.all("device") ?? []).map { device($0, depth: depth + 1) } : []
+            depth < XMLReader.maxDepth
+            ? (e.child("deviceList")?.all("device") ?? []).map { device($0, depth: depth + 1) } : []
         return Device(
             deviceType: e.child("deviceType")?.text ?? "", udn: e.child("UDN")?.text ?? "",
             friendlyName: e.child("friendlyName")?.text ?? "", services: services, embedded: embedded)

@@ -29,7 +29,8 @@ final class Frontend {
     /// bad configuration. `inputs` are the files as given (the interface when live).
     init(
         output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
-        packetOutput: PacketOutput? = nil, wrapReporter: ((OutputFormatOption, any Reporter, FileSink) -> any Reporter)? = nil,
+        packetOutput: PacketOutput? = nil,
+        wrapReporter: ((OutputFormatOption, any Reporter, FileSink) -> any Reporter)? = nil,
         ownSources: Set<String> = []
     ) throws {
         self.rules = rules

@@ -43,7 +43,8 @@ extension DiscoScope {
                 valueName: "target"))
         var target: String?
 
-        @Option(name: .long, help: ArgumentHelp("Seconds to run (sending stops up to 3 s earlier).", valueName: "seconds"))
+        @Option(
+            name: .long, help: ArgumentHelp("Seconds to run (sending stops up to 3 s earlier).", valueName: "seconds"))
         var duration: Double = 10
 
         @Option(name: .customLong("protocol"), help: "ssdp, mdns or both.")
@@ -54,12 +55,14 @@ extension DiscoScope {
 
         @Option(
             name: .customShort("w"),
-            help: ArgumentHelp("Also write the captured packets, our probes included, to FILE (pcap).", valueName: "file"))
+            help: ArgumentHelp(
+                "Also write the captured packets, our probes included, to FILE (pcap).", valueName: "file"))
         var writeFile: String?
 
         @Option(
             name: .customShort("Z"),
-            help: ArgumentHelp("Drop privileges to USER once the capture and sockets are open (default nobody).", valueName: "user"))
+            help: ArgumentHelp(
+                "Drop privileges to USER once the capture and sockets are open (default nobody).", valueName: "user"))
         var user: String?
 
         @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")
@@ -105,7 +108,8 @@ extension DiscoScope {
                 return 2
             }
             FileHandleStderr.write(
-                "probing on \(interface) for \(duration) s (at most \(Self.rate) packets/s), link-type \(handle.linkType)\n")
+                "probing on \(interface) for \(duration) s (at most \(Self.rate) packets/s), link-type \(handle.linkType)\n"
+            )
             let stop = StopController(handle)
             stop.start()
             let driver = ProbeDriver(
@@ -140,8 +144,9 @@ extension DiscoScope {
                 return Frontend.now() >= driver.end
             }
             driver.stopFlag.store(true, ordering: .relaxed)
-            if var t = sender { pthread_join(t, nil); t = pthread_t() }
-            if var t = fetcher { pthread_join(t, nil); t = pthread_t() }
+            // Both threads stop at the end of the run (each wait is bounded by it).
+            if let t = sender { pthread_join(t, nil) }
+            if let t = fetcher { pthread_join(t, nil) }
             // The description rules, through the same policy and reporter as every other rule.
             let disabled = frontend.settings.disabled
             for input in driver.descriptionInputs(fileIndex: 0) {
@@ -156,11 +161,14 @@ extension DiscoScope {
             if skipped > 0 { note += "; \(skipped) planned packet(s) not sent before sending stopped" }
             let refused = sockets.refused.withLock { $0 }
             if refused > 0 { note += "; \(refused) refused by the destination guard" }
-            if driver.state.withLock({ $0.truncatedTables }) { note += "; some devices or names were left out (bounds)" }
+            if driver.state.withLock({ $0.truncatedTables }) {
+                note += "; some devices or names were left out (bounds)"
+            }
             FileHandleStderr.write(note + "\n")
             let own = frontend.ownFindings
             if own.count > 0 {
-                var text = "probe: \(own.count) finding(s) on messages we sent left out of the report (they judge the probe):\n"
+                var text =
+                    "probe: \(own.count) finding(s) on messages we sent left out of the report (they judge the probe):\n"
                 for f in own.first {
                     text += TerminalText.escaped("  frame \(f.frames.first ?? 0) \(f.rule) \(f.message)") + "\n"
                 }
@@ -206,4 +214,3 @@ final class OursMarker: Reporter {
     func beginFile(_ index: Int, name: String) { inner.beginFile(index, name: name) }
     func inventory(_ inventory: Inventory) { inner.inventory(inventory) }
 }
-

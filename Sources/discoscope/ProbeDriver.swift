@@ -327,7 +327,9 @@ final class ProbeDriver: @unchecked Sendable {
         return out
     }
 
-    static func query(_ questions: [(Labels, UInt16)], qu: Bool, id: UInt16 = 0, answers: [(Labels, Labels, UInt32)] = [])
+    static func query(
+        _ questions: [(Labels, UInt16)], qu: Bool, id: UInt16 = 0, answers: [(Labels, Labels, UInt32)] = []
+    )
         -> [UInt8]
     {
         var out: [UInt8] = DNSBuilder.u16(id) + DNSBuilder.u16(0) + DNSBuilder.u16(UInt16(questions.count))
@@ -350,7 +352,9 @@ final class ProbeDriver: @unchecked Sendable {
         func ask(_ key: String, _ questions: [(Labels, UInt16)]) {
             if sockets.has(.mdns4) {
                 out.append(
-                    Planned(key: "qu4 " + key) { self.sendUDP(Self.query(questions, qu: true), .mdns4, .mdnsIPv4, 5353) })
+                    Planned(key: "qu4 " + key) {
+                        self.sendUDP(Self.query(questions, qu: true), .mdns4, .mdnsIPv4, 5353)
+                    })
                 out.append(
                     Planned(key: "qm4 " + key, after: ("qu4 " + key, 1.0)) {
                         self.sendUDP(Self.query(questions, qu: false), .mdns4, .mdnsIPv4, 5353)
@@ -358,7 +362,9 @@ final class ProbeDriver: @unchecked Sendable {
             }
             if sockets.has(.mdns6) {
                 out.append(
-                    Planned(key: "qm6 " + key) { self.sendUDP(Self.query(questions, qu: false), .mdns6, .mdnsIPv6, 5353) })
+                    Planned(key: "qm6 " + key) {
+                        self.sendUDP(Self.query(questions, qu: false), .mdns6, .mdnsIPv6, 5353)
+                    })
             }
         }
         ask("services", [(Labels.services, 12)])

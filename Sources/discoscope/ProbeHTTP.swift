@@ -93,7 +93,9 @@ enum ProbeHTTP {
             if name == "location" { location = String(value) }
         }
         var body = Array(data[(headerEnd + 4)...])
-        if (300...399).contains(code) { return .redirect(status: code, target: location.isEmpty ? "(no Location)" : location) }
+        if (300...399).contains(code) {
+            return .redirect(status: code, target: location.isEmpty ? "(no Location)" : location)
+        }
         guard (200...299).contains(code) else { return .httpStatus(code) }
         if body.count > maxBody || (contentLength ?? 0) > maxBody { return .tooLarge(limit: maxBody) }
         if let n = contentLength, n >= 0, n < body.count { body = Array(body[0..<n]) }

@@ -24,7 +24,9 @@ struct ProbeInterface: Sendable {
                 continue
             }
             if sa.pointee.sa_family == sa_family_t(AF_INET), out.ipv4 == nil, let m = entry.pointee.ifa_netmask {
-                let a = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+                let a = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
+                }
                 let mask = m.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
                     UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
                 }
@@ -289,7 +291,9 @@ final class ProbeSockets: @unchecked Sendable {
             let family = ss.ss_family
             let port = withUnsafePointer(to: &ss) { p -> UInt16 in
                 if family == sa_family_t(AF_INET6) {
-                    return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                    return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        UInt16(bigEndian: $0.pointee.sin6_port)
+                    }
                 }
                 return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
             }
@@ -311,7 +315,9 @@ final class ProbeSockets: @unchecked Sendable {
             sa.sin_port = port.bigEndian
             sa.sin_addr.s_addr = v.bigEndian
             return withUnsafePointer(to: &sa) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         case .v6:
             var sa = sockaddr_in6()

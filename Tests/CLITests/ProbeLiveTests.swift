@@ -24,8 +24,10 @@ final class ProbeLAN {
         self.hosts = hosts
         var steps: [[String]] = [
             ["netns", "add", bridge], ["-n", bridge, "link", "set", "lo", "up"],
-            ["-n", bridge, "link", "add", "br0", "type", "bridge", "stp_state", "0", "forward_delay", "0",
-             "mcast_snooping", "0"],
+            [
+                "-n", bridge, "link", "add", "br0", "type", "bridge", "stp_state", "0", "forward_delay", "0",
+                "mcast_snooping", "0",
+            ],
         ]
         for (k, h) in hosts.enumerated() {
             let ns = name(h)
@@ -53,7 +55,8 @@ final class ProbeLAN {
         // IPv6 duplicate address detection on the link-local addresses (about 2 s).
         for h in hosts {
             for _ in 0..<60 {
-                let r = try runProcess("/usr/sbin/ip", ["-n", name(h), "-6", "addr", "show", "dev", "eth0", "tentative"])
+                let r = try runProcess(
+                    "/usr/sbin/ip", ["-n", name(h), "-6", "addr", "show", "dev", "eth0", "tentative"])
                 if r.stdout.isEmpty { break }
                 usleep(100_000)
             }
@@ -133,7 +136,8 @@ struct ProbeLiveTests {
     /// avahi-daemon and minidlna where installed.
     func lan(_ dir: String) throws -> ProbeLAN {
         let net = try ProbeLAN(hosts: ["p", "b", "z", "a", "m"])
-        try net.daemon("b", ["/usr/bin/python3", Self.live + "broken_upnp.py", net.address("b"), "120"], log: dir + "/b.log")
+        try net.daemon(
+            "b", ["/usr/bin/python3", Self.live + "broken_upnp.py", net.address("b"), "120"], log: dir + "/b.log")
         if Self.hasZeroconf {
             try net.daemon(
                 "z", ["/usr/bin/python3", Self.live + "zc_service.py", net.address("z"), "120"], log: dir + "/z.log")
@@ -177,7 +181,8 @@ struct ProbeLiveTests {
 
                 """
             try conf.write(toFile: dir + "/minidlna.conf", atomically: true, encoding: .utf8)
-            try net.daemon("m", ["minidlnad", "-f", dir + "/minidlna.conf", "-P", dir + "/m.pid", "-S"], log: dir + "/m.log")
+            try net.daemon(
+                "m", ["minidlnad", "-f", dir + "/minidlna.conf", "-P", dir + "/m.pid", "-S"], log: dir + "/m.log")
         }
         // The responders start up and announce (zeroconf probes for about 1.5 s).
         usleep(3_000_000)
@@ -242,7 +247,10 @@ struct ProbeLiveTests {
         let messages = records.filter { $0["type"] as? String == "message" }
         let ours = messages.filter { $0["ours"] as? Bool == true }
         #expect(ours.count >= 10)
-        #expect(ours.allSatisfy { $0["src"] as? String == net.address("p") || ($0["src"] as? String)?.hasPrefix("fe80:") == true })
+        #expect(
+            ours.allSatisfy {
+                $0["src"] as? String == net.address("p") || ($0["src"] as? String)?.hasPrefix("fe80:") == true
+            })
 
         // The -w file holds our probes: count them (by source address) and check the rate
         // (at most 20 in any one-second window) and the duration limit.
@@ -259,7 +267,9 @@ struct ProbeLiveTests {
             maxInWindow = max(maxInWindow, sent[k...].prefix { $0 < t + 1.0 }.count)
         }
         #expect(maxInWindow <= 20, "\(maxInWindow) packets within one second")
-        if let first = sent.first, let last = sent.last { #expect(last - first <= duration, "sent over \(last - first) s") }
+        if let first = sent.first, let last = sent.last {
+            #expect(last - first <= duration, "sent over \(last - first) s")
+        }
         // Sent only to the groups and the devices of this link.
         let allowed: Set<String> = ["239.255.255.250", "224.0.0.251", "ff02::c", "ff02::fb"]
         let dsts = offline.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -273,7 +283,8 @@ struct ProbeLiveTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let net = try lan(dir)
         let junit = dir + "/probe.xml"
-        #expect(try probe(net, ["--duration", "5", "--protocol", "ssdp", "--format", "junit", "-o", junit], dir: dir) == 1)
+        #expect(
+            try probe(net, ["--duration", "5", "--protocol", "ssdp", "--format", "junit", "-o", junit], dir: dir) == 1)
         let p = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", junit])
         #expect(p.status == 0, "\(p.stderr)")
         let suite = p.lines.first { $0.hasPrefix("suite ssdp uuid:\(Self.brokenUUID)") }

@@ -114,7 +114,8 @@ public enum DescriptionChecks {
 
     public static func run(_ input: DescriptionInput, disabled: Set<RuleID> = []) -> [Finding] {
         let context = DescriptionContext(input)
-        var sink = FindingSink(frame: input.frame, time: input.time, source: input.responder, fileIndex: input.fileIndex)
+        var sink = FindingSink(
+            frame: input.frame, time: input.time, source: input.responder, fileIndex: input.fileIndex)
         for rule in RuleRegistry.ssdpDescription where !disabled.contains(rule.descriptor.id) {
             rule.check(context, into: &sink)
         }
@@ -137,7 +138,9 @@ struct DescriptionFetchedRule: DescriptionRule {
         example: "LOCATION http://10.0.0.5:8200/rootDesc.xml answers 404 Not Found")
     static let examples = RuleExamples(
         triggering: [RuleExample(description: descriptionInput(fetch: .httpStatus(404)))],
-        nonTriggering: [RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))]
+        nonTriggering: [
+            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+        ]
     )
 
     static func check(_ c: DescriptionContext, into out: inout FindingSink) {
@@ -174,7 +177,9 @@ struct DescriptionWellFormedRule: DescriptionRule {
                 description: descriptionInput(
                     fetch: .document(status: 200, body: Array("<root><device><UDN>x</device></root>".utf8))))
         ],
-        nonTriggering: [RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))]
+        nonTriggering: [
+            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+        ]
     )
 
     static func check(_ c: DescriptionContext, into out: inout FindingSink) {
@@ -211,7 +216,9 @@ struct DescriptionUDNRule: DescriptionRule {
                         status: 200,
                         body: description(udn: "uuid:00000000-0000-4000-8000-000000000bad"))))
         ],
-        nonTriggering: [RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))]
+        nonTriggering: [
+            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+        ]
     )
 
     static func check(_ c: DescriptionContext, into out: inout FindingSink) {
@@ -240,7 +247,7 @@ struct DescriptionTypesRule: DescriptionRule {
         interop:
             "control points that search by type (Windows, VLC, BubbleUPnP) fetch the description and do not list a device whose deviceType differs",
         example: "NT urn:schemas-upnp-org:device:MediaServer:1, deviceType urn:schemas-upnp-org:device:MediaRenderer:1",
-        )
+    )
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
@@ -249,7 +256,9 @@ struct DescriptionTypesRule: DescriptionRule {
                         status: 200,
                         body: description(deviceType: "urn:schemas-upnp-org:device:MediaRenderer:1"))))
         ],
-        nonTriggering: [RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))]
+        nonTriggering: [
+            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+        ]
     )
 
     static func check(_ c: DescriptionContext, into out: inout FindingSink) {
@@ -297,7 +306,9 @@ struct DescriptionURLsRule: DescriptionRule {
                 description: descriptionInput(
                     fetch: .document(status: 200, body: description(controlURL: ""))))
         ],
-        nonTriggering: [RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))]
+        nonTriggering: [
+            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+        ]
     )
 
     static func check(_ c: DescriptionContext, into out: inout FindingSink) {
@@ -309,7 +320,9 @@ struct DescriptionURLsRule: DescriptionRule {
         var reported = 0
         for device in d.devices {
             for s in device.services {
-                for (name, value) in [("SCPDURL", s.scpdURL), ("controlURL", s.controlURL), ("eventSubURL", s.eventSubURL)]
+                for (name, value) in [
+                    ("SCPDURL", s.scpdURL), ("controlURL", s.controlURL), ("eventSubURL", s.eventSubURL),
+                ]
                 where reported < 8 {
                     let label = s.serviceID.isEmpty ? s.serviceType : s.serviceID
                     guard let v = value, !v.isEmpty else {
@@ -351,9 +364,12 @@ struct LocationHostAnsweredRule: DescriptionRule {
         triggering: [
             RuleExample(
                 description: descriptionInput(
-                    location: "http://192.168.7.1:8200/rootDesc.xml", fetch: .notFetched("not the address that answered")))
+                    location: "http://192.168.7.1:8200/rootDesc.xml",
+                    fetch: .notFetched("not the address that answered")))
         ],
-        nonTriggering: [RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))]
+        nonTriggering: [
+            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+        ]
     )
 
     static func check(_ c: DescriptionContext, into out: inout FindingSink) {
