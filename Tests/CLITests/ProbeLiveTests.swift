@@ -124,6 +124,7 @@ struct ProbeLiveTests {
     static let hasAvahi = !minimal && FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon")
     static let hasMiniDLNA = !minimal && FileManager.default.isExecutableFile(atPath: "/usr/sbin/minidlnad")
     static let brokenUUID = "b0b0b0b0-0000-4000-8000-00000000b0b0"
+    static let redirectUUID = "c0c0c0c0-0000-4000-8000-00000000c0c0"
 
     func tempDir() throws -> String {
         let d = "/tmp/discoscope-probe-\(UUID().uuidString)"
@@ -231,6 +232,12 @@ struct ProbeLiveTests {
         // Wrong UDN in the description, a service without controlURL, and an ssdp:all search
         // answered with half of the announced set.
         #expect(brokenRules.isSuperset(of: ["SSDP-603", "SSDP-605", "SSDP-505"]), "\(brokenRules) \(err)")
+        // A LOCATION that redirects off the link: reported, never followed.
+        let moved = findings.filter { $0["device"] as? String == "uuid:\(Self.redirectUUID)" }
+        #expect(
+            moved.contains {
+                $0["rule"] as? String == "SSDP-601" && ($0["message"] as? String)?.contains("302") == true
+            })
         let devices = records.filter { $0["type"] as? String == "device" }.compactMap { $0["id"] as? String }
         #expect(devices.contains(Self.brokenUUID), "\(devices)")
         if Self.hasZeroconf { #expect(devices.contains("probe-zc.local."), "\(devices)") }

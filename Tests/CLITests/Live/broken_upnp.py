@@ -11,6 +11,8 @@ and serves its description on ADDRESS:8080/desc.xml, but:
     and the service type it announces are missing (SSDP-505);
   * upnp:rootdevice searches and unicast searches are never answered.
 It announces its set at start and again on the first multicast search, and on one after 5 s without announcing.
+A second root device (uuid REDIRECT) announces a LOCATION that answers 302 to an address off
+the link (SSDP-601: probe reports the redirect and never follows it).
 It only answers on the interface of ADDRESS and exits after SECONDS.
 """
 import socket
@@ -24,6 +26,7 @@ ADDR = sys.argv[1]
 SECONDS = float(sys.argv[2])
 UUID = "b0b0b0b0-0000-4000-8000-00000000b0b0"
 WRONG = "deadbeef-0000-4000-8000-00000000dead"
+REDIRECT = "c0c0c0c0-0000-4000-8000-00000000c0c0"
 DEVICE = "urn:schemas-upnp-org:device:BinaryLight:1"
 SERVICE = "urn:schemas-upnp-org:service:SwitchPower:1"
 LOCATION = "http://%s:8080/desc.xml" % ADDR
@@ -51,6 +54,12 @@ DESCRIPTION = """<?xml version="1.0"?>
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path == "/moved.xml":
+            self.send_response(302)
+            self.send_header("Location", "http://198.51.100.7/desc.xml")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         body = DESCRIPTION.encode()
         self.send_response(200)
         self.send_header("Content-Type", 'text/xml; charset="utf-8"')
@@ -77,6 +86,12 @@ def notify(sock):
             "BOOTID.UPNP.ORG: 1\r\nCONFIGID.UPNP.ORG: 1\r\n\r\n" % (LOCATION, nt, SERVER, usn(nt))
         )
         sock.sendto(msg.encode(), ("239.255.255.250", 1900))
+    msg = (
+        "NOTIFY * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nCACHE-CONTROL: max-age=1800\r\n"
+        "LOCATION: http://%s:8080/moved.xml\r\nNT: upnp:rootdevice\r\nNTS: ssdp:alive\r\nSERVER: %s\r\n"
+        "USN: uuid:%s::upnp:rootdevice\r\nBOOTID.UPNP.ORG: 1\r\nCONFIGID.UPNP.ORG: 1\r\n\r\n" % (ADDR, SERVER, REDIRECT)
+    )
+    sock.sendto(msg.encode(), ("239.255.255.250", 1900))
 
 
 def response(st):
