@@ -177,6 +177,8 @@ extension DiscoScope {
             let stats = LiveSource.statistics(handle)
             return frontend.finish { summary in
                 summary.interface = interface
+                // Left out as the probe's own, not suppressed by configuration.
+                summary.suppressed = max(0, summary.suppressed - own.count)
                 if let s = stats {
                     summary.packetsReceived = s.received
                     summary.packetsDropped = s.dropped
