@@ -111,6 +111,11 @@ final class ProbeLAN {
     deinit { teardown() }
 }
 
+/// The `Uid:` lines of a running process's status, as they were read.
+final class UIDLog {
+    var lines: [String] = []
+}
+
 /// `discoscope probe` against real responders and a deliberately broken one, in namespaces.
 @Suite(
     .serialized,
@@ -193,14 +198,26 @@ struct ProbeLiveTests {
     /// Runs `discoscope probe` in the probe host; returns the exit status (nil: it did not
     /// end within 40 s and was killed). The exit is read with waitpid: Foundation's Process
     /// does not always notice the end of a child that changed its user ID.
-    func probe(_ net: ProbeLAN, _ args: [String], dir: String) throws -> Int32? {
+    func probe(_ net: ProbeLAN, _ args: [String], dir: String, uids: UIDLog? = nil) throws
+        -> Int32?
+    {
         let p = try net.start("p", [Fixtures.binary, "probe", "-i", "eth0"] + args, log: dir + "/probe.err")
         let pid = p.processIdentifier
         for _ in 0..<(40 * 20) {
             var status: Int32 = 0
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { return (status >> 8) & 0xFF }
-            if r < 0 { return p.isRunning ? nil : p.terminationStatus }  // reaped by Foundation
+            if r < 0 {
+                // Reaped by Foundation first: it records the status (give it a moment).
+                for _ in 0..<100 where p.isRunning { usleep(20_000) }
+                return p.isRunning ? nil : p.terminationStatus
+            }
+            // The user IDs it runs as (real, effective, saved, file system), as it runs.
+            if let uids, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
+            {
+                uids.lines.append(String(line))
+            }
             usleep(50_000)
         }
         kill(pid, SIGKILL)
@@ -221,7 +238,13 @@ struct ProbeLiveTests {
         let out = dir + "/out.jsonl"
         let pcap = dir + "/probe.pcap"
         let duration = 8.0
-        let status = try probe(net, ["--duration", "8", "--format", "jsonl", "-o", out, "-w", pcap], dir: dir)
+        let uids = UIDLog()
+        let status = try probe(
+            net, ["--duration", "8", "--format", "jsonl", "-o", out, "-w", pcap], dir: dir, uids: uids)
+        // Privileges are dropped to nobody once the capture and the sockets are open.
+        let nobody = getpwnam("nobody").map { String($0.pointee.pw_uid) } ?? "65534"
+        let last = uids.lines.last?.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst() ?? []
+        #expect(last.count == 4 && last.allSatisfy { $0 == nobody }, "\(uids.lines.suffix(2))")
         let err = (try? String(contentsOfFile: dir + "/probe.err", encoding: .utf8)) ?? ""
         // The broken device has errors: exit status 1 with the default --fail-on error.
         #expect(status == 1, "\(err)")
