@@ -85,8 +85,9 @@ final class Frontend {
             policy = nil
         } else {
             policy = { f in
-                // `probe`: findings on the messages it sent judge the probe, not the devices.
-                if !ownSources.isEmpty, ownSources.contains(f.source) {
+                // `probe`: findings on the messages it sent judge the probe, not the devices
+                // (a finding that names a device, such as an unanswered search, is the device's).
+                if !ownSources.isEmpty, f.device == nil, ownSources.contains(f.source) {
                     own.add(f)
                     return nil
                 }

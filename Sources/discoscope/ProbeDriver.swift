@@ -310,8 +310,10 @@ final class ProbeDriver: @unchecked Sendable {
             }
         }
         // Unicast searches to each device that answered (UDA 1.1/2.0 §1.3.2: HOST is the
-        // device's address and port; no MX), for its root, UUID and every type it announced.
-        guard t >= 0.5 else { return out }
+        // device's address and port; no MX), for its root, UUID and every type it announced,
+        // once the multicast searches' answers are in (MX 2 after the second round): an answer
+        // to a multicast search then cannot pass for one to a unicast search (SSDP-519).
+        guard t >= 3.5 else { return out }
         let devices = state.withLock { s in s.ssdpOrder.compactMap { u in s.ssdpDevices[u].map { (u, $0) } } }
         for (uuid, dev) in devices {
             let kind: ProbeSockets.Kind = dev.address.isIPv6 ? .ssdp6 : .ssdp4

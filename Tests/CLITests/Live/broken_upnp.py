@@ -10,7 +10,9 @@ and serves its description on ADDRESS:8080/desc.xml, but:
   * an ssdp:all search is answered with the root and UUID responses only: the device type
     and the service type it announces are missing (SSDP-505);
   * upnp:rootdevice searches and unicast searches are never answered.
-It announces its set at start and again on the first multicast search, and on one after 5 s without announcing.
+It announces its set at start again on the first multicast search (and on one after 5 s without
+announcing), and once more 7 s after that: it is still there when its unicast searches went
+unanswered (SSDP-519).
 A second root device (uuid REDIRECT) announces a LOCATION that answers 302 to an address off
 the link (SSDP-601: probe reports the redirect and never follows it).
 It only answers on the interface of ADDRESS and exits after SECONDS.
@@ -115,7 +117,11 @@ def main():
     sock.settimeout(0.2)
     end = time.time() + SECONDS
     last_announce = 0.0  # the first search always brings the set again
+    reannounce_at = None  # and the set is announced again 7 s after that (still alive)
     while time.time() < end:
+        if reannounce_at is not None and time.time() >= reannounce_at:
+            reannounce_at = None
+            notify(sock)
         try:
             data, peer = sock.recvfrom(2048)
         except socket.timeout:
@@ -139,7 +145,8 @@ def main():
                 sock.sendto(response(s), peer)
         if time.time() - last_announce > 5:
             # A searcher is here after a quiet while: announce the whole set again.
-            last_announce = 0.0  # the first search always brings the set again
+            last_announce = time.time()
+            reannounce_at = last_announce + 7
             notify(sock)
     http.shutdown()
 
