@@ -257,6 +257,15 @@ public final class Analysis {
         return scheduler.conclude(findings, mdnsHosts: hostKeys)
     }
 
+    /// Findings made outside the packets (`probe`'s description checks), reported now, after
+    /// everything read so far, through the same policy, counts and reporter as the rules'.
+    public func report(external findings: [Finding]) {
+        guard !findings.isEmpty else { return }
+        scheduler.drain(emit: emit)
+        var r = scheduler.conclude(findings, mdnsHosts: [:])
+        emit(&r)
+    }
+
     /// Number of findings reported at or above `threshold`.
     public func count(atLeast threshold: Severity) -> Int {
         summary.findings(atLeast: threshold)

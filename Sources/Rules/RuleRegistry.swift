@@ -75,6 +75,17 @@ public enum RuleRegistry {
         UnicastSearchAnsweredRule.self,  // SSDP-519
     ]
 
+    /// SSDP rules judged from a fetched device description (`discoscope probe` fetches it;
+    /// `DescriptionChecks` runs them).
+    public static let ssdpDescription: [any DescriptionRule.Type] = [
+        DescriptionFetchedRule.self,  // SSDP-601
+        DescriptionWellFormedRule.self,  // SSDP-602
+        DescriptionUDNRule.self,  // SSDP-603
+        DescriptionTypesRule.self,  // SSDP-604
+        DescriptionURLsRule.self,  // SSDP-605
+        LocationHostAnsweredRule.self,  // SSDP-606
+    ]
+
     /// mDNS / DNS-SD rules judged per message or datagram.
     public static let mdns: [RuleEngine<MDNSInput>.Entry] = [
         .datagram(DNSHeaderPresentRule.self),  // MDNS-001
@@ -173,7 +184,8 @@ public enum RuleRegistry {
 
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
-        ssdp.map(\.rule) + ssdpSession.map { $0 } + mdns.map(\.rule) + mdnsSession.map { $0 }
+        ssdp.map(\.rule) + ssdpSession.map { $0 } + ssdpDescription.map { $0 } + mdns.map(\.rule)
+            + mdnsSession.map { $0 }
     }
 }
 

@@ -23,7 +23,7 @@ struct DiscoScope: ParsableCommand {
         version: DiscoScope.versionLine,
         subcommands: [
             Analyze.self, CaptureCommand.self, RulesCommand.self, InventoryCommand.self, DiffCommand.self,
-            ExplainCommand.self,
+            ExplainCommand.self, ProbeCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -32,7 +32,9 @@ final class Frontend {
     /// bad configuration. `inputs` are the files as given (the interface when live).
     init(
         output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
-        packetOutput: PacketOutput? = nil
+        packetOutput: PacketOutput? = nil,
+        wrapReporter: ((OutputFormatOption, any Reporter, FileSink) -> any Reporter)? = nil,
+        ownSources: Set<String> = []
     ) throws {
         self.rules = rules
         let settings = try Settings(rules)
@@ -40,7 +42,7 @@ final class Frontend {
         sink = try FileSink.open(output.output)
         sink.flushEachWrite = live
         self.packetOutput = packetOutput
-        let reporter: any Reporter
+        var reporter: any Reporter
         var jobs = jobs
         switch output.format {
         case .text:
@@ -75,6 +77,8 @@ final class Frontend {
         case .html:
             reporter = HTMLReporter(sink: sink, files: inputs, toolVersion: DiscoScope.version)
         }
+        // `probe`: its own JUnit layout (a suite per device) and its messages marked as ours.
+        if let wrapReporter { reporter = wrapReporter(output.format, reporter, sink) }
         var options = Analysis.Options()
         // HTML shows each message as `-v` prints it, with its hex dump, and reads the JSON
         // fields for the timeline's lanes and query → answer pairs.
@@ -86,15 +90,22 @@ final class Frontend {
         options.jobs = jobs
         options.recordMAC = output.format == .text && output.linkHeader
         options.recordPayload = (output.format == .text && (output.hexDump || output.asciiDump)) || html
-        options.reportsInventory = output.format == .text || output.format == .jsonl || html
+        options.reportsInventory = output.format == .text || output.format == .jsonl || html || wrapReporter != nil
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         let marked = packetOutput?.findingFrames
         let below = belowMinimum
+        let own = ownFindings
         let policy: (@Sendable (Finding) -> Finding?)?
-        if settings.isIdentity && collector == nil && marked == nil {
+        if settings.isIdentity && collector == nil && marked == nil && ownSources.isEmpty {
             policy = nil
         } else {
             policy = { f in
+                // `probe`: findings on the messages it sent judge the probe, not the devices
+                // (a finding that names a device, such as an unanswered search, is the device's).
+                if !ownSources.isEmpty, f.device == nil, ownSources.contains(f.source) {
+                    own.add(f)
+                    return nil
+                }
                 guard let kept = settings.apply(f) else {
                     if settings.isBelowMinimum(f) { below.add() }
                     return nil
@@ -116,6 +127,10 @@ final class Frontend {
     }
 
     let settings: Settings
+    /// `probe`: the description rules run (they are listed as checked in JUnit and SARIF).
+    var checksDescriptions = false
+    /// `probe`: findings about its own messages, left out of the report.
+    let ownFindings = OwnFindings()
     /// A progress line on standard error: only when it is a terminal, the report does not go
     /// to that same terminal, and not in CI.
     var showProgress = false
@@ -148,6 +163,7 @@ final class Frontend {
     /// finding reaches `--fail-on`, else 0.
     func finish(extra: (inout RunSummary) -> Void = { _ in }) -> Int32 {
         let settings = self.settings
+        let checksDescriptions = self.checksDescriptions
         let started = self.started
         let belowMinimum = self.belowMinimum
         let packetOutput = self.packetOutput
@@ -160,7 +176,11 @@ final class Frontend {
                 packetProblem = problem
                 Frontend.warn(problem)
             }
-            s.rulesChecked = RuleCatalog.all.filter { !settings.disabled.contains($0.id) }
+            // The description rules (SSDP-6xx) run only where a description is fetched (`probe`).
+            let fetched = checksDescriptions
+            s.rulesChecked = RuleCatalog.all.filter {
+                !settings.disabled.contains($0.id) && (fetched || !DescriptionChecks.ids.contains($0.id))
+            }
             s.failOn = settings.failOn
             s.elapsedSeconds = Frontend.now() - started
             // The workers count every finding the policy dropped as suppressed; read once
@@ -250,6 +270,19 @@ final class BaselineCollector: Sendable {
             s.baseline.insert(f)
         }
     }
+}
+
+/// Findings about `probe`'s own messages: counted, the first few kept for standard error.
+final class OwnFindings: Sendable {
+    private let state = Mutex((count: 0, first: [Finding]()))
+    func add(_ f: Finding) {
+        state.withLock { s in
+            s.count += 1
+            if s.first.count < 5 { s.first.append(f) }
+        }
+    }
+    var count: Int { state.withLock { $0.count } }
+    var first: [Finding] { state.withLock { $0.first } }
 }
 
 /// A count that worker threads add to.

@@ -25,7 +25,7 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
     func triggeringExamplesRaiseTheRule(_ r: RegisteredRule) {
         for example in r.type.examples.triggering {
             let place = SourceLocation(fileID: example.file, filePath: example.file, line: example.line, column: 1)
-            let hit = findingsOnLast(example.datagrams).filter { $0.rule == r.id }
+            let hit = findingsOnLast(example).filter { $0.rule == r.id }
             #expect(!hit.isEmpty, "\(r.id) did not fire on its triggering example", sourceLocation: place)
             if let s = example.severity {
                 #expect(
@@ -48,7 +48,7 @@ struct RegisteredRule: CustomTestStringConvertible, Sendable {
             let place = SourceLocation(fileID: example.file, filePath: example.file, line: example.line, column: 1)
             // A near miss raises the rule on none of its frames, nor at the end of the input:
             // a finding on an earlier frame is as wrong as one on the last.
-            let miss = analyse(example.datagrams).findings.filter { $0.rule == r.id }
+            let miss = allFindings(example).filter { $0.rule == r.id }
             #expect(
                 miss.isEmpty,
                 "\(r.id) fired on its non-triggering example: \(miss.map { "frame \($0.firstFrame ?? 0): \($0.message)" })",

@@ -39,5 +39,24 @@ func findingsOnLast(_ datagrams: [Datagram]) -> [Finding] {
     analyse(datagrams).findings.filter { $0.atEnd || $0.firstFrame == nil || $0.firstFrame == datagrams.count }
 }
 
+/// An example's findings on its last datagram, or at the end of the input; for a description
+/// example (SSDP-6xx), the findings of its fetched description, reported through the analysis
+/// after its datagrams as `probe` reports them.
+func findingsOnLast(_ example: RuleExample) -> [Finding] {
+    guard let input = example.description else { return findingsOnLast(example.datagrams) }
+    let collector = FindingCollector()
+    let analysis = Analysis(reporter: collector)
+    feed(example.datagrams, to: analysis)
+    analysis.report(external: DescriptionChecks.run(input))
+    _ = analysis.finish()
+    return collector.findings
+}
+
+/// Every finding of an example: on any of its datagrams, at the end of the input, and of its
+/// fetched description (SSDP-6xx).
+func allFindings(_ example: RuleExample) -> [Finding] {
+    example.description == nil ? analyse(example.datagrams).findings : findingsOnLast(example)
+}
+
 func ssdpFindings(_ datagrams: [Datagram]) -> [Finding] { findingsOnLast(datagrams) }
 func mdnsFindings(_ d: Datagram) -> [Finding] { findingsOnLast([d]) }

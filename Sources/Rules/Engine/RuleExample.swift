@@ -11,6 +11,8 @@ public struct RuleExample: Sendable {
     /// Where the example is written, for test failures.
     public var file: String
     public var line: Int
+    /// A description rule's example (SSDP-6xx): a fetched LOCATION, judged after `datagrams`.
+    public var description: DescriptionInput? = nil
 
     public init(_ datagrams: [Datagram], severity: Severity? = nil, file: String = #fileID, line: Int = #line) {
         self.datagrams = datagrams
@@ -21,6 +23,12 @@ public struct RuleExample: Sendable {
 
     public init(_ datagram: Datagram, severity: Severity? = nil, file: String = #fileID, line: Int = #line) {
         self.init([datagram], severity: severity, file: file, line: line)
+    }
+
+    /// An example of a description rule: what fetching one LOCATION brought back.
+    public init(description: DescriptionInput, severity: Severity? = nil, file: String = #fileID, line: Int = #line) {
+        self.init([], severity: severity, file: file, line: line)
+        self.description = description
     }
 }
 
