@@ -216,7 +216,6 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var verbose = TextReporter.Options()
     verbose.verbose = true
     verbose.color = true
-    verbose.utc = true
     // tcpdump's -X, -A, -e and -tttt: payload dumps and sender MACs are packet text too.
     verbose.hexDump = true
     verbose.asciiDump = true
@@ -224,7 +223,6 @@ func fuzzPipeline(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     verbose.timeStyle = .date
     var q = TextReporter.Options()
     q.quiet = true
-    q.utc = true
     let all = AllReporters([
         TextReporter(sink: text, options: verbose), TextReporter(sink: quiet, options: q),
         JSONLinesReporter(sink: jsonl),
