@@ -331,6 +331,7 @@ def main():
     session_ssdp()
     explain_ssdp()
     explain_mdns()
+    explain_netcat()
 
 
 def ssdp_notify(nts, nt, boot, location="http://192.168.1.20:8200/rootDesc.xml", max_age=60,
@@ -424,6 +425,23 @@ def explain_ssdp():
     add(20.5, dev["e5"], 1900, cp, 50000, ssdp_response(MS, ids["e5"], loc["e5"]))
     add(26.0, dev["c3"], 1900, cp, 50000, ssdp_response(MS, ids["c3"], loc["c3"]))
     write_pcap("session/ssdp-explain.pcap", 1, frames)
+
+
+def explain_netcat():
+    """A hand-rolled responder, as users write one with `nc -u`: 192.168.1.30 answers each
+    search of the control point at 192.168.1.10:50000 (ssdp:all, MX 2, at 0 s and 20 s) from
+    an ephemeral port, with the two characters `\\r\\n` written out between its lines instead
+    of CR LF, and sends no NOTIFY. None of its messages names a device (the response is one
+    line: no USN), so only its address can name it (`discoscope explain 192.168.1.30`)."""
+    grp, cp, nc = "239.255.255.250", "192.168.1.10", "192.168.1.30"
+    ucast = bytes.fromhex("020000000010")
+    uuid = "4d696e69-444c-164e-9d41-b827eb0000f6"
+    answer = ssdp_response("upnp:rootdevice", uuid, f"http://{nc}:8080/desc.xml").replace(b"\r\n", b"\\r\\n")
+    frames = []
+    for t, sport in ((1.0, 41234), (20.0, 41235)):
+        frames.append((t, eth(v4(cp, 50000, grp, 1900, MSEARCH, ttl=2))))
+        frames.append((t + 0.2, eth(v4(nc, sport, cp, 50000, answer, ttl=64), dst_mac=ucast)))
+    write_pcap("session/ssdp-netcat-responder.pcap", 1, frames)
 
 
 def mdns_message(answers, response=True, questions=()):

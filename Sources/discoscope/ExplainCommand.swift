@@ -1,5 +1,6 @@
 import ArgumentParser
 import Findings
+import NetLayers
 import Reporting
 import Rules
 import WireFormat
@@ -62,7 +63,14 @@ extension DiscoScope {
                 services = instances
             }
             var ex = Explanation(target: target, devices: matched, services: services)
-            if !matched.isEmpty || !services.isEmpty {
+            if matched.isEmpty, services.isEmpty, let address = Explanation.address(target) {
+                // No device or host has the address: it may still have sent messages that
+                // name none (every one too broken to read a USN or a host from).
+                let second = Survey.run(files) { r in r.src == address || r.dst == address }
+                if second.records.contains(where: { $0.record.src == address }) {
+                    ex.studySender(address, second.records, findings: second.findings)
+                }
+            } else if !matched.isEmpty || !services.isEmpty {
                 let addresses = Set(matched.flatMap(\.addresses))
                 let ssdp = matched.contains { $0.proto == .ssdp }
                 let mdns = matched.contains { $0.proto == .mdns } || !services.isEmpty
@@ -113,6 +121,9 @@ struct Explanation {
     var timelineLeftOut = 0
     var searchesAnswered = 0
     var searchesMissed = 0
+    /// An address that sent messages, none of which names a device or host (the target
+    /// matched nothing else), and how many it sent.
+    var sender: (address: String, messages: Int)? = nil
     static let maxTimeline = 500
 
     init(target: String, devices: [InventoryDevice], services: [InventoryService] = []) {
@@ -153,6 +164,10 @@ struct Explanation {
         if !exact.isEmpty { return .matched(exact, servicesOf(exact)) }
         let exactService = inventory.services.filter { $0.instance.lowercased() == dotted }
         if !exactService.isEmpty { return .matched(hostsOf(exactService), exactService) }
+        // An instance's own label, as people name it ("H2 Web Console"): exact before prefix,
+        // so "H2 Web Console #2" does not make it ambiguous.
+        let byLabel = inventory.services.filter { Self.instanceLabel($0.instance).lowercased() == t }
+        if !byLabel.isEmpty { return .matched(hostsOf(byLabel), byLabel) }
         let prefixed = inventory.devices.filter {
             $0.id.lowercased().hasPrefix(t) || $0.embedded.contains { $0.hasPrefix(t) }
         }
@@ -165,8 +180,34 @@ struct Explanation {
         return .matched(prefixed, servicesOf(prefixed))
     }
 
+    /// The instance label of a DNS-SD instance name in presentation form: up to the first dot
+    /// that is not escaped (`\.` is a dot inside the label).
+    static func instanceLabel(_ instance: String) -> String {
+        var out = ""
+        var escaped = false
+        for c in instance {
+            if escaped {
+                out.append(c)
+                escaped = false
+            } else if c == "\\" {
+                out.append(c)
+                escaped = true
+            } else if c == "." {
+                break
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// The target as an IP address in the form message records use, if it is one.
+    static func address(_ target: String) -> String? {
+        IPAddress(text: Array(target.utf8)).map(\.description)
+    }
+
     var verdict: Verdict {
-        if devices.isEmpty && services.isEmpty { return .notSeen }
+        if devices.isEmpty && services.isEmpty && sender == nil { return .notSeen }
         if reasons.contains(where: { $0.impact == 0 }) { return .likelyInvisible }
         if !reasons.isEmpty { return .visibleWithProblems }
         return .visible
@@ -179,11 +220,46 @@ struct Explanation {
         if devices.contains(where: { $0.proto == .mdns }) || !services.isEmpty {
             studyMDNS(records, findings: findings)
         }
+        order()
+    }
+
+    /// Reasons most serious first; the timeline by frame.
+    private mutating func order() {
         reasons.sort { a, b in
             if a.impact != b.impact { return a.impact < b.impact }
             return (a.severity ?? .info) > (b.severity ?? .info)
         }
         timeline.sort { $0.frame < $1.frame }
+    }
+
+    /// An address whose messages name no device or host: what it sent and received, what is
+    /// wrong with it (its findings), and that no client can list anything from it.
+    mutating func studySender(
+        _ address: String, _ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]
+    ) {
+        var sent: [Int] = []
+        for (r, _) in records {
+            let summary = String(decoding: r.summaryUTF8, as: UTF8.self)
+            if r.src == address {
+                sent.append(r.frame)
+                add(r.time, r.frame, "sent \(summary) (\(r.src):\(r.sport) → \(r.dst):\(r.dport))")
+            } else if r.dst == address {
+                add(r.time, r.frame, "received \(summary) from \(r.src):\(r.sport)")
+            }
+        }
+        sender = (address, sent.count)
+        reasons += Self.reasons(from: findings.filter { $0.source == address })
+        reasons.append(
+            Reason(
+                impact: 0, severity: nil, rule: nil, frames: Array(sent.prefix(10)),
+                what:
+                    "none of its \(sent.count) message(s) names a device or host a client could list: no SSDP message with a readable USN, no mDNS record of a host",
+                effect:
+                    "clients read each message as it comes and keep what names a device; these name none, so it is in no list (a search it answers stays unanswered for the searcher)",
+                fix:
+                    "make its messages readable as the findings above say: headers on lines of their own, each ending in the two bytes CR LF (not the characters \\r\\n), with USN, LOCATION, ST or NT, and CACHE-CONTROL"
+            ))
+        order()
     }
 
     private mutating func studySSDP(_ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]) {
@@ -494,7 +570,7 @@ struct Explanation {
     func text() -> String {
         let e = TerminalText.escaped
         var out = ""
-        guard !devices.isEmpty else {
+        guard !devices.isEmpty || sender != nil else {
             out += "'\(e(target))' matches nothing in the capture: verdict not seen.\n\n"
             out +=
                 "No SSDP device with that UUID, no mDNS host or DNS-SD instance with that name sent a message, and no such address sent SSDP or mDNS.\n"
@@ -509,6 +585,9 @@ struct Explanation {
 
                 """
             return out
+        }
+        if let s = sender {
+            out += "\(e(s.address)) (a sender of \(s.messages) message(s), none of which names a device or host)\n"
         }
         if let d = devices.first {
             out +=
@@ -541,8 +620,12 @@ struct Explanation {
                 out += "\n     Effect: \(e(r.effect)).\n     Fix: \(e(r.fix)).\n"
             }
         }
-        out +=
-            "\nWhat it did (\(devices.first?.messages ?? 0) message(s), \(searchesAnswered) \(devices.first?.proto == .ssdp ? "search(es)" : "query(ies)") answered, \(searchesMissed) missed):\n"
+        if let d = devices.first {
+            out +=
+                "\nWhat it did (\(d.messages) message(s), \(searchesAnswered) \(d.proto == .ssdp ? "search(es)" : "query(ies)") answered, \(searchesMissed) missed):\n"
+        } else {
+            out += "\nWhat it did (\(sender?.messages ?? 0) message(s) sent):\n"
+        }
         for ev in timeline {
             out += "  \(LocalTime.dateTime(ev.time)) frame \(ev.frame): \(e(ev.summary))\n"
         }
@@ -557,6 +640,7 @@ struct Explanation {
                 "matched",
                 .array((Array(Set(devices.map(\.id))).sorted() + services.map(\.instance)).map { .string($0) })
             ),
+            ("sender", sender.map { .string($0.address) } ?? .null),
             ("verdict", .string(verdict.rawValue)),
             (
                 "reasons",

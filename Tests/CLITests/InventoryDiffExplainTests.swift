@@ -352,6 +352,41 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         #expect((e["matched"] as? [Any])?.isEmpty == true)
     }
 
+    /// #34's explain fix: a hand-rolled responder whose every message is too broken to name a
+    /// device is found by its address and explained by its findings.
+    @Test func aSenderWhoseMessagesNameNoDeviceIsExplainedByItsAddress() throws {
+        let capture = "captures/session/ssdp-netcat-responder.pcap"
+        let r = try run(["explain", "--format", "jsonl", "192.168.1.30", capture], cwd: root)
+        let e = jsonRecords(r).first ?? [:]
+        #expect(r.status == 1)
+        #expect(e["verdict"] as? String == "likely invisible")
+        #expect(e["sender"] as? String == "192.168.1.30")
+        #expect((e["matched"] as? [Any])?.isEmpty == true)
+        #expect(rules(e).contains("SSDP-006") && rules(e).contains("SSDP-201"))
+        let none = (e["reasons"] as? [[String: Any]] ?? []).first { $0["rule"] is NSNull }
+        #expect((none?["what"] as? String ?? "").contains("none of its 2 message(s) names a device"))
+        #expect(none?["frames"] as? [Int] == [2, 4])
+        let text = try run(["explain", "192.168.1.30", capture], cwd: root)
+        #expect(text.stdout.hasPrefix("192.168.1.30 (a sender of 2 message(s), none of which names a device or host)"))
+        #expect(!text.stdout.contains("matches nothing"))
+        // An address that sent nothing still matches nothing.
+        let other = try run(["explain", "--format", "jsonl", "192.168.1.31", capture], cwd: root)
+        #expect(jsonRecords(other).first?["verdict"] as? String == "not seen")
+    }
+
+    /// #34's explain fix: an instance named exactly by its label wins over a longer one that
+    /// starts with it; a shorter prefix is still ambiguous.
+    @Test func anExactInstanceLabelWinsOverALongerOneStartingWithIt() throws {
+        let testbed = "captures/testbed/lan-dualstack.pcapng"
+        let r = try run(["explain", "--format", "jsonl", "H2 Web Console", testbed], cwd: root)
+        let e = jsonRecords(r).first ?? [:]
+        #expect((e["matched"] as? [String] ?? []).contains("H2 Web Console._http._tcp.local."))
+        #expect(!(e["matched"] as? [String] ?? []).contains("H2 Web Console #2._http._tcp.local."))
+        let prefix = try run(["explain", "H2 Web Con", testbed], cwd: root)
+        #expect(prefix.status == 2)
+        #expect(prefix.stderr.contains("matches 2 devices or services"))
+    }
+
     func explainMDNS(_ target: String) throws -> (ProcessResult, [String: Any]) {
         let r = try run(["explain", "--format", "jsonl", target, mdnsExplain], cwd: root)
         return (r, jsonRecords(r).first ?? [:])
