@@ -63,14 +63,7 @@ extension DiscoScope {
         )
         var writeFile: String?
 
-        @Option(
-            name: .customShort("Z"),
-            help: ArgumentHelp(
-                "Drop privileges to USER after opening the capture (default nobody when root).", valueName: "user"))
-        var user: String?
-
-        @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")
-        var noDrop = false
+        @OptionGroup var privileges: PrivilegeOptions
 
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
@@ -173,14 +166,7 @@ extension DiscoScope {
             }
             // Everything privileged is open (the capture, the report and the temporary file
             // SARIF and JUnit keep results in): drop before the first packet is decoded.
-            if geteuid() == 0 && !noDrop {
-                do { try Privileges.drop(to: user ?? "nobody") } catch {
-                    Frontend.warn("\(error)")
-                    return 2
-                }
-            } else if let user, geteuid() != 0 {
-                Frontend.warn("not running as root: -Z \(user) ignored")
-            }
+            guard privileges.drop() else { return 2 }
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }

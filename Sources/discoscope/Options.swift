@@ -141,6 +141,34 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
+/// `-Z USER` and `--no-drop`: the privilege drop of `capture` and `probe`, once everything
+/// privileged is open.
+struct PrivilegeOptions: ParsableArguments {
+    @Option(
+        name: .customShort("Z"),
+        help: ArgumentHelp(
+            "Drop privileges to USER once the capture (and probe's sockets) are open (default nobody when root).",
+            valueName: "user"))
+    var user: String?
+
+    @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")
+    var noDrop = false
+
+    /// Drops root privileges as asked; false (with a warning) when that failed. Not as root,
+    /// `-Z` is said to be ignored.
+    func drop() -> Bool {
+        if geteuid() == 0 && !noDrop {
+            do { try Privileges.drop(to: user ?? "nobody") } catch {
+                Frontend.warn("\(error)")
+                return false
+            }
+        } else if let user, geteuid() != 0 {
+            Frontend.warn("not running as root: -Z \(user) ignored")
+        }
+        return true
+    }
+}
+
 /// `-j N`: the analysis threads of `analyze` and `capture`.
 struct JobsOptions: ParsableArguments {
     @Option(

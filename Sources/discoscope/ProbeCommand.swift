@@ -60,14 +60,7 @@ extension DiscoScope {
                 "Also write the captured packets, our probes included, to FILE (pcap).", valueName: "file"))
         var writeFile: String?
 
-        @Option(
-            name: .customShort("Z"),
-            help: ArgumentHelp(
-                "Drop privileges to USER once the capture and sockets are open (default nobody).", valueName: "user"))
-        var user: String?
-
-        @Flag(name: .long, help: "Keep root privileges (not recommended: packets are hostile input).")
-        var noDrop = false
+        @OptionGroup var privileges: PrivilegeOptions
 
         @OptionGroup var output: OutputOptions
         @OptionGroup var rules: RuleOptions
@@ -128,12 +121,7 @@ extension DiscoScope {
                 return 2
             }
             frontend.checksDescriptions = protocolChoice != .mdns
-            if geteuid() == 0 && !noDrop {
-                do { try Privileges.drop(to: user ?? "nobody") } catch {
-                    Frontend.warn("\(error)")
-                    return 2
-                }
-            }
+            guard privileges.drop() else { return 2 }
             frontend.analysis.frameTap = { kind, frame, bytes in
                 if case .message = kind { driver.observe(frame, bytes) }
             }
