@@ -139,7 +139,7 @@ struct DescriptionFetchedRule: DescriptionRule {
     static let examples = RuleExamples(
         triggering: [RuleExample(description: descriptionInput(fetch: .httpStatus(404)))],
         nonTriggering: [
-            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+            goodDescriptionExample()
         ]
     )
 
@@ -173,12 +173,10 @@ struct DescriptionWellFormedRule: DescriptionRule {
         example: "a description whose </device> closes <serviceList>")
     static let examples = RuleExamples(
         triggering: [
-            RuleExample(
-                description: descriptionInput(
-                    fetch: .document(status: 200, body: Array("<root><device><UDN>x</device></root>".utf8))))
+            fetchedExample(Array("<root><device><UDN>x</device></root>".utf8))
         ],
         nonTriggering: [
-            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+            goodDescriptionExample()
         ]
     )
 
@@ -210,14 +208,10 @@ struct DescriptionUDNRule: DescriptionRule {
         example: "USN uuid:A::upnp:rootdevice, but the description's UDN is uuid:B")
     static let examples = RuleExamples(
         triggering: [
-            RuleExample(
-                description: descriptionInput(
-                    fetch: .document(
-                        status: 200,
-                        body: description(udn: "uuid:00000000-0000-4000-8000-000000000bad"))))
+            fetchedExample(description(udn: "uuid:00000000-0000-4000-8000-000000000bad"))
         ],
         nonTriggering: [
-            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+            goodDescriptionExample()
         ]
     )
 
@@ -250,14 +244,10 @@ struct DescriptionTypesRule: DescriptionRule {
     )
     static let examples = RuleExamples(
         triggering: [
-            RuleExample(
-                description: descriptionInput(
-                    fetch: .document(
-                        status: 200,
-                        body: description(deviceType: "urn:schemas-upnp-org:device:MediaRenderer:1"))))
+            fetchedExample(description(deviceType: "urn:schemas-upnp-org:device:MediaRenderer:1"))
         ],
         nonTriggering: [
-            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+            goodDescriptionExample()
         ]
     )
 
@@ -302,12 +292,10 @@ struct DescriptionURLsRule: DescriptionRule {
         example: "a service without controlURL", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample(
-                description: descriptionInput(
-                    fetch: .document(status: 200, body: description(controlURL: ""))))
+            fetchedExample(description(controlURL: ""))
         ],
         nonTriggering: [
-            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+            goodDescriptionExample()
         ]
     )
 
@@ -368,7 +356,7 @@ struct LocationHostAnsweredRule: DescriptionRule {
                     fetch: .notFetched("not the address that answered")))
         ],
         nonTriggering: [
-            RuleExample(description: descriptionInput(fetch: .document(status: 200, body: goodDescription)))
+            goodDescriptionExample()
         ]
     )
 
@@ -426,6 +414,17 @@ func description(
 }
 
 let goodDescription = description()
+
+/// The near miss every description rule has: the well-formed description, consistent with
+/// what the device announced, fetched with status 200.
+func goodDescriptionExample(file: String = #fileID, line: Int = #line) -> RuleExample {
+    fetchedExample(goodDescription, file: file, line: line)
+}
+
+/// An example of a description fetched with status 200 and `body`.
+func fetchedExample(_ body: [UInt8], file: String = #fileID, line: Int = #line) -> RuleExample {
+    RuleExample(description: descriptionInput(fetch: .document(status: 200, body: body)), file: file, line: line)
+}
 
 /// The example MediaServer's advertisements under `location`, fetched as `fetch`.
 func descriptionInput(location: String = exampleDescriptionLocation, fetch: DescriptionFetch) -> DescriptionInput {
