@@ -29,6 +29,24 @@ extension DiscoScope {
         static let defaultFilter =
             "udp port 1900 or udp port 5353 or (udp and udp[8:4] = 0x48545450) or (ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] = 44)"
 
+        /// Opens a live capture on `interface` with `filter`, also writing what it captures to
+        /// `writeFile` when given; says what went wrong (and what libpcap warned of) on standard
+        /// error. Before the privilege drop: `capture` and `probe` both open theirs this way.
+        static func openLive(
+            _ interface: String, _ options: LiveSource.Options, filter: String, writeFile: String?
+        ) -> PcapHandle? {
+            do {
+                let handle = try LiveSource.open(interface, options: options)
+                if let w = handle.activationWarning { Frontend.warn(w) }
+                try LiveSource.setFilter(handle, filter)
+                if let w = writeFile { try LiveSource.dump(handle, to: w) }
+                return handle
+            } catch {
+                Frontend.warn(error.description)
+                return nil
+            }
+        }
+
         @Option(
             name: .shortAndLong,
             help: ArgumentHelp(
@@ -133,17 +151,10 @@ extension DiscoScope {
             o.snaplen = snaplen
             o.promiscuous = !noPromiscuous
             o.bufferSize = bufferSize.multipliedReportingOverflow(by: 1024).overflow ? Int32.max : bufferSize * 1024
-            let handle: PcapHandle
             var expression = filterWords.joined(separator: " ")
             if let f = filter { expression = expression.isEmpty ? f : "(\(f)) and (\(expression))" }
             if expression.isEmpty { expression = Self.defaultFilter }
-            do {
-                handle = try LiveSource.open(interface, options: o)
-                if let w = handle.activationWarning { Frontend.warn(w) }
-                try LiveSource.setFilter(handle, expression)
-                if let w = writeFile { try LiveSource.dump(handle, to: w) }
-            } catch {
-                Frontend.warn(error.description)
+            guard let handle = Self.openLive(interface, o, filter: expression, writeFile: writeFile) else {
                 return 2
             }
             // What tcpdump says when it starts, and the filter in force (a capture that shows

@@ -83,15 +83,8 @@ extension DiscoScope {
             }
             var o = LiveSource.Options()
             o.promiscuous = false
-            let handle: PcapHandle
-            let expression = CaptureCommand.defaultFilter
-            do {
-                handle = try LiveSource.open(interface, options: o)
-                if let w = handle.activationWarning { Frontend.warn(w) }
-                try LiveSource.setFilter(handle, expression)
-                if let w = writeFile { try LiveSource.dump(handle, to: w) }
-            } catch {
-                Frontend.warn(error.description)
+            let filter = CaptureCommand.defaultFilter
+            guard let handle = CaptureCommand.openLive(interface, o, filter: filter, writeFile: writeFile) else {
                 return 2
             }
             let sockets: ProbeSockets

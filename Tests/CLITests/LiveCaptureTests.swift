@@ -2,16 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Root with iproute2, on a kernel that lets us create network namespaces (a locked-down
-/// container may not; the suite then shows as skipped with this reason, not as passed).
-private let canUseNamespaces: Bool = {
-    guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") else { return false }
-    let probe = "dsprobe\(getpid())"
-    guard let r = try? runProcess("/usr/sbin/ip", ["netns", "add", probe]), r.status == 0 else { return false }
-    _ = try? runProcess("/usr/sbin/ip", ["netns", "del", probe])
-    return true
-}()
-
 /// Two network namespaces joined by a veth pair, torn down on every path (deinit runs even
 /// when an expectation fails or the test throws). Nothing is routed out of them.
 final class VethPair {

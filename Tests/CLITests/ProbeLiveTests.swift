@@ -2,15 +2,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Root with iproute2, on a kernel that lets us create network namespaces.
-private let canUseNamespaces: Bool = {
-    guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") else { return false }
-    let probe = "dspr\(getpid())"
-    guard let r = try? runProcess("/usr/sbin/ip", ["netns", "add", probe]), r.status == 0 else { return false }
-    _ = try? runProcess("/usr/sbin/ip", ["netns", "del", probe])
-    return true
-}()
-
 /// A LAN of namespaces: a bridge (in a namespace of its own, IPv6 off) and one host per
 /// role, each with eth0 on the bridge, 10.213.0.N/24, a link-local IPv6 address, and no route
 /// out. Everything runs inside; teardown kills what is left in them and deletes them.
