@@ -167,7 +167,7 @@ public final class Analysis {
     }
 
     /// Hands one batch's results, in capture order, to the emitter.
-    private func emit(_ r: inout BatchOutput) {
+    private func emit(_ r: borrowing BatchOutput) {
         emitter.emit(r, summary: &summary, limit: limitReached)
     }
 
@@ -209,8 +209,7 @@ public final class Analysis {
         summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted
         summary.timeWentBack += ssdp.timeWentBack + mdns.timeWentBack
         if !reports.isEmpty {
-            var r = concluded(reports, atEnd: true, mdnsModel: mdns.model)
-            emit(&r)
+            emit(concluded(reports, atEnd: true, mdnsModel: mdns.model))
         }
         // The inventory of this input, once its end-of-input findings are counted too.
         let found = emitter.takeInputFindings()
@@ -228,8 +227,7 @@ public final class Analysis {
         intake.concludeSSDP(by: now, into: &reports)
         scheduler.settler.conclude(by: now, into: &reports)
         guard !reports.isEmpty else { return }
-        var r = concluded(reports, atEnd: false, mdnsModel: scheduler.settler.stage.model)
-        emit(&r)
+        emit(concluded(reports, atEnd: false, mdnsModel: scheduler.settler.stage.model))
     }
 
     /// Findings of session rules that concluded without a message to show them under, sorted
@@ -262,8 +260,7 @@ public final class Analysis {
     public func report(external findings: [Finding]) {
         guard !findings.isEmpty else { return }
         scheduler.drain(emit: emit)
-        var r = scheduler.conclude(findings, mdnsHosts: [:])
-        emit(&r)
+        emit(scheduler.conclude(findings, mdnsHosts: [:]))
     }
 
     /// Number of findings reported at or above `threshold`.

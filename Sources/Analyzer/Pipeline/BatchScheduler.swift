@@ -60,7 +60,7 @@ struct BatchScheduler {
     /// takes the pool's lock, which the workers contend for) what is ready is emitted. When
     /// the workers are too far behind (bounded memory), this thread works on a batch still
     /// queued for them, and waits only when none is.
-    mutating func add(_ item: WorkItem, emit: (inout BatchOutput) -> Void) {
+    mutating func add(_ item: WorkItem, emit: (borrowing BatchOutput) -> Void) {
         batch.items.append(item)
         guard pooled else {
             processHere(emit: emit)
@@ -72,14 +72,14 @@ struct BatchScheduler {
         let limit = jobs * Self.batchesPerWorker
         while true {
             if var r = pool.next(wait: false) {
-                emit(&r)
+                emit(r)
                 recycle(&r)
                 continue
             }
             guard pool.inFlight > limit else { break }
             if pool.runQueued(with: &inline) { continue }
             guard var r = pool.next(wait: true) else { break }
-            emit(&r)
+            emit(r)
             recycle(&r)
         }
     }
@@ -123,7 +123,7 @@ struct BatchScheduler {
     /// partial batch is processed here like one job's (no hand-off to the pool's threads for
     /// a few packets); otherwise it joins the batches in flight and all are waited for.
     /// Under load the kernel always has packets waiting, so whole batches go to the pool.
-    mutating func caughtUp(emit: (inout BatchOutput) -> Void) {
+    mutating func caughtUp(emit: (borrowing BatchOutput) -> Void) {
         guard let pool, !batch.items.isEmpty || pool.inFlight > 0 else { return }
         if pool.inFlight == 0 {
             // Every earlier batch has been through the in-order step and emitted: this one
@@ -136,19 +136,19 @@ struct BatchScheduler {
 
     /// Processes the batch filled so far on this thread, session rules included, and emits
     /// it: only when no batch is in flight (one job, or a pool with nothing pending).
-    private mutating func processHere(emit: (inout BatchOutput) -> Void) {
+    private mutating func processHere(emit: (borrowing BatchOutput) -> Void) {
         var r = inline.process(takeBatch())
         settler.settle(&r)
-        emit(&r)
+        emit(r)
         recycle(&r)
     }
 
     /// Waits for every batch in flight and emits its results.
-    mutating func drain(emit: (inout BatchOutput) -> Void) {
+    mutating func drain(emit: (borrowing BatchOutput) -> Void) {
         submitBatch()
         guard let pool else { return }
         while var r = pool.next(wait: true) {
-            emit(&r)
+            emit(r)
             recycle(&r)
         }
     }
