@@ -33,7 +33,7 @@ compare() { # label, then the arguments to analyze
     if ! cmp -s "$out/old" "$out/new"; then
         differ=$((differ + 1))
         echo "DIFFERS: $label"
-        diff "$out/old" "$out/new" | head -5
+        diff "$out/old" "$out/new" | head -5 | cut -c1-240 || true
     fi
 }
 

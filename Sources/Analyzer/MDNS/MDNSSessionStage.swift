@@ -5,22 +5,21 @@ import Rules
 import WireFormat
 
 /// The in-order part of mDNS analysis (run by `MDNSSessionSettler`): takes each decoded
-/// message (as the worker decoded it) in capture order, runs the session rules over it with
-/// the session model as it was before the message (lent to them for the call), then updates
-/// the model. One per session
-/// (input file).
+/// message (as the worker decoded it) in capture order and hands it to the session engine,
+/// which runs the session rules over it with the session store as it was before the
+/// message, then takes it into the store. One per session (input file).
 struct MDNSSessionStage {
     private var sessions: SessionEngine<MDNSEvent>
     /// Hosts, services and records seen so far (see `MDNSSessionModel`).
-    private(set) var model = MDNSSessionModel()
+    var model: MDNSSessionModel { sessions.store.model }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
     private(set) var timeWentBack = 0
-    /// Entries the session rules dropped from their own tables.
+    /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { model.evicted + ruleEvictions }
+    var stateEvicted: Int { sessions.store.evicted + ruleEvictions }
 
     init(disabled: Set<RuleID> = []) {
         sessions = SessionEngine(RuleRegistry.mdnsSession, disabled: disabled)
@@ -28,7 +27,7 @@ struct MDNSSessionStage {
 
     /// Whether any mDNS session rule is enabled (otherwise the stage is not run at all).
     static func isEnabled(disabled: Set<RuleID>) -> Bool {
-        RuleRegistry.mdnsSession.contains { !disabled.contains($0.descriptor.id) }
+        RuleRegistry.mdnsSession.contains { !disabled.contains($0.rule.descriptor.id) }
     }
 
     /// The session rules' reports on one message. A payload too short for the DNS header is
@@ -45,9 +44,8 @@ struct MDNSSessionStage {
         }
         let event = MDNSEvent(input, time: time, timeWentBack: wentBack)
         let before = reports.evictions
-        sessions.observe(event, in: model, into: &reports)
+        sessions.observe(event, into: &reports)
         ruleEvictions += reports.evictions - before
-        model.update(with: event)
     }
 
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
@@ -57,14 +55,14 @@ struct MDNSSessionStage {
         ruleEvictions += out.evictions - before
     }
 
-    /// The end of the input: rules see the final model once (an event with `atEnd` and no
+    /// The end of the input: rules see the final store once (an event with `atEnd` and no
     /// message), then conclude.
     mutating func finish(into out: inout SessionReports) {
         var end = MDNSEvent(
             frame: 0, time: latest, src: .v4(0), srcPort: 0, dst: .v4(0), dstPort: 0, id: 0, isResponse: false)
         end.atEnd = true
         let before = out.evictions
-        sessions.observe(end, in: model, into: &out)
+        sessions.judge(end, into: &out)
         sessions.finish(into: &out)
         ruleEvictions += out.evictions - before
     }

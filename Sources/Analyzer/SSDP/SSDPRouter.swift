@@ -105,7 +105,7 @@ struct SSDPRouter {
 
     private var sessions: SessionEngine<SSDPEvent>
     /// The devices seen so far (see `SSDPSessionModel`), updated after the rules saw a message.
-    private(set) var model = SSDPSessionModel()
+    var model: SSDPSessionModel { sessions.store }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
@@ -209,15 +209,15 @@ struct SSDPRouter {
             break
         }
         if let u = m.uuidKey {
-            event.device = model.device(u)
-            event.deviceForgotten = model.mayHaveForgotten(u)
+            event.device = sessions.store.device(u)
+            event.deviceForgotten = sessions.store.mayHaveForgotten(u)
         }
         var reports = SessionReports()
-        sessions.observe(event, in: model, into: &reports)
+        sessions.judge(event, into: &reports)
         otherEvictions += reports.evictions
         // The rules' copy of the record goes first, so the model updates it in place.
         event.device = nil
-        model.update(with: event)
+        sessions.update(with: event)
         return SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
             sessionReports: reports.reports)

@@ -39,18 +39,32 @@ public protocol DatagramRule<Input>: Rule {
     static func check(_ input: Input, into out: inout FindingSink)
 }
 
-/// An event of a protocol's session, and the store of session state its rules read.
+/// An event of a protocol's session, and the store that keeps the session's state.
 public protocol SessionEvent {
-    /// What the capture showed before the event: the protocol's session model.
-    associatedtype Store
+    associatedtype Store: SessionStore where Store.Event == Self
 }
 
-/// A rule judged across packets. The engine calls `observe` for every event of its protocol
-/// in capture order, with the session store as it was before the event, and `finish` at the
-/// end of the input; reports name the frames they are about.
-///
-/// The store is borrowed for the call: a rule reads it and cannot keep it (no copy of the
-/// model's tables hides in a rule's state). What a rule keeps besides is its own, and bounded.
+/// All of a protocol's session state, in one place: the entities the capture has shown
+/// (hosts, services, records, devices, searches), the windows several rules read (the
+/// queries of the last second), and what each rule still has to decide about them (its
+/// verdict rows). Rules read the store and keep their verdict state in it; the store alone
+/// takes events in (`update(with:)`, after the rules judged them), bounds every table with
+/// one policy and counts what it evicted.
+public protocol SessionStore {
+    associatedtype Event
+    init()
+    /// Takes in one event after the rules judged it: rules see the store as it was before.
+    mutating func update(with event: Event)
+    /// Table entries dropped because their table was full (the summary's `state_evicted`).
+    var evicted: Int { get }
+}
+
+/// A rule judged across packets. A session rule has no state of its own (its type is empty,
+/// which a test checks): it is its descriptor, its examples and `judge`, which the engine
+/// calls for every event of its protocol in capture order with the session store as it was
+/// before the event. What the rule still has to decide it keeps in the store's verdict rows
+/// for it, which the store bounds and evicts like every other table. `finish` runs at the end
+/// of the input; reports name the frames they are about.
 ///
 /// Live capture also calls `conclude(by:)` from a timer while packets may still come: a rule
 /// whose conclusion waits for a deadline (a continuation that must follow within 0.5 s, an
@@ -59,13 +73,27 @@ public protocol SessionEvent {
 /// report it again. Offline, the end of the input is the only such moment.
 public protocol SessionRule<Event>: Rule {
     associatedtype Event: SessionEvent
+    static func judge(_ event: Event, in store: inout Event.Store, into out: inout SessionReports)
+    static func conclude(by now: Timestamp, in store: inout Event.Store, into out: inout SessionReports)
+    static func finish(in store: inout Event.Store, into out: inout SessionReports)
+}
+
+extension SessionRule {
+    public static func conclude(by now: Timestamp, in store: inout Event.Store, into out: inout SessionReports) {}
+    public static func finish(in store: inout Event.Store, into out: inout SessionReports) {}
+}
+
+/// A session rule that still keeps its state in its own properties (being moved into the
+/// session store, rule by rule).
+public protocol StatefulSessionRule<Event>: Rule {
+    associatedtype Event: SessionEvent
     init()
     mutating func observe(_ event: Event, in store: borrowing Event.Store, into out: inout SessionReports)
     mutating func conclude(by now: Timestamp, into out: inout SessionReports)
     mutating func finish(into out: inout SessionReports)
 }
 
-extension SessionRule {
+extension StatefulSessionRule {
     public mutating func conclude(by now: Timestamp, into out: inout SessionReports) {}
     public mutating func finish(into out: inout SessionReports) {}
 }
@@ -88,8 +116,8 @@ public struct SessionReports: Sendable {
         public var device: String? = nil
     }
     public private(set) var reports: [Report] = []
-    /// Entries the rules dropped from their own tables because a table was full.
-    public private(set) var evictions = 0
+    /// Verdict rows the rules' tables in the store dropped because a table was full.
+    public internal(set) var evictions = 0
     public init() {}
 
     public var isEmpty: Bool { reports.isEmpty }

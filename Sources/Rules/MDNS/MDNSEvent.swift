@@ -6,7 +6,7 @@ import WireFormat
 /// decoded message (`input`, shared with the stateless rules: nothing decoded twice). The
 /// rules get the session model beside it (`SessionRule.observe(_:in:into:)`).
 public struct MDNSEvent: Sendable, SessionEvent {
-    public typealias Store = MDNSSessionModel
+    public typealias Store = MDNSSessionStore
 
     public var frame: Int
     /// The packet's time, or the latest time seen before it when the capture's clock went

@@ -10,7 +10,7 @@ import WireFormat
 /// Queries are paired with responses by the querier's address and port within 1 s (the
 /// catalog's window); a response to an endpoint with no legacy query in the window is left
 /// alone (the query may predate the capture).
-struct LegacyResponseIDRule: SessionRule {
+struct LegacyResponseIDRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-403", "legacy-response-id", .error, "A legacy unicast response echoes the query's ID",
         spec: "RFC 6762 §6.7, §18.1",
@@ -66,7 +66,7 @@ struct LegacyResponseIDRule: SessionRule {
 
     private var pending: [Endpoint: Query] = [:]
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         if e.isLegacyQuery {
             if pending.count >= Self.capacity {
                 pending = pending.filter { Timestamp.seconds(from: $0.value.time, to: e.time) <= Self.window }

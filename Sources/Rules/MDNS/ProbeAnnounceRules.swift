@@ -22,7 +22,7 @@ private func claimedNames(_ i: MDNSInput) -> [(key: UInt64, record: MDNSInput.Re
 ///
 /// Judged when a host announces a name it was seen probing, and only when the capture began
 /// more than a second before its first probe (else earlier probes may be missing).
-struct ProbingRule: SessionRule {
+struct ProbingRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-501", "probing", .warning, "A host probes three times, 250 ms apart, before announcing",
         spec: "RFC 6762 §8.1, §8.2",
@@ -46,7 +46,7 @@ struct ProbingRule: SessionRule {
     private var judged: [MDNSProbeKey: Int] = [:]
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         let p = i.message.payload
         if i.isProbe {
@@ -63,8 +63,8 @@ struct ProbingRule: SessionRule {
         }
         for (k, r) in claimedNames(i) {
             let key = MDNSProbeKey(source: e.src, name: k)
-            guard let s = store.probes[key], let last = s.probes.last, judged[key] != last.frame,
-                MDNSSession.since(last.time, e.time) <= 5, let start = store.start,
+            guard let s = store.model.probes[key], let last = s.probes.last, judged[key] != last.frame,
+                MDNSSession.since(last.time, e.time) <= 5, let start = store.model.start,
                 MDNSSession.since(start, s.firstSeen) > 1
             else { continue }
             MDNSSession.makeRoom(
@@ -99,7 +99,7 @@ struct ProbingRule: SessionRule {
 }
 
 /// MDNS-502: after 15 conflicts in 10 s, at most one probe attempt per 5 s.
-struct ProbeRateRule: SessionRule {
+struct ProbeRateRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-502", "probe-rate-limit", .error, "Probing is rate-limited after repeated conflicts",
         spec: "RFC 6762 §8.1",
@@ -117,7 +117,7 @@ struct ProbeRateRule: SessionRule {
     private var reported: Set<MDNSProbeKey> = []
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isProbe, !e.atEnd else { return }
         var seen: [UInt64] = []
         for (rr, info) in zip(i.message.authorities, i.records.lazy.filter { $0.section == .authority }) {
@@ -146,7 +146,7 @@ struct ProbeRateRule: SessionRule {
 ///
 /// Judged only on a host's first packet, when the capture was already running for a second
 /// (so no earlier traffic of the host was missed), and when nobody probed the name.
-struct ProbeBeforeAnnounceRule: SessionRule {
+struct ProbeBeforeAnnounceRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-503", "probe-before-announce", .error, "Unique records are probed before they are first announced",
         spec: "RFC 6762 §8, §8.1",
@@ -164,11 +164,11 @@ struct ProbeBeforeAnnounceRule: SessionRule {
             RuleExample([announce(at: 0)]),
         ])
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
-        guard let i = e.input, !e.atEnd, store.senders[e.src] == nil, let start = store.start,
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+        guard let i = e.input, !e.atEnd, store.model.senders[e.src] == nil, let start = store.model.start,
             MDNSSession.since(start, e.time) > 1
         else { return }
-        for (k, r) in claimedNames(i) where !store.probes.keys.contains(where: { $0.name == k }) {
+        for (k, r) in claimedNames(i) where !store.model.probes.keys.contains(where: { $0.name == k }) {
             out.report(
                 Self.descriptor,
                 "first packet from this host announces \(i.name(r.record.name)) \(r.record.type) (cache-flush) without probing for it",
@@ -179,7 +179,7 @@ struct ProbeBeforeAnnounceRule: SessionRule {
 }
 
 /// MDNS-504: after probing, at least two announcements one second apart; at most eight.
-struct AnnouncingRule: SessionRule {
+struct AnnouncingRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
         spec: "RFC 6762 §8.3",
@@ -260,7 +260,7 @@ struct AnnouncingRule: SessionRule {
     static let growth = 1.5
     static let restart = 2.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
             conclude(e, into: &out)
             return
@@ -292,7 +292,7 @@ struct AnnouncingRule: SessionRule {
                 phases[key]?.uncertain = true
                 continue
             }
-            let probes = store.probes[key]?.probes
+            let probes = store.model.probes[key]?.probes
             if var ph = phases[key], (probes?.last?.frame ?? 0) < ph.first.frame {
                 guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
                 ph.count &+= 1
@@ -346,7 +346,7 @@ struct AnnouncingRule: SessionRule {
 /// series. Anything
 /// else (an answer, a changed RDATA, an interval off the period) ends the series. A link
 /// change is not visible on the wire, but it causes a one-off announcement, not a period.
-struct PeriodicAnnouncementRule: SessionRule {
+struct PeriodicAnnouncementRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-505", "no-periodic-announcements", .error, "Records are not announced at a fixed period",
         spec: "RFC 6762 §8.3",
@@ -392,7 +392,7 @@ struct PeriodicAnnouncementRule: SessionRule {
     static let longPeriod = 2.0
     static let shortestPeriod = 1.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         if i.isQuery {
             // Any query may be answered, a probe's questions included (a probe for a name

@@ -32,7 +32,7 @@ struct MDNSRecordKey: Hashable {
 /// after the query (so it was there and heard it) without the record, no other host
 /// multicast the record in that second (duplicate answer suppression, §7.4), and the capture
 /// ran past the second. Concluded at the end of the input.
-struct KnownAnswerSuppressionRule: SessionRule {
+struct KnownAnswerSuppressionRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-509", "known-answer-suppression", .error,
         "A responder does not repeat a Known-Answer the querier listed with at least half its TTL",
@@ -115,14 +115,14 @@ struct KnownAnswerSuppressionRule: SessionRule {
     private var missed: [Due] = []
     static let dueCapacity = 256
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
             conclude(by: e.time, into: &out)
             return
         }
         guard let i = e.input, e.dst.isMulticast else { return }
         closeDue(at: e.time)
-        noteDue(e, i, store, &out)
+        noteDue(e, i, store.model, &out)
         MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.time)
         if i.isQuery, !i.isProbe {
             if recent.count >= Self.capacity {
@@ -152,7 +152,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
                 if askedPlainly { continue }
                 // Records the responder first sent in the last 10 s are in their announcing
                 // phase (RFC 6762 §8.3): announcements are not answers to the query.
-                if let m = store.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src),
+                if let m = store.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src),
                     MDNSSession.since(m.firstSeen, e.time) <= Self.announcing
                 {
                     continue
@@ -192,7 +192,7 @@ extension KnownAnswerSuppressionRule {
 
     /// Takes a query's obligations, or a response's fulfilment of them.
     fileprivate mutating func noteDue(
-        _ e: MDNSEvent, _ i: MDNSInput, _ store: borrowing MDNSSessionModel, _ out: inout SessionReports
+        _ e: MDNSEvent, _ i: MDNSInput, _ model: borrowing MDNSSessionModel, _ out: inout SessionReports
     ) {
         if i.isQuery {
             guard !i.isProbe, !i.header.tc, e.srcPort == 5353 else { return }
@@ -203,7 +203,7 @@ extension KnownAnswerSuppressionRule {
                 guard
                     let q = i.keyedQuestions.first(where: {
                         MDNSQuestionID(name: $0.1, type: $0.0.type.rawValue).isAnswered(by: key.set)
-                    })?.0, !q.unicastResponse, asked.asks(key.set), let set = store.rrsets[key.set]
+                    })?.0, !q.unicastResponse, asked.asks(key.set), let set = model.rrsets[key.set]
                 else { continue }
                 for m in set.members
                 where m.rdata == key.rdata && m.owner != e.src && m.ttl > 0 && m.isLive(at: e.time)
@@ -236,7 +236,7 @@ extension KnownAnswerSuppressionRule {
 }
 
 /// MDNS-510: a querier lists Known-Answers only while at least half their TTL remains.
-struct KnownAnswerTTLRule: SessionRule {
+struct KnownAnswerTTLRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-510", "known-answer-half-ttl", .warning,
         "A querier lists Known-Answers only with at least half their original TTL left",
@@ -257,12 +257,12 @@ struct KnownAnswerTTLRule: SessionRule {
             RuleExample([mdns(KnownAnswerSuppressionRule.kaQuery(ttl: 100), src: "192.168.1.5")]),
         ])
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd else { return }
         for r in i.answerRecords where r.record.ttl > 0 {
             let rr = r.record
             let key = MDNSRecordKey(r)
-            guard let set = store.rrsets[key.set],
+            guard let set = store.model.rrsets[key.set],
                 let m = set.members.filter({ $0.rdata == key.rdata && $0.ttl > 0 }).max(by: {
                     $0.lastFrame < $1.lastFrame
                 })
@@ -280,7 +280,7 @@ struct KnownAnswerTTLRule: SessionRule {
 
 /// MDNS-511: a TC query is followed by Known-Answer continuations; a question-less query
 /// follows a TC query.
-struct KnownAnswerContinuationRule: SessionRule {
+struct KnownAnswerContinuationRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-511", "known-answer-continuation", .error,
         "A TC query is followed at once by a continuation, and a question-less query follows one",
@@ -312,7 +312,7 @@ struct KnownAnswerContinuationRule: SessionRule {
     private var pending: [IPAddress: MDNSFrameTime] = [:]
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
             conclude(by: e.time, into: &out)
             return
@@ -326,9 +326,9 @@ struct KnownAnswerContinuationRule: SessionRule {
                 related: [tc.frame])
         }
         if continuation {
-            let last = store.senders[e.src]?.lastTruncatedQuery
+            let last = store.model.senders[e.src]?.lastTruncatedQuery
             if last.map({ MDNSSession.since($0.time, e.time) > Self.window + MDNSSession.jitter }) ?? true,
-                let start = store.start, MDNSSession.since(start, e.time) > Self.window || last != nil
+                let start = store.model.start, MDNSSession.since(start, e.time) > Self.window || last != nil
             {
                 out.report(
                     Self.descriptor,
@@ -357,7 +357,7 @@ struct KnownAnswerContinuationRule: SessionRule {
 }
 
 /// MDNS-512: continuous querying backs off (1 s, then doubling) and drops the QU bit.
-struct QueryBackoffRule: SessionRule {
+struct QueryBackoffRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-512", "query-backoff", .error, "Repeated queries back off: 1 s, then each interval doubles",
         spec: "RFC 6762 §5.2, §5.4",
@@ -378,13 +378,13 @@ struct QueryBackoffRule: SessionRule {
     static let growth = 1.5
     static let restart = 2.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
             !e.timeWentBack
         else { return }
         for (q, name) in i.keyedQuestions {
             let key = MDNSQuestionKey(source: e.src, name: name, type: q.type.rawValue)
-            guard let s = store.questions[key], let last = s.sent.last else { continue }
+            guard let s = store.model.questions[key], let last = s.sent.last else { continue }
             let gap = MDNSSession.since(last.time, e.time)
             guard gap <= 3600 else { continue }
             if s.sent.count == 1 || s.count == 1 {
@@ -419,7 +419,7 @@ struct QueryBackoffRule: SessionRule {
 }
 
 /// MDNS-513: a unicast response to port 5353 answers a recent QU or unicast query.
-struct UnicastResponseRule: SessionRule {
+struct UnicastResponseRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-513", "unicast-response-solicited", .error,
         "A unicast response to port 5353 answers a QU or unicast query of the last 2 s",
@@ -444,11 +444,11 @@ struct UnicastResponseRule: SessionRule {
 
     static let window = 2.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.dst.isMulticast, e.dstPort == 5353,
-            let start = store.start, MDNSSession.since(start, e.time) > Self.window
+            let start = store.model.start, MDNSSession.since(start, e.time) > Self.window
         else { return }
-        if let q = store.senders[e.dst]?.lastUnicastQuery,
+        if let q = store.model.senders[e.dst]?.lastUnicastQuery,
             MDNSSession.since(q.time, e.time) <= Self.window + MDNSSession.jitter
         {
             return
@@ -472,7 +472,7 @@ struct UnicastResponseRule: SessionRule {
 /// sent that soon after an identical one was planned when the other was seen.
 /// Hosts are told apart by source address within one address family only: a dual-stack host
 /// sends the same message over IPv4 and IPv6.
-struct DuplicateSuppressionRule: SessionRule {
+struct DuplicateSuppressionRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-519", "duplicate-suppression", .warning,
         "Hosts do not repeat an answer or a question another host just sent",
@@ -535,7 +535,7 @@ struct DuplicateSuppressionRule: SessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
         MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.query.time)
         if i.isQuery {
@@ -556,7 +556,7 @@ struct DuplicateSuppressionRule: SessionRule {
             let key = MDNSRecordKey(r)
             // By index: a copy of the query would retain its lists.
             guard let qi = recent.lastIndex(where: { $0.query.asks(key.set) }), recent[qi].query.source != e.src,
-                let set = store.rrsets[key.set]
+                let set = store.model.rrsets[key.set]
             else { continue }
             let q = (source: recent[qi].query.source, time: recent[qi].query.time, frame: recent[qi].query.frame)
             guard

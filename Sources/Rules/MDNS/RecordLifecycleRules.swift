@@ -12,7 +12,7 @@ import WireFormat
 /// host's member with other RDATA is still live in caches; it is reported when it persists:
 /// both hosts asserted their RDATA again after it was noted, at least `grace` later. A
 /// conflict resolved by the loser renaming (it stops) is not reported.
-struct ConflictRule: SessionRule {
+struct ConflictRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-514", "unique-record-conflict", .error, "Two hosts do not keep asserting one unique RRSet",
         spec: "RFC 6762 §9, §6.6",
@@ -59,12 +59,12 @@ struct ConflictRule: SessionRule {
     }
     private var noted: [Pair: Noted] = [:]
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, e.srcPort == 5353 else { return }
         for r in i.records where r.section != .authority && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
-            guard let set = store.rrsets[key] else { continue }
+            guard let set = store.model.rrsets[key] else { continue }
             let rdata = r.rdataKey
             for m in set.members
             where m.owner != e.src && m.rdata != rdata && m.cacheFlush && m.isLive(at: e.time)
@@ -94,7 +94,7 @@ struct ConflictRule: SessionRule {
 ///
 /// Judged at the end of the input, for instances whose live SRV was seen in at least two
 /// messages (a service seen once may have been caught mid-answer).
-struct ServiceCompletenessRule: SessionRule {
+struct ServiceCompletenessRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-518", "dns-sd-completeness", .error, "Every DNS-SD instance has a TXT, and its SRV target an address",
         spec: "RFC 6763 §6; RFC 2782",
@@ -125,9 +125,9 @@ struct ServiceCompletenessRule: SessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard e.atEnd else { return }
-        let judged = store.services.values.filter {
+        let judged = store.model.services.values.filter {
             $0.srvMessages >= 2 && !$0.goodbye && !$0.historyIncomplete && $0.firstSRVFrame != nil
         }.sorted { ($0.firstSRVFrame ?? 0) < ($1.firstSRVFrame ?? 0) }
         for s in judged {
@@ -139,8 +139,8 @@ struct ServiceCompletenessRule: SessionRule {
                     "SRV for \(s.instance) seen in \(s.srvMessages) messages, never a TXT record: every DNS-SD service must have one",
                     frames: [frame], time: s.firstSeen, source: source, device: s.host)
             }
-            if let hk = s.hostKey, let target = s.host, store.hosts[hk]?.addresses.isEmpty ?? true,
-                !store.mayHaveForgotten(hk), target != "."
+            if let hk = s.hostKey, let target = s.host, store.model.hosts[hk]?.addresses.isEmpty ?? true,
+                !store.model.mayHaveForgotten(hk), target != "."
             {
                 out.reportAtEnd(
                     Self.descriptor, severity: .warning,
@@ -160,7 +160,7 @@ struct ServiceCompletenessRule: SessionRule {
 /// responder delay a response to aggregate it with a later one, never send one early. Only
 /// the capture's jitter (10 ms) is allowed for. The gap is printed in milliseconds, so a
 /// record sent again 960 ms later does not read as "1.0 s".
-struct RecordRateRule: SessionRule {
+struct RecordRateRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-506", "record-once-per-second", .error, "A record is multicast at most once per second",
         spec: "RFC 6762 §6",
@@ -181,7 +181,7 @@ struct RecordRateRule: SessionRule {
     private var probed: [UInt64: Timestamp] = [:]
     static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         if i.isProbe {
             MDNSSession.makeRoom(&probed, cap: Self.capacity, now: e.time, horizon: 2, time: { $0 }, &out)
@@ -192,7 +192,7 @@ struct RecordRateRule: SessionRule {
         for r in i.records where r.section != .authority && r.record.type != .opt && r.record.ttl > 0 {
             let rr = r.record
             let nameKey = r.nameKey
-            guard let set = store.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
+            guard let set = store.model.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
                 let m = set.member(rdata: r.rdataKey, owner: e.src), !m.goodbye,
                 let last = m.lastMulticast
             else { continue }
@@ -217,7 +217,7 @@ struct RecordRateRule: SessionRule {
 /// that PTR RRSet before, live and not said goodbye to, is that service renamed. A rename
 /// while probing (avahi's and python-zeroconf's conflict handling) announced nothing under
 /// the old name and is not reported.
-struct GoodbyeUpdateRule: SessionRule {
+struct GoodbyeUpdateRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-515", "goodbye-and-update", .error, "Goodbyes are used as updates need them",
         spec: "RFC 6762 §8.4, §10.1",
@@ -258,7 +258,7 @@ struct GoodbyeUpdateRule: SessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         if i.isQuery {
             if let r = i.records.first(where: { $0.record.ttl == 0 && $0.record.type != .opt }) {
@@ -269,12 +269,12 @@ struct GoodbyeUpdateRule: SessionRule {
             }
             return
         }
-        if judgeRename(e, i, store, &out) { return }
+        if judgeRename(e, i, store.model, &out) { return }
         for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
             let rdata = r.rdataKey
-            guard let set = store.rrsets[key], set.member(rdata: rdata, owner: e.src) == nil,
+            guard let set = store.model.rrsets[key], set.member(rdata: rdata, owner: e.src) == nil,
                 let bye = set.members.first(where: {
                     $0.owner == e.src && $0.goodbye && MDNSSession.since($0.lastSeen, e.time) <= 1
                 })
@@ -291,17 +291,17 @@ struct GoodbyeUpdateRule: SessionRule {
 extension GoodbyeUpdateRule {
     /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
     fileprivate func judgeRename(
-        _ e: MDNSEvent, _ i: MDNSInput, _ store: borrowing MDNSSessionModel, _ out: inout SessionReports
+        _ e: MDNSEvent, _ i: MDNSInput, _ model: borrowing MDNSSessionModel, _ out: inout SessionReports
     ) -> Bool {
         guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return false }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isShared(r) {
             guard case .name(let target) = r.record.value, r.target?.dnssd.kind == .instance else { continue }
             let key = MDNSRecordKey(r)
-            guard let set = store.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
-                let new = srv(of: target, i, store)
+            guard let set = model.rrsets[key.set], set.member(rdata: key.rdata, owner: e.src) == nil,
+                let new = srv(of: target, i, model)
             else { continue }
             for old in set.members where old.owner == e.src && !old.goodbye && old.isLive(at: e.time) {
-                guard let s = store.services[old.rdata], !s.goodbye, s.hostKey == new.host, s.port == new.port
+                guard let s = model.services[old.rdata], !s.goodbye, s.hostKey == new.host, s.port == new.port
                 else { continue }
                 out.report(
                     Self.descriptor, severity: .error,
@@ -329,7 +329,7 @@ extension GoodbyeUpdateRule {
 }
 
 /// MDNS-516: a host changes the RDATA of one RRSet at most 10 times per minute.
-struct UpdateRateRule: SessionRule {
+struct UpdateRateRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-516", "update-rate", .warning, "A host updates a record at most 10 times per minute",
         spec: "RFC 6762 §8.4",
@@ -352,12 +352,12 @@ struct UpdateRateRule: SessionRule {
     static let limit = 10
     static let window = 60.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.timeWentBack else { return }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let set = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
-            guard let s = store.rrsets[set], s.member(rdata: r.rdataKey, owner: e.src) == nil,
+            guard let s = store.model.rrsets[set], s.member(rdata: r.rdataKey, owner: e.src) == nil,
                 s.members.contains(where: { $0.owner == e.src })
             else { continue }
             let key = Key(set: set, source: e.src)
@@ -381,7 +381,7 @@ struct UpdateRateRule: SessionRule {
 /// MDNS-308, its in-order half: an instance PTR answer comes with the instance's SRV and TXT,
 /// unless the same source multicast them within the last second (RFC 6762 §6 then forbids
 /// sending them again).
-struct AdditionalRecordsRule: SessionRule {
+struct AdditionalRecordsRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses",
         spec: "RFC 6763 §12.1, §12.2",
@@ -399,7 +399,7 @@ struct AdditionalRecordsRule: SessionRule {
         response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, i.isMulticast, !e.atEnd, !e.isTruncated else { return }
         let p = i.message.payload
         for r in i.records where r.section == .answer && r.record.type == .ptr {
@@ -411,7 +411,7 @@ struct AdditionalRecordsRule: SessionRule {
                     return true
                 }
                 // Sent by this source within the last second: it may not be sent again yet.
-                guard let set = store.rrset(target.key(in: p), t, 1) else { return false }
+                guard let set = store.model.rrset(target.key(in: p), t, 1) else { return false }
                 return set.members.contains {
                     $0.owner == e.src && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) < 1 } ?? false
                 }
@@ -439,7 +439,7 @@ struct AdditionalRecordsRule: SessionRule {
 /// Not judged for members a query of the last second listed as Known-Answers (Known-Answer
 /// suppression, §7.1, may leave them out) or another host multicast in the last second
 /// (duplicate answer suppression, §7.4), nor after the host said goodbye to them.
-struct WholeRRSetRule: SessionRule {
+struct WholeRRSetRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-517", "whole-unique-rrset", .error, "A host sends every member of a unique RRSet together",
         spec: "RFC 6762 §10.2",
@@ -503,7 +503,7 @@ struct WholeRRSetRule: SessionRule {
     static let burst = 1.0
     static let maxMembers = 16
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
         MDNSSession.dropStale(&listed, now: e.time, window: Self.burst, time: { $0.time })
         if i.isQuery {
@@ -577,7 +577,7 @@ struct WholeRRSetRule: SessionRule {
                 let left = s.rdata.filter { r in
                     let rk = MDNSRecordKey(set: set, rdata: r)
                     return !now.contains(r) && !listed.contains { $0.records.contains(rk) }
-                        && !(store.rrsets[set]?.members.contains {
+                        && !(store.model.rrsets[set]?.members.contains {
                             $0.rdata == r && $0.owner != e.src
                                 && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) <= Self.burst } ?? false
                         } ?? false)

@@ -18,38 +18,12 @@ struct MDNSQuestionID: Hashable, Sendable {
     }
 }
 
-/// A multicast query (not a probe) of the last second, as the timing rules pair responses
-/// with it.
-struct MDNSRecentQuery {
-    var frame: Int
-    var time: Timestamp
-    var source: IPAddress
-    var questions: [MDNSQuestionID]
-    var truncated: Bool
-    /// One bit per question name (chosen by its key): `asks` reads the questions only when
-    /// the bit of the key's name is set, so most non-matching queries cost one test.
-    private var nameBits: UInt64
-
-    init(_ e: MDNSEvent, _ i: MDNSInput) {
-        frame = e.frame
-        time = e.time
-        source = e.src
-        questions = i.questionIDs
-        truncated = i.header.tc
-        nameBits = questions.reduce(0) { $0 | MDNSSession.nameBit($1.name) }
-    }
-
-    func asks(_ key: MDNSRRSetKey) -> Bool {
-        nameBits & MDNSSession.nameBit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
-    }
-}
-
 /// Whether `owner` first sent this record less than `announcing` seconds ago (or never):
 /// a response then may be one of its announcements (RFC 6762 §8.3) rather than an answer.
 private func mayBeAnnouncing(
-    _ e: MDNSEvent, _ store: borrowing MDNSSessionModel, _ key: MDNSRecordKey, owner: IPAddress
+    _ e: MDNSEvent, _ model: borrowing MDNSSessionModel, _ key: MDNSRecordKey, owner: IPAddress
 ) -> Bool {
-    guard let m = store.rrsets[key.set]?.member(rdata: key.rdata, owner: owner) else { return true }
+    guard let m = model.rrsets[key.set]?.member(rdata: key.rdata, owner: owner) else { return true }
     return MDNSSession.since(m.firstSeen, e.time) <= 10
 }
 
@@ -113,53 +87,60 @@ struct ResponseDelayRule: SessionRule {
     static let window = 1.0
     static let sharedMinimum = 0.02
     static let sharedMaximum = 0.12
+    /// A response is paired with at most the latest 64 queries of the window, and at most
+    /// this many delays are kept per responder.
     static let capacity = 64
     static let samplesNeeded = 20
     static let narrowSpread = 0.025
 
-    /// Multicast queries of the last second, oldest first.
-    private var recent: [MDNSRecentQuery] = []
+    /// A responder's shared-answer delays (its verdict row, `MDNSVerdicts.responseDelays`).
     struct Samples {
         var delays: [Double] = []
         var frames: [Int] = []
         var first: MDNSFrameTime
+        var last: Timestamp
     }
-    /// Shared-answer delays per responder (at most `capacity` each, 256 responders).
-    private var samples: [IPAddress: Samples] = [:]
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    /// The queries a response from 5353 is paired with: multicast queries with questions of
+    /// the last second (not those stamped before an earlier packet), the latest `capacity`.
+    static func pairable(_ store: borrowing MDNSSessionStore, at now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
+        let recent = store.windows.queries(within: window, of: now)
+        var start = recent.endIndex
+        var n = 0
+        while start > recent.startIndex, n < capacity {
+            start -= 1
+            if !recent[start].questions.isEmpty, !recent[start].timeWentBack { n += 1 }
+        }
+        return recent[start...]
+    }
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
-            conclude(e, into: &out)
+            conclude(e, store, into: &out)
             return
         }
-        guard let i = e.input, !e.timeWentBack else { return }
-        MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.time)
-        if i.isQuery {
-            guard !i.isProbe, e.dst.isMulticast, !i.message.questions.isEmpty else { return }
-            if recent.count >= Self.capacity {
-                recent.removeFirst()
-                out.evicted()
-            }
-            recent.append(MDNSRecentQuery(e, i))
-            return
-        }
-        guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !recent.isEmpty else { return }
+        guard let i = e.input, !e.timeWentBack, i.isResponse, e.srcPort == 5353, e.dstPort == 5353 else { return }
+        let recent = pairable(store, at: e.time)
+        guard !recent.isEmpty else { return }
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
         for r in answers {
             let key = MDNSRecordKey(r)
             // The queries from other hosts that ask for it: the first, the latest, how many
             // (one pass, nothing copied).
             var first: Int? = nil
-            var last = 0
+            var last = recent.startIndex
             var count = 0
             var truncated = false
-            for k in recent.indices where recent[k].asks(key.set) && recent[k].source != e.src {
+            for k in recent.indices
+            where !recent[k].questions.isEmpty && !recent[k].timeWentBack && recent[k].asks(key.set)
+                && recent[k].source != e.src
+            {
                 if first == nil { first = k }
                 last = k
                 count += 1
                 truncated = truncated || recent[k].truncated
             }
-            guard let first, !truncated, !mayBeAnnouncing(e, store, key, owner: e.src) else { continue }
+            guard let first, !truncated, !mayBeAnnouncing(e, store.model, key, owner: e.src) else { continue }
             let latest = recent[last]
             let delay = MDNSSession.since(latest.time, e.time)
             if i.isShared(r) {
@@ -172,12 +153,12 @@ struct ResponseDelayRule: SessionRule {
                     return
                 }
                 if count == 1, delay <= Self.sharedMaximum + MDNSSession.jitter {
-                    sample(e, delay, &out)
+                    sample(e, delay, &store, &out)
                 }
             } else if i.isUnique(r), latest.questions.count == 1, delay > Self.sharedMaximum + MDNSSession.jitter,
                 answers.allSatisfy({ a in i.isUnique(a) && latest.asks(MDNSRecordKey(a).set) })
             {
-                let m = store.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src)
+                let m = store.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src)
                 if let last = m?.lastMulticast, MDNSSession.since(last.time, latest.time) < 1 { continue }
                 out.report(
                     Self.descriptor,
@@ -188,21 +169,23 @@ struct ResponseDelayRule: SessionRule {
         }
     }
 
-    private mutating func sample(_ e: MDNSEvent, _ delay: Double, _ out: inout SessionReports) {
-        if samples[e.src] == nil {
-            if samples.count >= 256 {
-                out.evicted(samples.count)
-                samples.removeAll()
-            }
-            samples[e.src] = Samples(first: MDNSFrameTime(frame: e.frame, time: e.time))
+    private static func sample(
+        _ e: MDNSEvent, _ delay: Double, _ store: inout MDNSSessionStore, _ out: inout SessionReports
+    ) {
+        if store.verdicts.responseDelays[e.src] == nil {
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            store.verdicts.responseDelays.insert(
+                Samples(first: now, last: e.time), for: e.src, at: e.time, evicted: &out.evictions)
         }
-        guard let s = samples[e.src], s.delays.count < Self.capacity, s.frames.last != e.frame else { return }
-        samples[e.src]?.delays.append(delay)
-        samples[e.src]?.frames.append(e.frame)
+        store.verdicts.responseDelays[e.src]?.last = e.time
+        guard let s = store.verdicts.responseDelays[e.src], s.delays.count < Self.capacity, s.frames.last != e.frame
+        else { return }
+        store.verdicts.responseDelays[e.src]?.delays.append(delay)
+        store.verdicts.responseDelays[e.src]?.frames.append(e.frame)
     }
 
-    private func conclude(_ e: MDNSEvent, into out: inout SessionReports) {
-        for (src, s) in samples.sorted(by: { $0.value.first.frame < $1.value.first.frame })
+    private static func conclude(_ e: MDNSEvent, _ store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+        for (src, s) in store.verdicts.responseDelays.rows.sorted(by: { $0.value.first.frame < $1.value.first.frame })
         where s.delays.count >= Self.samplesNeeded {
             guard let lo = s.delays.min(), let hi = s.delays.max(), hi - lo < Self.narrowSpread else { continue }
             out.reportAtEnd(
@@ -259,52 +242,48 @@ struct TruncatedQueryDelayRule: SessionRule {
         query { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Hall._ipp._tcp.local")) }
     }
 
+    /// A querier's open Known-Answer list (its verdict row, `MDNSVerdicts.knownAnswerLists`).
     struct List {
         var query: MDNSRecentQuery
         var last: MDNSFrameTime
     }
-    /// Known-Answer lists by querier.
-    private var lists: [IPAddress: List] = [:]
-    /// Plain multicast queries of the last second.
-    private var plain: [MDNSRecentQuery] = []
+    /// At most this many plain queries of the window are read.
     static let capacity = 256
     static let pause = 0.4
     static let window = 1.0
     static let continuationGap = 0.5
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        MDNSSession.dropStale(&plain, now: e.time, window: Self.window, time: \.time)
         // A list whose last packet is more than a second old can no longer be answered early.
-        if !lists.isEmpty, lists.values.contains(where: { MDNSSession.since($0.last.time, e.time) > Self.window }) {
-            lists = lists.filter { MDNSSession.since($0.value.last.time, e.time) <= Self.window }
+        if store.verdicts.knownAnswerLists.rows.values.contains(where: {
+            MDNSSession.since($0.last.time, e.time) > Self.window
+        }) {
+            store.verdicts.knownAnswerLists.keep { MDNSSession.since($0.last.time, e.time) <= Self.window }
         }
         if i.isQuery {
             guard !i.isProbe, e.dst.isMulticast else { return }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             if i.header.tc, !i.message.questions.isEmpty {
-                MDNSSession.makeRoom(
-                    &lists, cap: Self.capacity, now: e.time, horizon: Self.window, time: { $0.last.time }, &out)
-                lists[e.src] = List(query: MDNSRecentQuery(e, i), last: now)
+                store.verdicts.knownAnswerLists.insert(
+                    List(query: MDNSRecentQuery(e, i), last: now), for: e.src, at: e.time, evicted: &out.evictions)
             } else if i.message.questions.isEmpty {
-                if let l = lists[e.src], MDNSSession.since(l.last.time, e.time) <= Self.continuationGap {
-                    lists[e.src]?.last = now
+                if let l = store.verdicts.knownAnswerLists[e.src],
+                    MDNSSession.since(l.last.time, e.time) <= Self.continuationGap
+                {
+                    store.verdicts.knownAnswerLists[e.src]?.last = now
                 }
-            } else {
-                if plain.count >= Self.capacity {
-                    plain.removeFirst()
-                    out.evicted()
-                }
-                plain.append(MDNSRecentQuery(e, i))
             }
             return
         }
+        let lists = store.verdicts.knownAnswerLists
         guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !lists.isEmpty else { return }
-        for (querier, l) in lists.sorted(by: { $0.value.query.frame < $1.value.query.frame })
+        let plain = plainQueries(store, at: e.time)
+        for (querier, l) in lists.rows.sorted(by: { $0.value.query.frame < $1.value.query.frame })
         where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
-                guard l.query.asks(key.set), !mayBeAnnouncing(e, store, key, owner: e.src),
+                guard l.query.asks(key.set), !mayBeAnnouncing(e, store.model, key, owner: e.src),
                     !plain.contains(where: { $0.time >= l.query.time && $0.source != e.src && $0.asks(key.set) })
                 else { continue }
                 let wait = MDNSSession.since(l.last.time, e.time)
@@ -316,5 +295,15 @@ struct TruncatedQueryDelayRule: SessionRule {
                 return
             }
         }
+    }
+
+    /// The plain queries of the window (questions, no TC, not stamped before an earlier
+    /// packet), the latest `capacity`.
+    private static func plainQueries(_ store: borrowing MDNSSessionStore, at now: Timestamp)
+        -> [MDNSRecentQuery]
+    {
+        store.windows.queries(within: window, of: now).filter {
+            !$0.truncated && !$0.questions.isEmpty && !$0.timeWentBack
+        }.suffix(capacity)
     }
 }

@@ -34,7 +34,7 @@ func frameList(_ frames: [Int], limit: Int = 6) -> String {
 }
 
 /// SSDP-506: a device re-sends every advertisement before its max-age runs out.
-struct ReannounceBeforeExpiryRule: SessionRule {
+struct ReannounceBeforeExpiryRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-506", "reannounce-before-expiry", .error,
         "A device re-sends ssdp:alive for every USN before the previous advertisement's max-age expires",
@@ -100,7 +100,7 @@ struct ReannounceBeforeExpiryRule: SessionRule {
 }
 
 /// SSDP-507: refreshes come before half of max-age; a set's max-ages are comparable.
-struct RefreshIntervalRule: SessionRule {
+struct RefreshIntervalRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-507", "refresh-interval", .warning,
         "Advertisements are refreshed within half of max-age, and a set has comparable max-ages",
@@ -166,7 +166,7 @@ struct RefreshIntervalRule: SessionRule {
 /// An alive set is known to be an initial one when the capture shows what came before it:
 /// the device's byebye (start-up byebyes, or leaving and coming back) or a lower BOOTID. A
 /// capture that starts with a device's alives says nothing about whether they were initial.
-struct AliveStormRule: SessionRule {
+struct AliveStormRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-508", "alive-storm", .warning,
         "An initial announcement set is sent more than once, and an announcement at most three times within a few seconds",
@@ -319,7 +319,7 @@ struct AliveStormRule: SessionRule {
 
 /// SSDP-509: BOOTID stays the same while the device stays available; after an update, the
 /// update's NEXTBOOTID.
-struct BootIDStableRule: SessionRule {
+struct BootIDStableRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-509", "bootid-stable", .error,
         "BOOTID.UPNP.ORG is the same in every message while the device stays available",
@@ -368,7 +368,7 @@ struct BootIDStableRule: SessionRule {
 }
 
 /// SSDP-510: BOOTID increases on each initial announcement.
-struct BootIDIncreasesRule: SessionRule {
+struct BootIDIncreasesRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-510", "bootid-increases", .error, "BOOTID.UPNP.ORG increases on each initial announcement",
         spec: "UDA 1.1/2.0 §1.2, §1.2.2 BOOTID",
@@ -430,7 +430,7 @@ struct BootIDIncreasesRule: SessionRule {
 }
 
 /// SSDP-511: one CONFIGID in all concurrent messages of a device.
-struct ConfigIDConsistentRule: SessionRule {
+struct ConfigIDConsistentRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-511", "configid-consistent", .error,
         "CONFIGID.UPNP.ORG is the same in all concurrent messages of one device",
@@ -470,7 +470,7 @@ struct ConfigIDConsistentRule: SessionRule {
 }
 
 /// SSDP-512: one UUID is not advertised by two hosts with different BOOTIDs.
-struct UUIDUniqueRule: SessionRule {
+struct UUIDUniqueRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-512", "uuid-unique", .error, "One UUID is not advertised by two different hosts",
         spec: "UDA 1.1/2.0 §1.1.4, §1.2",
@@ -527,7 +527,7 @@ struct UUIDUniqueRule: SessionRule {
 }
 
 /// SSDP-513: a byebye for a USN never seen advertised (info: often a capture that started late).
-struct ByebyeUnknownUSNRule: SessionRule {
+struct ByebyeUnknownUSNRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-513", "byebye-unknown-usn", .info, "An ssdp:byebye for a USN never announced or seen in a response",
         spec: "UDA 1.1/2.0 §1.2.3",
@@ -594,7 +594,7 @@ struct ByebyeUnknownUSNRule: SessionRule {
 }
 
 /// SSDP-514: the advertisement set is complete.
-struct AdvertisementSetCompleteRule: SessionRule {
+struct AdvertisementSetCompleteRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-514", "advertisement-set-complete", .error,
         "A device announces upnp:rootdevice (root only), uuid:<UUID> and its device type",
@@ -685,7 +685,7 @@ struct AdvertisementSetCompleteRule: SessionRule {
 }
 
 /// SSDP-515: a device advertises only the highest version of each type.
-struct HighestVersionOnlyRule: SessionRule {
+struct HighestVersionOnlyRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-515", "highest-version-only", .error, "A device advertises only the highest version of each type",
         spec: "UDA 2.0 §1.2.2",
@@ -725,7 +725,7 @@ struct HighestVersionOnlyRule: SessionRule {
 }
 
 /// SSDP-516: a multi-homed device's messages differ only in HOST, CACHE-CONTROL and LOCATION.
-struct MultiHomedConsistentRule: SessionRule {
+struct MultiHomedConsistentRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-516", "multihomed-consistent", .error,
         "A multi-homed device sends the same field values on every interface",
@@ -781,7 +781,7 @@ struct MultiHomedConsistentRule: SessionRule {
 }
 
 /// SSDP-517: LOCATION does not move without a byebye or update.
-struct LocationMovesRule: SessionRule {
+struct LocationMovesRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-517", "location-moves", .info,
         "LOCATION does not change under one BOOTID without a byebye or update",
@@ -827,7 +827,7 @@ struct LocationMovesRule: SessionRule {
 }
 
 /// SSDP-518: an update's LOCATION is the one sent before for the USN.
-struct UpdateLocationSameRule: SessionRule {
+struct UpdateLocationSameRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-518", "update-location-same", .error,
         "The LOCATION of an ssdp:update equals the LOCATION sent before for that USN",
@@ -863,7 +863,7 @@ struct UpdateLocationSameRule: SessionRule {
 
 /// SSDP-519: a device answers unicast M-SEARCH on its SEARCHPORT (on 1900 when it advertises
 /// none).
-struct UnicastSearchAnsweredRule: SessionRule {
+struct UnicastSearchAnsweredRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-519", "unicast-search-answered", .error,
         "A device answers unicast M-SEARCH on its SEARCHPORT.UPNP.ORG (on 1900 when it advertises none)",

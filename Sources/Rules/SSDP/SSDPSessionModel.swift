@@ -15,7 +15,8 @@ import WireFormat
 /// out when their device has been silent for longer than any advertisement it made could
 /// last. A record made again for a device whose earlier record was evicted or aged out says
 /// `historyIncomplete`: rules that conclude from what was *not* seen stay silent on it.
-public struct SSDPSessionModel: Sendable {
+public struct SSDPSessionModel: Sendable, SessionStore {
+    public typealias Event = SSDPEvent
     public private(set) var devices: [UInt64: SSDPDeviceState] = [:]
     /// Records dropped because the table was full (the summary's `state_evicted`).
     public private(set) var evicted = 0

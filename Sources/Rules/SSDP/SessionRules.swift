@@ -6,7 +6,7 @@ import WireFormat
 // SSDP-5xx: stateful and timing rules across messages, and the stateful half of SSDP-205.
 
 /// SSDP-205, its pairing half: a response goes to the port the M-SEARCH came from.
-struct ResponsePortPairingRule: SessionRule {
+struct ResponsePortPairingRule: StatefulSessionRule {
     static var descriptor: RuleDescriptor { ResponseUnicastRule.descriptor }
     static let examples = RuleExamples(
         triggering: [
@@ -39,7 +39,7 @@ struct ResponsePortPairingRule: SessionRule {
 }
 
 /// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds.
-struct ResponseWithinMXRule: SessionRule {
+struct ResponseWithinMXRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-501", "response-within-mx", .warning, "A response to a multicast M-SEARCH arrives within MX seconds",
         spec: "UDA 1.1/2.0 §1.3.3",
@@ -90,7 +90,7 @@ struct ResponseWithinMXRule: SessionRule {
 }
 
 /// SSDP-502: a response to a unicast M-SEARCH arrives within 1 s.
-struct UnicastResponseWithinOneSecondRule: SessionRule {
+struct UnicastResponseWithinOneSecondRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-502", "unicast-response-within-1s", .warning, "A response to a unicast M-SEARCH arrives within 1 s",
         spec: "UDA 1.1/2.0 §1.3.3",
@@ -124,7 +124,7 @@ struct UnicastResponseWithinOneSecondRule: SessionRule {
 }
 
 /// SSDP-503: a device does not answer a multicast M-SEARCH without MX (or with a bad MAN).
-struct DiscardMalformedSearchRule: SessionRule {
+struct DiscardMalformedSearchRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-503", "discard-malformed-search", .error,
         "A device silently discards a multicast M-SEARCH without MX or with a bad MAN",
@@ -171,7 +171,7 @@ struct DiscardMalformedSearchRule: SessionRule {
 }
 
 /// SSDP-504: the response's ST echoes the search (the requested version for a URN).
-struct ResponseSTMatchesSearchRule: SessionRule {
+struct ResponseSTMatchesSearchRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-504", "response-st-matches-search", .error, "Response ST echoes the search (same version for a URN)",
         spec: "UDA 1.1/2.0 §1.3.2, §1.3.3",
@@ -253,7 +253,7 @@ extension String {
 
 /// SSDP-505: a device answers ssdp:all with its whole set, and a root device answers with
 /// one upnp:rootdevice response per search.
-struct SearchResponseSetRule: SessionRule {
+struct SearchResponseSetRule: StatefulSessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-505", "search-response-set", .error,
         "A root device answers a search with its whole set, and with one response for upnp:rootdevice",

@@ -1,0 +1,106 @@
+import WireFormat
+
+// The two kinds of table a session store is made of, each bounded the same way: rows by key
+// (entities, verdict rows) and windows of recent events. Every table of session state is
+// one of these, declared with its cap and horizon in the store; nothing else evicts.
+
+/// Rows by key, with a cap and a horizon of packet time. Making room for a new row when the
+/// table is full first drops the rows inactive for longer than the horizon, then, if the
+/// table is still full, the least recently active eighth (in bulk: a flood of new keys costs
+/// a sort every few hundred insertions, not a scan each), counted as evicted.
+public struct SessionTable<Key: Hashable, Row> {
+    public let cap: Int
+    /// Seconds of packet time a row stays after its last activity when room is needed.
+    public let horizon: Double
+    private let activity: KeyPath<Row, Timestamp>
+    public private(set) var rows: [Key: Row] = [:]
+
+    public init(cap: Int, horizon: Double, activity: KeyPath<Row, Timestamp>) {
+        self.cap = cap
+        self.horizon = horizon
+        self.activity = activity
+    }
+
+    public var isEmpty: Bool { rows.isEmpty }
+    public var count: Int { rows.count }
+
+    /// The row of `key`; changed in place. A new row is added with `insert` (which makes room),
+    /// never through the subscript.
+    public subscript(key: Key) -> Row? {
+        get { rows[key] }
+        _modify {
+            var row = rows.removeValue(forKey: key)
+            defer { if let row { rows[key] = row } }
+            yield &row
+        }
+    }
+
+    /// Sets the row of `key`, making room first when the key is new and the table is full.
+    public mutating func insert(_ row: Row, for key: Key, at now: Timestamp, evicted: inout Int) {
+        if rows[key] == nil { makeRoom(at: now, evicted: &evicted) }
+        rows[key] = row
+    }
+
+    /// Removes the row of `key`.
+    public mutating func remove(_ key: Key) { rows[key] = nil }
+
+    /// Keeps the rows that satisfy `keep`.
+    public mutating func keep(where keep: (Row) -> Bool) {
+        rows = rows.filter { keep($0.value) }
+    }
+
+    /// Past the cap: the rows inactive for longer than the horizon go, then the least recently
+    /// active eighth (counted as evicted).
+    public mutating func makeRoom(at now: Timestamp, evicted: inout Int) {
+        guard rows.count >= cap else { return }
+        let horizon = horizon
+        let activity = activity
+        if horizon.isFinite {
+            rows = rows.filter { max(0, Timestamp.seconds(from: $0.value[keyPath: activity], to: now)) <= horizon }
+            guard rows.count >= cap else { return }
+        }
+        let order = rows.map { ($0.key, $0.value[keyPath: activity]) }.sorted { $0.1 < $1.1 }
+        let gone = order.prefix(max(1, rows.count / 8))
+        for (k, _) in gone { rows[k] = nil }
+        evicted &+= gone.count
+    }
+}
+
+/// Events of the last `span` seconds, oldest first, at most `cap` (past it the oldest goes,
+/// counted as evicted). Event times never decrease, so what ages out is a prefix.
+public struct SessionWindow<Element> {
+    public let cap: Int
+    public let span: Double
+    private let time: KeyPath<Element, Timestamp>
+    public private(set) var elements: [Element] = []
+
+    public init(cap: Int, span: Double, time: KeyPath<Element, Timestamp>) {
+        self.cap = cap
+        self.span = span
+        self.time = time
+    }
+
+    public var isEmpty: Bool { elements.isEmpty }
+
+    /// Drops what is more than `span` seconds older than `now`.
+    public mutating func age(to now: Timestamp) {
+        let time = time
+        let span = span
+        let stale = { (e: Element) in Timestamp.seconds(from: e[keyPath: time], to: now) > span }
+        guard let first = elements.first, stale(first) else { return }
+        if let fresh = elements.firstIndex(where: { !stale($0) }) {
+            elements.removeFirst(fresh)
+        } else {
+            elements.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Appends the newest event (the oldest goes when the window is full, counted).
+    public mutating func append(_ e: Element, evicted: inout Int) {
+        if elements.count >= cap {
+            elements.removeFirst()
+            evicted &+= 1
+        }
+        elements.append(e)
+    }
+}

@@ -1,0 +1,124 @@
+import DNS
+import NetLayers
+import WireFormat
+
+/// All mDNS session state of one session, kept once:
+/// - `model`: the entities the capture has shown (hosts, service instances, RRSets and their
+///   records, probe sequences, questions, senders), by identity;
+/// - `windows`: the recent events several rules read (the multicast queries of the last
+///   second);
+/// - `verdicts`: what each rule still has to decide, in rows keyed by the identity of what it
+///   is about.
+///
+/// Rules read `model` and `windows` and keep their verdict rows in `verdicts`; only
+/// `update(with:)` changes the model and the windows, after the rules judged an event. Every
+/// table is a `SessionTable` or a `SessionWindow` (or one of the model's, bounded alike), and
+/// what any of them evicted is counted in one account (`evicted`, with the rules' rows
+/// counted through their reports).
+public struct MDNSSessionStore: SessionStore {
+    public typealias Event = MDNSEvent
+
+    public private(set) var model = MDNSSessionModel()
+    public private(set) var windows = MDNSWindows()
+    var verdicts = MDNSVerdicts()
+    private var windowEvictions = 0
+
+    public init() {}
+
+    /// Entries the model and the windows dropped because a table was full.
+    public var evicted: Int { model.evicted + windowEvictions }
+
+    public mutating func update(with e: MDNSEvent) {
+        guard let i = e.input else { return }
+        windows.take(e, i, evicted: &windowEvictions)
+        model.update(with: e)
+    }
+}
+
+/// The windows of recent mDNS events that several rules read, kept once.
+public struct MDNSWindows {
+    /// Multicast queries other than probes, of the last second, oldest first (responses are
+    /// paired with them). Rules read `queries(within:of:)`: the window is aged when the store
+    /// takes an event, so it may still hold queries more than a second older than the event
+    /// being judged.
+    public private(set) var queries = SessionWindow<MDNSRecentQuery>(cap: 1024, span: 1, time: \.time)
+
+    /// The queries of the window at most `span` seconds before `now`, oldest first.
+    public func queries(within span: Double, of now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
+        let all = queries.elements
+        var start = all.endIndex
+        while start > all.startIndex, MDNSSession.since(all[start - 1].time, now) <= span { start -= 1 }
+        return all[start...]
+    }
+
+    mutating func take(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
+        queries.age(to: e.time)
+        if i.isQuery, !i.isProbe, e.dst.isMulticast {
+            queries.append(MDNSRecentQuery(e, i), evicted: &evicted)
+        }
+    }
+}
+
+/// A multicast query (not a probe), as the rules pair responses with it.
+public struct MDNSRecentQuery: Sendable {
+    public var frame: Int
+    public var time: Timestamp
+    public var source: IPAddress
+    public var sourcePort: UInt16
+    /// Its questions, and whether each asked for a multicast (QM) answer.
+    var questions: [MDNSQuestionID]
+    var qm: [Bool]
+    /// TC set: more Known-Answers follow.
+    public var truncated: Bool
+    /// The capture's clock went back at this query (its time is the latest before it).
+    public var timeWentBack: Bool
+    /// Its Known-Answers (the first 256), with the TTLs listed.
+    var known: [(key: MDNSRecordKey, ttl: UInt32)]
+    /// One bit per question name (chosen by its key): `asks` reads the questions only when
+    /// the bit of the key's name is set, so most non-matching queries cost one test.
+    private var nameBits: UInt64
+
+    init(_ e: MDNSEvent, _ i: MDNSInput) {
+        frame = e.frame
+        time = e.time
+        source = e.src
+        sourcePort = e.srcPort
+        questions = i.questionIDs
+        qm = i.message.questions.map { !$0.unicastResponse }
+        truncated = i.header.tc
+        timeWentBack = e.timeWentBack
+        known = i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) }
+        nameBits = questions.reduce(0) { $0 | MDNSSession.nameBit($1.name) }
+    }
+
+    /// Whether a question asks for the RRSet (same name, its type or ANY).
+    func asks(_ key: MDNSRRSetKey) -> Bool {
+        nameBits & MDNSSession.nameBit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
+    }
+
+    /// Whether a question names `name` (any type).
+    func asks(name: UInt64) -> Bool {
+        nameBits & MDNSSession.nameBit(name) != 0 && questions.contains { $0.name == name }
+    }
+
+    /// The TTL the query listed `key` with as a Known-Answer, if it did.
+    func listed(_ key: MDNSRecordKey) -> UInt32? { known.first { $0.key == key }?.ttl }
+}
+
+/// What the mDNS session rules still have to decide, kept for them by the store: one set of
+/// rows per rule that keeps any, keyed by the identity of what the row is about (a responder,
+/// a querier, a probed name, a record). Each table is declared here with its cap and horizon.
+struct MDNSVerdicts {
+    // MARK: Response timing (ResponseTimingRules.swift)
+
+    /// MDNS-507: shared-answer delays per responder.
+    var responseDelays = SessionTable<IPAddress, ResponseDelayRule.Samples>(
+        cap: 256, horizon: .infinity, activity: \.last)
+    /// MDNS-508: the open Known-Answer list of each querier (a TC query and its continuations).
+    var knownAnswerLists = SessionTable<IPAddress, TruncatedQueryDelayRule.List>(
+        cap: 256, horizon: 1, activity: \.last.time)
+
+    // MARK: Query behaviour (QueryBehaviourRules.swift, MDNSSessionRules.swift)
+
+    // MARK: Probing, announcing, record lifecycle (ProbeAnnounceRules.swift, RecordLifecycleRules.swift)
+}
