@@ -40,14 +40,17 @@ import Testing
     @Test func mldReportsQueriesAndDone() throws {
         let ffFB: [UInt8] = [0xFF, 0x02] + Array(repeating: 0, count: 13) + [0xFB]
         let report = try #require(try MembershipMessage.mld([131, 0, 0, 0, 0, 0, 0, 0] + ffFB)?.get())
-        #expect(report.version == .mldV1 && report.kind == .report && report.records.first?.group == .v6(0xFF02 << 48, 0xFB))
+        #expect(
+            report.version == .mldV1 && report.kind == .report && report.records.first?.group == .v6(0xFF02 << 48, 0xFB)
+        )
         let done = try #require(try MembershipMessage.mld([132, 0, 0, 0, 0, 0, 0, 0] + ffFB)?.get())
         #expect(done.kind == .leave && done.group == .v6(0xFF02 << 48, 0xFB))
         let v2 = try #require(
             try MembershipMessage.mld([143, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 0] + ffFB)?.get())
         #expect(v2.version == .mldV2 && v2.records.first?.listens == true)
         let query = try #require(
-            try MembershipMessage.mld([130, 0, 0, 0, 0x27, 0x10, 0, 0] + Array(repeating: 0, count: 16) + [0, 0, 0, 0])?
+            try MembershipMessage.mld(
+                [130, 0, 0, 0, 0x27, 0x10, 0, 0] + Array(repeating: 0, count: 16) + [0, 0, 0, 0])?
                 .get())
         #expect(query.version == .mldV2 && query.group == nil && query.maxResponse == 10)
     }
