@@ -278,13 +278,13 @@ struct TruncatedQueryDelayRule: SessionRule {
         }
         let lists = store.verdicts.knownAnswerLists
         guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !lists.isEmpty else { return }
-        let plain = plainQueries(store, at: e.time)
+        let plain = store.windows.queries(within: Self.window, of: e.time)
         for (querier, l) in lists.rows.sorted(by: { $0.value.query.frame < $1.value.query.frame })
         where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
                 guard l.query.asks(key.set), !mayBeAnnouncing(e, store.model, key, owner: e.src),
-                    !plain.contains(where: { $0.time >= l.query.time && $0.source != e.src && $0.asks(key.set) })
+                    !askedPlainly(plain, key.set, since: l.query.time, other: e.src)
                 else { continue }
                 let wait = MDNSSession.since(l.last.time, e.time)
                 guard wait < Self.pause - MDNSSession.jitter else { continue }
@@ -297,13 +297,22 @@ struct TruncatedQueryDelayRule: SessionRule {
         }
     }
 
-    /// The plain queries of the window (questions, no TC, not stamped before an earlier
-    /// packet), the latest `capacity`.
-    private static func plainQueries(_ store: borrowing MDNSSessionStore, at now: Timestamp)
-        -> [MDNSRecentQuery]
-    {
-        store.windows.queries(within: window, of: now).filter {
-            !$0.truncated && !$0.questions.isEmpty && !$0.timeWentBack
-        }.suffix(capacity)
+    /// Whether a plain query (questions, no TC, not stamped before an earlier packet) among
+    /// the latest `capacity` of the window asked for `key`, from a host other than `responder`,
+    /// at or after `since`.
+    private static func askedPlainly(
+        _ plain: ArraySlice<MDNSRecentQuery>, _ key: MDNSRRSetKey, since: Timestamp, other responder: IPAddress
+    ) -> Bool {
+        var n = 0
+        for k in plain.indices.reversed() where isPlain(plain[k]) {
+            n += 1
+            if n > capacity { return false }
+            if plain[k].time >= since && plain[k].source != responder && plain[k].asks(key) { return true }
+        }
+        return false
+    }
+
+    private static func isPlain(_ q: MDNSRecentQuery) -> Bool {
+        !q.truncated && !q.questions.isEmpty && !q.timeWentBack
     }
 }
