@@ -155,14 +155,14 @@ public enum RuleRegistry {
 
     /// mDNS rules judged across packets, in capture order.
     public static let mdnsSession: [SessionEngine<MDNSEvent>.Entry] = [
-        .stateful(AdditionalRecordsRule.self),  // MDNS-308 (judged in order: recently sent records count)
+        .judged(AdditionalRecordsRule.self),  // MDNS-308 (judged in order: recently sent records count)
         .stateful(LegacyResponseIDRule.self),  // MDNS-403
-        .stateful(ProbingRule.self),  // MDNS-501
-        .stateful(ProbeRateRule.self),  // MDNS-502
-        .stateful(ProbeBeforeAnnounceRule.self),  // MDNS-503
-        .stateful(AnnouncingRule.self),  // MDNS-504
-        .stateful(PeriodicAnnouncementRule.self),  // MDNS-505
-        .stateful(RecordRateRule.self),  // MDNS-506
+        .judged(ProbingRule.self),  // MDNS-501
+        .judged(ProbeRateRule.self),  // MDNS-502
+        .judged(ProbeBeforeAnnounceRule.self),  // MDNS-503
+        .judged(AnnouncingRule.self),  // MDNS-504
+        .judged(PeriodicAnnouncementRule.self),  // MDNS-505
+        .judged(RecordRateRule.self),  // MDNS-506
         .judged(ResponseDelayRule.self),  // MDNS-507
         .judged(TruncatedQueryDelayRule.self),  // MDNS-508
         .stateful(KnownAnswerSuppressionRule.self),  // MDNS-509
@@ -170,11 +170,11 @@ public enum RuleRegistry {
         .stateful(KnownAnswerContinuationRule.self),  // MDNS-511
         .stateful(QueryBackoffRule.self),  // MDNS-512
         .stateful(UnicastResponseRule.self),  // MDNS-513
-        .stateful(ConflictRule.self),  // MDNS-514
-        .stateful(GoodbyeUpdateRule.self),  // MDNS-515
-        .stateful(UpdateRateRule.self),  // MDNS-516
-        .stateful(WholeRRSetRule.self),  // MDNS-517
-        .stateful(ServiceCompletenessRule.self),  // MDNS-518
+        .judged(ConflictRule.self),  // MDNS-514
+        .judged(GoodbyeUpdateRule.self),  // MDNS-515
+        .judged(UpdateRateRule.self),  // MDNS-516
+        .judged(WholeRRSetRule.self),  // MDNS-517
+        .judged(ServiceCompletenessRule.self),  // MDNS-518
         .stateful(DuplicateSuppressionRule.self),  // MDNS-519
     ]
 

@@ -154,6 +154,18 @@ func nameKey(_ text: String) -> UInt64 {
         #expect(q.other(than: c, within: 1, of: at(1200)))
     }
 
+    @Test func queriesWhoseClockWentBackCountOnlyForTheReadingThatCountsThem() {
+        var q = MDNSLatestQueriers()
+        q.note(b, at: at(0))
+        q.note(c, at: at(500), timeWentBack: true)
+        // For b, c's query is the newest from anyone else; in clock order there is none.
+        #expect(q.other(than: b, within: 1, of: at(1200)))
+        #expect(!q.other(than: b, within: 1, of: at(1200), inOrderOnly: true))
+        // For a, b's query counts in either reading while it is within the window.
+        #expect(q.other(than: a, within: 1, of: at(900), inOrderOnly: true))
+        #expect(!q.other(than: a, within: 1, of: at(1100), inOrderOnly: true))
+    }
+
     /// Against a table of every querier's last query, over a random sequence.
     @Test func agreesWithAScanOfEveryQuerier() {
         var rng = SplitMix64(seed: 7)

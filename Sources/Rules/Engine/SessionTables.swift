@@ -41,6 +41,28 @@ public struct SessionTable<Key: Hashable, Row> {
         rows[key] = row
     }
 
+    /// Changes the row of `key` in place (one lookup); nil when there is none.
+    @discardableResult
+    public mutating func modify<R>(_ key: Key, _ body: (inout Row) -> R) -> R? {
+        guard let k = rows.index(forKey: key) else { return nil }
+        return body(&rows.values[k])
+    }
+
+    /// Changes the row of `key` in place, made first from `fresh` (making room, as `insert`)
+    /// when there is none.
+    @discardableResult
+    public mutating func update<R>(
+        _ key: Key, default fresh: @autoclosure () -> Row, at now: Timestamp, evicted: inout Int,
+        _ body: (inout Row) -> R
+    ) -> R {
+        if let k = rows.index(forKey: key) { return body(&rows.values[k]) }
+        makeRoom(at: now, evicted: &evicted)
+        var row = fresh()
+        let result = body(&row)
+        rows[key] = row
+        return result
+    }
+
     /// Removes the row of `key`.
     public mutating func remove(_ key: Key) { rows[key] = nil }
 

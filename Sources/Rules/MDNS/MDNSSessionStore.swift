@@ -6,7 +6,7 @@ import WireFormat
 /// - `model`: the entities the capture has shown (hosts, service instances, RRSets and their
 ///   records, probe sequences, questions, senders), by identity;
 /// - `windows`: the recent events several rules read (the multicast queries of the last
-///   second);
+///   second, the latest queriers, when each name was last asked for);
 /// - `verdicts`: what each rule still has to decide, in rows keyed by the identity of what it
 ///   is about.
 ///
@@ -51,12 +51,52 @@ public struct MDNSWindows {
         return all[start...]
     }
 
+    /// The latest queriers, probes included (a query with Authority records is answered like
+    /// any other): a response within a second of another host's query may answer it.
+    private(set) var queriers = MDNSLatestQueriers()
+    /// When each name (by its key) was last asked for, in the two ways rules read it
+    /// (`MDNSNameAsked`).
+    private(set) var asked = SessionTable<UInt64, MDNSNameAsked>(cap: 65536, horizon: 3600, activity: \.last)
+
     mutating func take(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
         queries.age(to: e.time)
         if i.isQuery, !i.isProbe, e.dst.isMulticast {
             queries.append(MDNSRecentQuery(e, i), evicted: &evicted)
         }
+        if i.isQuery { noteAsked(e, i, evicted: &evicted) }
     }
+
+    private mutating func noteAsked(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
+        queriers.note(e.src, at: e.time, timeWentBack: e.timeWentBack)
+        let plain = !i.isProbe
+        for (n, q) in i.questionNames.enumerated() {
+            let inOrder = !e.timeWentBack && n < MDNSNameAsked.inOrderQuestions
+            guard plain || inOrder else { break }
+            let time = e.time
+            asked.update(q.key, default: MDNSNameAsked(last: time), at: time, evicted: &evicted) { a in
+                a.last = time
+                if plain { a.query = time }
+                if inOrder { a.inOrder = time }
+            }
+        }
+    }
+}
+
+/// When a name was last asked for (a row of `MDNSWindows.asked`), in the two ways rules read
+/// it.
+struct MDNSNameAsked {
+    /// The last query other than a probe with a question for it (MDNS-504: a response within
+    /// a second answers it).
+    var query: Timestamp?
+    /// The last query, probes included (a probe for a name its responder holds is answered at
+    /// once, RFC 6762 §8.1), that asked for it among its first `inOrderQuestions` questions
+    /// and whose capture clock did not go back (MDNS-505: a record multicast again after it
+    /// may have been solicited).
+    var inOrder: Timestamp?
+    /// The latest of the two.
+    var last: Timestamp
+
+    static let inOrderQuestions = 64
 }
 
 /// A multicast query (not a probe), as the rules pair responses with it.
@@ -121,4 +161,29 @@ struct MDNSVerdicts {
     // MARK: Query behaviour (QueryBehaviourRules.swift, MDNSSessionRules.swift)
 
     // MARK: Probing, announcing, record lifecycle (ProbeAnnounceRules.swift, RecordLifecycleRules.swift)
+
+    /// MDNS-501: the probing sequences judged already, by prober and name.
+    var probingJudged = SessionTable<MDNSProbeKey, ProbingRule.Judged>(
+        cap: 16384, horizon: .infinity, activity: \.time)
+    /// MDNS-502: each prober's probes for a name of the last 10 s.
+    var probeRates = SessionTable<MDNSProbeKey, ProbeRateRule.Probes>(cap: 16384, horizon: 10, activity: \.last)
+    /// MDNS-504: each prober's announcements of a name after its probing phase.
+    var announcements = SessionTable<MDNSProbeKey, AnnouncingRule.Phase>(
+        cap: 16384, horizon: 3600, activity: \.last.time)
+    /// MDNS-505: each source's unsolicited multicasts of a record.
+    var unsolicited = SessionTable<PeriodicAnnouncementRule.Key, PeriodicAnnouncementRule.Series>(
+        cap: 65536, horizon: 3600, activity: \.last)
+    /// MDNS-506: the last probe for each name (any prober), by its key.
+    var probedNames = SessionTable<UInt64, Timestamp>(cap: 16384, horizon: 2, activity: \.self)
+    /// MDNS-514: the conflicts noted, by RRSet and the two hosts.
+    var conflicts = SessionTable<ConflictRule.Pair, ConflictRule.Noted>(cap: 16384, horizon: 3600, activity: \.time)
+    /// MDNS-516: each source's RDATA changes of an RRSet in the last minute.
+    var rdataChanges = SessionTable<UpdateRateRule.Key, UpdateRateRule.Changes>(
+        cap: 16384, horizon: 60, activity: \.activity)
+    /// MDNS-517: what each source last sent of a unique RRSet, and what a message left out.
+    var rrsetClaims = SessionTable<WholeRRSetRule.Key, WholeRRSetRule.Claim>(
+        cap: 65536, horizon: 3600, activity: \.time)
+    /// MDNS-517: the Known-Answers of the last second's queries that `MDNSWindows.queries`
+    /// does not hold (probes, and queries sent by unicast), clock in order.
+    var otherKnownAnswers = SessionWindow<WholeRRSetRule.Listed>(cap: 1024, span: 1, time: \.time)
 }

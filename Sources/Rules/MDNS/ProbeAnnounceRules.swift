@@ -22,7 +22,7 @@ private func claimedNames(_ i: MDNSInput) -> [(key: UInt64, record: MDNSInput.Re
 ///
 /// Judged when a host announces a name it was seen probing, and only when the capture began
 /// more than a second before its first probe (else earlier probes may be missing).
-struct ProbingRule: StatefulSessionRule {
+struct ProbingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-501", "probing", .warning, "A host probes three times, 250 ms apart, before announcing",
         spec: "RFC 6762 §8.1, §8.2",
@@ -42,11 +42,14 @@ struct ProbingRule: StatefulSessionRule {
             RuleExample([probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
         ])
 
-    /// Probe sequences judged already (by prober and name, with the last probe's frame).
-    private var judged: [MDNSProbeKey: Int] = [:]
-    static let capacity = 16384
+    /// A probing sequence judged already (a verdict row, `MDNSVerdicts.probingJudged`, by
+    /// prober and name): its last probe's frame, judged at `time`.
+    struct Judged {
+        var frame: Int
+        var time: Timestamp
+    }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         let p = i.message.payload
         if i.isProbe {
@@ -63,13 +66,12 @@ struct ProbingRule: StatefulSessionRule {
         }
         for (k, r) in claimedNames(i) {
             let key = MDNSProbeKey(source: e.src, name: k)
-            guard let s = store.model.probes[key], let last = s.probes.last, judged[key] != last.frame,
-                MDNSSession.since(last.time, e.time) <= 5, let start = store.model.start,
-                MDNSSession.since(start, s.firstSeen) > 1
+            guard let s = store.model.probes[key], let last = s.probes.last,
+                store.verdicts.probingJudged[key]?.frame != last.frame, MDNSSession.since(last.time, e.time) <= 5,
+                let start = store.model.start, MDNSSession.since(start, s.firstSeen) > 1
             else { continue }
-            MDNSSession.makeRoom(
-                &judged, cap: Self.capacity, now: e.time, horizon: .infinity, time: { _ in .zero }, &out)
-            judged[key] = last.frame
+            store.verdicts.probingJudged.insert(
+                Judged(frame: last.frame, time: e.time), for: key, at: e.time, evicted: &out.evictions)
             // The probes of this sequence: those within 2 s before the last.
             let seq = s.probes.filter { MDNSSession.since($0.time, last.time) <= 2 }
             let name = i.name(r.record.name)
@@ -99,7 +101,10 @@ struct ProbingRule: StatefulSessionRule {
 }
 
 /// MDNS-502: after 15 conflicts in 10 s, at most one probe attempt per 5 s.
-struct ProbeRateRule: StatefulSessionRule {
+///
+/// Per prober and name (every Authority record's name, counted once per probe): the 61st
+/// probe within 10 s is reported, once per prober and name.
+struct ProbeRateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-502", "probe-rate-limit", .error, "Probing is rate-limited after repeated conflicts",
         spec: "RFC 6762 §8.1",
@@ -113,31 +118,49 @@ struct ProbeRateRule: StatefulSessionRule {
 
     static let rounds = 20
     static let window = 10.0
-    private var times: [MDNSProbeKey: [MDNSFrameTime]] = [:]
-    private var reported: Set<MDNSProbeKey> = []
-    static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    /// A prober's probes for one name (a verdict row, `MDNSVerdicts.probeRates`). The model
+    /// keeps a probing phase's last few probes; a rate needs every probe of the window: the
+    /// 61st within 10 s is reported when the 60th before it is at most 10 s old, which only
+    /// the probes themselves tell.
+    struct Probes {
+        /// The probes of the last `window` seconds, oldest first (at most 61: the rule
+        /// reports when there are more than 60, and then keeps none).
+        var recent: [MDNSFrameTime] = []
+        /// The latest probe.
+        var last: Timestamp
+        /// Reported: nothing more to decide.
+        var reported = false
+    }
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isProbe, !e.atEnd else { return }
         var seen: [UInt64] = []
         for (rr, info) in zip(i.message.authorities, i.records.lazy.filter { $0.section == .authority }) {
             let k = info.nameKey
             if seen.contains(k) { continue }
             seen.append(k)
-            let key = MDNSProbeKey(source: e.src, name: k)
-            MDNSSession.makeRoom(
-                &times, cap: Self.capacity, now: e.time, horizon: Self.window, time: { $0.last?.time ?? .zero }, &out)
-            var list = times[key, default: []].filter { MDNSSession.since($0.time, e.time) <= Self.window }
-            list.append(MDNSFrameTime(frame: e.frame, time: e.time))
-            times[key] = list
-            if list.count > 3 * Self.rounds, !reported.contains(key), let first = list.first {
-                if reported.count >= Self.capacity { reported.removeAll() }
-                reported.insert(key)
-                out.report(
-                    Self.descriptor,
-                    "\(list.count) probes for \(i.name(rr.name)) within \(String(format1: MDNSSession.since(first.time, e.time))) s (since frame \(first.frame)): more than \(Self.rounds) rounds; after 15 conflicts a host waits 5 s between attempts",
-                    related: [first.frame])
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            let flood = store.verdicts.probeRates.update(
+                MDNSProbeKey(source: e.src, name: k), default: Probes(last: now.time), at: e.time,
+                evicted: &out.evictions
+            ) { p -> (count: Int, first: MDNSFrameTime)? in
+                p.last = now.time
+                guard !p.reported else { return nil }
+                p.recent.removeAll { MDNSSession.since($0.time, now.time) > Self.window }
+                p.recent.append(now)
+                guard p.recent.count > 3 * Self.rounds, let first = p.recent.first else { return nil }
+                defer {
+                    p.reported = true
+                    p.recent = []
+                }
+                return (p.recent.count, first)
             }
+            guard let flood else { continue }
+            out.report(
+                Self.descriptor,
+                "\(flood.count) probes for \(i.name(rr.name)) within \(String(format1: MDNSSession.since(flood.first.time, e.time))) s (since frame \(flood.first.frame)): more than \(Self.rounds) rounds; after 15 conflicts a host waits 5 s between attempts",
+                related: [flood.first.frame])
         }
     }
 }
@@ -146,7 +169,7 @@ struct ProbeRateRule: StatefulSessionRule {
 ///
 /// Judged only on a host's first packet, when the capture was already running for a second
 /// (so no earlier traffic of the host was missed), and when nobody probed the name.
-struct ProbeBeforeAnnounceRule: StatefulSessionRule {
+struct ProbeBeforeAnnounceRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-503", "probe-before-announce", .error, "Unique records are probed before they are first announced",
         spec: "RFC 6762 §8, §8.1",
@@ -164,7 +187,7 @@ struct ProbeBeforeAnnounceRule: StatefulSessionRule {
             RuleExample([announce(at: 0)]),
         ])
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, store.model.senders[e.src] == nil, let start = store.model.start,
             MDNSSession.since(start, e.time) > 1
         else { return }
@@ -179,7 +202,7 @@ struct ProbeBeforeAnnounceRule: StatefulSessionRule {
 }
 
 /// MDNS-504: after probing, at least two announcements one second apart; at most eight.
-struct AnnouncingRule: StatefulSessionRule {
+struct AnnouncingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
         spec: "RFC 6762 §8.3",
@@ -211,6 +234,8 @@ struct AnnouncingRule: StatefulSessionRule {
             RuleExample([probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
         ])
 
+    /// A prober's announcements of a name after its probing phase (a verdict row,
+    /// `MDNSVerdicts.announcements`).
     struct Phase {
         var name: String
         var first: MDNSFrameTime
@@ -249,71 +274,56 @@ struct AnnouncingRule: StatefulSessionRule {
             return nil
         }
     }
-    private var phases: [MDNSProbeKey: Phase] = [:]
-    /// The last query (not a probe) naming each name: a response soon after answers it.
-    private var asked: [UInt64: Timestamp] = [:]
-    /// The latest queriers (probes included): a response within a second of another host's
-    /// query may answer it.
-    private var queriers = MDNSLatestQueriers()
-    static let capacity = 16384
     static let spacing = 0.5
     static let growth = 1.5
     static let restart = 2.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
-            conclude(e, into: &out)
+            conclude(e, store, into: &out)
             return
         }
-        guard let i = e.input else { return }
-        if i.isQuery {
-            // Any query, a probe's questions included (a query with Authority records is
-            // answered like any other), may be answered.
-            queriers.note(e.src, at: e.time)
-            guard !i.isProbe else { return }
-            MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 1, time: { $0 }, &out)
-            for q in i.questionNames { asked[q.key] = e.time }
-            return
-        }
-        let maybeAnswer = queriers.other(than: e.src, within: 1, of: e.time)
+        // Queries are kept by the store: the latest queriers (probes included) and when each
+        // name was last asked for by a query other than a probe.
+        guard let i = e.input, !i.isQuery else { return }
+        let maybeAnswer = store.windows.queriers.other(than: e.src, within: 1, of: e.time)
         for r in i.records where r.section == .answer && r.record.ttl == 0 {
             let key = MDNSProbeKey(source: e.src, name: r.nameKey)
-            phases[key]?.goodbye = true
+            store.verdicts.announcements.modify(key) { $0.goodbye = true }
         }
         for (k, r) in claimedNames(i) {
             let key = MDNSProbeKey(source: e.src, name: k)
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             // An answer to a query of the last second is not an unsolicited announcement.
-            if let t = asked[k], MDNSSession.since(t, e.time) <= 1 {
-                phases[key]?.uncertain = true
+            if let t = store.windows.asked[k]?.query, MDNSSession.since(t, e.time) <= 1 {
+                store.verdicts.announcements.modify(key) { $0.uncertain = true }
                 continue
             }
-            if maybeAnswer, phases[key] != nil {
-                phases[key]?.uncertain = true
+            if maybeAnswer, store.verdicts.announcements.modify(key, { $0.uncertain = true }) != nil {
                 continue
             }
-            let probes = store.model.probes[key]?.probes
-            if var ph = phases[key], (probes?.last?.frame ?? 0) < ph.first.frame {
-                guard !ph.goodbye, MDNSSession.since(ph.last.time, e.time) >= Self.spacing else { continue }
-                ph.count &+= 1
-                ph.last = now
-                if ph.frames.count < 9 {
-                    ph.frames.append(e.frame)
-                    ph.times.append(e.time)
+            let lastProbe = store.model.probes[key]?.probes.last
+            if let first = store.verdicts.announcements[key]?.first, (lastProbe?.frame ?? 0) < first.frame {
+                store.verdicts.announcements.modify(key) { ph in
+                    guard !ph.goodbye, MDNSSession.since(ph.last.time, now.time) >= Self.spacing else { return }
+                    ph.count &+= 1
+                    ph.last = now
+                    if ph.frames.count < 9 {
+                        ph.frames.append(now.frame)
+                        ph.times.append(now.time)
+                    }
                 }
-                phases[key] = ph
-            } else if let last = probes?.last, MDNSSession.since(last.time, e.time) <= 5 {
+            } else if let last = lastProbe, MDNSSession.since(last.time, e.time) <= 5 {
                 // A new probing phase (first, or after a restart or rename) starts a new count.
-                MDNSSession.makeRoom(
-                    &phases, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last.time }, &out)
-                phases[key] = Phase(
-                    name: i.name(r.record.name), first: now, last: now, frames: [e.frame], times: [e.time])
+                store.verdicts.announcements.insert(
+                    Phase(name: i.name(r.record.name), first: now, last: now, frames: [e.frame], times: [e.time]),
+                    for: key, at: e.time, evicted: &out.evictions)
             }
         }
     }
 
-    private func conclude(_ e: MDNSEvent, into out: inout SessionReports) {
-        for (key, ph) in phases.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
+    private static func conclude(_ e: MDNSEvent, _ store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+        for (key, ph) in store.verdicts.announcements.rows.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
             if ph.count == 1, !ph.goodbye, !ph.uncertain, MDNSSession.since(ph.first.time, e.time) >= 2 {
                 out.reportAtEnd(
                     Self.descriptor,
@@ -337,16 +347,16 @@ struct AnnouncingRule: StatefulSessionRule {
 /// MDNS-505: no regular periodic announcements.
 ///
 /// Per source and record (RRSet and RDATA; a data change starts a new series): unsolicited
-/// multicast responses, that is responses with no query (other than a probe) from another
-/// host in the second before them and none asking for the record's name since the previous
-/// one. A series whose intervals all equal its first one (within 10 % and 50 ms) is periodic
-/// once it has 6 transmissions with a period of 2 s or more, or 9 with a period of 1–2 s (up
-/// to eight announcements are allowed, §8.3, and doubling intervals are never equal).
+/// multicast responses, that is responses with no query (probes included) from another host
+/// in the second before them and none asking for the record's name since the previous one.
+/// A series whose intervals all equal its first one (within 10 % and 50 ms) is periodic once
+/// it has 6 transmissions with a period of 2 s or more, or 9 with a period of 1–2 s (up to
+/// eight announcements are allowed, §8.3, and doubling intervals are never equal).
 /// Repetitions less than a second apart are a burst, MDNS-506's business, and restart the
-/// series. Anything
-/// else (an answer, a changed RDATA, an interval off the period) ends the series. A link
-/// change is not visible on the wire, but it causes a one-off announcement, not a period.
-struct PeriodicAnnouncementRule: StatefulSessionRule {
+/// series. Anything else (an answer, a changed RDATA, an interval off the period) ends the
+/// series. A link change is not visible on the wire, but it causes a one-off announcement,
+/// not a period. Queries whose capture clock went back are not counted.
+struct PeriodicAnnouncementRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-505", "no-periodic-announcements", .error, "Records are not announced at a fixed period",
         spec: "RFC 6762 §8.3",
@@ -375,6 +385,7 @@ struct PeriodicAnnouncementRule: StatefulSessionRule {
         var source: IPAddress
         var record: MDNSRecordKey
     }
+    /// A source's unsolicited multicasts of a record (a verdict row, `MDNSVerdicts.unsolicited`).
     struct Series {
         var frames: [Int]
         var last: Timestamp
@@ -382,65 +393,38 @@ struct PeriodicAnnouncementRule: StatefulSessionRule {
         var count: Int
         var reported = false
     }
-    private var series: [Key: Series] = [:]
-    /// The last query (probes included) naming each name, and the latest queriers.
-    private var asked: [UInt64: Timestamp] = [:]
-    private var queriers = MDNSLatestQueriers()
-    static let capacity = 65536
     static let longPeriodCount = 6
     static let anyPeriodCount = 9
     static let longPeriod = 2.0
     static let shortestPeriod = 1.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
-        guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        if i.isQuery {
-            // Any query may be answered, a probe's questions included (a probe for a name
-            // the responder holds is answered at once, §8.1).
-            MDNSSession.makeRoom(&asked, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0 }, &out)
-            for q in i.questionNames.prefix(64) { asked[q.key] = e.time }
-            queriers.note(e.src, at: e.time)
-            return
-        }
-        guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return }
-        let solicited = queriers.other(than: e.src, within: 1, of: e.time)
-        var revealed: [Key] = []
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        // Queries are kept by the store (those whose clock went back left out): the latest
+        // queriers, and when each name was last asked for, probes included (a probe for a
+        // name the responder holds is answered at once, §8.1).
+        guard let i = e.input, !e.atEnd, !e.timeWentBack, i.isResponse, e.dst.isMulticast, e.srcPort == 5353
+        else { return }
+        let solicited = store.windows.queriers.other(than: e.src, within: 1, of: e.time, inOrderOnly: true)
+        var revealed: Key? = nil
         for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
             let key = Key(source: e.src, record: MDNSRecordKey(r))
-            guard var s = series[key] else {
+            guard let last = store.verdicts.unsolicited[key]?.last else {
                 if solicited { continue }
-                MDNSSession.makeRoom(&series, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.last }, &out)
-                series[key] = Series(frames: [e.frame], last: e.time, count: 1)
+                store.verdicts.unsolicited.insert(
+                    Series(frames: [e.frame], last: e.time, count: 1), for: key, at: e.time, evicted: &out.evictions)
                 continue
             }
-            let gap = MDNSSession.since(s.last, e.time)
-            let answered = asked[key.record.set.name].map { $0 >= s.last } ?? false
+            let gap = MDNSSession.since(last, e.time)
+            let answered = store.windows.asked[key.record.set.name]?.inOrder.map { $0 >= last } ?? false
             if solicited || answered {
-                series[key] = nil
+                store.verdicts.unsolicited.remove(key)
                 continue
             }
-            if let period = s.period, abs(gap - period) > max(0.05, period * 0.1) {
-                // Off the period: a new series starts from the previous transmission.
-                s = Series(frames: [s.frames.last ?? e.frame], last: s.last, period: nil, count: 1)
-            }
-            // Repetitions less than a second apart are a burst (MDNS-506), not a period.
-            if gap < Self.shortestPeriod - MDNSSession.jitter {
-                series[key] = Series(frames: [e.frame], last: e.time, count: 1)
-                continue
-            }
-            if s.period == nil { s.period = gap }
-            s.count &+= 1
-            s.last = e.time
-            if s.frames.count < 8 { s.frames.append(e.frame) }
-            let needed =
-                (s.period ?? 0) >= Self.longPeriod - MDNSSession.jitter ? Self.longPeriodCount : Self.anyPeriodCount
-            if s.count >= needed, !s.reported {
-                s.reported = true
-                revealed.append(key)
-            }
-            series[key] = s
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            let periodic = store.verdicts.unsolicited.modify(key) { s in Self.extend(&s, now, gap: gap) } ?? false
+            if periodic, revealed == nil { revealed = key }
         }
-        guard let first = revealed.first, let s = series[first],
+        guard let first = revealed, let s = store.verdicts.unsolicited[first],
             let r = i.records.first(where: {
                 $0.section != .authority && MDNSRecordKey($0) == first.record
             })
@@ -449,5 +433,28 @@ struct PeriodicAnnouncementRule: StatefulSessionRule {
             Self.descriptor,
             "\(i.name(r.record.name)) \(r.record.type) multicast unsolicited \(s.count) times every \(String(format1: s.period ?? 0)) s (since frame \(s.frames.first ?? e.frame)) with no query for it: no regular periodic announcements",
             related: Array(s.frames.dropLast().reversed()))
+    }
+
+    /// Takes in an unsolicited multicast `gap` seconds after the series' last one; whether the
+    /// series just became periodic.
+    private static func extend(_ s: inout Series, _ now: MDNSFrameTime, gap: Double) -> Bool {
+        if let period = s.period, abs(gap - period) > max(0.05, period * 0.1) {
+            // Off the period: a new series starts from the previous transmission.
+            s = Series(frames: [s.frames.last ?? now.frame], last: s.last, period: nil, count: 1)
+        }
+        // Repetitions less than a second apart are a burst (MDNS-506), not a period.
+        if gap < Self.shortestPeriod - MDNSSession.jitter {
+            s = Series(frames: [now.frame], last: now.time, count: 1)
+            return false
+        }
+        if s.period == nil { s.period = gap }
+        s.count &+= 1
+        s.last = now.time
+        if s.frames.count < 8 { s.frames.append(now.frame) }
+        let needed =
+            (s.period ?? 0) >= Self.longPeriod - MDNSSession.jitter ? Self.longPeriodCount : Self.anyPeriodCount
+        guard s.count >= needed, !s.reported else { return false }
+        s.reported = true
+        return true
     }
 }

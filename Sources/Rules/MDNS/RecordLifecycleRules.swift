@@ -12,7 +12,7 @@ import WireFormat
 /// host's member with other RDATA is still live in caches; it is reported when it persists:
 /// both hosts asserted their RDATA again after it was noted, at least `grace` later. A
 /// conflict resolved by the loser renaming (it stops) is not reported.
-struct ConflictRule: StatefulSessionRule {
+struct ConflictRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-514", "unique-record-conflict", .error, "Two hosts do not keep asserting one unique RRSet",
         spec: "RFC 6762 §9, §6.6",
@@ -46,20 +46,20 @@ struct ConflictRule: StatefulSessionRule {
         ])
 
     static let grace = 1.0
-    static let capacity = 16384
 
+    /// A unique RRSet and the two hosts asserting it.
     struct Pair: Hashable {
         var set: MDNSRRSetKey
         var hosts: Set<IPAddress>
     }
+    /// A conflict noted (a verdict row, `MDNSVerdicts.conflicts`).
     struct Noted {
         var frame: Int
         var time: Timestamp
         var reported = false
     }
-    private var noted: [Pair: Noted] = [:]
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, e.srcPort == 5353 else { return }
         for r in i.records where r.section != .authority && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
@@ -71,16 +71,15 @@ struct ConflictRule: StatefulSessionRule {
                 && set.member(rdata: m.rdata, owner: e.src) == nil
             {
                 let pair = Pair(set: key, hosts: [m.owner, e.src])
-                guard let n = noted[pair] else {
-                    MDNSSession.makeRoom(
-                        &noted, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
-                    noted[pair] = Noted(frame: e.frame, time: e.time)
+                guard let n = store.verdicts.conflicts[pair] else {
+                    store.verdicts.conflicts.insert(
+                        Noted(frame: e.frame, time: e.time), for: pair, at: e.time, evicted: &out.evictions)
                     continue
                 }
                 guard !n.reported, m.lastFrame > n.frame, MDNSSession.since(n.time, e.time) >= Self.grace else {
                     continue
                 }
-                noted[pair]?.reported = true
+                store.verdicts.conflicts.modify(pair) { $0.reported = true }
                 out.report(
                     Self.descriptor,
                     "\(i.name(rr.name)) \(rr.type) asserted with other RDATA than \(m.owner) sends (frames \(m.firstFrame)–\(m.lastFrame)); the conflict shown at frame \(n.frame) persists",
@@ -94,7 +93,7 @@ struct ConflictRule: StatefulSessionRule {
 ///
 /// Judged at the end of the input, for instances whose live SRV was seen in at least two
 /// messages (a service seen once may have been caught mid-answer).
-struct ServiceCompletenessRule: StatefulSessionRule {
+struct ServiceCompletenessRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-518", "dns-sd-completeness", .error, "Every DNS-SD instance has a TXT, and its SRV target an address",
         spec: "RFC 6763 §6; RFC 2782",
@@ -125,7 +124,7 @@ struct ServiceCompletenessRule: StatefulSessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard e.atEnd else { return }
         let judged = store.model.services.values.filter {
             $0.srvMessages >= 2 && !$0.goodbye && !$0.historyIncomplete && $0.firstSRVFrame != nil
@@ -160,7 +159,7 @@ struct ServiceCompletenessRule: StatefulSessionRule {
 /// responder delay a response to aggregate it with a later one, never send one early. Only
 /// the capture's jitter (10 ms) is allowed for. The gap is printed in milliseconds, so a
 /// record sent again 960 ms later does not read as "1.0 s".
-struct RecordRateRule: StatefulSessionRule {
+struct RecordRateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-506", "record-once-per-second", .error, "A record is multicast at most once per second",
         spec: "RFC 6762 §6",
@@ -177,28 +176,29 @@ struct RecordRateRule: StatefulSessionRule {
             RuleExample([announce(at: 0), announce(src: "fe80::1", at: 0.01)]),
         ])
 
-    /// The last probe seen for a name (any prober).
-    private var probed: [UInt64: Timestamp] = [:]
-    static let capacity = 16384
-
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         if i.isProbe {
-            MDNSSession.makeRoom(&probed, cap: Self.capacity, now: e.time, horizon: 2, time: { $0 }, &out)
-            for r in i.records where r.section == .authority { probed[r.nameKey] = e.time }
+            // The last probe for each name, any prober (`MDNSVerdicts.probedNames`).
+            for r in i.records where r.section == .authority {
+                store.verdicts.probedNames.update(r.nameKey, default: e.time, at: e.time, evicted: &out.evictions) {
+                    $0 = e.time
+                }
+            }
             return
         }
         guard i.isResponse, e.dst.isMulticast, !e.timeWentBack else { return }
         for r in i.records where r.section != .authority && r.record.type != .opt && r.record.ttl > 0 {
             let rr = r.record
             let nameKey = r.nameKey
-            guard let set = store.model.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
+            guard
+                let set = store.model.rrsets[MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)],
                 let m = set.member(rdata: r.rdataKey, owner: e.src), !m.goodbye,
                 let last = m.lastMulticast
             else { continue }
             let gap = MDNSSession.since(last.time, e.time)
             guard gap < 1 - MDNSSession.jitter else { continue }
-            if let t = probed[nameKey], t >= last.time { continue }
+            if let t = store.verdicts.probedNames[nameKey], t >= last.time { continue }
             out.report(
                 Self.descriptor,
                 "\(i.name(rr.name)) \(rr.type) multicast again \(ResponseDelayRule.ms(gap)) ms after frame \(last.frame); at most once per second",
@@ -217,7 +217,7 @@ struct RecordRateRule: StatefulSessionRule {
 /// that PTR RRSet before, live and not said goodbye to, is that service renamed. A rename
 /// while probing (avahi's and python-zeroconf's conflict handling) announced nothing under
 /// the old name and is not reported.
-struct GoodbyeUpdateRule: StatefulSessionRule {
+struct GoodbyeUpdateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-515", "goodbye-and-update", .error, "Goodbyes are used as updates need them",
         spec: "RFC 6762 §8.4, §10.1",
@@ -258,7 +258,7 @@ struct GoodbyeUpdateRule: StatefulSessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
         if i.isQuery {
             if let r = i.records.first(where: { $0.record.ttl == 0 && $0.record.type != .opt }) {
@@ -290,7 +290,7 @@ struct GoodbyeUpdateRule: StatefulSessionRule {
 
 extension GoodbyeUpdateRule {
     /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
-    fileprivate func judgeRename(
+    fileprivate static func judgeRename(
         _ e: MDNSEvent, _ i: MDNSInput, _ model: borrowing MDNSSessionModel, _ out: inout SessionReports
     ) -> Bool {
         guard i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return false }
@@ -314,7 +314,7 @@ extension GoodbyeUpdateRule {
     }
 
     /// The SRV target key and port of an instance: from this message, else as last seen.
-    private func srv(of instance: DNSName, _ i: MDNSInput, _ model: borrowing MDNSSessionModel) -> (
+    private static func srv(of instance: DNSName, _ i: MDNSInput, _ model: borrowing MDNSSessionModel) -> (
         host: UInt64, port: UInt16
     )? {
         let p = i.message.payload
@@ -329,7 +329,7 @@ extension GoodbyeUpdateRule {
 }
 
 /// MDNS-516: a host changes the RDATA of one RRSet at most 10 times per minute.
-struct UpdateRateRule: StatefulSessionRule {
+struct UpdateRateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-516", "update-rate", .warning, "A host updates a record at most 10 times per minute",
         spec: "RFC 6762 §8.4",
@@ -347,12 +347,18 @@ struct UpdateRateRule: StatefulSessionRule {
         var set: MDNSRRSetKey
         var source: IPAddress
     }
-    private var changes: [Key: [MDNSFrameTime]] = [:]
-    static let capacity = 16384
+    /// A source's RDATA changes of an RRSet (a verdict row, `MDNSVerdicts.rdataChanges`).
+    struct Changes {
+        /// The changes of the last `window` seconds, oldest first (the latest `limit + 1`;
+        /// none once reported).
+        var recent: [MDNSFrameTime] = []
+        /// The latest change kept (none: the row goes first when room is needed).
+        var activity: Timestamp { recent.last?.time ?? .zero }
+    }
     static let limit = 10
     static let window = 60.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.timeWentBack else { return }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
@@ -360,19 +366,22 @@ struct UpdateRateRule: StatefulSessionRule {
             guard let s = store.model.rrsets[set], s.member(rdata: r.rdataKey, owner: e.src) == nil,
                 s.members.contains(where: { $0.owner == e.src })
             else { continue }
-            let key = Key(set: set, source: e.src)
-            MDNSSession.makeRoom(
-                &changes, cap: Self.capacity, now: e.time, horizon: Self.window, time: { $0.last?.time ?? .zero }, &out)
-            var list = changes[key, default: []].filter { MDNSSession.since($0.time, e.time) <= Self.window }
-            list.append(MDNSFrameTime(frame: e.frame, time: e.time))
-            if list.count > Self.limit + 1 { list.removeFirst() }
-            changes[key] = list
-            if list.count == Self.limit + 1, let first = list.first {
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            let first = store.verdicts.rdataChanges.update(
+                Key(set: set, source: e.src), default: Changes(), at: e.time, evicted: &out.evictions
+            ) { c -> MDNSFrameTime? in
+                c.recent.removeAll { MDNSSession.since($0.time, now.time) > Self.window }
+                c.recent.append(now)
+                if c.recent.count > Self.limit + 1 { c.recent.removeFirst() }
+                guard c.recent.count == Self.limit + 1, let first = c.recent.first else { return nil }
+                c.recent = []
+                return first
+            }
+            if let first {
                 out.report(
                     Self.descriptor,
                     "\(i.name(rr.name)) \(rr.type) changed \(Self.limit + 1) times within \(String(format1: MDNSSession.since(first.time, e.time))) s (since frame \(first.frame)); at most 10 per minute",
                     related: [first.frame])
-                changes[key] = []
             }
         }
     }
@@ -381,7 +390,7 @@ struct UpdateRateRule: StatefulSessionRule {
 /// MDNS-308, its in-order half: an instance PTR answer comes with the instance's SRV and TXT,
 /// unless the same source multicast them within the last second (RFC 6762 §6 then forbids
 /// sending them again).
-struct AdditionalRecordsRule: StatefulSessionRule {
+struct AdditionalRecordsRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses",
         spec: "RFC 6763 §12.1, §12.2",
@@ -399,7 +408,7 @@ struct AdditionalRecordsRule: StatefulSessionRule {
         response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, i.isMulticast, !e.atEnd, !e.isTruncated else { return }
         let p = i.message.payload
         for r in i.records where r.section == .answer && r.record.type == .ptr {
@@ -439,7 +448,7 @@ struct AdditionalRecordsRule: StatefulSessionRule {
 /// Not judged for members a query of the last second listed as Known-Answers (Known-Answer
 /// suppression, §7.1, may leave them out) or another host multicast in the last second
 /// (duplicate answer suppression, §7.4), nor after the host said goodbye to them.
-struct WholeRRSetRule: StatefulSessionRule {
+struct WholeRRSetRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-517", "whole-unique-rrset", .error, "A host sends every member of a unique RRSet together",
         spec: "RFC 6762 §10.2",
@@ -479,11 +488,18 @@ struct WholeRRSetRule: StatefulSessionRule {
         var source: IPAddress
         var set: MDNSRRSetKey
     }
-    /// The members a source last sent of an RRSet, in one message or burst.
-    struct Sent {
+    /// What a source last sent of a unique RRSet (a verdict row, `MDNSVerdicts.rrsetClaims`).
+    /// The model's members are not this: they count every transmission (without the
+    /// cache-flush bit, from other ports, goodbyes), not the last cache-flush message or burst.
+    struct Claim {
+        /// The members of its last cache-flush message or burst (at most `maxMembers`).
         var rdata: [UInt64]
+        /// The burst's first message.
         var frame: Int
+        /// The burst's last message.
         var time: Timestamp
+        /// A cache-flush message that left members out, until they are sent again.
+        var omission: Omission?
     }
     /// A cache-flush message that left members out.
     struct Omission {
@@ -492,27 +508,24 @@ struct WholeRRSetRule: StatefulSessionRule {
         var time: Timestamp
         var before: Int
     }
-    private var sent: [Key: Sent] = [:]
-    private var omissions: [Key: Omission] = [:]
-    /// Known-Answers of the queries of the last second, oldest first (searched only when a
-    /// response leaves members out, so kept unhashed).
-    private var listed: [(time: Timestamp, records: [MDNSRecordKey])] = []
-    static let capacity = 65536
-    /// Queries with Known-Answers kept for the last second.
-    static let listedCapacity = 1024
+    /// The Known-Answers of a query `MDNSWindows.queries` does not hold (a probe, or a query
+    /// sent by unicast), kept for a second in `MDNSVerdicts.otherKnownAnswers`.
+    struct Listed {
+        var time: Timestamp
+        var records: [MDNSRecordKey]
+    }
     static let burst = 1.0
     static let maxMembers = 16
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        MDNSSession.dropStale(&listed, now: e.time, window: Self.burst, time: { $0.time })
         if i.isQuery {
-            guard !i.message.answers.isEmpty else { return }
-            if listed.count >= Self.listedCapacity {
-                listed.removeFirst()
-                out.evicted()
-            }
-            listed.append((e.time, i.answerRecords.prefix(256).map { MDNSRecordKey($0) }))
+            // Multicast queries other than probes are in the store's window of queries.
+            guard !i.message.answers.isEmpty, i.isProbe || !e.dst.isMulticast else { return }
+            store.verdicts.otherKnownAnswers.age(to: e.time)
+            store.verdicts.otherKnownAnswers.append(
+                Listed(time: e.time, records: i.answerRecords.prefix(256).map { MDNSRecordKey($0) }),
+                evicted: &out.evictions)
             return
         }
         guard i.isResponse, e.srcPort == 5353 else { return }
@@ -522,9 +535,10 @@ struct WholeRRSetRule: StatefulSessionRule {
         for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
             let k = MDNSRecordKey(r)
             if r.record.ttl == 0 {
-                let key = Key(source: e.src, set: k.set)
-                sent[key]?.rdata.removeAll { $0 == k.rdata }
-                omissions[key]?.rdata.removeAll { $0 == k.rdata }
+                store.verdicts.rrsetClaims.modify(Key(source: e.src, set: k.set)) { c in
+                    c.rdata.removeAll { $0 == k.rdata }
+                    c.omission?.rdata.removeAll { $0 == k.rdata }
+                }
                 continue
             }
             if let g = groups.firstIndex(where: { $0.set == k.set }) {
@@ -538,13 +552,19 @@ struct WholeRRSetRule: StatefulSessionRule {
         var reported = false
         for (set, now) in groups {
             let key = Key(source: e.src, set: set)
-            if !omissions.isEmpty, let o = omissions[key] {
+            let claim = store.verdicts.rrsetClaims[key].map { (last: $0.time, first: $0.frame, omission: $0.omission) }
+            guard let (last, first, previous) = claim else {
+                store.verdicts.rrsetClaims.insert(
+                    Claim(rdata: now, frame: e.frame, time: e.time), for: key, at: e.time, evicted: &out.evictions)
+                continue
+            }
+            var omission: Omission? = nil
+            if let o = previous {
                 if MDNSSession.since(o.time, e.time) <= Self.burst {
                     let left = o.rdata.filter { !now.contains($0) }
-                    omissions[key] =
+                    omission =
                         left.isEmpty ? nil : Omission(rdata: left, frame: o.frame, time: o.time, before: o.before)
                 } else {
-                    omissions[key] = nil
                     let back = o.rdata.filter { now.contains($0) }
                     if !back.isEmpty, !reported,
                         let name = i.records.first(where: {
@@ -559,36 +579,41 @@ struct WholeRRSetRule: StatefulSessionRule {
                     }
                 }
             }
-            guard let at = sent.index(forKey: key) else {
-                MDNSSession.makeRoom(&sent, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
-                sent[key] = Sent(rdata: now, frame: e.frame, time: e.time)
-                continue
-            }
-            let s = sent.values[at]
-            if MDNSSession.since(s.time, e.time) <= Self.burst {
+            if MDNSSession.since(last, e.time) <= Self.burst {
                 // The same burst: its members add up.
-                for r in now where !sent.values[at].rdata.contains(r) && sent.values[at].rdata.count < Self.maxMembers {
-                    sent.values[at].rdata.append(r)
+                store.verdicts.rrsetClaims.modify(key) { c in
+                    c.omission = omission
+                    for r in now where !c.rdata.contains(r) && c.rdata.count < Self.maxMembers { c.rdata.append(r) }
+                    c.time = e.time
                 }
-                sent.values[at].time = e.time
                 continue
             }
-            if omissions[key] == nil {
-                let left = s.rdata.filter { r in
-                    let rk = MDNSRecordKey(set: set, rdata: r)
-                    return !now.contains(r) && !listed.contains { $0.records.contains(rk) }
+            if omission == nil, let sent = store.verdicts.rrsetClaims[key]?.rdata {
+                let left = sent.filter { r in
+                    !now.contains(r) && !listed(MDNSRecordKey(set: set, rdata: r), store, at: e.time)
                         && !(store.model.rrsets[set]?.members.contains {
                             $0.rdata == r && $0.owner != e.src
                                 && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) <= Self.burst } ?? false
                         } ?? false)
                 }
-                if !left.isEmpty, left.count < s.rdata.count {
-                    MDNSSession.makeRoom(
-                        &omissions, cap: Self.capacity, now: e.time, horizon: 3600, time: { $0.time }, &out)
-                    omissions[key] = Omission(rdata: left, frame: e.frame, time: e.time, before: s.frame)
+                if !left.isEmpty, left.count < sent.count {
+                    omission = Omission(rdata: left, frame: e.frame, time: e.time, before: first)
                 }
             }
-            sent.values[at] = Sent(rdata: now, frame: e.frame, time: e.time)
+            store.verdicts.rrsetClaims.modify(key) { c in
+                c = Claim(rdata: now, frame: e.frame, time: e.time, omission: omission)
+            }
         }
+    }
+
+    /// Whether a query of the last second listed `record` as a Known-Answer (not those whose
+    /// capture clock went back).
+    private static func listed(_ record: MDNSRecordKey, _ store: borrowing MDNSSessionStore, at now: Timestamp)
+        -> Bool
+    {
+        store.windows.queries(within: Self.burst, of: now).contains { !$0.timeWentBack && $0.listed(record) != nil }
+            || store.verdicts.otherKnownAnswers.elements.contains {
+                MDNSSession.since($0.time, now) <= Self.burst && $0.records.contains(record)
+            }
     }
 }
