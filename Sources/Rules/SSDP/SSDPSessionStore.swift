@@ -10,8 +10,9 @@ import WireFormat
 /// - `verdicts`: what each rule still has to decide, in rows keyed by the identity of what it
 ///   is about (a device, a searcher endpoint, a USN).
 ///
-/// Rules read `model`, `searches` and `latest` and keep their verdict rows in `verdicts`; only
-/// `update(with:)` changes the rest, after the rules judged an event. Every table is a
+/// The analyzer reads `searches`, `versions` and `model` to make each event (`SSDPEvent.search`,
+/// `.version`, `.device`); rules read the event, `model` and `latest`, and keep their verdict
+/// rows in `verdicts`. Only `update(with:)` changes the rest, after the rules judged an event. Every table is a
 /// `SessionTable` or a `SessionWindow` (or one of the model's, bounded alike), and what any of
 /// them evicted is counted in one account (`evicted`, with the rules' rows counted through
 /// their reports).
@@ -157,8 +158,8 @@ struct SSDPDeviceVerdicts {
     /// Its latest NOTIFY or response (kept by the store).
     var lastSeen: Timestamp
     var lastFrame: Int
-    /// The UUID as the USN of its first alive the rules kept spelled it (at most 80 bytes),
-    /// for end-of-input reports.
+    /// The UUID as spelled in the USN of the first alive a rule kept anything of (at most 80
+    /// bytes), for end-of-input reports.
     var uuid: [UInt8] = []
     /// The rules that reported on it.
     var reported: Reported = []
