@@ -53,26 +53,26 @@ public enum RuleRegistry {
 
     /// SSDP rules judged across packets, in capture order.
     public static let ssdpSession: [SessionEngine<SSDPEvent>.Entry] = [
-        .stateful(ResponsePortPairingRule.self),  // SSDP-205 (pairing)
-        .stateful(ResponseWithinMXRule.self),  // SSDP-501
-        .stateful(UnicastResponseWithinOneSecondRule.self),  // SSDP-502
-        .stateful(DiscardMalformedSearchRule.self),  // SSDP-503
-        .stateful(ResponseSTMatchesSearchRule.self),  // SSDP-504
-        .stateful(SearchResponseSetRule.self),  // SSDP-505
-        .stateful(ReannounceBeforeExpiryRule.self),  // SSDP-506
-        .stateful(RefreshIntervalRule.self),  // SSDP-507
-        .stateful(AliveStormRule.self),  // SSDP-508
-        .stateful(BootIDStableRule.self),  // SSDP-509
-        .stateful(BootIDIncreasesRule.self),  // SSDP-510
-        .stateful(ConfigIDConsistentRule.self),  // SSDP-511
-        .stateful(UUIDUniqueRule.self),  // SSDP-512
-        .stateful(ByebyeUnknownUSNRule.self),  // SSDP-513
-        .stateful(AdvertisementSetCompleteRule.self),  // SSDP-514
-        .stateful(HighestVersionOnlyRule.self),  // SSDP-515
-        .stateful(MultiHomedConsistentRule.self),  // SSDP-516
-        .stateful(LocationMovesRule.self),  // SSDP-517
-        .stateful(UpdateLocationSameRule.self),  // SSDP-518
-        .stateful(UnicastSearchAnsweredRule.self),  // SSDP-519
+        .judged(ResponsePortPairingRule.self),  // SSDP-205 (pairing)
+        .judged(ResponseWithinMXRule.self),  // SSDP-501
+        .judged(UnicastResponseWithinOneSecondRule.self),  // SSDP-502
+        .judged(DiscardMalformedSearchRule.self),  // SSDP-503
+        .judged(ResponseSTMatchesSearchRule.self),  // SSDP-504
+        .judged(SearchResponseSetRule.self),  // SSDP-505
+        .judged(ReannounceBeforeExpiryRule.self),  // SSDP-506
+        .judged(RefreshIntervalRule.self),  // SSDP-507
+        .judged(AliveStormRule.self),  // SSDP-508
+        .judged(BootIDStableRule.self),  // SSDP-509
+        .judged(BootIDIncreasesRule.self),  // SSDP-510
+        .judged(ConfigIDConsistentRule.self),  // SSDP-511
+        .judged(UUIDUniqueRule.self),  // SSDP-512
+        .judged(ByebyeUnknownUSNRule.self),  // SSDP-513
+        .judged(AdvertisementSetCompleteRule.self),  // SSDP-514
+        .judged(HighestVersionOnlyRule.self),  // SSDP-515
+        .judged(MultiHomedConsistentRule.self),  // SSDP-516
+        .judged(LocationMovesRule.self),  // SSDP-517
+        .judged(UpdateLocationSameRule.self),  // SSDP-518
+        .judged(UnicastSearchAnsweredRule.self),  // SSDP-519
     ]
 
     /// SSDP rules judged from a fetched device description (`discoscope probe` fetches it;

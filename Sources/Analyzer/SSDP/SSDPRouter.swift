@@ -6,12 +6,14 @@ import WireFormat
 
 /// The in-order part of SSDP analysis, on the thread that reads the capture: decides which
 /// datagrams are SSDP, settles the UPnP version each is judged by (claimed, or remembered for
-/// its root device), keeps recent multicast M-SEARCHes to pair responses with them, and runs
-/// the session rules over each message in capture order. Decoding the message and the
+/// its root device), pairs responses with the M-SEARCHes they answer, and runs the session
+/// rules over each message in capture order. The session store (`SSDPSessionStore`, owned by
+/// the session engine) keeps what this reads of earlier messages: the latest M-SEARCH of each
+/// endpoint, the version each device claimed, the devices. Decoding the message and the
 /// stateless rules (`SSDPJudge`) run afterwards, on any thread.
 ///
 /// It reads a message through a scan of a few headers (`SSDPKeyHeaders`), kept for payloads
-/// seen again; its tables are bounded.
+/// seen again.
 struct SSDPRouter {
     /// What the in-order stage reads from a message, without decoding it (`SSDPKeyHeaders`):
     /// a function of its bytes alone, kept for payloads seen again.
@@ -88,8 +90,6 @@ struct SSDPRouter {
         }
     }
 
-    private var searches: [Endpoint: RecentSearch] = [:]
-    private var versions: [UInt64: UPnPVersion] = [:]  // keyed by the UUID's 64-bit key
     /// Facts of recent payloads: slots of up to 640 bytes (SSDP messages are rarely longer,
     /// and a longer one is scanned each time). It starts small and grows as `CacheGrowth`
     /// says, up to 8192 slots (5 MB): a session of a few messages (a short capture, each of
@@ -98,25 +98,18 @@ struct SSDPRouter {
     private var factsGrowth = CacheGrowth(firstBits: Self.firstFactsBits, maxBits: 13)
     static let firstFactsBits = 5
     static let factsStride = 640
-    static let maxSearches = 1024
-    static let maxVersions = 4096
-    /// How long after an M-SEARCH a datagram to its source counts as a candidate response.
-    static let slack = 0.5
 
     private var sessions: SessionEngine<SSDPEvent>
     /// The devices seen so far (see `SSDPSessionModel`), updated after the rules saw a message.
-    var model: SSDPSessionModel { sessions.store }
+    var model: SSDPSessionModel { sessions.store.model }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
     private(set) var timeWentBack = 0
-    /// Search table entries and session-rule state dropped because a table was full.
-    private var otherEvictions = 0
+    /// Verdict rows the session rules' tables dropped.
+    private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { model.evicted + otherEvictions }
-    /// How long a unicast M-SEARCH waits for its answer before a datagram to its endpoint is no
-    /// longer taken for a response (UDA asks for 1 s; later ones are shown and judged late).
-    static let unicastWindow: Int64 = 5
+    var stateEvicted: Int { sessions.store.evicted + ruleEvictions }
 
     init(disabled: Set<RuleID> = []) {
         sessions = SessionEngine(RuleRegistry.ssdpSession, disabled: disabled)
@@ -135,7 +128,8 @@ struct SSDPRouter {
 
     /// The in-order part of SSDP analysis for a datagram whose payload is `range` of `bytes` (nil when the
     /// datagram is not SSDP, see `claims`): settles the UPnP version the rules judge it by
-    /// (claimed, remembered for the device, or 1.0), and pairs responses with recent M-SEARCHes.
+    /// (claimed, remembered for the device, or 1.0), and pairs responses with recent M-SEARCHes
+    /// (`SSDPSessionStore.searches`).
     /// (One mutating call: a separate non-mutating `claims` copied the analyzer, retaining
     /// each of its tables, when called on the property of a class.)
     mutating func settle(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> SSDPContext? {
@@ -155,15 +149,10 @@ struct SSDPRouter {
         }
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
         let claimed = m.claimed
-        if let u = m.uuidKey, let c = claimed, m.kind != .mSearch {
-            if versions.count >= Self.maxVersions {
-                otherEvictions += versions.count
-                versions.removeAll(keepingCapacity: true)
-            }
-            versions[u] = c
-        }
         var version = claimed ?? .v1_0
-        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = versions[u] { version = known }
+        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = sessions.store.versions[u]?.version {
+            version = known
+        }
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
         // Times in events never decrease: a packet stamped earlier than one before it is
         // judged at the latest time (and counted), so no interval comes out negative.
@@ -182,8 +171,8 @@ struct SSDPRouter {
         event.claimedVersion = claimed
         event.facts = m.session
         event.payloadKey = payloadKey
-        // ST's and LOCATION's values in this payload (the facts hold their offsets).
-        let st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
+        // LOCATION's, USN's, SERVER's and NT's (ST's) values in this payload (the facts hold
+        // their offsets).
         event.location = m.location.map {
             bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
         }
@@ -195,26 +184,23 @@ struct SSDPRouter {
             bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
         }
         event.sourceMAC = d.sourceMAC
-        switch m.kind {
-        case .mSearch:
-            remember(search: m, d, at: time, st: st, version: version)
-        case .response:
-            event.st = st
-            event.search = searches[Endpoint(address: d.dst, port: d.dstPort)]
+        if m.kind == .response {
+            // The M-SEARCH it answers: the latest from the endpoint it goes to (the store takes
+            // M-SEARCHes in after the rules judged them).
+            event.st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
+            event.search = sessions.store.searches[Endpoint(address: d.dst, port: d.dstPort)]
             if event.search == nil {
                 event.searchFromOtherPort =
-                    searches.first { $0.key.address == d.dst && $0.value.expires >= d.time }?.value
+                    sessions.store.searches.rows.first { $0.key.address == d.dst && $0.value.expires >= d.time }?.value
             }
-        default:
-            break
         }
         if let u = m.uuidKey {
-            event.device = sessions.store.device(u)
-            event.deviceForgotten = sessions.store.mayHaveForgotten(u)
+            event.device = sessions.store.model.device(u)
+            event.deviceForgotten = sessions.store.model.mayHaveForgotten(u)
         }
         var reports = SessionReports()
         sessions.judge(event, into: &reports)
-        otherEvictions += reports.evictions
+        ruleEvictions += reports.evictions
         // The rules' copy of the record goes first, so the model updates it in place.
         event.device = nil
         sessions.update(with: event)
@@ -223,41 +209,18 @@ struct SSDPRouter {
             sessionReports: reports.reports)
     }
 
-    /// Remembers an M-SEARCH for pairing responses with it: a multicast one for MX (capped
-    /// for the control point's version) and the slack, a unicast one for `unicastWindow`.
-    private mutating func remember(
-        search m: Facts, _ d: borrowing Datagram, at time: Timestamp, st: ArraySlice<UInt8>?, version: UPnPVersion
-    ) {
-        let multicast = d.dst.isMulticast
-        let cap: UInt64 = version >= .v1_1 ? 5 : 120
-        let mx = m.mx.map { min($0, cap) }
-        let window = multicast ? Int64((Double(mx ?? 5) + Self.slack + 0.5).rounded(.up)) : Self.unicastWindow
-        let expires = Timestamp(seconds: time.seconds &+ window, nanoseconds: time.nanoseconds)
-        if searches.count >= Self.maxSearches {
-            // Drop the expired ones, or everything if none has expired (bounded memory).
-            searches = searches.filter { $0.value.expires > time }
-            if searches.count >= Self.maxSearches {
-                otherEvictions += searches.count
-                searches.removeAll(keepingCapacity: true)
-            }
-        }
-        var s = RecentSearch(frame: d.frame, time: time, port: d.srcPort, mx: mx, st: Array(st ?? []), expires: expires)
-        s.hasMX = m.session.hasMX
-        s.manValid = m.session.manValid
-        if !multicast { s.unicastTo = d.dst }
-        searches[Endpoint(address: d.src, port: d.srcPort)] = s
-    }
-
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
     mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
         let before = out.evictions
         sessions.conclude(by: max(now, latest), into: &out)
-        otherEvictions += out.evictions - before
+        ruleEvictions += out.evictions - before
     }
 
     /// The end of the input: session rules conclude (reports carry the frames they name).
     mutating func finish(into out: inout SessionReports) {
+        let before = out.evictions
         sessions.finish(into: &out)
+        ruleEvictions += out.evictions - before
     }
 }
 

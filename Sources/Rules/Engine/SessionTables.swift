@@ -71,6 +71,9 @@ public struct SessionTable<Key: Hashable, Row> {
         rows = rows.filter { keep($0.value) }
     }
 
+    /// Removes every row.
+    public mutating func removeAll() { rows.removeAll(keepingCapacity: true) }
+
     /// Past the cap: the rows inactive for longer than the horizon go, then the least recently
     /// active eighth (counted as evicted).
     public mutating func makeRoom(at now: Timestamp, evicted: inout Int) {
@@ -103,6 +106,15 @@ public struct SessionWindow<Element> {
     }
 
     public var isEmpty: Bool { elements.isEmpty }
+
+    /// The element at `k` of `elements`, changed in place (its time stays what it was).
+    public subscript(k: Int) -> Element {
+        get { elements[k] }
+        _modify { yield &elements[k] }
+    }
+
+    /// Removes every element.
+    public mutating func removeAll() { elements.removeAll(keepingCapacity: true) }
 
     /// Drops what is more than `span` seconds older than `now`.
     public mutating func age(to now: Timestamp) {

@@ -3,28 +3,11 @@ import NetLayers
 import SSDP
 import WireFormat
 
-// SSDP-506 … SSDP-518: announcements, boot and configuration numbers, and device identity
+// SSDP-506 … SSDP-519: announcements, boot and configuration numbers, and device identity
 // across messages, judged on the session model (`SSDPEvent.device`: the device's record as
 // it was before the message). Keys are the catalog's: the UUID in USN, and for the boot
-// numbers the UUID plus the source address.
-
-/// Keys a rule has reported on, so it reports once per device. Bounded: when full, the rule
-/// stops reporting new keys (and the drop is counted) rather than forgetting and repeating.
-struct ReportedOnce {
-    private var keys: Set<UInt64> = []
-    static let cap = 4096
-
-    /// Whether `key` is new (and now recorded); false when it was reported or the set is full.
-    mutating func first(_ key: UInt64, _ out: inout SessionReports) -> Bool {
-        guard !keys.contains(key) else { return false }
-        guard keys.count < Self.cap else {
-            out.evicted()
-            return false
-        }
-        keys.insert(key)
-        return true
-    }
-}
+// numbers the UUID plus the source address. What a rule still has to decide about a device
+// is in its row of `SSDPVerdicts.devices` (one per device, shared by the rules).
 
 /// `frames a, b and c` (at most `limit` named).
 func frameList(_ frames: [Int], limit: Int = 6) -> String {
@@ -34,7 +17,7 @@ func frameList(_ frames: [Int], limit: Int = 6) -> String {
 }
 
 /// SSDP-506: a device re-sends every advertisement before its max-age runs out.
-struct ReannounceBeforeExpiryRule: StatefulSessionRule {
+struct ReannounceBeforeExpiryRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-506", "reannounce-before-expiry", .error,
         "A device re-sends ssdp:alive for every USN before the previous advertisement's max-age expires",
@@ -79,7 +62,7 @@ struct ReannounceBeforeExpiryRule: StatefulSessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard let d = e.device, let next = d.nextExpiry, next < e.time, !e.timeWentBack else { return }
         // The USNs whose advertisement ran out since the device's previous message (earlier
         // ones were reported then), advertised under the BOOTID this message carries.
@@ -100,7 +83,7 @@ struct ReannounceBeforeExpiryRule: StatefulSessionRule {
 }
 
 /// SSDP-507: refreshes come before half of max-age; a set's max-ages are comparable.
-struct RefreshIntervalRule: StatefulSessionRule {
+struct RefreshIntervalRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-507", "refresh-interval", .warning,
         "Advertisements are refreshed within half of max-age, and a set has comparable max-ages",
@@ -133,15 +116,15 @@ struct RefreshIntervalRule: StatefulSessionRule {
             ]),
         ])
 
-    private var reported = ReportedOnce()
-
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let d = e.device, let device = e.facts.uuidKey else { return }
         if let u = e.usnState, let last = u.lastAlive, !u.revoked, u.bootID == e.facts.bootID, !e.timeWentBack,
             let m = u.maxAge, m > 0
         {
             let interval = Timestamp.seconds(from: last, to: e.time)
-            if interval > Double(m) / 2 + 1, reported.first(device, &out) {
+            if interval > Double(m) / 2 + 1,
+                store.verdicts.firstReport(.refreshInterval, on: device, at: e, &out)
+            {
                 out.report(
                     Self.descriptor,
                     "re-announced \(String(format1: interval)) s after the alive of frame \(u.lastAliveFrame); with max-age \(m) s it should come within \(m / 2) s",
@@ -150,7 +133,7 @@ struct RefreshIntervalRule: StatefulSessionRule {
             }
         }
         if let first = d.firstAliveMaxAge, let m = e.facts.maxAge, let f = d.firstAliveFrame, min(first, m) > 0,
-            max(first, m) / 2 > min(first, m), reported.first(device, &out)
+            max(first, m) / 2 > min(first, m), store.verdicts.firstReport(.refreshInterval, on: device, at: e, &out)
         {
             out.report(
                 Self.descriptor,
@@ -166,7 +149,7 @@ struct RefreshIntervalRule: StatefulSessionRule {
 /// An alive set is known to be an initial one when the capture shows what came before it:
 /// the device's byebye (start-up byebyes, or leaving and coming back) or a lower BOOTID. A
 /// capture that starts with a device's alives says nothing about whether they were initial.
-struct AliveStormRule: StatefulSessionRule {
+struct AliveStormRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-508", "alive-storm", .warning,
         "An initial announcement set is sent more than once, and an announcement at most three times within a few seconds",
@@ -206,7 +189,8 @@ struct AliveStormRule: StatefulSessionRule {
             RuleExample([notify(alive11, at: 0), otherSearch(at: 20)]),
         ])
 
-    /// An initial alive set being watched for its repetition.
+    /// An initial alive set being watched for its repetition (its verdict row,
+    /// `SSDPVerdicts.initialSets`).
     struct InitialSet {
         var uuid: [UInt8]
         var why: String
@@ -215,26 +199,33 @@ struct AliveStormRule: StatefulSessionRule {
         var frames: [Int]
         /// Alives per USN key.
         var alives: [UInt64: Int]
+
+        /// Counts one more alive for `usn`.
+        mutating func take(_ usn: UInt64, frame: Int) {
+            let known = alives[usn] != nil
+            guard known || alives.count < AliveStormRule.maxUSNs else { return }
+            if !known, frames.count < 8 { frames.append(frame) }
+            alives[usn, default: 0] += 1
+        }
     }
     struct Key: Hashable {
         var device: UInt64
         var source: IPAddress
     }
-    private var watched: [Key: InitialSet] = [:]
-    /// The start of the oldest watched set (nil: none).
-    private var oldestWatched: Timestamp?
-    /// Sets whose window is over without a repetition, to report.
-    private var sentOnce: [(key: Key, set: InitialSet)] = []
-    private var latest: Timestamp = .zero
-    static let cap = 4096
+    /// A set whose window closed at `closed` without a repetition, until it is reported
+    /// (`SSDPVerdicts.sentOnce`).
+    struct SentOnce {
+        var source: IPAddress
+        var set: InitialSet
+        var closed: Timestamp
+    }
     /// The initial set is to be repeated within this many seconds (UDA: "a few hundred ms
     /// apart"; a repetition seconds later still counts).
     static let repeatWindow = 5.0
     static let maxUSNs = 64
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
-        latest = e.time
-        closeWindows(by: e.time, &out)
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        closeWindows(by: e.time, &store, &out)
         storm(e, &out)
         guard e.kind == .notify, let device = e.facts.uuidKey, let usn = e.facts.usnKey, !e.timeWentBack else {
             return
@@ -242,17 +233,11 @@ struct AliveStormRule: StatefulSessionRule {
         let key = Key(device: device, source: e.src)
         if e.facts.nts == .byebye {
             // The set was cut short: nothing to judge.
-            watched[key] = nil
+            store.verdicts.initialSets.remove(key)
             return
         }
         guard e.facts.nts == .alive else { return }
-        if let at = watched.index(forKey: key) {
-            let known = watched.values[at].alives[usn] != nil
-            guard known || watched.values[at].alives.count < Self.maxUSNs else { return }
-            if !known, watched.values[at].frames.count < 8 { watched.values[at].frames.append(e.frame) }
-            watched.values[at].alives[usn, default: 0] += 1
-            return
-        }
+        if store.verdicts.initialSets[key]?.take(usn, frame: e.frame) != nil { return }
         guard let s = e.sourceState, !e.deviceForgotten, !(e.device?.historyIncomplete ?? false) else { return }
         let why: String
         if s.left {
@@ -262,18 +247,15 @@ struct AliveStormRule: StatefulSessionRule {
         } else {
             return
         }
-        guard watched.count < Self.cap else {
-            out.evicted()
-            return
-        }
         let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
-        watched[key] = InitialSet(
-            uuid: uuid, why: why, frame: e.frame, time: e.time, frames: [e.frame], alives: [usn: 1])
-        if oldestWatched == nil { oldestWatched = e.time }
+        store.verdicts.initialSets.insert(
+            InitialSet(uuid: uuid, why: why, frame: e.frame, time: e.time, frames: [e.frame], alives: [usn: 1]),
+            for: key, at: e.time, evicted: &out.evictions)
+        if store.verdicts.oldestInitialSet == nil { store.verdicts.oldestInitialSet = e.time }
     }
 
     /// The storm half: a fourth identical alive within the burst window.
-    private func storm(_ e: SSDPEvent, _ out: inout SessionReports) {
+    private static func storm(_ e: SSDPEvent, _ out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, let u = e.usnState, u.burstCount == 3,
             u.burstPayload == e.payloadKey, u.burstSource == e.src
         else { return }
@@ -286,40 +268,44 @@ struct AliveStormRule: StatefulSessionRule {
     }
 
     /// Sets whose repetition window ended by `now`: those never repeated wait to be reported.
-    private mutating func closeWindows(by now: Timestamp, _ out: inout SessionReports) {
+    private static func closeWindows(by now: Timestamp, _ store: inout SSDPSessionStore, _ out: inout SessionReports) {
         // The table is scanned only once its oldest window may have ended.
-        guard let oldest = oldestWatched, Timestamp.seconds(from: oldest, to: now) > Self.repeatWindow else { return }
-        defer { oldestWatched = watched.values.lazy.map(\.time).min() }
-        for (key, set) in watched where Timestamp.seconds(from: set.time, to: now) > Self.repeatWindow {
-            watched[key] = nil
-            guard set.alives.values.allSatisfy({ $0 == 1 }) else { continue }
-            guard sentOnce.count < Self.cap else {
-                out.evicted()
-                continue
-            }
-            sentOnce.append((key, set))
+        guard let oldest = store.verdicts.oldestInitialSet, Timestamp.seconds(from: oldest, to: now) > Self.repeatWindow
+        else { return }
+        let over = store.verdicts.initialSets.rows.filter {
+            Timestamp.seconds(from: $0.value.time, to: now) > Self.repeatWindow
         }
+        for (key, set) in over {
+            store.verdicts.initialSets.remove(key)
+            guard set.alives.values.allSatisfy({ $0 == 1 }) else { continue }
+            store.verdicts.sentOnce.append(SentOnce(source: key.source, set: set, closed: now), evicted: &out.evictions)
+        }
+        store.verdicts.oldestInitialSet = store.verdicts.initialSets.rows.values.lazy.map(\.time).min()
     }
 
-    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
-        closeWindows(by: now, &out)
-        for (key, set) in sentOnce.sorted(by: { $0.set.frame < $1.set.frame }) {
+    static func conclude(by now: Timestamp, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        closeWindows(by: now, &store, &out)
+        guard !store.verdicts.sentOnce.isEmpty else { return }
+        for once in store.verdicts.sentOnce.elements.sorted(by: { $0.set.frame < $1.set.frame }) {
+            let set = once.set
             let uuid = String(decoding: set.uuid, as: UTF8.self)
             let what = set.alives.count == 1 ? "its one alive" : "its \(set.alives.count) alives"
             out.reportAtEnd(
                 Self.descriptor,
                 "the initial announcement set of uuid:\(uuid) (\(set.why), \(frameList(set.frames))) was sent once: none of \(what) was repeated within \(String(format1: Self.repeatWindow)) s; UDA asks for the initial set more than once, a few hundred ms apart",
-                frames: set.frames, time: set.time, source: key.source, device: "uuid:\(uuid)")
+                frames: set.frames, time: set.time, source: once.source, device: "uuid:\(uuid)")
         }
-        sentOnce.removeAll()
+        store.verdicts.sentOnce.removeAll()
     }
 
-    mutating func finish(into out: inout SessionReports) { conclude(by: latest, into: &out) }
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        conclude(by: store.latest, in: &store, into: &out)
+    }
 }
 
 /// SSDP-509: BOOTID stays the same while the device stays available; after an update, the
 /// update's NEXTBOOTID.
-struct BootIDStableRule: StatefulSessionRule {
+struct BootIDStableRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-509", "bootid-stable", .error,
         "BOOTID.UPNP.ORG is the same in every message while the device stays available",
@@ -349,7 +335,7 @@ struct BootIDStableRule: StatefulSessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let s = e.sourceState, !s.left else { return }
         if let n = s.pendingNextBootID {
             guard e.facts.nts != .update, x != n else { return }
@@ -368,7 +354,7 @@ struct BootIDStableRule: StatefulSessionRule {
 }
 
 /// SSDP-510: BOOTID increases on each initial announcement.
-struct BootIDIncreasesRule: StatefulSessionRule {
+struct BootIDIncreasesRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-510", "bootid-increases", .error, "BOOTID.UPNP.ORG increases on each initial announcement",
         spec: "UDA 1.1/2.0 §1.2, §1.2.2 BOOTID",
@@ -406,7 +392,7 @@ struct BootIDIncreasesRule: StatefulSessionRule {
     static let wrapHigh: UInt64 = 2_147_483_647 - (1 << 20)
     static let wrapLow: UInt64 = 1 << 20
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, let x = e.facts.bootID,
             let s = e.sourceState, let b = s.bootID, s.pendingNextBootID == nil
         else { return }
@@ -430,7 +416,7 @@ struct BootIDIncreasesRule: StatefulSessionRule {
 }
 
 /// SSDP-511: one CONFIGID in all concurrent messages of a device.
-struct ConfigIDConsistentRule: StatefulSessionRule {
+struct ConfigIDConsistentRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-511", "configid-consistent", .error,
         "CONFIGID.UPNP.ORG is the same in all concurrent messages of one device",
@@ -455,12 +441,10 @@ struct ConfigIDConsistentRule: StatefulSessionRule {
             ])
         ])
 
-    private var reported = ReportedOnce()
-
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard let c = e.facts.configID, let s = e.sourceState, let current = s.configID, c != current,
             s.previousConfigID == c, e.facts.bootID == s.bootID, let device = e.facts.uuidKey,
-            reported.first(device, &out)
+            store.verdicts.firstReport(.configID, on: device, at: e, &out)
         else { return }
         out.report(
             Self.descriptor,
@@ -470,7 +454,7 @@ struct ConfigIDConsistentRule: StatefulSessionRule {
 }
 
 /// SSDP-512: one UUID is not advertised by two hosts with different BOOTIDs.
-struct UUIDUniqueRule: StatefulSessionRule {
+struct UUIDUniqueRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-512", "uuid-unique", .error, "One UUID is not advertised by two different hosts",
         spec: "UDA 1.1/2.0 §1.1.4, §1.2",
@@ -503,12 +487,11 @@ struct UUIDUniqueRule: StatefulSessionRule {
             ]),
         ])
 
-    private var reported = ReportedOnce()
     /// How long after this source settled on its BOOTID the other may still send its old one
     /// (a multi-homed device's interfaces announce a reboot at slightly different times).
     static let settle = 5.0
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard let x = e.facts.bootID, let d = e.device, d.sources.count > 1, let s = e.sourceState, s.bootID == x,
             let device = e.facts.uuidKey
         else { return }
@@ -516,7 +499,7 @@ struct UUIDUniqueRule: StatefulSessionRule {
             guard let ob = o.bootID, ob != x, Timestamp.seconds(from: s.bootSeen, to: o.lastSeen) > Self.settle else {
                 continue
             }
-            guard reported.first(device, &out) else { return }
+            guard store.verdicts.firstReport(.uuidUnique, on: device, at: e, &out) else { return }
             out.report(
                 Self.descriptor,
                 "this UUID is also advertised from \(o.address) with BOOTID \(ob) (frame \(o.lastFrame)) while this host uses BOOTID \(x): two devices share one UUID",
@@ -527,7 +510,7 @@ struct UUIDUniqueRule: StatefulSessionRule {
 }
 
 /// SSDP-513: a byebye for a USN never seen advertised (info: often a capture that started late).
-struct ByebyeUnknownUSNRule: StatefulSessionRule {
+struct ByebyeUnknownUSNRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-513", "byebye-unknown-usn", .info, "An ssdp:byebye for a USN never announced or seen in a response",
         spec: "UDA 1.1/2.0 §1.2.3",
@@ -543,6 +526,8 @@ struct ByebyeUnknownUSNRule: StatefulSessionRule {
             RuleExample([notify(byebye11, at: 0), otherSearch(at: 2)]),
         ])
 
+    /// A byebye not yet followed by an alive (its verdict row, `SSDPVerdicts.unknownByebyes`,
+    /// by USN key).
     struct Pending {
         var device: UInt64
         var uuid: [UInt8]
@@ -550,34 +535,31 @@ struct ByebyeUnknownUSNRule: StatefulSessionRule {
         var time: Timestamp
         var source: IPAddress
     }
-    /// Byebyes not yet followed by an alive, by USN key.
-    private var pending: [UInt64: Pending] = [:]
-    private var latest: Timestamp = .zero
-    static let cap = 4096
     /// An alive this soon after the byebye makes it a start-up byebye.
     static let startUp = 10.0
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
-        latest = e.time
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard let usn = e.facts.usnKey, let device = e.facts.uuidKey else { return }
         if e.facts.advertises(e.kind) {
-            if let p = pending[usn], Timestamp.seconds(from: p.time, to: e.time) <= Self.startUp { pending[usn] = nil }
+            if let t = store.verdicts.unknownByebyes[usn]?.time, Timestamp.seconds(from: t, to: e.time) <= Self.startUp
+            {
+                store.verdicts.unknownByebyes.remove(usn)
+            }
             return
         }
-        guard e.kind == .notify, e.facts.nts == .byebye, pending[usn] == nil, !e.deviceForgotten,
-            !(e.device?.historyIncomplete ?? false), !(e.usnState?.everAdvertised ?? false)
+        guard e.kind == .notify, e.facts.nts == .byebye, store.verdicts.unknownByebyes[usn] == nil,
+            !e.deviceForgotten, !(e.device?.historyIncomplete ?? false), !(e.usnState?.everAdvertised ?? false)
         else { return }
-        guard pending.count < Self.cap else {
-            out.evicted()
-            return
-        }
         let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
-        pending[usn] = Pending(device: device, uuid: uuid, frame: e.frame, time: e.time, source: e.src)
+        store.verdicts.unknownByebyes.insert(
+            Pending(device: device, uuid: uuid, frame: e.frame, time: e.time, source: e.src), for: usn, at: e.time,
+            evicted: &out.evictions)
     }
 
-    mutating func finish(into out: inout SessionReports) {
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
         var byDevice: [UInt64: [Pending]] = [:]
-        for (_, p) in pending where Timestamp.seconds(from: p.time, to: latest) > Self.startUp {
+        for (_, p) in store.verdicts.unknownByebyes.rows
+        where Timestamp.seconds(from: p.time, to: store.latest) > Self.startUp {
             byDevice[p.device, default: []].append(p)
         }
         for (_, list) in byDevice {
@@ -594,7 +576,7 @@ struct ByebyeUnknownUSNRule: StatefulSessionRule {
 }
 
 /// SSDP-514: the advertisement set is complete.
-struct AdvertisementSetCompleteRule: StatefulSessionRule {
+struct AdvertisementSetCompleteRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-514", "advertisement-set-complete", .error,
         "A device announces upnp:rootdevice (root only), uuid:<UUID> and its device type",
@@ -624,68 +606,59 @@ struct AdvertisementSetCompleteRule: StatefulSessionRule {
             ]),
         ])
 
-    struct Seen {
-        var uuid: [UInt8]
+    /// A device's first alive and what its alives named (its part of the device's row,
+    /// `SSDPDeviceVerdicts.announcements`; the row keeps its UUID and when it was last seen).
+    struct Announcements {
         var firstFrame: Int
         var firstTime: Timestamp
         var source: IPAddress
         var maxAge: UInt64?
-        var lastTime: Timestamp
-        var lastFrame: Int
-        var rootDevice = false
         var uuidNT = false
         var deviceType = false
+        /// The model had dropped what it knew of the device by its first alive.
         var incomplete = false
     }
-    private var devices: [UInt64: Seen] = [:]
-    static let cap = 4096
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
-        guard let key = e.facts.uuidKey else { return }
-        if devices[key] == nil {
-            guard e.kind == .notify, e.facts.nts == .alive, let usn = e.usn, let uuid = SSDPSyntax.uuid(inUSN: usn)
-            else { return }
-            guard devices.count < Self.cap else {
-                out.evicted()
-                return
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        guard let key = e.facts.uuidKey, e.kind == .notify, e.facts.nts == .alive, let usn = e.usn,
+            SSDPSyntax.uuid(inUSN: usn) != nil
+        else { return }
+        store.verdicts.changeDevice(key, at: e, &out) { d in
+            if d.announcements == nil {
+                d.keepUUID(of: e)
+                d.announcements = Announcements(
+                    firstFrame: e.frame, firstTime: e.time, source: e.src, maxAge: e.facts.maxAge,
+                    incomplete: e.deviceForgotten || (e.device?.historyIncomplete ?? false))
             }
-            devices[key] = Seen(
-                uuid: Array(uuid.prefix(80)), firstFrame: e.frame, firstTime: e.time, source: e.src,
-                maxAge: e.facts.maxAge, lastTime: e.time, lastFrame: e.frame,
-                incomplete: e.deviceForgotten || (e.device?.historyIncomplete ?? false))
-        }
-        devices[key]?.lastTime = e.time
-        devices[key]?.lastFrame = e.frame
-        guard e.kind == .notify, e.facts.nts == .alive else { return }
-        switch e.facts.target {
-        case .rootDevice: devices[key]?.rootDevice = true
-        case .uuid: devices[key]?.uuidNT = true
-        case .deviceType: devices[key]?.deviceType = true
-        default: break
+            switch e.facts.target {
+            case .uuid: d.announcements?.uuidNT = true
+            case .deviceType: d.announcements?.deviceType = true
+            default: break
+            }
         }
     }
 
-    mutating func finish(into out: inout SessionReports) {
-        for (_, d) in devices where !d.incomplete {
-            guard let m = d.maxAge, Timestamp.seconds(from: d.firstTime, to: d.lastTime) > Double(m) + 1 else {
-                continue
-            }
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        for (_, d) in store.verdicts.devices.rows {
+            guard let a = d.announcements, !a.incomplete, let m = a.maxAge,
+                Timestamp.seconds(from: a.firstTime, to: d.lastSeen) > Double(m) + 1
+            else { continue }
             var missing: [String] = []
-            if !d.uuidNT { missing.append("NT uuid:\(String(decoding: d.uuid, as: UTF8.self))") }
-            if !d.deviceType { missing.append("a device type") }
+            if !a.uuidNT { missing.append("NT uuid:\(String(decoding: d.uuid, as: UTF8.self))") }
+            if !a.deviceType { missing.append("a device type") }
             guard !missing.isEmpty else { continue }
-            let span = Timestamp.seconds(from: d.firstTime, to: d.lastTime)
+            let span = Timestamp.seconds(from: a.firstTime, to: d.lastSeen)
             out.reportAtEnd(
                 Self.descriptor,
                 "over \(String(format1: span)) s (max-age \(m) s) the alives of uuid:\(String(decoding: d.uuid, as: UTF8.self)) never announced \(missing.joined(separator: " or "))",
-                frames: [d.firstFrame, d.lastFrame], time: d.firstTime, source: d.source,
+                frames: [a.firstFrame, d.lastFrame], time: a.firstTime, source: a.source,
                 device: "uuid:" + String(decoding: d.uuid, as: UTF8.self))
         }
     }
 }
 
 /// SSDP-515: a device advertises only the highest version of each type.
-struct HighestVersionOnlyRule: StatefulSessionRule {
+struct HighestVersionOnlyRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-515", "highest-version-only", .error, "A device advertises only the highest version of each type",
         spec: "UDA 2.0 §1.2.2",
@@ -712,7 +685,7 @@ struct HighestVersionOnlyRule: StatefulSessionRule {
             ])
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive, e.version >= .v1_1, let t = e.facts.typeKey,
             let v = e.facts.typeVersion, let d = e.device, !d.hasType(t, version: v),
             let other = d.types.first(where: { $0.typeKey == t && $0.version != v })
@@ -725,7 +698,7 @@ struct HighestVersionOnlyRule: StatefulSessionRule {
 }
 
 /// SSDP-516: a multi-homed device's messages differ only in HOST, CACHE-CONTROL and LOCATION.
-struct MultiHomedConsistentRule: StatefulSessionRule {
+struct MultiHomedConsistentRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-516", "multihomed-consistent", .error,
         "A multi-homed device sends the same field values on every interface",
@@ -751,9 +724,7 @@ struct MultiHomedConsistentRule: StatefulSessionRule {
             ])
         ])
 
-    private var reported = ReportedOnce()
-
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .alive || e.facts.nts == .byebye, e.version >= .v1_1,
             let x = e.facts.bootID, let d = e.device, d.sources.count > 0, let device = e.facts.uuidKey
         else { return }
@@ -769,7 +740,7 @@ struct MultiHomedConsistentRule: StatefulSessionRule {
                 frames.append(o.configFrame)
             }
             guard !differs.isEmpty else { continue }
-            guard reported.first(device, &out) else { return }
+            guard store.verdicts.firstReport(.multiHomed, on: device, at: e, &out) else { return }
             let related = Array(Set(frames)).sorted()
             out.report(
                 Self.descriptor, severity: e.version >= .v2_0 ? .error : .info,
@@ -781,7 +752,7 @@ struct MultiHomedConsistentRule: StatefulSessionRule {
 }
 
 /// SSDP-517: LOCATION does not move without a byebye or update.
-struct LocationMovesRule: StatefulSessionRule {
+struct LocationMovesRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-517", "location-moves", .info,
         "LOCATION does not change under one BOOTID without a byebye or update",
@@ -813,7 +784,7 @@ struct LocationMovesRule: StatefulSessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let s = e.sourceState,
             let before = s.locationKey,
             before != l, !s.revokedSinceLocation, s.bootID == e.facts.bootID
@@ -827,7 +798,7 @@ struct LocationMovesRule: StatefulSessionRule {
 }
 
 /// SSDP-518: an update's LOCATION is the one sent before for the USN.
-struct UpdateLocationSameRule: StatefulSessionRule {
+struct UpdateLocationSameRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-518", "update-location-same", .error,
         "The LOCATION of an ssdp:update equals the LOCATION sent before for that USN",
@@ -843,7 +814,7 @@ struct UpdateLocationSameRule: StatefulSessionRule {
         ],
         nonTriggering: [RuleExample([notify(alive11, at: 0), notify(update11, at: 10)])])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .notify, e.facts.nts == .update, let l = e.facts.locationKey else { return }
         let before: (key: UInt64, frame: Int)?
         if let u = e.usnState, let k = u.locationKey {
@@ -863,7 +834,7 @@ struct UpdateLocationSameRule: StatefulSessionRule {
 
 /// SSDP-519: a device answers unicast M-SEARCH on its SEARCHPORT (on 1900 when it advertises
 /// none).
-struct UnicastSearchAnsweredRule: StatefulSessionRule {
+struct UnicastSearchAnsweredRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-519", "unicast-search-answered", .error,
         "A device answers unicast M-SEARCH on its SEARCHPORT.UPNP.ORG (on 1900 when it advertises none)",
@@ -891,19 +862,30 @@ struct UnicastSearchAnsweredRule: StatefulSessionRule {
             RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), otherSearch(at: 20)]),
         ])
 
-    /// A device as far as this rule needs it: where it announces from, its search port, what
-    /// it announced.
-    struct Device {
-        var uuid: [UInt8]
+    /// Where a device announces from, its search port, what it announced (its part of the
+    /// device's row, `SSDPDeviceVerdicts.searchTarget`; the row keeps its UUID and when it was
+    /// last seen). Made at its first alive from UPnP/1.1 on.
+    struct SearchTarget {
         var address: IPAddress
-        var searchPort: UInt16
+        var searchPort: UInt16 = 1900
         var firstSeen: Timestamp
-        var lastSeen: Timestamp
-        var lastFrame: Int
         var rootDevice = false
         /// Type keys with version (at most `maxTypes`).
         var types: [UInt64] = []
+
+        /// Takes in an alive of the device: what it says from `address`.
+        mutating func take(alive e: SSDPEvent) {
+            guard address == e.src else { return }
+            if let p = e.facts.searchPort, let port = UInt16(exactly: p) { searchPort = port }
+            if e.facts.target == .rootDevice { rootDevice = true }
+            if let t = UnicastSearchAnsweredRule.typeVersionKey(e.facts), !types.contains(t),
+                types.count < UnicastSearchAnsweredRule.maxTypes
+            {
+                types.append(t)
+            }
+        }
     }
+    /// A unicast M-SEARCH (its verdict row, `SSDPVerdicts.unicastSearches`).
     struct Probe {
         var frame: Int
         var time: Timestamp
@@ -917,10 +899,6 @@ struct UnicastSearchAnsweredRule: StatefulSessionRule {
         /// Devices (UUID keys) that answered it.
         var answered: [UInt64] = []
     }
-    private var devices: [UInt64: Device] = [:]
-    private var probes: [Probe] = []
-    static let maxDevices = 4096
-    static let maxProbes = 1024
     static let maxTypes = 32
     static let window = 1.5
 
@@ -930,76 +908,62 @@ struct UnicastSearchAnsweredRule: StatefulSessionRule {
         return t ^ ((f.typeVersion ?? 0) &* 0x9E37_79B9_7F4A_7C15)
     }
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         switch e.kind {
         case .mSearch where !e.dst.isMulticast:
-            guard probes.count < Self.maxProbes else {
-                out.evicted()
-                return
-            }
-            probes.append(
+            store.verdicts.unicastSearches.append(
                 Probe(
                     frame: e.frame, time: e.time, searcher: e.src, searcherPort: e.srcPort, device: e.dst,
                     port: e.dstPort,
-                    target: e.facts.target, typeKey: Self.typeVersionKey(e.facts), uuidKey: e.facts.targetUUIDKey))
+                    target: e.facts.target, typeKey: Self.typeVersionKey(e.facts), uuidKey: e.facts.targetUUIDKey),
+                evicted: &out.evictions)
         case .response:
             guard let key = e.facts.uuidKey else { return }
-            for k in probes.indices.reversed() where probes[k].device == e.src {
-                guard probes[k].searcher == e.dst, probes[k].searcherPort == e.dstPort else { continue }
-                if !probes[k].answered.contains(key), probes[k].answered.count < 64 { probes[k].answered.append(key) }
+            for k in store.verdicts.unicastSearches.elements.indices.reversed() {
+                let p = store.verdicts.unicastSearches.elements[k]
+                guard p.device == e.src, p.searcher == e.dst, p.searcherPort == e.dstPort, !p.answered.contains(key),
+                    p.answered.count < 64
+                else { continue }
+                store.verdicts.unicastSearches[k].answered.append(key)
             }
-            seen(e, key, &out)
         case .notify:
-            guard let key = e.facts.uuidKey else { return }
-            seen(e, key, &out)
+            guard let key = e.facts.uuidKey, e.facts.nts == .alive else { return }
+            if e.version >= .v1_1, let usn = e.usn, SSDPSyntax.uuid(inUSN: usn) != nil {
+                store.verdicts.changeDevice(key, at: e, &out) { d in
+                    if d.searchTarget == nil {
+                        d.keepUUID(of: e)
+                        d.searchTarget = SearchTarget(address: e.src, firstSeen: e.time)
+                    }
+                    d.searchTarget?.take(alive: e)
+                }
+            } else {
+                store.verdicts.devices[key]?.searchTarget?.take(alive: e)
+            }
         default:
             break
         }
     }
 
-    private mutating func seen(_ e: SSDPEvent, _ key: UInt64, _ out: inout SessionReports) {
-        if devices[key] == nil {
-            guard e.kind == .notify, e.facts.nts == .alive, e.version >= .v1_1, let usn = e.usn,
-                let uuid = SSDPSyntax.uuid(inUSN: usn)
-            else { return }
-            guard devices.count < Self.maxDevices else {
-                out.evicted()
-                return
-            }
-            devices[key] = Device(
-                uuid: Array(uuid.prefix(80)), address: e.src, searchPort: 1900, firstSeen: e.time, lastSeen: e.time,
-                lastFrame: e.frame)
-        }
-        guard var d = devices[key] else { return }
-        d.lastSeen = e.time
-        d.lastFrame = e.frame
-        if e.kind == .notify, e.facts.nts == .alive, d.address == e.src {
-            if let p = e.facts.searchPort, let port = UInt16(exactly: p) { d.searchPort = port }
-            if e.facts.target == .rootDevice { d.rootDevice = true }
-            if let t = Self.typeVersionKey(e.facts), !d.types.contains(t), d.types.count < Self.maxTypes {
-                d.types.append(t)
-            }
-        }
-        devices[key] = d
-    }
-
-    /// Whether `d` (key `key`) must answer a search for `p`'s target.
-    static func matches(_ p: Probe, _ d: Device, key: UInt64) -> Bool {
+    /// Whether `t` (device `key`) must answer a search for `p`'s target.
+    static func matches(_ p: Probe, _ t: SearchTarget, key: UInt64) -> Bool {
         switch p.target {
         case .all: true
-        case .rootDevice: d.rootDevice
+        case .rootDevice: t.rootDevice
         case .uuid: p.uuidKey == key
-        case .deviceType, .serviceType: p.typeKey.map { d.types.contains($0) } ?? false
+        case .deviceType, .serviceType: p.typeKey.map { t.types.contains($0) } ?? false
         default: false
         }
     }
 
-    mutating func finish(into out: inout SessionReports) {
-        let sorted = devices.sorted { $0.value.lastFrame < $1.value.lastFrame }
-        for p in probes {
-            for (key, d) in sorted where d.address == p.device && d.searchPort == p.port && d.firstSeen < p.time {
-                guard Timestamp.seconds(from: p.time, to: d.lastSeen) > Self.window, !p.answered.contains(key),
-                    Self.matches(p, d, key: key)
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        let devices = store.verdicts.devices.rows.filter { $0.value.searchTarget != nil }.sorted {
+            $0.value.lastFrame < $1.value.lastFrame
+        }
+        for p in store.verdicts.unicastSearches.elements {
+            for (key, d) in devices {
+                guard let t = d.searchTarget, t.address == p.device, t.searchPort == p.port, t.firstSeen < p.time,
+                    Timestamp.seconds(from: p.time, to: d.lastSeen) > Self.window, !p.answered.contains(key),
+                    Self.matches(p, t, key: key)
                 else { continue }
                 let uuid = String(decoding: d.uuid, as: UTF8.self)
                 out.reportAtEnd(

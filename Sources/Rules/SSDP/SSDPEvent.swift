@@ -4,10 +4,10 @@ import WireFormat
 
 /// One SSDP datagram as the session rules see it, in capture order: endpoints, time, what
 /// a scan of a few headers found, for a response the M-SEARCH it answers, and what the
-/// session model knew of its device before this message. The analyzer builds it from its
-/// bounded tables; rules keep no copy of packets.
+/// session model knew of its device before this message. The analyzer builds it from the
+/// session store (`SSDPSessionStore`); rules keep no copy of packets.
 public struct SSDPEvent: Sendable, SessionEvent {
-    public typealias Store = SSDPSessionModel
+    public typealias Store = SSDPSessionStore
     public var frame: Int
     /// The packet's time, or the latest time seen before it when the capture's clock went
     /// backwards (`timeWentBack`): times in events never decrease.

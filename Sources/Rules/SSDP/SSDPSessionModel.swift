@@ -5,8 +5,8 @@ import WireFormat
 /// What the capture has shown of SSDP devices so far, in capture order: one record per UUID
 /// named in USN (a root device or an embedded one; each carries its own USN set), with the
 /// sources it sent from, its USNs and their timing, its boot and configuration numbers.
-/// The analyzer's in-order stage updates it after the session rules have seen each message
-/// (rules see a device's record as it was before the message, `SSDPEvent.device`).
+/// The session store (`SSDPSessionStore`) takes each message into it after the session rules
+/// have seen it (rules see a device's record as it was before the message, `SSDPEvent.device`).
 ///
 /// Bounded: at most `maxDevices` records (the least recently seen are evicted in bulk when
 /// full, and counted), `maxUSNs` USNs in all, and `SSDPDeviceState.maxUSNs` USNs,
@@ -15,8 +15,7 @@ import WireFormat
 /// out when their device has been silent for longer than any advertisement it made could
 /// last. A record made again for a device whose earlier record was evicted or aged out says
 /// `historyIncomplete`: rules that conclude from what was *not* seen stay silent on it.
-public struct SSDPSessionModel: Sendable, SessionStore {
-    public typealias Event = SSDPEvent
+public struct SSDPSessionModel: Sendable {
     public private(set) var devices: [UInt64: SSDPDeviceState] = [:]
     /// Records dropped because the table was full (the summary's `state_evicted`).
     public private(set) var evicted = 0

@@ -6,7 +6,7 @@ import WireFormat
 // SSDP-5xx: stateful and timing rules across messages, and the stateful half of SSDP-205.
 
 /// SSDP-205, its pairing half: a response goes to the port the M-SEARCH came from.
-struct ResponsePortPairingRule: StatefulSessionRule {
+struct ResponsePortPairingRule: SessionRule {
     static var descriptor: RuleDescriptor { ResponseUnicastRule.descriptor }
     static let examples = RuleExamples(
         triggering: [
@@ -29,7 +29,7 @@ struct ResponsePortPairingRule: StatefulSessionRule {
             ])
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .response, e.search == nil, let other = e.searchFromOtherPort else { return }
         out.report(
             Self.descriptor, severity: .error,
@@ -39,7 +39,7 @@ struct ResponsePortPairingRule: StatefulSessionRule {
 }
 
 /// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds.
-struct ResponseWithinMXRule: StatefulSessionRule {
+struct ResponseWithinMXRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-501", "response-within-mx", .warning, "A response to a multicast M-SEARCH arrives within MX seconds",
         spec: "UDA 1.1/2.0 §1.3.3",
@@ -77,7 +77,7 @@ struct ResponseWithinMXRule: StatefulSessionRule {
     /// Capture timestamps jitter: a response this much past MX is still in time.
     static let slack = 0.5
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == nil, let mx = s.mx, !e.timeWentBack else { return }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         if delay > Double(mx) + Self.slack, delay < 130 {
@@ -90,7 +90,7 @@ struct ResponseWithinMXRule: StatefulSessionRule {
 }
 
 /// SSDP-502: a response to a unicast M-SEARCH arrives within 1 s.
-struct UnicastResponseWithinOneSecondRule: StatefulSessionRule {
+struct UnicastResponseWithinOneSecondRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-502", "unicast-response-within-1s", .warning, "A response to a unicast M-SEARCH arrives within 1 s",
         spec: "UDA 1.1/2.0 §1.3.3",
@@ -110,7 +110,7 @@ struct UnicastResponseWithinOneSecondRule: StatefulSessionRule {
     static let limit = 1.0
     static let slack = 0.5
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == e.src, e.version >= .v1_1, !e.timeWentBack else {
             return
         }
@@ -124,7 +124,7 @@ struct UnicastResponseWithinOneSecondRule: StatefulSessionRule {
 }
 
 /// SSDP-503: a device does not answer a multicast M-SEARCH without MX (or with a bad MAN).
-struct DiscardMalformedSearchRule: StatefulSessionRule {
+struct DiscardMalformedSearchRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-503", "discard-malformed-search", .error,
         "A device silently discards a multicast M-SEARCH without MX or with a bad MAN",
@@ -154,7 +154,7 @@ struct DiscardMalformedSearchRule: StatefulSessionRule {
             ])
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, s.unicastTo == nil else { return }
         if !s.hasMX {
             out.report(
@@ -171,7 +171,7 @@ struct DiscardMalformedSearchRule: StatefulSessionRule {
 }
 
 /// SSDP-504: the response's ST echoes the search (the requested version for a URN).
-struct ResponseSTMatchesSearchRule: StatefulSessionRule {
+struct ResponseSTMatchesSearchRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-504", "response-st-matches-search", .error, "Response ST echoes the search (same version for a URN)",
         spec: "UDA 1.1/2.0 §1.3.2, §1.3.3",
@@ -217,7 +217,7 @@ struct ResponseSTMatchesSearchRule: StatefulSessionRule {
             ]),
         ])
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard e.kind == .response, let s = e.search, let st = e.st else { return }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         guard delay >= 0, delay < 130 else { return }
@@ -253,7 +253,7 @@ extension String {
 
 /// SSDP-505: a device answers ssdp:all with its whole set, and a root device answers with
 /// one upnp:rootdevice response per search.
-struct SearchResponseSetRule: StatefulSessionRule {
+struct SearchResponseSetRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-505", "search-response-set", .error,
         "A root device answers a search with its whole set, and with one response for upnp:rootdevice",
@@ -310,7 +310,7 @@ struct SearchResponseSetRule: StatefulSessionRule {
         return response11.setting("ST", nt).setting("USN", usn)
     }
 
-    /// One device's answers to one ssdp:all search.
+    /// One device's answers to one ssdp:all search (its verdict row, `SSDPVerdicts.setAnswers`).
     struct SetAnswer {
         var search: Int
         var searchTime: Timestamp
@@ -321,23 +321,55 @@ struct SearchResponseSetRule: StatefulSessionRule {
         /// USN keys its alives announced before the search, and those it answered with.
         var announced: Set<UInt64>
         var answered: Set<UInt64> = []
+
+        /// Takes in a response for `usn` at `now`, when the search's window is still open.
+        mutating func take(_ usn: UInt64, frame: Int, at now: Double) -> Bool {
+            guard now <= expires else { return false }
+            if answered.count < SearchResponseSetRule.maxUSNs { answered.insert(usn) }
+            if frames.count < 8 { frames.append(frame) }
+            return true
+        }
     }
-    /// Open answers by searcher and responder.
-    private var setAnswers: [SetKey: SetAnswer] = [:]
-    /// The end of the earliest open answer's window (nil: none open).
-    private var earliestExpiry: Double?
-    /// Closed answers that left USNs out, to report.
-    private var incomplete: [SetAnswer] = []
-    private var latest: Timestamp = .zero
-    static let maxSetAnswers = 4096
+    /// An answer whose window ended at `closed` with announced USNs left out, until it is
+    /// reported (`SSDPVerdicts.incompleteSets`).
+    struct Incomplete {
+        var answer: SetAnswer
+        var closed: Timestamp
+    }
     static let maxUSNs = 64
 
     struct Search {
         var frame: Int
         var time: Timestamp
         var expires: Double
+        /// `expires` as a time.
+        var deadline: Timestamp
         /// The responders that used up this search.
         var answeredBy: [Responder] = []
+    }
+    /// The open searches (ssdp:all or upnp:rootdevice) of one searcher endpoint, oldest first,
+    /// at most `maxPerEndpoint` (its verdict row, `SSDPVerdicts.rootSearches`).
+    struct OpenSearches {
+        var list: [Search]
+        /// The end of its latest window: past it, the row holds nothing open.
+        var deadline: Timestamp { list.lazy.map(\.deadline).max() ?? .zero }
+
+        /// Adds a search sent at `now`, dropping those whose window ended.
+        mutating func add(_ s: Search, at now: Double) {
+            list.removeAll { $0.expires < now }
+            if list.count >= SearchResponseSetRule.maxPerEndpoint { list.removeFirst() }
+            list.append(s)
+        }
+
+        /// Uses up, for `responder`, the first open search it has not answered; when there is
+        /// none, the latest open search (already answered) is returned.
+        mutating func use(by responder: Responder, at now: Double) -> Search? {
+            for k in list.indices where list[k].expires >= now && !list[k].answeredBy.contains(responder) {
+                list[k].answeredBy.append(responder)
+                return nil
+            }
+            return list.last { $0.expires >= now }
+        }
     }
     /// A root device (UUID key) answering from an address.
     struct Responder: Hashable {
@@ -349,66 +381,48 @@ struct SearchResponseSetRule: StatefulSessionRule {
         var searcher: Endpoint
         var responder: Responder
     }
-    /// Open searches (ssdp:all or upnp:rootdevice) by searcher.
-    private var searches: [Endpoint: [Search]] = [:]
-    static let maxEndpoints = 1024
     static let maxPerEndpoint = 16
     static let slack = 0.5
 
-    mutating func observe(_ e: SSDPEvent, in store: borrowing SSDPSessionModel, into out: inout SessionReports) {
-        latest = e.time
-        closeSets(by: e.time.asDouble, &out)
-        wholeSet(e, &out)
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        closeSets(by: e.time, &store, &out)
+        wholeSet(e, &store, &out)
         switch e.kind {
         case .mSearch where e.dst.isMulticast:
             guard e.facts.target == .all || e.facts.target == .rootDevice, !e.timeWentBack else { return }
             let key = Endpoint(address: e.src, port: e.srcPort)
             // MX capped as devices cap it (5 under UPnP 1.1, 120 under 1.0); 5 when absent.
-            let mx = Double(min(e.facts.mx ?? 5, e.version >= .v1_1 ? 5 : 120))
-            let window = e.time.asDouble + mx + Self.slack
-            if searches[key] == nil, searches.count >= Self.maxEndpoints {
-                // Drop the endpoints whose searches have all closed; if none, stop tracking.
-                let now = e.time.asDouble
-                searches = searches.filter { $0.value.contains { $0.expires >= now } }
-                guard searches.count < Self.maxEndpoints else {
-                    out.evicted()
-                    return
-                }
-            }
-            var list = searches[key, default: []]
+            let mx = min(e.facts.mx ?? 5, e.version >= .v1_1 ? 5 : 120)
             let now = e.time.asDouble
-            list.removeAll { $0.expires < now }
-            if list.count >= Self.maxPerEndpoint { list.removeFirst() }
-            list.append(Search(frame: e.frame, time: e.time, expires: window))
-            searches[key] = list
+            let late = Int64(mx) * 1_000_000_000 + Int64(Self.slack * 1e9) + Int64(e.time.nanoseconds)
+            let search = Search(
+                frame: e.frame, time: e.time, expires: now + Double(mx) + Self.slack,
+                deadline: Timestamp(
+                    seconds: e.time.seconds &+ late / 1_000_000_000, nanoseconds: UInt32(late % 1_000_000_000)))
+            if store.verdicts.rootSearches[key]?.add(search, at: now) == nil {
+                store.verdicts.rootSearches.insert(
+                    OpenSearches(list: [search]), for: key, at: e.time, evicted: &out.evictions)
+            }
         case .response:
             guard e.facts.target == .rootDevice, let device = e.facts.uuidKey, !e.timeWentBack,
                 e.search?.unicastTo == nil
             else { return }
             let key = Endpoint(address: e.dst, port: e.dstPort)
-            guard var list = searches[key] else { return }
-            let now = e.time.asDouble
-            let answer = Responder(device: device, source: e.src)
-            var used: Int? = nil
-            for k in list.indices where list[k].expires >= now && !list[k].answeredBy.contains(answer) {
-                list[k].answeredBy.append(answer)
-                used = k
-                break
-            }
-            if used == nil, let last = list.last(where: { $0.expires >= now }) {
+            let answered = store.verdicts.rootSearches[key]?.use(
+                by: Responder(device: device, source: e.src), at: e.time.asDouble)
+            if let last = answered ?? nil {
                 out.report(
                     Self.descriptor,
                     "another upnp:rootdevice response from this root device to the M-SEARCH of frame \(last.frame), already answered: one response per root device",
                     related: [last.frame])
             }
-            searches[key] = list
         default:
             break
         }
     }
 
     /// The whole-set half: a response to an open ssdp:all search counts for its device.
-    private mutating func wholeSet(_ e: SSDPEvent, _ out: inout SessionReports) {
+    private static func wholeSet(_ e: SSDPEvent, _ store: inout SSDPSessionStore, _ out: inout SessionReports) {
         guard e.kind == .response, !e.timeWentBack, let device = e.facts.uuidKey, let usn = e.facts.usnKey else {
             return
         }
@@ -416,12 +430,7 @@ struct SearchResponseSetRule: StatefulSessionRule {
             searcher: Endpoint(address: e.dst, port: e.dstPort), responder: Responder(device: device, source: e.src))
         // Within the window, whatever the endpoint searched for since (control points send
         // several searches from one socket).
-        if var a = setAnswers[key], e.time.asDouble <= a.expires {
-            if a.answered.count < Self.maxUSNs { a.answered.insert(usn) }
-            if a.frames.count < 8 { a.frames.append(e.frame) }
-            setAnswers[key] = a
-            return
-        }
+        if store.verdicts.setAnswers[key]?.take(usn, frame: e.frame, at: e.time.asDouble) == true { return }
         guard let search = e.search, search.unicastTo == nil,
             ASCII.equalsIgnoringCase(search.st, search.st.indices, "ssdp:all")
         else { return }
@@ -433,37 +442,35 @@ struct SearchResponseSetRule: StatefulSessionRule {
             announced.insert(k)
         }
         guard announced.count > 1 else { return }
-        guard setAnswers.count < Self.maxSetAnswers else {
-            out.evicted()
-            return
-        }
         let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
-        setAnswers[key] = SetAnswer(
-            search: search.frame, searchTime: search.time, expires: search.expires.asDouble, uuid: uuid,
-            source: e.src, frames: [e.frame], announced: announced, answered: [usn])
-        earliestExpiry = min(earliestExpiry ?? .infinity, search.expires.asDouble)
+        store.verdicts.setAnswers.insert(
+            SetAnswer(
+                search: search.frame, searchTime: search.time, expires: search.expires.asDouble, uuid: uuid,
+                source: e.src, frames: [e.frame], announced: announced, answered: [usn]),
+            for: key, at: e.time, evicted: &out.evictions)
+        store.verdicts.earliestSetExpiry = min(store.verdicts.earliestSetExpiry ?? .infinity, search.expires.asDouble)
     }
 
     /// Answers whose window ended by `now`: those that left announced USNs out wait to be
     /// reported.
-    private mutating func closeSets(by now: Double, _ out: inout SessionReports) {
+    private static func closeSets(by now: Timestamp, _ store: inout SSDPSessionStore, _ out: inout SessionReports) {
+        let t = now.asDouble
         // The table is scanned only once its earliest window may have ended.
-        guard let earliest = earliestExpiry, earliest < now else { return }
-        defer { earliestExpiry = setAnswers.values.lazy.map(\.expires).min() }
-        for (key, a) in setAnswers where a.expires < now {
-            setAnswers[key] = nil
+        guard let earliest = store.verdicts.earliestSetExpiry, earliest < t else { return }
+        let closed = store.verdicts.setAnswers.rows.filter { $0.value.expires < t }
+        for (key, a) in closed {
+            store.verdicts.setAnswers.remove(key)
             guard !a.announced.isSubset(of: a.answered) else { continue }
-            guard incomplete.count < Self.maxSetAnswers else {
-                out.evicted()
-                continue
-            }
-            incomplete.append(a)
+            store.verdicts.incompleteSets.append(Incomplete(answer: a, closed: now), evicted: &out.evictions)
         }
+        store.verdicts.earliestSetExpiry = store.verdicts.setAnswers.rows.values.lazy.map(\.expires).min()
     }
 
-    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
-        closeSets(by: now.asDouble, &out)
-        for a in incomplete.sorted(by: { $0.frames[0] < $1.frames[0] }) {
+    static func conclude(by now: Timestamp, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        closeSets(by: now, &store, &out)
+        guard !store.verdicts.incompleteSets.isEmpty else { return }
+        for c in store.verdicts.incompleteSets.elements.sorted(by: { $0.answer.frames[0] < $1.answer.frames[0] }) {
+            let a = c.answer
             let uuid = String(decoding: a.uuid, as: UTF8.self)
             let missing = a.announced.subtracting(a.answered).count
             out.reportAtEnd(
@@ -471,8 +478,10 @@ struct SearchResponseSetRule: StatefulSessionRule {
                 "uuid:\(uuid) answered the ssdp:all search of frame \(a.search) for \(a.answered.intersection(a.announced).count) of the \(a.announced.count) USNs its alives announced (\(missing) left out): a device answers ssdp:all with its whole set",
                 frames: a.frames + [a.search], time: a.searchTime, source: a.source, device: "uuid:\(uuid)")
         }
-        incomplete.removeAll()
+        store.verdicts.incompleteSets.removeAll()
     }
 
-    mutating func finish(into out: inout SessionReports) { conclude(by: latest, into: &out) }
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        conclude(by: store.latest, in: &store, into: &out)
+    }
 }
