@@ -156,7 +156,7 @@ public enum RuleRegistry {
     /// mDNS rules judged across packets, in capture order.
     public static let mdnsSession: [SessionEngine<MDNSEvent>.Entry] = [
         .stateful(AdditionalRecordsRule.self),  // MDNS-308 (judged in order: recently sent records count)
-        .stateful(LegacyResponseIDRule.self),  // MDNS-403
+        .judged(LegacyResponseIDRule.self),  // MDNS-403
         .stateful(ProbingRule.self),  // MDNS-501
         .stateful(ProbeRateRule.self),  // MDNS-502
         .stateful(ProbeBeforeAnnounceRule.self),  // MDNS-503
@@ -165,17 +165,17 @@ public enum RuleRegistry {
         .stateful(RecordRateRule.self),  // MDNS-506
         .judged(ResponseDelayRule.self),  // MDNS-507
         .judged(TruncatedQueryDelayRule.self),  // MDNS-508
-        .stateful(KnownAnswerSuppressionRule.self),  // MDNS-509
-        .stateful(KnownAnswerTTLRule.self),  // MDNS-510
-        .stateful(KnownAnswerContinuationRule.self),  // MDNS-511
-        .stateful(QueryBackoffRule.self),  // MDNS-512
-        .stateful(UnicastResponseRule.self),  // MDNS-513
+        .judged(KnownAnswerSuppressionRule.self),  // MDNS-509
+        .judged(KnownAnswerTTLRule.self),  // MDNS-510
+        .judged(KnownAnswerContinuationRule.self),  // MDNS-511
+        .judged(QueryBackoffRule.self),  // MDNS-512
+        .judged(UnicastResponseRule.self),  // MDNS-513
         .stateful(ConflictRule.self),  // MDNS-514
         .stateful(GoodbyeUpdateRule.self),  // MDNS-515
         .stateful(UpdateRateRule.self),  // MDNS-516
         .stateful(WholeRRSetRule.self),  // MDNS-517
         .stateful(ServiceCompletenessRule.self),  // MDNS-518
-        .stateful(DuplicateSuppressionRule.self),  // MDNS-519
+        .judged(DuplicateSuppressionRule.self),  // MDNS-519
     ]
 
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`

@@ -95,6 +95,18 @@ public struct SessionWindow<Element> {
         }
     }
 
+    /// The event at `k` (an index of `elements`), changed in place; its time stays.
+    public subscript(k: Int) -> Element {
+        get { elements[k] }
+        _modify { yield &elements[k] }
+    }
+
+    /// Removes the events that satisfy `remove` (the others stay in order).
+    public mutating func removeAll(where remove: (Element) -> Bool) { elements.removeAll(where: remove) }
+
+    /// Removes every event.
+    public mutating func removeAll() { elements.removeAll(keepingCapacity: true) }
+
     /// Appends the newest event (the oldest goes when the window is full, counted).
     public mutating func append(_ e: Element, evicted: inout Int) {
         if elements.count >= cap {
