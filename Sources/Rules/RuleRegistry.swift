@@ -52,27 +52,27 @@ public enum RuleRegistry {
     ]
 
     /// SSDP rules judged across packets, in capture order.
-    public static let ssdpSession: [SessionEngine<SSDPEvent>.Entry] = [
-        .judged(ResponsePortPairingRule.self),  // SSDP-205 (pairing)
-        .judged(ResponseWithinMXRule.self),  // SSDP-501
-        .judged(UnicastResponseWithinOneSecondRule.self),  // SSDP-502
-        .judged(DiscardMalformedSearchRule.self),  // SSDP-503
-        .judged(ResponseSTMatchesSearchRule.self),  // SSDP-504
-        .judged(SearchResponseSetRule.self),  // SSDP-505
-        .judged(ReannounceBeforeExpiryRule.self),  // SSDP-506
-        .judged(RefreshIntervalRule.self),  // SSDP-507
-        .judged(AliveStormRule.self),  // SSDP-508
-        .judged(BootIDStableRule.self),  // SSDP-509
-        .judged(BootIDIncreasesRule.self),  // SSDP-510
-        .judged(ConfigIDConsistentRule.self),  // SSDP-511
-        .judged(UUIDUniqueRule.self),  // SSDP-512
-        .judged(ByebyeUnknownUSNRule.self),  // SSDP-513
-        .judged(AdvertisementSetCompleteRule.self),  // SSDP-514
-        .judged(HighestVersionOnlyRule.self),  // SSDP-515
-        .judged(MultiHomedConsistentRule.self),  // SSDP-516
-        .judged(LocationMovesRule.self),  // SSDP-517
-        .judged(UpdateLocationSameRule.self),  // SSDP-518
-        .judged(UnicastSearchAnsweredRule.self),  // SSDP-519
+    public static let ssdpSession: [any SessionRule<SSDPEvent>.Type] = [
+        ResponsePortPairingRule.self,  // SSDP-205 (pairing)
+        ResponseWithinMXRule.self,  // SSDP-501
+        UnicastResponseWithinOneSecondRule.self,  // SSDP-502
+        DiscardMalformedSearchRule.self,  // SSDP-503
+        ResponseSTMatchesSearchRule.self,  // SSDP-504
+        SearchResponseSetRule.self,  // SSDP-505
+        ReannounceBeforeExpiryRule.self,  // SSDP-506
+        RefreshIntervalRule.self,  // SSDP-507
+        AliveStormRule.self,  // SSDP-508
+        BootIDStableRule.self,  // SSDP-509
+        BootIDIncreasesRule.self,  // SSDP-510
+        ConfigIDConsistentRule.self,  // SSDP-511
+        UUIDUniqueRule.self,  // SSDP-512
+        ByebyeUnknownUSNRule.self,  // SSDP-513
+        AdvertisementSetCompleteRule.self,  // SSDP-514
+        HighestVersionOnlyRule.self,  // SSDP-515
+        MultiHomedConsistentRule.self,  // SSDP-516
+        LocationMovesRule.self,  // SSDP-517
+        UpdateLocationSameRule.self,  // SSDP-518
+        UnicastSearchAnsweredRule.self,  // SSDP-519
     ]
 
     /// SSDP rules judged from a fetched device description (`discoscope probe` fetches it;
@@ -154,28 +154,28 @@ public enum RuleRegistry {
     ]
 
     /// mDNS rules judged across packets, in capture order.
-    public static let mdnsSession: [SessionEngine<MDNSEvent>.Entry] = [
-        .judged(AdditionalRecordsRule.self),  // MDNS-308 (judged in order: recently sent records count)
-        .stateful(LegacyResponseIDRule.self),  // MDNS-403
-        .judged(ProbingRule.self),  // MDNS-501
-        .judged(ProbeRateRule.self),  // MDNS-502
-        .judged(ProbeBeforeAnnounceRule.self),  // MDNS-503
-        .judged(AnnouncingRule.self),  // MDNS-504
-        .judged(PeriodicAnnouncementRule.self),  // MDNS-505
-        .judged(RecordRateRule.self),  // MDNS-506
-        .judged(ResponseDelayRule.self),  // MDNS-507
-        .judged(TruncatedQueryDelayRule.self),  // MDNS-508
-        .stateful(KnownAnswerSuppressionRule.self),  // MDNS-509
-        .stateful(KnownAnswerTTLRule.self),  // MDNS-510
-        .stateful(KnownAnswerContinuationRule.self),  // MDNS-511
-        .stateful(QueryBackoffRule.self),  // MDNS-512
-        .stateful(UnicastResponseRule.self),  // MDNS-513
-        .judged(ConflictRule.self),  // MDNS-514
-        .judged(GoodbyeUpdateRule.self),  // MDNS-515
-        .judged(UpdateRateRule.self),  // MDNS-516
-        .judged(WholeRRSetRule.self),  // MDNS-517
-        .judged(ServiceCompletenessRule.self),  // MDNS-518
-        .stateful(DuplicateSuppressionRule.self),  // MDNS-519
+    public static let mdnsSession: [any SessionRule<MDNSEvent>.Type] = [
+        AdditionalRecordsRule.self,  // MDNS-308 (judged in order: recently sent records count)
+        LegacyResponseIDRule.self,  // MDNS-403
+        ProbingRule.self,  // MDNS-501
+        ProbeRateRule.self,  // MDNS-502
+        ProbeBeforeAnnounceRule.self,  // MDNS-503
+        AnnouncingRule.self,  // MDNS-504
+        PeriodicAnnouncementRule.self,  // MDNS-505
+        RecordRateRule.self,  // MDNS-506
+        ResponseDelayRule.self,  // MDNS-507
+        TruncatedQueryDelayRule.self,  // MDNS-508
+        KnownAnswerSuppressionRule.self,  // MDNS-509
+        KnownAnswerTTLRule.self,  // MDNS-510
+        KnownAnswerContinuationRule.self,  // MDNS-511
+        QueryBackoffRule.self,  // MDNS-512
+        UnicastResponseRule.self,  // MDNS-513
+        ConflictRule.self,  // MDNS-514
+        GoodbyeUpdateRule.self,  // MDNS-515
+        UpdateRateRule.self,  // MDNS-516
+        WholeRRSetRule.self,  // MDNS-517
+        ServiceCompletenessRule.self,  // MDNS-518
+        DuplicateSuppressionRule.self,  // MDNS-519
     ]
 
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`
@@ -184,8 +184,8 @@ public enum RuleRegistry {
 
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
-        ssdp.map(\.rule) + ssdpSession.map(\.rule) + ssdpDescription.map { $0 } + mdns.map(\.rule)
-            + mdnsSession.map(\.rule)
+        ssdp.map(\.rule) + ssdpSession.map { $0 } + ssdpDescription.map { $0 } + mdns.map(\.rule)
+            + mdnsSession.map { $0 }
     }
 }
 

@@ -83,7 +83,7 @@ import Testing
 
     @Test func statefulCatalogRulesAreSessionRules() throws {
         let catalog = try Self.committedCopy()
-        for type in RuleRegistry.ssdpSession.map(\.rule) {
+        for type in RuleRegistry.ssdpSession {
             let id = type.descriptor.id.rawValue
             // SSDP-205 is mixed: a stateless check plus the pairing half.
             #expect(catalog[id] == "Stateful" || id == "SSDP-205", "\(id)")
@@ -95,14 +95,14 @@ import Testing
     @Test func everyStatefulSSDPCatalogRuleIsASessionRule() throws {
         let catalog = try Self.committedCopy()
         let stateful = Set(catalog.filter { $0.key.hasPrefix("SSDP-") && $0.value == "Stateful" }.keys)
-        let session = Set(RuleRegistry.ssdpSession.map { $0.rule.descriptor.id.rawValue })
+        let session = Set(RuleRegistry.ssdpSession.map { $0.descriptor.id.rawValue })
         #expect(stateful.subtracting(session).isEmpty, "not session rules: \(stateful.subtracting(session).sorted())")
     }
 
     /// mDNS session rules are the catalog's stateful rules, plus MDNS-308's in-order half.
     @Test func mdnsSessionRulesAreStatefulCatalogRules() throws {
         let catalog = try Self.committedCopy()
-        for type in RuleRegistry.mdnsSession.map(\.rule) where type.descriptor.id.rawValue != "MDNS-308" {
+        for type in RuleRegistry.mdnsSession where type.descriptor.id.rawValue != "MDNS-308" {
             let id = type.descriptor.id.rawValue
             #expect(catalog[id] == "Stateful", "\(id)")
             #expect(type.descriptor.scope == .stateful, "\(id)")
@@ -114,7 +114,7 @@ import Testing
     @Test func statefulMDNSCatalogRulesAreSessionRulesExceptThoseListedAsMissing() throws {
         let catalog = try Self.committedCopy()
         let stateful = Set(catalog.filter { $0.key.hasPrefix("MDNS-") && $0.value == "Stateful" }.keys)
-        let session = Set(RuleRegistry.mdnsSession.map { $0.rule.descriptor.id.rawValue })
+        let session = Set(RuleRegistry.mdnsSession.map { $0.descriptor.id.rawValue })
         let missing: Set<String> = []
         #expect(stateful.subtracting(session) == missing)
     }

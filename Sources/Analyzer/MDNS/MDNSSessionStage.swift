@@ -27,7 +27,7 @@ struct MDNSSessionStage {
 
     /// Whether any mDNS session rule is enabled (otherwise the stage is not run at all).
     static func isEnabled(disabled: Set<RuleID>) -> Bool {
-        RuleRegistry.mdnsSession.contains { !disabled.contains($0.rule.descriptor.id) }
+        RuleRegistry.mdnsSession.contains { !disabled.contains($0.descriptor.id) }
     }
 
     /// The session rules' reports on one message. A payload too short for the DNS header is

@@ -83,21 +83,6 @@ extension SessionRule {
     public static func finish(in store: inout Event.Store, into out: inout SessionReports) {}
 }
 
-/// A session rule that still keeps its state in its own properties (being moved into the
-/// session store, rule by rule).
-public protocol StatefulSessionRule<Event>: Rule {
-    associatedtype Event: SessionEvent
-    init()
-    mutating func observe(_ event: Event, in store: borrowing Event.Store, into out: inout SessionReports)
-    mutating func conclude(by now: Timestamp, into out: inout SessionReports)
-    mutating func finish(into out: inout SessionReports)
-}
-
-extension StatefulSessionRule {
-    public mutating func conclude(by now: Timestamp, into out: inout SessionReports) {}
-    public mutating func finish(into out: inout SessionReports) {}
-}
-
 /// What session rules concluded on one event: reported with the findings of the message
 /// that revealed them (the current one), naming the related frames. At the end of the input
 /// (`finish`), reports name all their frames, the one that shows the violation first, and

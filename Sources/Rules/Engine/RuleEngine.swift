@@ -94,40 +94,12 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
 /// protocol's session store: each event is judged by every enabled rule in registry order
 /// with the store as it was before the event, then taken into the store.
 public struct SessionEngine<Event: SessionEvent> {
-    /// A registered session rule.
-    public enum Entry: @unchecked Sendable {
-        // Metatypes: no state, nothing shared but code.
-        case judged(any SessionRule<Event>.Type)
-        case stateful(any StatefulSessionRule<Event>.Type)
-
-        public var rule: any Rule.Type {
-            switch self {
-            case .judged(let r): r
-            case .stateful(let r): r
-            }
-        }
-    }
-
-    private enum Running {
-        case judged(any SessionRule<Event>.Type)
-        case stateful(StatefulBox)
-    }
-    /// A rule with state of its own, changed in place.
-    private final class StatefulBox {
-        var rule: any StatefulSessionRule<Event>
-        init(_ rule: any StatefulSessionRule<Event>) { self.rule = rule }
-    }
-    private var rules: [Running]
-    /// Everything the session has shown, and the rules' verdict state.
+    private let rules: [any SessionRule<Event>.Type]
+    /// Everything the session has shown, and the rules' verdict rows.
     public private(set) var store = Event.Store()
 
-    public init(_ registered: [Entry], disabled: Set<RuleID> = []) {
-        rules = registered.filter { !disabled.contains($0.rule.descriptor.id) }.map { entry in
-            switch entry {
-            case .judged(let r): .judged(r)
-            case .stateful(let r): .stateful(StatefulBox(r.init()))
-            }
-        }
+    public init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID> = []) {
+        rules = registered.filter { !disabled.contains($0.descriptor.id) }
     }
 
     public var isEmpty: Bool { rules.isEmpty }
@@ -144,30 +116,15 @@ public struct SessionEngine<Event: SessionEvent> {
     /// Judges `event` with every rule, without taking it in (`update(with:)` does; the end of
     /// the input is judged only).
     public mutating func judge(_ event: Event, into out: inout SessionReports) {
-        for r in rules {
-            switch r {
-            case .judged(let rule): rule.judge(event, in: &store, into: &out)
-            case .stateful(let box): box.rule.observe(event, in: store, into: &out)
-            }
-        }
+        for rule in rules { rule.judge(event, in: &store, into: &out) }
     }
 
     /// Live capture's timer: what became certain by `now` (see `SessionRule`).
     public mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
-        for r in rules {
-            switch r {
-            case .judged(let rule): rule.conclude(by: now, in: &store, into: &out)
-            case .stateful(let box): box.rule.conclude(by: now, into: &out)
-            }
-        }
+        for rule in rules { rule.conclude(by: now, in: &store, into: &out) }
     }
 
     public mutating func finish(into out: inout SessionReports) {
-        for r in rules {
-            switch r {
-            case .judged(let rule): rule.finish(in: &store, into: &out)
-            case .stateful(let box): box.rule.finish(into: &out)
-            }
-        }
+        for rule in rules { rule.finish(in: &store, into: &out) }
     }
 }

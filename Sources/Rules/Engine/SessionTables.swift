@@ -107,15 +107,6 @@ public struct SessionWindow<Element> {
 
     public var isEmpty: Bool { elements.isEmpty }
 
-    /// The element at `k` of `elements`, changed in place (its time stays what it was).
-    public subscript(k: Int) -> Element {
-        get { elements[k] }
-        _modify { yield &elements[k] }
-    }
-
-    /// Removes every element.
-    public mutating func removeAll() { elements.removeAll(keepingCapacity: true) }
-
     /// Drops what is more than `span` seconds older than `now`.
     public mutating func age(to now: Timestamp) {
         let time = time
@@ -128,6 +119,18 @@ public struct SessionWindow<Element> {
             elements.removeAll(keepingCapacity: true)
         }
     }
+
+    /// The event at `k` (an index of `elements`), changed in place; its time stays.
+    public subscript(k: Int) -> Element {
+        get { elements[k] }
+        _modify { yield &elements[k] }
+    }
+
+    /// Removes the events that satisfy `remove` (the others stay in order).
+    public mutating func removeAll(where remove: (Element) -> Bool) { elements.removeAll(where: remove) }
+
+    /// Removes every event.
+    public mutating func removeAll() { elements.removeAll(keepingCapacity: true) }
 
     /// Appends the newest event (the oldest goes when the window is full, counted).
     public mutating func append(_ e: Element, evicted: inout Int) {

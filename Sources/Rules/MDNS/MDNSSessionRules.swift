@@ -9,8 +9,9 @@ import WireFormat
 ///
 /// Queries are paired with responses by the querier's address and port within 1 s (the
 /// catalog's window); a response to an endpoint with no legacy query in the window is left
-/// alone (the query may predate the capture).
-struct LegacyResponseIDRule: StatefulSessionRule {
+/// alone (the query may predate the capture). The pending query of each endpoint is its
+/// verdict row (`MDNSVerdicts.legacyQueries`).
+struct LegacyResponseIDRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-403", "legacy-response-id", .error, "A legacy unicast response echoes the query's ID",
         spec: "RFC 6762 §6.7, §18.1",
@@ -52,6 +53,7 @@ struct LegacyResponseIDRule: StatefulSessionRule {
             ]),
         ])
 
+    /// A legacy query waiting for its answer.
     struct Query {
         var frame: Int
         var time: Timestamp
@@ -60,20 +62,13 @@ struct LegacyResponseIDRule: StatefulSessionRule {
 
     /// How long a legacy query waits for its answer.
     static let window = 1.0
-    /// Legacy queriers remembered at once; past it, those whose window closed are dropped,
-    /// and if none has, all (a flood of queriers leaves the rule silent rather than wrong).
-    static let capacity = 16384
 
-    private var pending: [Endpoint: Query] = [:]
-
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         if e.isLegacyQuery {
-            if pending.count >= Self.capacity {
-                pending = pending.filter { Timestamp.seconds(from: $0.value.time, to: e.time) <= Self.window }
-                if pending.count >= Self.capacity { pending.removeAll(keepingCapacity: true) }
-            }
-            pending[Endpoint(address: e.src, port: e.srcPort)] = Query(frame: e.frame, time: e.time, id: e.id)
-        } else if e.isLegacyResponse, let q = pending[Endpoint(address: e.dst, port: e.dstPort)] {
+            store.verdicts.legacyQueries.insert(
+                Query(frame: e.frame, time: e.time, id: e.id), for: Endpoint(address: e.src, port: e.srcPort),
+                at: e.time, evicted: &out.evictions)
+        } else if e.isLegacyResponse, let q = store.verdicts.legacyQueries[Endpoint(address: e.dst, port: e.dstPort)] {
             let delay = Timestamp.seconds(from: q.time, to: e.time)
             guard delay >= 0, delay <= Self.window, e.id != q.id else { return }
             out.report(

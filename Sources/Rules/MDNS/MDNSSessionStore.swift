@@ -114,6 +114,9 @@ public struct MDNSRecentQuery: Sendable {
     public var timeWentBack: Bool
     /// Its Known-Answers (the first 256), with the TTLs listed.
     var known: [(key: MDNSRecordKey, ttl: UInt32)]
+    /// The names of its questions past the first 64 (`questions`), for `asks(name:)`: empty
+    /// but for the rare query with more.
+    private var moreNames: [UInt64]
     /// One bit per question name (chosen by its key): `asks` reads the questions only when
     /// the bit of the key's name is set, so most non-matching queries cost one test.
     private var nameBits: UInt64
@@ -128,7 +131,8 @@ public struct MDNSRecentQuery: Sendable {
         truncated = i.header.tc
         timeWentBack = e.timeWentBack
         known = i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) }
-        nameBits = questions.reduce(0) { $0 | MDNSSession.nameBit($1.name) }
+        moreNames = i.questionNames.dropFirst(i.questionIDs.count).map(\.key)
+        nameBits = i.questionNames.reduce(0) { $0 | MDNSSession.nameBit($1.key) }
     }
 
     /// Whether a question asks for the RRSet (same name, its type or ANY).
@@ -136,13 +140,15 @@ public struct MDNSRecentQuery: Sendable {
         nameBits & MDNSSession.nameBit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
     }
 
-    /// Whether a question names `name` (any type).
+    /// Whether a question names `name` (any type; any of its questions, not only the first 64).
     func asks(name: UInt64) -> Bool {
-        nameBits & MDNSSession.nameBit(name) != 0 && questions.contains { $0.name == name }
+        nameBits & MDNSSession.nameBit(name) != 0
+            && (questions.contains { $0.name == name } || moreNames.contains(name))
     }
 
-    /// The TTL the query listed `key` with as a Known-Answer, if it did.
-    func listed(_ key: MDNSRecordKey) -> UInt32? { known.first { $0.key == key }?.ttl }
+    /// The TTL the query listed `key` with as a Known-Answer (the last listing when listed
+    /// twice), if it did.
+    func listed(_ key: MDNSRecordKey) -> UInt32? { known.last { $0.key == key }?.ttl }
 }
 
 /// What the mDNS session rules still have to decide, kept for them by the store: one set of
@@ -159,6 +165,18 @@ struct MDNSVerdicts {
         cap: 256, horizon: 1, activity: \.last.time)
 
     // MARK: Query behaviour (QueryBehaviourRules.swift, MDNSSessionRules.swift)
+
+    /// MDNS-403: the pending legacy query of each querier endpoint (its window is 1 s).
+    var legacyQueries = SessionTable<Endpoint, LegacyResponseIDRule.Query>(
+        cap: 16384, horizon: 1, activity: \.time)
+    /// MDNS-509: the responders due to answer with a record a query listed with less than half
+    /// its TTL, in query order, while the query's second lasts.
+    var knownAnswersDue = SessionWindow<KnownAnswerSuppressionRule.Due>(cap: 256, span: 1, time: \.time)
+    /// MDNS-509: the obligations whose second ended with the responder having answered
+    /// without the record, reported at the end (the first `cap`: the rule adds none past it).
+    var knownAnswersMissed = SessionWindow<KnownAnswerSuppressionRule.Due>(cap: 256, span: .infinity, time: \.time)
+    /// MDNS-511: the TC query of each source waiting for its continuation (window 0.5 s).
+    var truncatedQueries = SessionTable<IPAddress, MDNSFrameTime>(cap: 16384, horizon: 1, activity: \.time)
 
     // MARK: Probing, announcing, record lifecycle (ProbeAnnounceRules.swift, RecordLifecycleRules.swift)
 

@@ -15,31 +15,6 @@ enum MDNSSession {
     /// in one test that a name is not among them (a set bit still needs the names compared).
     static func nameBit(_ name: UInt64) -> UInt64 { 1 &<< ((name &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
 
-    /// Drops the entries of a list kept oldest first that are more than `window` seconds
-    /// older than `now`: a prefix, as event times never decrease.
-    static func dropStale<T>(_ list: inout [T], now: Timestamp, window: Double, time: (T) -> Timestamp) {
-        guard let first = list.first, since(time(first), now) > window else { return }
-        if let fresh = list.firstIndex(where: { since(time($0), now) <= window }) {
-            list.removeFirst(fresh)
-        } else {
-            list.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// A table of keys to values with a cap: past it, entries older than `horizon` seconds
-    /// are dropped, and if that is not enough, the least recently active eighth (counted as
-    /// evicted).
-    static func makeRoom<K: Hashable, V>(
-        _ t: inout [K: V], cap: Int, now: Timestamp, horizon: Double, time: (V) -> Timestamp,
-        _ out: inout SessionReports
-    ) {
-        guard t.count >= cap else { return }
-        t = t.filter { since(time($0.value), now) <= horizon }
-        guard t.count >= cap else { return }
-        // Still full of live entries: the least recently active eighth goes, counted.
-        out.evicted(dropOldest(&t, by: time).count)
-    }
-
     /// Drops the least recently active eighth of a table (in bulk: a flood of new keys costs
     /// a sort every few hundred insertions, not a scan each); returns their keys.
     static func dropOldest<K: Hashable, V>(_ t: inout [K: V], by time: (V) -> Timestamp) -> [K] {

@@ -32,7 +32,10 @@ struct MDNSRecordKey: Hashable {
 /// after the query (so it was there and heard it) without the record, no other host
 /// multicast the record in that second (duplicate answer suppression, §7.4), and the capture
 /// ran past the second. Concluded at the end of the input.
-struct KnownAnswerSuppressionRule: StatefulSessionRule {
+///
+/// Responses are compared with the store's window of recent queries; the obligations to
+/// answer are verdict rows (`MDNSVerdicts.knownAnswersDue`, then `.knownAnswersMissed`).
+struct KnownAnswerSuppressionRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-509", "known-answer-suppression", .error,
         "A responder does not repeat a Known-Answer the querier listed with at least half its TTL",
@@ -76,24 +79,7 @@ struct KnownAnswerSuppressionRule: StatefulSessionRule {
         }
     }
 
-    struct Query {
-        var frame: Int
-        var time: Timestamp
-        var source: IPAddress
-        var names: [UInt64]
-        /// `MDNSSession.nameBit` of each of `names`.
-        var nameBits: UInt64
-        /// The Known-Answers in the order listed (a list is short: searched, not hashed).
-        var known: [(key: MDNSRecordKey, ttl: UInt32)]
-
-        /// Whether it asks a question about `name`.
-        func asks(name: UInt64) -> Bool { nameBits & MDNSSession.nameBit(name) != 0 && names.contains(name) }
-
-        /// The TTL `key` was listed with (the last listing when listed twice).
-        func listed(_ key: MDNSRecordKey) -> UInt32? { known.last(where: { $0.key == key })?.ttl }
-    }
-    /// Multicast queries of the last second, oldest first.
-    private var recent: [Query] = []
+    /// A response is compared with at most the latest 256 queries of the window.
     static let capacity = 256
     static let window = 1.0
     static let announcing = 10.0
@@ -110,34 +96,32 @@ struct KnownAnswerSuppressionRule: StatefulSessionRule {
         /// The responder's first response to the question without the record.
         var answeredWithout: Int?
     }
-    /// Open obligations (their second not over), and those the responder missed.
-    private var due: [Due] = []
-    private var missed: [Due] = []
-    static let dueCapacity = 256
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    /// The queries a response is compared with: every multicast query of the last second
+    /// (those without a question and those stamped before an earlier packet included), the
+    /// latest `capacity`.
+    static func compared(_ store: borrowing MDNSSessionStore, at now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
+        let all = store.windows.queries.elements
+        var start = all.endIndex
+        while start > all.startIndex, all.endIndex - start < capacity,
+            MDNSSession.since(all[start - 1].time, now) <= window
+        {
+            start -= 1
+        }
+        return all[start...]
+    }
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
-            conclude(by: e.time, into: &out)
+            conclude(by: e.time, in: &store, into: &out)
             return
         }
         guard let i = e.input, e.dst.isMulticast else { return }
-        closeDue(at: e.time)
-        noteDue(e, i, store.model, &out)
-        MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.time)
-        if i.isQuery, !i.isProbe {
-            if recent.count >= Self.capacity {
-                recent.removeFirst()
-                out.evicted()
-            }
-            let names = i.questionNames.map(\.key)
-            recent.append(
-                Query(
-                    frame: e.frame, time: e.time, source: e.src, names: names,
-                    nameBits: names.reduce(0) { $0 | MDNSSession.nameBit($1) },
-                    known: i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) }))
-            return
-        }
-        guard i.isResponse, e.srcPort == 5353, recent.contains(where: { !$0.known.isEmpty }) else { return }
+        closeDue(at: e.time, &store, &out)
+        noteDue(e, i, &store, &out)
+        guard i.isResponse, e.srcPort == 5353 else { return }
+        let recent = compared(store, at: e.time)
+        guard recent.contains(where: { !$0.known.isEmpty }) else { return }
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 }.map { ($0, MDNSRecordKey($0)) }
         for k in recent.indices where !recent[k].known.isEmpty {
             for (r, key) in answers {
@@ -145,9 +129,9 @@ struct KnownAnswerSuppressionRule: StatefulSessionRule {
                 guard recent[k].asks(name: key.set.name), let listed = recent[k].listed(key),
                     UInt64(listed) * 2 >= UInt64(r.record.ttl)
                 else { continue }
-                let q = recent[k]
+                let source = recent[k].source
                 let askedPlainly = recent[(k + 1)...].contains {
-                    $0.source != q.source && $0.asks(name: key.set.name) && $0.listed(key) == nil
+                    $0.source != source && $0.asks(name: key.set.name) && $0.listed(key) == nil
                 }
                 if askedPlainly { continue }
                 // Records the responder first sent in the last 10 s are in their announcing
@@ -159,8 +143,8 @@ struct KnownAnswerSuppressionRule: StatefulSessionRule {
                 }
                 out.report(
                     Self.descriptor,
-                    "answers with \(i.name(r.record.name)) \(r.record.type), which the query of frame \(q.frame) listed as a Known-Answer with TTL \(listed) (at least half of \(r.record.ttl))",
-                    related: [q.frame])
+                    "answers with \(i.name(r.record.name)) \(r.record.type), which the query of frame \(recent[k].frame) listed as a Known-Answer with TTL \(listed) (at least half of \(r.record.ttl))",
+                    related: [recent[k].frame])
                 return
             }
         }
@@ -169,74 +153,80 @@ struct KnownAnswerSuppressionRule: StatefulSessionRule {
 
 extension KnownAnswerSuppressionRule {
     /// Responders whose second to answer is over and who answered without the record.
-    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
-        closeDue(at: now)
-        for d in missed {
+    static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        closeDue(at: now, &store, &out)
+        for d in store.verdicts.knownAnswersMissed.elements {
             out.reportAtEnd(
                 Self.descriptor,
                 "\(d.name) was listed as a Known-Answer with TTL \(d.listed), below half of the \(d.ttl) s \(d.responder) gives it, and \(d.responder) answered the question (frame \(d.answeredWithout ?? d.query)) without it; a responder must answer then",
                 frames: [d.answeredWithout ?? d.query, d.query], time: d.time, source: d.responder)
         }
-        missed.removeAll()
+        store.verdicts.knownAnswersMissed.removeAll()
     }
 
-    /// Moves obligations whose second is over to `missed` (when the responder answered
-    /// without the record) or drops them.
-    fileprivate mutating func closeDue(at now: Timestamp) {
-        guard !due.isEmpty else { return }
-        for d in due where MDNSSession.since(d.time, now) > Self.window && d.answeredWithout != nil {
-            if missed.count < Self.dueCapacity { missed.append(d) }
+    /// Moves the obligations whose second is over (the oldest) to the missed ones when the
+    /// responder answered without the record (while fewer than their cap are kept), or drops
+    /// them.
+    fileprivate static func closeDue(at now: Timestamp, _ store: inout MDNSSessionStore, _ out: inout SessionReports) {
+        guard !store.verdicts.knownAnswersDue.isEmpty else { return }
+        for d in store.verdicts.knownAnswersDue.elements {
+            guard MDNSSession.since(d.time, now) > Self.window else { break }
+            if d.answeredWithout != nil,
+                store.verdicts.knownAnswersMissed.elements.count < store.verdicts.knownAnswersMissed.cap
+            {
+                store.verdicts.knownAnswersMissed.append(d, evicted: &out.evictions)
+            }
         }
-        due.removeAll { MDNSSession.since($0.time, now) > Self.window }
+        store.verdicts.knownAnswersDue.age(to: now)
     }
 
     /// Takes a query's obligations, or a response's fulfilment of them.
-    fileprivate mutating func noteDue(
-        _ e: MDNSEvent, _ i: MDNSInput, _ model: borrowing MDNSSessionModel, _ out: inout SessionReports
+    fileprivate static func noteDue(
+        _ e: MDNSEvent, _ i: MDNSInput, _ store: inout MDNSSessionStore, _ out: inout SessionReports
     ) {
         if i.isQuery {
             guard !i.isProbe, !i.header.tc, e.srcPort == 5353 else { return }
-            let asked = MDNSRecentQuery(e, i)
             for r in i.answerRecords.prefix(256) where r.record.ttl > 0 {
                 let rr = r.record
                 let key = MDNSRecordKey(r)
+                // A QM question for it, among the first 64 (those the window pairs).
                 guard
                     let q = i.keyedQuestions.first(where: {
                         MDNSQuestionID(name: $0.1, type: $0.0.type.rawValue).isAnswered(by: key.set)
-                    })?.0, !q.unicastResponse, asked.asks(key.set), let set = model.rrsets[key.set]
+                    })?.0, !q.unicastResponse, i.questionIDs.contains(where: { $0.isAnswered(by: key.set) }),
+                    let set = store.model.rrsets[key.set]
                 else { continue }
                 for m in set.members
                 where m.rdata == key.rdata && m.owner != e.src && m.ttl > 0 && m.isLive(at: e.time)
                     && UInt64(rr.ttl) * 2 < UInt64(m.ttl) && m.lastMulticast != nil
                 {
-                    if due.count >= Self.dueCapacity {
-                        due.removeFirst()
-                        out.evicted()
-                    }
-                    due.append(
+                    store.verdicts.knownAnswersDue.append(
                         Due(
                             query: e.frame, time: e.time, responder: m.owner, record: key, listed: rr.ttl, ttl: m.ttl,
-                            name: "\(i.name(rr.name)) \(rr.type)"))
+                            name: "\(i.name(rr.name)) \(rr.type)"), evicted: &out.evictions)
                 }
             }
             return
         }
-        guard i.isResponse, e.srcPort == 5353, !due.isEmpty else { return }
+        guard i.isResponse, e.srcPort == 5353, !store.verdicts.knownAnswersDue.isEmpty else { return }
         let sent = Set(
             i.records.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0) })
         let answered = Set(i.records.filter { $0.section == .answer }.map { MDNSRecordKey($0).set })
-        due.removeAll { d in
-            // Sent, by the responder or (duplicate answer suppression) by another host.
-            sent.contains(d.record)
-        }
-        for k in due.indices where due[k].responder == e.src && due[k].answeredWithout == nil {
-            if answered.contains(due[k].record.set) { due[k].answeredWithout = e.frame }
+        // Sent, by the responder or (duplicate answer suppression) by another host.
+        store.verdicts.knownAnswersDue.removeAll { sent.contains($0.record) }
+        for k in store.verdicts.knownAnswersDue.elements.indices
+        where store.verdicts.knownAnswersDue[k].responder == e.src
+            && store.verdicts.knownAnswersDue[k].answeredWithout == nil
+        {
+            if answered.contains(store.verdicts.knownAnswersDue[k].record.set) {
+                store.verdicts.knownAnswersDue[k].answeredWithout = e.frame
+            }
         }
     }
 }
 
 /// MDNS-510: a querier lists Known-Answers only while at least half their TTL remains.
-struct KnownAnswerTTLRule: StatefulSessionRule {
+struct KnownAnswerTTLRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-510", "known-answer-half-ttl", .warning,
         "A querier lists Known-Answers only with at least half their original TTL left",
@@ -257,7 +247,7 @@ struct KnownAnswerTTLRule: StatefulSessionRule {
             RuleExample([mdns(KnownAnswerSuppressionRule.kaQuery(ttl: 100), src: "192.168.1.5")]),
         ])
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd else { return }
         for r in i.answerRecords where r.record.ttl > 0 {
             let rr = r.record
@@ -280,7 +270,7 @@ struct KnownAnswerTTLRule: StatefulSessionRule {
 
 /// MDNS-511: a TC query is followed by Known-Answer continuations; a question-less query
 /// follows a TC query.
-struct KnownAnswerContinuationRule: StatefulSessionRule {
+struct KnownAnswerContinuationRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-511", "known-answer-continuation", .error,
         "A TC query is followed at once by a continuation, and a question-less query follows one",
@@ -309,21 +299,23 @@ struct KnownAnswerContinuationRule: StatefulSessionRule {
         ])
 
     static let window = 0.5
-    private var pending: [IPAddress: MDNSFrameTime] = [:]
-    static let capacity = 16384
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
-            conclude(by: e.time, into: &out)
+            conclude(by: e.time, in: &store, into: &out)
             return
         }
         guard let i = e.input, i.isQuery, e.dstPort == 5353 else { return }
         let continuation = i.message.questions.isEmpty
-        if let tc = pending.removeValue(forKey: e.src), !continuation {
-            out.report(
-                Self.descriptor,
-                "the TC query of frame \(tc.frame) was not followed by a Known-Answer continuation (a query with no question)",
-                related: [tc.frame])
+        // The source's next query closes its TC query's wait, whatever it is.
+        if let tc = store.verdicts.truncatedQueries[e.src] {
+            store.verdicts.truncatedQueries.remove(e.src)
+            if !continuation {
+                out.report(
+                    Self.descriptor,
+                    "the TC query of frame \(tc.frame) was not followed by a Known-Answer continuation (a query with no question)",
+                    related: [tc.frame])
+            }
         }
         if continuation {
             let last = store.model.senders[e.src]?.lastTruncatedQuery
@@ -339,25 +331,26 @@ struct KnownAnswerContinuationRule: StatefulSessionRule {
             }
         }
         if i.header.tc {
-            MDNSSession.makeRoom(&pending, cap: Self.capacity, now: e.time, horizon: 1, time: { $0.time }, &out)
-            pending[e.src] = MDNSFrameTime(frame: e.frame, time: e.time)
+            store.verdicts.truncatedQueries.insert(
+                MDNSFrameTime(frame: e.frame, time: e.time), for: e.src, at: e.time, evicted: &out.evictions)
         }
     }
 
     /// TC queries whose window is over with nothing after them from their source.
-    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
-        for (src, tc) in pending.sorted(by: { $0.value.frame < $1.value.frame })
+    static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        guard !store.verdicts.truncatedQueries.isEmpty else { return }
+        for (src, tc) in store.verdicts.truncatedQueries.rows.sorted(by: { $0.value.frame < $1.value.frame })
         where MDNSSession.since(tc.time, now) > Self.window {
             out.reportAtEnd(
                 Self.descriptor, "TC query never followed by a Known-Answer continuation", frames: [tc.frame],
                 time: tc.time, source: src)
-            pending[src] = nil
+            store.verdicts.truncatedQueries.remove(src)
         }
     }
 }
 
 /// MDNS-512: continuous querying backs off (1 s, then doubling) and drops the QU bit.
-struct QueryBackoffRule: StatefulSessionRule {
+struct QueryBackoffRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-512", "query-backoff", .error, "Repeated queries back off: 1 s, then each interval doubles",
         spec: "RFC 6762 §5.2, §5.4",
@@ -378,7 +371,7 @@ struct QueryBackoffRule: StatefulSessionRule {
     static let growth = 1.5
     static let restart = 2.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
             !e.timeWentBack
         else { return }
@@ -419,7 +412,7 @@ struct QueryBackoffRule: StatefulSessionRule {
 }
 
 /// MDNS-513: a unicast response to port 5353 answers a recent QU or unicast query.
-struct UnicastResponseRule: StatefulSessionRule {
+struct UnicastResponseRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-513", "unicast-response-solicited", .error,
         "A unicast response to port 5353 answers a QU or unicast query of the last 2 s",
@@ -444,7 +437,7 @@ struct UnicastResponseRule: StatefulSessionRule {
 
     static let window = 2.0
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, !e.atEnd, !e.dst.isMulticast, e.dstPort == 5353,
             let start = store.model.start, MDNSSession.since(start, e.time) > Self.window
         else { return }
@@ -472,7 +465,7 @@ struct UnicastResponseRule: StatefulSessionRule {
 /// sent that soon after an identical one was planned when the other was seen.
 /// Hosts are told apart by source address within one address family only: a dual-stack host
 /// sends the same message over IPv4 and IPv6.
-struct DuplicateSuppressionRule: StatefulSessionRule {
+struct DuplicateSuppressionRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-519", "duplicate-suppression", .warning,
         "Hosts do not repeat an answer or a question another host just sent",
@@ -516,13 +509,8 @@ struct DuplicateSuppressionRule: StatefulSessionRule {
         response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
     }
 
-    struct Asked {
-        var query: MDNSRecentQuery
-        var qm: [Bool]
-        var known: Set<MDNSRecordKey>
-    }
-    /// Multicast queries of the last second, oldest first.
-    private var recent: [Asked] = []
+    /// Questions and answers are compared with at most the latest 256 queries of the window
+    /// that `isCompared` keeps.
     static let capacity = 256
     static let window = 1.0
     static let seen = 0.02
@@ -535,30 +523,28 @@ struct DuplicateSuppressionRule: StatefulSessionRule {
         }
     }
 
-    mutating func observe(_ e: MDNSEvent, in store: borrowing MDNSSessionStore, into out: inout SessionReports) {
+    /// Whether a query of the store's window is one questions and answers are compared with:
+    /// from port 5353, with a question, not stamped before an earlier packet.
+    static func isCompared(_ q: MDNSRecentQuery) -> Bool {
+        q.sourcePort == 5353 && !q.questions.isEmpty && !q.timeWentBack
+    }
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack, e.dst.isMulticast, e.srcPort == 5353 else { return }
-        MDNSSession.dropStale(&recent, now: e.time, window: Self.window, time: \.query.time)
+        // Read newest first, up to the first query more than a second old.
+        let recent = store.windows.queries.elements
         if i.isQuery {
-            guard !i.isProbe, !i.message.questions.isEmpty else { return }
-            let asked = Asked(
-                query: MDNSRecentQuery(e, i), qm: i.message.questions.prefix(64).map { !$0.unicastResponse },
-                known: Set(i.answerRecords.prefix(256).map { MDNSRecordKey($0) }))
-            if !asked.query.truncated { judgeQuestion(e, i, asked, &out) }
-            if recent.count >= Self.capacity {
-                recent.removeFirst()
-                out.evicted()
-            }
-            recent.append(asked)
+            guard !i.isProbe, !i.message.questions.isEmpty, !i.header.tc else { return }
+            judgeQuestion(e, i, recent, &out)
             return
         }
         guard i.isResponse else { return }
         for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
             let key = MDNSRecordKey(r)
-            // By index: a copy of the query would retain its lists.
-            guard let qi = recent.lastIndex(where: { $0.query.asks(key.set) }), recent[qi].query.source != e.src,
+            guard let qi = latest(asking: key.set, in: recent, at: e.time), recent[qi].source != e.src,
                 let set = store.model.rrsets[key.set]
             else { continue }
-            let q = (source: recent[qi].query.source, time: recent[qi].query.time, frame: recent[qi].query.frame)
+            let q = (source: recent[qi].source, time: recent[qi].time, frame: recent[qi].frame)
             guard
                 let other = set.members.first(where: { m in
                     guard m.rdata == key.rdata, m.owner != e.src, m.owner != q.source, Self.sameFamily(m.owner, e.src),
@@ -575,21 +561,50 @@ struct DuplicateSuppressionRule: StatefulSessionRule {
         }
     }
 
-    private func judgeQuestion(_ e: MDNSEvent, _ i: MDNSInput, _ asked: Asked, _ out: inout SessionReports) {
-        for (k, id) in asked.query.questions.enumerated() where asked.qm[k] {
-            for earlier in recent.reversed()
-            where earlier.query.source != e.src && Self.sameFamily(earlier.query.source, e.src)
-                && !earlier.query.truncated
-            {
-                let gap = MDNSSession.since(earlier.query.time, e.time)
-                guard gap >= Self.seen, gap <= Self.planning,
-                    let j = earlier.query.questions.firstIndex(of: id), earlier.qm[j],
-                    earlier.known.filter({ id.isAnswered(by: $0.set) }).isSubset(of: asked.known)
+    /// The index in `recent` of the latest query compared with (of the last second, among the
+    /// latest `capacity`) that asks for `set`.
+    private static func latest(asking set: MDNSRRSetKey, in recent: [MDNSRecentQuery], at now: Timestamp) -> Int? {
+        var k = recent.endIndex
+        var n = 0
+        while k > recent.startIndex, n < Self.capacity {
+            k -= 1
+            if MDNSSession.since(recent[k].time, now) > Self.window { break }
+            guard isCompared(recent[k]) else { continue }
+            n += 1
+            if recent[k].asks(set) { return k }
+        }
+        return nil
+    }
+
+    /// A QM question of a query without TC that another host of its family asked 20–100 ms
+    /// before, with no Known-Answer for it this query lacks.
+    private static func judgeQuestion(
+        _ e: MDNSEvent, _ i: MDNSInput, _ recent: [MDNSRecentQuery], _ out: inout SessionReports
+    ) {
+        // This query's Known-Answers, made when a question is first compared with an earlier one.
+        var listed: Set<MDNSRecordKey>? = nil
+        for (k, id) in i.questionIDs.enumerated() where !i.message.questions[k].unicastResponse {
+            // Newest first: past the planning horizon, every earlier query is older still.
+            var j = recent.endIndex
+            var n = 0
+            while j > recent.startIndex, n < Self.capacity {
+                j -= 1
+                let gap = MDNSSession.since(recent[j].time, e.time)
+                if gap > Self.planning { break }
+                guard isCompared(recent[j]) else { continue }
+                n += 1
+                guard recent[j].source != e.src, Self.sameFamily(recent[j].source, e.src), !recent[j].truncated,
+                    gap >= Self.seen, let q = recent[j].questions.firstIndex(of: id), recent[j].qm[q]
                 else { continue }
+                let mine = listed ?? Set(i.answerRecords.prefix(256).map { MDNSRecordKey($0) })
+                listed = mine
+                guard recent[j].known.allSatisfy({ !id.isAnswered(by: $0.key.set) || mine.contains($0.key) }) else {
+                    continue
+                }
                 out.report(
                     Self.descriptor,
-                    "QM question \(i.name(i.message.questions[k].name)) \(i.message.questions[k].type) asked \(ResponseDelayRule.ms(gap)) ms after \(earlier.query.source) asked it (frame \(earlier.query.frame)) with no Known-Answer this query lacks; the duplicate question is suppressed",
-                    related: [earlier.query.frame])
+                    "QM question \(i.name(i.message.questions[k].name)) \(i.message.questions[k].type) asked \(ResponseDelayRule.ms(gap)) ms after \(recent[j].source) asked it (frame \(recent[j].frame)) with no Known-Answer this query lacks; the duplicate question is suppressed",
+                    related: [recent[j].frame])
                 return
             }
         }

@@ -1,0 +1,81 @@
+import Findings
+import Testing
+import WireFormat
+
+@testable import Rules
+
+/// The session store's contract: session rules keep no state of their own, and every table
+/// of the store is bounded by the same policy.
+@Suite struct SessionStoreTests {
+    /// The registered session rules whose types have stored properties.
+    private static func withState(_ rules: [any Rule.Type]) -> [String] {
+        rules.filter { $0.instanceSize != 0 }.map { $0.descriptor.id.rawValue }
+    }
+
+    /// A session rule is an empty type: what it still has to decide can only be kept in the
+    /// store's verdict rows, which the store bounds, ages out and counts.
+    @Test func sessionRulesKeepNoStateOfTheirOwn() {
+        let offenders = Self.withState(RuleRegistry.mdnsSession.map { $0 } + RuleRegistry.ssdpSession.map { $0 })
+        #expect(offenders.isEmpty, "session rules with stored properties: \(offenders)")
+    }
+
+    private static func at(_ seconds: Int64) -> Timestamp { Timestamp(seconds: seconds, nanoseconds: 0) }
+
+    private struct Row {
+        var last: Timestamp
+    }
+
+    /// Past its cap a table drops the rows inactive past its horizon, without counting them.
+    @Test func aFullTableDropsStaleRowsFirstUncounted() {
+        var t = SessionTable<Int, Row>(cap: 4, horizon: 10, activity: \.last)
+        var evicted = 0
+        for k in 0..<4 { t.insert(Row(last: Self.at(Int64(k))), for: k, at: Self.at(Int64(k)), evicted: &evicted) }
+        t.insert(Row(last: Self.at(20)), for: 9, at: Self.at(20), evicted: &evicted)
+        #expect(evicted == 0)
+        #expect(t.count == 1)
+        #expect(t[9] != nil)
+    }
+
+    /// When every row is still live, the least recently active eighth (at least one) goes and
+    /// is counted; the row being inserted stays.
+    @Test func aFullTableOfLiveRowsEvictsTheLeastRecentlyActiveAndCountsThem() {
+        var t = SessionTable<Int, Row>(cap: 16, horizon: .infinity, activity: \.last)
+        var evicted = 0
+        for k in 0..<16 { t.insert(Row(last: Self.at(Int64(k))), for: k, at: Self.at(Int64(k)), evicted: &evicted) }
+        t[0]?.last = Self.at(100)
+        t.insert(Row(last: Self.at(101)), for: 99, at: Self.at(101), evicted: &evicted)
+        #expect(evicted == 2)
+        #expect(t[1] == nil && t[2] == nil)
+        #expect(t[0] != nil && t[99] != nil)
+        #expect(t.count == 15)
+    }
+
+    /// Changing an existing row never evicts.
+    @Test func replacingARowNeedsNoRoom() {
+        var t = SessionTable<Int, Row>(cap: 2, horizon: .infinity, activity: \.last)
+        var evicted = 0
+        t.insert(Row(last: Self.at(0)), for: 0, at: Self.at(0), evicted: &evicted)
+        t.insert(Row(last: Self.at(1)), for: 1, at: Self.at(1), evicted: &evicted)
+        t.insert(Row(last: Self.at(2)), for: 1, at: Self.at(2), evicted: &evicted)
+        #expect(evicted == 0 && t.count == 2)
+    }
+
+    /// A window keeps what is within its span of the latest time, and at most its cap (the
+    /// oldest goes first, counted).
+    @Test func aWindowAgesOutByTimeAndByCap() {
+        var w = SessionWindow<Row>(cap: 3, span: 5, time: \.last)
+        var evicted = 0
+        for s in [0, 1, 2, 3] as [Int64] { w.append(Row(last: Self.at(s)), evicted: &evicted) }
+        #expect(evicted == 1)
+        #expect(w.elements.map(\.last) == [Self.at(1), Self.at(2), Self.at(3)])
+        w.age(to: Self.at(7))
+        #expect(w.elements.map(\.last) == [Self.at(2), Self.at(3)])
+        w.age(to: Self.at(100))
+        #expect(w.isEmpty)
+    }
+}
+
+extension Rule {
+    /// The size of the rule type's instances: 0 for a type with no stored property.
+    fileprivate static var instanceSize: Int { MemoryLayout<Self>.size }
+}
