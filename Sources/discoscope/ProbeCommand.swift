@@ -197,4 +197,5 @@ final class OursMarker: Reporter {
     func finish(_ s: RunSummary) { inner.finish(s) }
     func beginFile(_ index: Int, name: String) { inner.beginFile(index, name: name) }
     func inventory(_ inventory: Inventory) { inner.inventory(inventory) }
+    func setSegmentNames(_ names: [String]) { inner.setSegmentNames(names) }
 }
