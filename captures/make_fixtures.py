@@ -263,7 +263,8 @@ def main():
     write_pcap("link/ipv6.pcap", 229, [(i * 0.1, p) for i, p in enumerate(s6)])
     # An unsupported link type (DLT_USER0 = 147): reported once by name, then the run goes on.
     write_pcap("link/unsupported-user0.pcap", 147, [(0.0, b"\x00" * 40), (0.1, b"\x00" * 40)])
-    # pcapng with interfaces of two link types: libpcap refuses it; we say so clearly.
+    # pcapng with interfaces of two link types: libpcap refuses it; DiscoScope's own reader
+    # reads it (two interfaces: two segments).
     write_pcapng("link/mixed-linktypes.pcapng", [1, 113],
                  [(0, 0.0, eth(s4[0])), (1, 0.1, sll(s4[2]))])
 

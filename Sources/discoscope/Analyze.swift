@@ -20,7 +20,8 @@ extension DiscoScope {
                 also when a filter is given.
                 Each file is a session of its own (the session rules start afresh for each), unless \
                 --segments makes them the segments (links) of one network: one session, the files merged \
-                in time order, each message and finding naming its segment.
+                in time order, each message and finding naming its segment. A pcapng file with several \
+                interfaces is one session whose interfaces are its segments.
                 tcpdump habits work: -r FILE, -c COUNT, -n, -t to -ttttt, -e, -X, -A, -w FILE.
                 """,
             aliases: ["analyse"]

@@ -470,11 +470,7 @@ enum MergedSession {
         if let name = given[path] { return name }
         let base = String(path.split(separator: "/").last ?? Substring(path))
         if let name = given[base] { return name }
-        if path == "-" { return "stdin" }
-        var stem = base
-        for ext in [".gz"] where stem.hasSuffix(ext) { stem = String(stem.dropLast(ext.count)) }
-        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
-        return stem.isEmpty ? base : stem
+        return path == "-" ? "stdin" : OfflineSource.stem(of: path)
     }
 
     /// The segment names of `files`, or why they cannot be used (a `--segment-name` for no

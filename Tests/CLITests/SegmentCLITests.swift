@@ -109,6 +109,51 @@ import Testing
         #expect(alone.status == 2 && alone.stderr.contains("--segment-name goes with --segments"), "\(alone.stderr)")
     }
 
+    /// The same frames as one capture on two interfaces (captures/segments/lan-iot.pcapng,
+    /// written in time order with IDBs named `lan` and `iot`): the same messages, findings and
+    /// inventory as the two files with `--segments`, all but the session's name.
+    @Test(arguments: ["1", "4"])
+    func aPcapngOfTwoInterfacesGivesWhatTheFilesAsSegmentsGive(jobs: String) throws {
+        let files = try analyze(["--segments", Self.lan, Self.iot, "--format", "jsonl", "-j", "1"])
+        let pcapng = try analyze(["captures/segments/lan-iot.pcapng", "--format", "jsonl", "-j", jobs])
+        #expect(pcapng.status == 0, "\(pcapng.stderr)")
+        let a = Self.lines(files).dropLast().map(Self.withoutFile)
+        let b = Self.lines(pcapng).dropLast().map(Self.withoutFile)
+        #expect(a.count == b.count && a.count > 20)
+        #expect(a == b)
+        #expect(b.filter { $0.contains(#""type":"finding""#) }.count == 9)
+        #expect(jsonRecords(pcapng).last?["segments"] as? [String] == ["lan", "iot"])
+    }
+
+    /// A pcapng file of several interfaces that attacks the reader: a clear error naming the
+    /// file and the block, the packets before it analysed, the summary written, exit 2.
+    @Test func aHostilePcapngOfSeveralInterfacesIsAClearInputError() throws {
+        let frames = pcapRecords(Fixtures.capture("link/ethernet.pcap")).map(\.data)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ds-seg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var b = PcapNGBuilder()
+        b.interface(name: "lan")
+        b.interface(name: "iot")
+        b.packet(interface: 0, units: 1_700_000_000_000_000, frames[0])
+        var outOfRange = b
+        outOfRange.packet(interface: 5, units: 1_700_000_000_100_000, frames[1])
+        var badLength = b
+        badLength.block(6, [UInt8](repeating: 0, count: 40), length: 0x7FFF_FFF0)
+        for (name, builder, reason) in [
+            ("range.pcapng", outOfRange, "enhanced packet block for interface 5, but the section describes 2"),
+            ("length.pcapng", badLength, "block of type 6 with total length 2147483632"),
+        ] {
+            let path = try builder.write(dir + "/" + name)
+            let r = try analyze([path, "--format", "jsonl"])
+            #expect(r.status == 2, "\(name): \(r.stderr)")
+            #expect(r.stderr.contains("discoscope: \(path): malformed pcapng: \(reason)"), "\(r.stderr)")
+            let records = jsonRecords(r)
+            #expect(records.filter { $0["type"] as? String == "message" }.map { $0["segment"] as? String } == ["lan"])
+            #expect(records.last?["result"] as? String == "input_error")
+        }
+    }
+
     @Test func aSegmentThatCannotBeReadIsAnInputErrorAndTheOthersAreAnalysed() throws {
         let r = try analyze(["--segments", Self.lan, "captures/segments/missing.pcap", Self.iot, "--format", "jsonl"])
         #expect(r.status == 2)
