@@ -28,12 +28,16 @@ public final class MergedSource: FrameSource {
     private let named: Bool
     private var number = 0
     private var laterErrors: [CaptureError] = []
+    /// Live capture with `-w` on several interfaces: every record goes here, in merged order,
+    /// before it is analysed (interface `k` is part `k`).
+    private let writer: PcapNGWriter?
 
     /// `parts` with the name of each one's segment; `input` names the whole.
-    public init(_ parts: [(source: any FrameSource, name: String)], input: String) {
+    public init(_ parts: [(source: any FrameSource, name: String)], input: String, writer: PcapNGWriter? = nil) {
         self.parts = parts.map(\.source)
         partNames = parts.map(\.name)
         self.input = input
+        self.writer = writer
         pending = Array(repeating: nil, count: parts.count)
         ended = Array(repeating: false, count: parts.count)
         segmentMap = Array(repeating: [], count: parts.count)
@@ -127,6 +131,11 @@ public final class MergedSource: FrameSource {
         var frame = p.frame
         frame.number = number
         frame.segment = segment(best, p.frame.segment)
+        if let writer {
+            // A killed process leaves a readable file: each record reaches it before it is
+            // analysed. A write that fails ends the capture.
+            try writer.write(interface: best, frame: frame, bytes: p.bytes)
+        }
         return .frame(frame, p.bytes, passes: p.passes)
     }
 

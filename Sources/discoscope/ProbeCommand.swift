@@ -97,7 +97,7 @@ extension DiscoScope {
             FileHandleStderr.write(
                 "probing on \(interface) for \(duration) s (at most \(Self.rate) packets/s), link-type \(handle.linkType)\n"
             )
-            let stop = StopController(handle)
+            let stop = StopController([handle])
             stop.start()
             let driver = ProbeDriver(
                 sockets: sockets, ssdp: protocolChoice != .mdns, mdns: protocolChoice != .ssdp, target: target,
