@@ -61,6 +61,9 @@ public final class Analysis {
     /// Called when a bound is reached or an unsupported link type is first seen (the CLI
     /// prints a warning).
     public var onWarning: ((String) -> Void)? = nil
+    /// Called with an input error (a damaged file, an interface gone) as soon as it is known,
+    /// besides the summary (the CLI prints it).
+    public var onInputError: ((String) -> Void)? = nil
     /// Datagrams on port 1900 or 5353 (either side), the figure tshark's
     /// `udp.port==1900 || udp.port==5353` counts.
     public var wellKnownPortDatagrams: Int { summary.portDatagrams }

@@ -13,8 +13,9 @@ extension Analysis {
     /// Reads one opened source to its end: one session (an input file, a live capture, or
     /// the segments of a merged session). A read error (a damaged file) ends the source;
     /// everything before it has been analysed. Returns the source's errors, each also in the
-    /// summary: the one that ended it, and those of its parts that ended early while the
-    /// rest went on (a damaged file of a merged session).
+    /// summary and told to `onInputError` as soon as it is known: the one that ended it, and
+    /// those of its parts that ended early while the rest went on (a damaged file of a merged
+    /// session; live, an interface of several that went down, told within the second).
     @discardableResult
     public func run(_ source: any FrameSource, fileIndex: Int, shouldStop: () -> Bool = { false }) -> [CaptureError] {
         beginInput(source.input, fileIndex: fileIndex)
@@ -28,6 +29,13 @@ extension Analysis {
         // Live capture: once a second, the session rules conclude what became certain.
         var nextConclusion = source.isLive ? PcapHandle.clockNow().seconds + 1 : Int64.max
         var errors: [CaptureError] = []
+        func take(_ found: [CaptureError]) {
+            for e in found {
+                errors.append(e)
+                inputError(e.description)
+                onInputError?(e.description)
+            }
+        }
         do {
             while !shouldStop() {
                 let step = try source.next(whenIdle: caughtUp) { frame, bytes in
@@ -52,14 +60,14 @@ extension Analysis {
                     if now.seconds >= nextConclusion {
                         nextConclusion = now.seconds + 1
                         conclude(by: now)
+                        take(source.takeLaterErrors())
                     }
                 }
             }
         } catch {
-            errors.append(error)
+            take(source.takeLaterErrors() + [error])
         }
-        errors = source.takeLaterErrors() + errors
-        for e in errors { inputError(e.description) }
+        take(source.takeLaterErrors())
         guard errors.isEmpty else { return errors }
         // A source none of whose frames could be decoded was not analysed at all: that is an
         // input error, not a clean result.
@@ -72,8 +80,8 @@ extension Analysis {
                 reason:
                     "nothing could be analysed: all \(frames) frame(s) have link type \(types.joined(separator: " or ")), which DiscoScope does not decode"
             )
-            inputError(error.description)
-            return [error]
+            take([error])
+            return errors
         }
         return []
     }

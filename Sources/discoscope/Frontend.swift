@@ -119,6 +119,7 @@ final class Frontend {
         options.findingDetails = output.format != .text || policy != nil
         analysis = Analysis(reporter: reporter, options: options, policy: policy, makePool: workerThreads)
         analysis.onWarning = { Frontend.warn($0) }
+        analysis.onInputError = { Frontend.warn($0) }
         if let packetOutput {
             analysis.frameTap = { kind, frame, bytes in packetOutput.take(kind, frame, bytes) }
         }
@@ -146,10 +147,8 @@ final class Frontend {
     /// Analyses one opened source to its end (or until `shouldStop`).
     func run(_ source: any FrameSource, fileIndex: Int, shouldStop: () -> Bool = { false }) {
         if let p = packetOutput, let problem = p.begin(source, fileIndex: fileIndex) { Frontend.warn(problem) }
-        for err in analysis.run(source, fileIndex: fileIndex, shouldStop: shouldStop) {
-            Frontend.warn(err.description)
-            inputError = true
-        }
+        // Each error was said as it happened (`onInputError`).
+        if !analysis.run(source, fileIndex: fileIndex, shouldStop: shouldStop).isEmpty { inputError = true }
     }
 
     /// Records an input that could not be opened.

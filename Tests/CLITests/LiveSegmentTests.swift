@@ -59,18 +59,14 @@ final class TwoLinks {
     .enabled(if: canUseNamespaces, "live capture tests need root, iproute2 and permission to create network namespaces")
 )
 struct LiveSegmentTests {
-    @Test func twoInterfacesAreTwoSegmentsOfOneSessionAndTheirFileReadsBackTheSame() throws {
-        let net = try TwoLinks()
-        let dir = "/tmp/discoscope-live-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        chmod(dir, 0o777)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let pcapng = dir + "/segments.pcapng"
+    /// Starts `capture -i LAN -i IOT -w DIR/segments.pcapng` in the capturing namespace and
+    /// waits until the -w file exists (every handle open, privileges dropped).
+    func startCapture(_ net: TwoLinks, dir: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         p.arguments = [
-            "netns", "exec", net.capture, Fixtures.binary, "capture", "-i", net.lan, "-i", net.iot, "-w", pcapng,
-            "--format", "jsonl", "--fail-on", "never",
+            "netns", "exec", net.capture, Fixtures.binary, "capture", "-i", net.lan, "-i", net.iot, "-w",
+            dir + "/segments.pcapng", "--format", "jsonl", "--fail-on", "never",
         ]
         _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
@@ -78,31 +74,53 @@ struct LiveSegmentTests {
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
         p.environment = ["TZ": "UTC", "PATH": "/usr/bin:/bin"]
         try p.run()
-        // The -w file exists once every handle is open and privileges were dropped.
-        for _ in 0..<100 where p.isRunning && !FileManager.default.fileExists(atPath: pcapng) { usleep(50_000) }
+        for _ in 0..<100 where p.isRunning && !FileManager.default.fileExists(atPath: dir + "/segments.pcapng") {
+            usleep(50_000)
+        }
         usleep(300_000)
+        return p
+    }
+
+    func temporaryDirectory() throws -> String {
+        let dir = "/tmp/discoscope-live-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        chmod(dir, 0o777)
+        return dir
+    }
+
+    func send(_ net: TwoLinks, lan: Bool) throws -> Process {
+        let s = Process()
+        s.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        s.arguments = [
+            "netns", "exec", lan ? net.lanNS : net.iotNS, "/usr/bin/python3",
+            Fixtures.packageRoot + "/Tests/CLITests/Live/send_segment.py", lan ? net.lanAddress : net.iotAddress,
+            lan ? "lan" : "iot",
+        ]
+        s.standardOutput = FileHandle.nullDevice
+        try s.run()
+        return s
+    }
+
+    func stop(_ p: Process) {
+        p.interrupt()
+        for _ in 0..<200 where p.isRunning { usleep(50_000) }
+        if p.isRunning { p.terminate() }
+    }
+
+    @Test func twoInterfacesAreTwoSegmentsOfOneSessionAndTheirFileReadsBackTheSame() throws {
+        let net = try TwoLinks()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pcapng = dir + "/segments.pcapng"
+        let p = try startCapture(net, dir: dir)
         #expect(p.isRunning, "\((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
         // Both links send at once, so their packets interleave.
-        let senders = try [(net.lanNS, net.lanAddress, "lan"), (net.iotNS, net.iotAddress, "iot")].map {
-            ns, address, label in
-            let s = Process()
-            s.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            s.arguments = [
-                "netns", "exec", ns, "/usr/bin/python3",
-                Fixtures.packageRoot + "/Tests/CLITests/Live/send_segment.py", address, label,
-            ]
-            s.standardOutput = FileHandle.nullDevice
-            try s.run()
-            return s
-        }
-        for s in senders {
+        for s in [try send(net, lan: true), try send(net, lan: false)] {
             s.waitUntilExit()
             #expect(s.terminationStatus == 0)
         }
         usleep(700_000)
-        p.interrupt()
-        for _ in 0..<200 where p.isRunning { usleep(50_000) }
-        if p.isRunning { p.terminate() }
+        stop(p)
         #expect(p.terminationStatus == 0)
 
         let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
@@ -139,5 +157,27 @@ struct LiveSegmentTests {
         #expect(body(lines).count > 12)
         #expect(body(lines) == body(offline.lines.map(String.init)))
         #expect(jsonRecords(offline).last?["segments"] as? [String] == [net.lan, net.iot])
+    }
+
+    /// One interface of two going down ends its part alone, said within the second; the
+    /// other is still captured, and the run exits with status 2.
+    @Test func anInterfaceThatGoesDownEndsAloneAndTheOtherGoesOn() throws {
+        let net = try TwoLinks()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = try startCapture(net, dir: dir)
+        #expect(try runProcess("/usr/sbin/ip", ["-n", net.capture, "link", "set", net.iot, "down"]).status == 0)
+        usleep(1_500_000)
+        let said = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        #expect(said.contains("discoscope: \(net.iot): the interface went down; capture stopped"), "\(said)")
+        #expect(p.isRunning)
+        let s = try send(net, lan: true)
+        s.waitUntilExit()
+        usleep(700_000)
+        stop(p)
+        #expect(p.terminationStatus == 2)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(out.components(separatedBy: #""segment":"\#(net.lan)""#).count - 1 >= 6, "\(out)")
+        #expect(out.contains(#""result":"input_error""#))
     }
 }
