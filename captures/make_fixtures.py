@@ -263,7 +263,8 @@ def main():
     write_pcap("link/ipv6.pcap", 229, [(i * 0.1, p) for i, p in enumerate(s6)])
     # An unsupported link type (DLT_USER0 = 147): reported once by name, then the run goes on.
     write_pcap("link/unsupported-user0.pcap", 147, [(0.0, b"\x00" * 40), (0.1, b"\x00" * 40)])
-    # pcapng with interfaces of two link types: libpcap refuses it; we say so clearly.
+    # pcapng with interfaces of two link types: libpcap refuses it; DiscoScope's own reader
+    # reads it (two interfaces: two segments).
     write_pcapng("link/mixed-linktypes.pcapng", [1, 113],
                  [(0, 0.0, eth(s4[0])), (1, 0.1, sll(s4[2]))])
 
@@ -332,6 +333,7 @@ def main():
     explain_ssdp()
     explain_mdns()
     explain_netcat()
+    segments()
 
 
 def ssdp_notify(nts, nt, boot, location="http://192.168.1.20:8200/rootDesc.xml", max_age=60,
@@ -508,6 +510,96 @@ def explain_mdns():
     add(20.0, cp, query)
     add(20.1, "192.168.1.33", mdns_message(good))
     write_pcap("session/mdns-explain.pcap", 1, frames)
+
+
+def option(code, value):
+    return struct.pack("<HH", code, len(value)) + pad4(value)
+
+
+def write_pcapng_named(path, interfaces, frames):
+    """interfaces: (linktype, if_name); frames: (iface, t, data). Microsecond resolution (no
+    if_tsresol: the default), each IDB with its if_name option."""
+    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    for lt, name in interfaces:
+        out += block(1, struct.pack("<HHI", lt, 0, 65535) + option(2, name.encode()) + option(0, b""))
+    for iface, t, data in frames:
+        ts = (T0 * 1_000_000) + round(t * 1_000_000)
+        body = struct.pack("<IIIII", iface, ts >> 32, ts & 0xFFFFFFFF, len(data), len(data)) + pad4(data)
+        out += block(6, body)
+    full = os.path.join(HERE, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "wb") as f:
+        f.write(out)
+
+
+def segments():
+    """Two links of one network joined by an mDNS reflector (avahi's `enable-reflector`, at
+    192.168.1.1 on the LAN and 192.168.2.1 on the IoT VLAN), each captured on its own:
+    lan.pcap: a printer (.1.20, lan-printer.local., `LAN Printer._ipp._tcp.local.`) announces;
+    a media server (.1.40) sends a NOTIFY; a control point (.1.10) searches; the reflector
+    repeats the camera's announcement and the IoT device's query here.
+    iot.pcap: a camera (.2.30, iot-cam.local., `Cam._http._tcp.local.`) announces; a sensor
+    (.2.40) announces `Sensor._http._tcp.local.` twice but never an address for its SRV target
+    (MDNS-518, at the end of the input); a hand-made SSDP device (.2.50) sends a NOTIFY with
+    bare LF line ends (SSDP-005) and a byebye for a UUID it never announced; an IoT hub
+    (.2.60) queries for printers; the reflector repeats the printer's announcement here.
+    lan-iot.pcapng: the same frames as one capture on two interfaces (`lan`, `iot`), in time
+    order (a tie: the LAN's first), as `capture -i lan -i iot -w` writes them."""
+    grp, grp_ssdp = "224.0.0.251", "239.255.255.250"
+    mdns_mac = bytes.fromhex("01005e0000fb")
+    ipp = "_ipp._tcp.local"
+    printer = mdns_message([
+        (ipp, 12, 4500, dns_name(f"LAN Printer.{ipp}"), False),
+        (f"LAN Printer.{ipp}", 33, 120, struct.pack("!HHH", 0, 0, 631) + dns_name("lan-printer.local"), True),
+        (f"LAN Printer.{ipp}", 16, 4500, b"\x09txtvers=1\x08rp=print", True),
+        ("lan-printer.local", 1, 120, ip4("192.168.1.20"), True),
+    ])
+    cam = mdns_message([
+        ("_http._tcp.local", 12, 4500, dns_name("Cam._http._tcp.local"), False),
+        ("Cam._http._tcp.local", 33, 120, struct.pack("!HHH", 0, 0, 80) + dns_name("iot-cam.local"), True),
+        ("Cam._http._tcp.local", 16, 4500, b"\x09txtvers=1", True),
+        ("iot-cam.local", 1, 120, ip4("192.168.2.30"), True),
+    ])
+    sensor = mdns_message([
+        ("_http._tcp.local", 12, 4500, dns_name("Sensor._http._tcp.local"), False),
+        ("Sensor._http._tcp.local", 33, 120, struct.pack("!HHH", 0, 0, 8080) + dns_name("sensor.local"), True),
+        ("Sensor._http._tcp.local", 16, 4500, b"\x09txtvers=1", True),
+    ])
+    query = mdns_message([], response=False, questions=[(ipp, 12)])
+    media = "4d696e69-444c-164e-9d41-b827eb0000a7"
+    handmade = "4d696e69-444c-164e-9d41-b827eb0000b8"
+    gone = "4d696e69-444c-164e-9d41-b827eb0000c9"
+    bare = lambda b: b.replace(b"\r\n", b"\n")
+
+    def mdns(src, payload):
+        return eth(v4(src, 5353, grp, 5353, payload), dst_mac=mdns_mac)
+
+    def ssdp(src, sport, payload):
+        return eth(v4(src, sport, grp_ssdp, 1900, payload, ttl=2))
+
+    lan = [
+        (0.0, mdns("192.168.1.20", printer)),
+        (0.5, ssdp("192.168.1.40", 1900, ssdp_notify("ssdp:alive", "upnp:rootdevice", 1, max_age=1800, uuid=media,
+                                                     location="http://192.168.1.40:8200/rootDesc.xml"))),
+        (1.0, mdns("192.168.1.1", cam)),
+        (2.0, ssdp("192.168.1.10", 50000, MSEARCH)),
+        (3.0, mdns("192.168.1.1", query)),
+    ]
+    iot = [
+        (0.0, mdns("192.168.2.1", printer)),
+        (0.2, mdns("192.168.2.40", sensor)),
+        (0.9, mdns("192.168.2.30", cam)),
+        (1.5, ssdp("192.168.2.50", 1900, bare(ssdp_notify("ssdp:alive", "upnp:rootdevice", 1, max_age=1800,
+                                                          uuid=handmade,
+                                                          location="http://192.168.2.50:80/d.xml")))),
+        (2.2, mdns("192.168.2.40", sensor)),
+        (2.5, ssdp("192.168.2.50", 1900, ssdp_notify("ssdp:byebye", "upnp:rootdevice", 1, uuid=gone))),
+        (2.9, mdns("192.168.2.60", query)),
+    ]
+    write_pcap("segments/lan.pcap", 1, lan)
+    write_pcap("segments/iot.pcap", 1, iot)
+    merged = sorted([(t, 0, k, f) for k, (t, f) in enumerate(lan)] + [(t, 1, k, f) for k, (t, f) in enumerate(iot)])
+    write_pcapng_named("segments/lan-iot.pcapng", [(1, "lan"), (1, "iot")], [(i, t, f) for t, i, _, f in merged])
 
 
 if __name__ == "__main__":

@@ -61,6 +61,9 @@ public final class Analysis {
     /// Called when a bound is reached or an unsupported link type is first seen (the CLI
     /// prints a warning).
     public var onWarning: ((String) -> Void)? = nil
+    /// Called with an input error (a damaged file, an interface gone) as soon as it is known,
+    /// besides the summary (the CLI prints it).
+    public var onInputError: ((String) -> Void)? = nil
     /// Datagrams on port 1900 or 5353 (either side), the figure tshark's
     /// `udp.port==1900 || udp.port==5353` counts.
     public var wellKnownPortDatagrams: Int { summary.portDatagrams }
@@ -76,6 +79,12 @@ public final class Analysis {
     /// A session (input file) was started, and its file.
     @exclusivity(unchecked) private var sessionStarted = false
     @exclusivity(unchecked) private var sessionFileName: String? = nil
+    /// The run's segment names (`Segments`; index 0 the unnamed segment), each name once.
+    @exclusivity(unchecked) private var segmentNames: [String] = [""]
+    @exclusivity(unchecked) private var segmentIndex: [String: UInt16] = [:]
+    /// The segments of the current session's message frames, for findings made without a
+    /// message (empty unless the session has named segments).
+    @exclusivity(unchecked) private var segmentRuns = SegmentRuns()
 
     /// An analysis that runs on the calling thread only (`options.jobs` is not used: nothing
     /// here starts a thread).
@@ -133,6 +142,31 @@ public final class Analysis {
 
     /// Frames of a link type DiscoScope does not decode, so far.
     package var unsupportedFrames: Int { intake.unsupportedFrames }
+    /// The link types of those frames, in the order first seen.
+    package var unsupportedLinkTypes: [LinkType] { intake.unsupportedLinkTypes }
+
+    /// The run's index of the segment named `name` (a link of a merged session, an
+    /// interface), added to the table when new: the reporters hear of it before any record
+    /// of it. Past `Segments.maxNamed` names, frames stay on the unnamed segment, said once.
+    package func segment(named name: String) -> UInt16 {
+        if let k = segmentIndex[name] { return k }
+        guard segmentNames.count <= Segments.maxNamed else {
+            limitReached(
+                LimitReached(
+                    limit: "segments", value: Segments.maxNamed,
+                    message:
+                        "more than \(Segments.maxNamed) segments in the run: frames of the others are shown without one"
+                ), &summary)
+            return 0
+        }
+        let k = UInt16(truncatingIfNeeded: segmentNames.count)
+        segmentNames.append(name)
+        segmentIndex[name] = k
+        summary.segments.append(name)
+        scheduler.segmentNames = segmentNames
+        emitter.setSegmentNames(segmentNames)
+        return k
+    }
 
     /// Takes one frame of the current input (its bytes are valid for the call only).
     package func frame(_ frame: RawFrame, _ bytes: UnsafeRawBufferPointer) {
@@ -155,6 +189,7 @@ public final class Analysis {
     }
 
     private func add(_ d: Datagram, _ route: Intake.Route) {
+        if d.segment != 0 || !segmentRuns.isEmpty { segmentRuns.note(frame: d.frame, segment: d.segment) }
         summary.datagrams += 1
         if d.isTruncated { summary.truncatedDatagrams += 1 }
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
@@ -213,9 +248,13 @@ public final class Analysis {
         }
         // The inventory of this input, once its end-of-input findings are counted too.
         let found = emitter.takeInputFindings()
-        InventoryBuilder.addSSDP(ssdp.model, findings: found.devices, file: sessionFileName, to: &inventory)
+        InventoryBuilder.addSSDP(
+            ssdp.model, findings: found.devices, segments: found.segments, names: segmentNames, file: sessionFileName,
+            to: &inventory)
         InventoryBuilder.addMDNS(
-            mdns.model, findings: found.devices, texts: found.hostTexts, file: sessionFileName, to: &inventory)
+            mdns.model, findings: found.devices, texts: found.hostTexts, segments: found.segments,
+            names: segmentNames, file: sessionFileName, to: &inventory)
+        segmentRuns.removeAll()
     }
 
     /// Live capture's timer: the session rules report what became certain by `now` (a
@@ -242,7 +281,11 @@ public final class Analysis {
                 device: r.device)
         }
         var findings = sink.findings
-        for k in findings.indices { findings[k].atEnd = atEnd }
+        for k in findings.indices {
+            findings[k].atEnd = atEnd
+            // The segment of the frame it names first (the rules know nothing of segments).
+            if !segmentRuns.isEmpty { findings[k].segment = segmentRuns.segment(of: findings[k].firstFrame ?? 0) }
+        }
         findings.sort {
             let a = $0.firstFrame ?? 0
             let b = $1.firstFrame ?? 0

@@ -6,13 +6,22 @@ import WireFormat
 
 /// Turns the session models of one input into inventory entries, at the end of that input.
 enum InventoryBuilder {
+    /// The names of the run's segments `indices` (`Segments`; the unnamed one left out).
+    static func segmentNames(_ indices: [UInt16]?, _ names: [String]) -> [String] {
+        (indices ?? []).compactMap { Segments.name($0, in: names) }
+    }
+
     /// SSDP: one entry per root device. A UUID that never named itself `upnp:rootdevice` is an
     /// embedded device of the root that advertised the same LOCATION from the same address
     /// (its types, messages and findings count for that root); one with no such root is
-    /// listed on its own (its root was not seen).
+    /// listed on its own (its root was not seen). `segments`: the segments (run indices,
+    /// increasing) each device was seen on, named by `names`; a root lists its embedded
+    /// devices' too.
     static func addSSDP(
-        _ model: SSDPSessionModel, findings: [UInt64: SeverityCounts], file: String?, to inventory: inout Inventory
+        _ model: SSDPSessionModel, findings: [UInt64: SeverityCounts], segments: [UInt64: [UInt16]] = [:],
+        names: [String] = [], file: String?, to inventory: inout Inventory
     ) {
+        var segments = segments
         let records = model.devices.sorted {
             $0.value.firstFrame != $1.value.firstFrame
                 ? $0.value.firstFrame < $1.value.firstFrame : $0.value.inventory.uuid < $1.value.inventory.uuid
@@ -36,9 +45,12 @@ enum InventoryBuilder {
             }
             merge(child, into: &root)
             entries[owner] = root
+            if let seen = segments[key] { segments[owner] = Array(Set(seen + (segments[owner] ?? []))).sorted() }
         }
         for key in roots + standalone {
-            if let e = entries[key] { inventory.add(e) }
+            guard var e = entries[key] else { continue }
+            e.segments = segmentNames(segments[key], names)
+            inventory.add(e)
         }
         if !inventory.protocols.contains(.ssdp) { inventory.protocols.append(.ssdp) }
     }
@@ -54,7 +66,8 @@ enum InventoryBuilder {
     /// name a place in the message, not an instance, and count for the host only.
     static func addMDNS(
         _ model: MDNSSessionModel, findings: [UInt64: SeverityCounts],
-        texts: [UInt64: [(message: String, severity: Severity)]], file: String?, to inventory: inout Inventory
+        texts: [UInt64: [(message: String, severity: Severity)]], segments: [UInt64: [UInt16]] = [:],
+        names: [String] = [], file: String?, to inventory: inout Inventory
     ) {
         if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
         let hosts = model.hosts.filter { $0.value.name != "." }.sorted {
@@ -64,6 +77,7 @@ enum InventoryBuilder {
         for (key, h) in hosts {
             var e = InventoryDevice(proto: .mdns, id: h.name)
             e.file = file
+            e.segments = segmentNames(segments[key], names)
             e.addresses = h.addresses.map(\.description)
             for s in h.sources where !h.addresses.contains(s) { e.addresses.append(s.description) }
             e.macs = h.macs.map { macText(MACBytes($0)) }
@@ -78,9 +92,11 @@ enum InventoryBuilder {
                 || h.services.count >= MDNSHostState.maxServices
             inventory.add(e)
         }
-        let services = model.services.values.sorted {
-            $0.firstFrame != $1.firstFrame ? $0.firstFrame < $1.firstFrame : $0.instance < $1.instance
+        let keyed = model.services.sorted {
+            $0.value.firstFrame != $1.value.firstFrame
+                ? $0.value.firstFrame < $1.value.firstFrame : $0.value.instance < $1.value.instance
         }
+        let services = keyed.map(\.value)
         var byHost: [UInt64: [Int]] = [:]
         for (i, s) in services.enumerated() {
             if let hk = s.hostKey { byHost[hk, default: []].append(i) }
@@ -95,6 +111,7 @@ enum InventoryBuilder {
         for (i, s) in services.enumerated() {
             var e = InventoryService(instance: s.instance)
             e.file = file
+            e.segments = segmentNames(segments[keyed[i].key], names)
             e.serviceType = s.serviceType
             e.subtypes = s.subtypes
             e.host = s.host

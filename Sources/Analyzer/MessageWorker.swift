@@ -35,6 +35,9 @@ package struct Batch: Sendable {
     var bytes: [UInt8] = []
     /// An empty buffer with capacity, for the output chunk.
     var output: [UInt8] = []
+    /// The run's segment names when the batch was handed on (`Segments`): they name every
+    /// segment its datagrams were captured on (the table only grows).
+    var segmentNames: [String] = []
 
     /// Empties the batch, keeping its buffers' capacity (they are not shared any more once
     /// the worker has handed the batch back).
@@ -67,6 +70,9 @@ package struct BatchOutput: Sendable {
     var hostFindingTexts: [(key: UInt64, message: String, severity: Severity)] = []
     /// DNS-SD service types announced, as keys of their case-folded names.
     var services: [UInt64] = []
+    /// Devices, hosts and service instances seen on a named segment, by the key the session
+    /// models give them (the inventory's `segments`): only for datagrams of named segments.
+    var sightings: [(key: UInt64, segment: UInt16)] = []
     /// The batch's mDNS messages as decoded, in capture order, with where their output ends:
     /// the in-order stage runs the session rules over them and places what they find under
     /// each message (`MDNSSessionSettler.settle`).
@@ -139,6 +145,8 @@ package struct MessageWorker: BatchWorker {
     /// this table's size): a datagram that repeats a payload reuses the content built for its
     /// decoding (`owner`) when the datagram facts it depends on (`context`) are the same too.
     private var rendered = GrowingSlots<RenderedMDNS>(maxBits: MDNSJudge.slotBits)
+    /// How many of the run's segment names the renderer was given (the table only grows).
+    private var segmentNamesGiven = 0
     private struct RenderedMDNS {
         var owner: MDNSMessageView
         var context: MDNSRender.Context
@@ -158,8 +166,16 @@ package struct MessageWorker: BatchWorker {
         tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
     }
 
+    /// Gives the renderer the run's segment names when it lacks some of them.
+    mutating func useSegmentNames(_ names: [String]) {
+        guard names.count != segmentNamesGiven else { return }
+        segmentNamesGiven = names.count
+        renderer?.setSegmentNames(names)
+    }
+
     package mutating func process(_ job: consuming Batch) -> BatchOutput {
         var batch = job
+        if renders { useSegmentNames(batch.segmentNames) }
         var out = BatchOutput()
         swap(&out.chunk.bytes, &batch.output)
         let items = batch.items
@@ -204,7 +220,10 @@ package struct MessageWorker: BatchWorker {
                 verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
             finish(record, sink: sink, input.datagram, fileIndex: fileIndex, summary: .ssdp, into: &out)
         } else {
-            finish(sink: sink, into: &out)
+            finish(sink: sink, segment: input.datagram.segment, into: &out)
+        }
+        if input.datagram.segment != 0 && sink.deviceKey != 0 {
+            out.sightings.append((sink.deviceKey, input.datagram.segment))
         }
     }
 
@@ -216,6 +235,7 @@ package struct MessageWorker: BatchWorker {
         let input = mdns.judge(d, into: &sink)
         let entries = out.messages.count
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
+        if d.segment != 0 && input.isResponse { Self.noteSightings(input, on: d.segment, into: &out.sightings) }
         if options.wantMessages {
             let context = MDNSRender.Context(d)
             let slot = mdns.lastSlot
@@ -241,7 +261,7 @@ package struct MessageWorker: BatchWorker {
                 shown.content, d, srcText: srcText, dstText: addressText(d.dst), summary: shown.summary)
             finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
-            finish(sink: sink, into: &out)
+            finish(sink: sink, segment: d.segment, into: &out)
         }
         if tracksSessions {
             out.mdnsSession.append(
@@ -258,9 +278,11 @@ package struct MessageWorker: BatchWorker {
         summary: SummaryBuffer, into out: inout BatchOutput
     ) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
-        let findings = Self.accept(sink.findings, policy: policy, into: &out)
+        var findings = Self.accept(sink.findings, policy: policy, into: &out)
         Self.countByDevice(findings, key: sink.deviceKey, into: &out)
+        if d.segment != 0 { Self.place(&findings, on: d.segment) }
         record.fileIndex = fileIndex
+        record.segment = d.segment
         record.truncated = d.isTruncated
         record.fragmentFrames = d.fragmentFrames
         if options.recordMAC { record.srcMAC = d.srcMAC }
@@ -275,11 +297,18 @@ package struct MessageWorker: BatchWorker {
     }
 
     /// Findings of a message shown without it (`-q`, SARIF, JUnit).
-    private mutating func finish(sink: borrowing FindingSink, into out: inout BatchOutput) {
+    private mutating func finish(sink: borrowing FindingSink, segment: UInt16, into out: inout BatchOutput) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
-        let findings = Self.accept(sink.findings, policy: policy, into: &out)
+        var findings = Self.accept(sink.findings, policy: policy, into: &out)
         Self.countByDevice(findings, key: sink.deviceKey, into: &out)
+        if segment != 0 { Self.place(&findings, on: segment) }
         if !findings.isEmpty { show(findings, into: &out) }
+    }
+
+    /// Findings of a datagram captured on `segment` carry it (the rules that make them know
+    /// nothing of segments).
+    static func place(_ findings: inout [Finding], on segment: UInt16) {
+        for k in findings.indices { findings[k].segment = segment }
     }
 
     /// Findings of the end of the run (stateful rules that conclude late), formatted the same way.
@@ -354,6 +383,36 @@ package struct MessageWorker: BatchWorker {
     }
 
     private mutating func addressText(_ a: IPAddress) -> String { addressCache.text(a) }
+
+    /// The hosts and service instances a response on a named segment shows, keyed as the
+    /// mDNS session model keys them: address record owners and SRV targets (hosts); SRV and
+    /// instance TXT owners and the instances browse PTRs name (services). Authority records
+    /// (a probe's proposals) are not taken, as the model does not take them.
+    private static func noteSightings(
+        _ input: MDNSInput, on segment: UInt16, into sightings: inout [(key: UInt64, segment: UInt16)]
+    ) {
+        let p = input.message.payload
+        for info in input.records where info.section != .authority {
+            let rr = info.record
+            switch rr.type {
+            case .a, .aaaa:
+                sightings.append((info.nameKey, segment))
+            case .srv:
+                sightings.append((info.nameKey, segment))
+                if case .srv(_, _, _, let target) = rr.value {
+                    sightings.append((info.target?.key ?? target.key(in: p), segment))
+                }
+            case .txt where info.dnssd.kind == .instance:
+                sightings.append((info.nameKey, segment))
+            case .ptr where info.dnssd.kind == .serviceType || info.dnssd.kind == .subtype:
+                if case .name(let target) = rr.value {
+                    sightings.append((info.target?.key ?? target.key(in: p), segment))
+                }
+            default:
+                break
+            }
+        }
+    }
 
     /// DNS-SD service types announced (browse PTR owners), for the summary's short count.
     private static func noteServices(_ input: MDNSInput, into services: inout [UInt64]) {

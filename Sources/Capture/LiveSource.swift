@@ -99,6 +99,13 @@ public enum LiveSource {
         public var received: UInt64
         public var dropped: UInt64
         public var droppedByInterface: UInt64
+
+        /// The counts of two captures (several interfaces) added.
+        public static func + (a: Statistics, b: Statistics) -> Statistics {
+            Statistics(
+                received: a.received &+ b.received, dropped: a.dropped &+ b.dropped,
+                droppedByInterface: a.droppedByInterface &+ b.droppedByInterface)
+        }
     }
 
     public static func statistics(_ handle: PcapHandle) -> Statistics? {

@@ -6,8 +6,48 @@ import Glibc
 /// the fly (recognised by their magic bytes, as Wireshark does). Anything that is not a
 /// regular file (a pipe, `<(…)`, `/dev/stdin`, a FIFO, a device) is read as a stream, as
 /// standard input is, compressed or not.
+///
+/// A pcapng file (plain or gzip-compressed, not a stream) that describes more than one
+/// interface before its first packet is read by `PcapNGSource` instead, one segment per
+/// interface: libpcap does not say which interface a packet came from.
 public enum OfflineSource {
-    public static func open(_ path: String) throws(CaptureError) -> PcapHandle {
+    public static func open(_ path: String) throws(CaptureError) -> any FrameSource {
+        switch try opened(path, libpcapOnly: false) {
+        case .libpcap(let h): h
+        case .pcapng(let s): s
+        }
+    }
+
+    /// The same, through libpcap whatever the file holds.
+    public static func openWithLibpcap(_ path: String) throws(CaptureError) -> PcapHandle {
+        switch try opened(path, libpcapOnly: true) {
+        case .libpcap(let h): return h
+        case .pcapng(let s): throw CaptureError(input: s.input, reason: "not opened through libpcap")
+        }
+    }
+
+    /// What opened a file.
+    private enum Opened {
+        case libpcap(PcapHandle)
+        case pcapng(PcapNGSource)
+    }
+
+    /// The file's base name without its extension (`captures/lan.pcapng.gz` is `lan`): names
+    /// its segments.
+    public static func stem(of path: String) -> String {
+        let base = String(path.split(separator: "/").last ?? Substring(path))
+        var stem = base.hasSuffix(".gz") ? String(base.dropLast(3)) : base
+        if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
+        return stem.isEmpty ? base : stem
+    }
+
+    /// Whether a regular file starts with a pcapng Section Header Block (read in place).
+    static func startsWithSectionHeader(_ fd: Int32) -> Bool {
+        var magic: [UInt8] = [0, 0, 0, 0]
+        return pread(fd, &magic, 4, 0) == 4 && magic == [0x0A, 0x0D, 0x0D, 0x0A]
+    }
+
+    private static func opened(_ path: String, libpcapOnly: Bool) throws(CaptureError) -> Opened {
         let isStdin = path == "-"
         let display = isStdin ? "<stdin>" : path
         // Opened once, here: a stream cannot be opened again, or peeked at and rewound.
@@ -29,10 +69,23 @@ public enum OfflineSource {
             if !isStdin { close(fd) }
             throw CaptureError(input: display, reason: "empty file (no capture file header)")
         }
+        // A pcapng file of several interfaces: read by DiscoScope (opened again, so that its
+        // reading does not move this descriptor's offset for libpcap).
+        let gzip = regular && isGzip(fd)
+        if !libpcapOnly, regular, !isStdin, gzip || startsWithSectionHeader(fd) {
+            let again = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            if again >= 0,
+                let several = PcapNGSource.openIfSeveralInterfaces(
+                    again, display: display, path: path, totalBytes: Int64(st.st_size), compressed: gzip)
+            {
+                close(fd)
+                return .pcapng(several)
+            }
+        }
         var errbuf = [CChar](repeating: 0, count: Int(discoscope_pcap_errbuf_size()))
         var stream: UnsafeMutablePointer<discoscope_gz_stream>? = nil
         let file: UnsafeMutablePointer<FILE>?
-        if regular && !isGzip(fd) {
+        if regular && !gzip {
             file = fdopen(fd, "rb")
             if file == nil {
                 let code = errno
@@ -56,7 +109,7 @@ public enum OfflineSource {
         let opened = PcapHandle(pcap: h, input: display, nanosecond: true)
         opened.gzStream = stream
         if regular { opened.totalBytes = Int64(st.st_size) }
-        return opened
+        return .libpcap(opened)
     }
 
     /// Whether a regular file starts with gzip's magic bytes (read in place, not consumed).

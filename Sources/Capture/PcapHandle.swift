@@ -4,7 +4,7 @@ import NetLayers
 import WireFormat
 
 /// Owns a libpcap handle (offline or live) and closes it on deinit.
-public final class PcapHandle {
+public final class PcapHandle: FrameSource {
     let pcap: OpaquePointer
     /// The name used in messages (file path or interface).
     public let input: String
@@ -54,6 +54,8 @@ public final class PcapHandle {
 
     /// A live capture (packets arrive while it runs), read with a poll timeout.
     public var isLive: Bool { selectableFD != nil }
+    /// One interface, one unnamed segment.
+    public var segmentNames: [String] { [] }
 
     /// The clock libpcap stamps live packets with (the system's real-time clock): the live
     /// capture's timer tells the session rules the capture's time with it.
@@ -100,18 +102,17 @@ public final class PcapHandle {
 
     var lastError: String { String(cString: pcap_geterr(pcap)) }
 
+    /// What `FrameSource.next` did: handed a frame over (or, live, waited for one), or
+    /// found the end.
     public enum Step {
         case frame
         case end
     }
 
-    /// Reads the next record and hands it to `body` with its bytes. Records rejected by the
-    /// filter are counted but not handed over. Throws on a read error (damaged file); the
-    /// records before it have been delivered. Live, when no packet is pending, `whenIdle`
-    /// runs before the wait for the next one (the caller catches up with what it holds).
-    public func next(
-        whenIdle: () -> Void = {}, _ body: (RawFrame, UnsafeRawBufferPointer) -> Void
-    ) throws(CaptureError) -> Step {
+    /// The next record (written to the `-w` file first, when there is one), with whether
+    /// the offline filter passes it; `.idle` when a live capture has none pending. The bytes
+    /// are libpcap's buffer: valid until the next read of this handle.
+    public func read() throws(CaptureError) -> SourceRead {
         while true {
             var hdr: UnsafeMutablePointer<pcap_pkthdr>? = nil
             var data: UnsafePointer<UInt8>? = nil
@@ -128,7 +129,8 @@ public final class PcapHandle {
                     dumpedLength = pcap_dump_ftell64(dump)
                     dumpedRecords += 1
                 }
-                if var f = filter, pcap_offline_filter(&f, h, d) == 0 { continue }
+                var passes = true
+                if var f = filter, pcap_offline_filter(&f, h, d) == 0 { passes = false }
                 let caplen = Int(h.pointee.caplen)
                 let sec = Int64(h.pointee.ts.tv_sec)
                 let frac = Int64(h.pointee.ts.tv_usec)
@@ -138,26 +140,9 @@ public final class PcapHandle {
                 let frame = RawFrame(
                     number: recordNumber, time: time, linkType: linkType, capturedLength: caplen,
                     originalLength: Int(h.pointee.len))
-                body(frame, UnsafeRawBufferPointer(start: d, count: caplen))
-                return .frame
+                return .frame(frame, UnsafeRawBufferPointer(start: d, count: caplen), passes: passes)
             case 0:
-                // Live capture, nothing pending: wait a little for the next packet, then let
-                // the caller check for signals and limits.
-                whenIdle()
-                if let fd = selectableFD {
-                    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    let ready = poll(&pfd, 1, pollMilliseconds)
-                    // Quiet: is the interface still there and up? (libpcap does not say in
-                    // non-blocking mode; the capture would wait forever.)
-                    if watchesInterface && (ready <= 0 || pfd.revents & Int16(POLLIN) == 0) {
-                        switch discoscope_interface_is_up(fd, input) {
-                        case 0: throw CaptureError(input: input, reason: "the interface went down; capture stopped")
-                        case -1: throw CaptureError(input: input, reason: "the interface disappeared; capture stopped")
-                        default: break
-                        }
-                    }
-                }
-                return .frame
+                return .idle
             case -2:
                 return .end
             default:
@@ -166,6 +151,27 @@ public final class PcapHandle {
                 }
                 throw CaptureError(input: input, reason: Self.describeReadError(lastError))
             }
+        }
+    }
+
+    /// Live capture in non-blocking mode: waits up to `pollMilliseconds` for a packet; when
+    /// none came, checks that the interface is still there and up (libpcap does not say in
+    /// non-blocking mode; the capture would wait forever).
+    public func waitForFrames() throws(CaptureError) {
+        guard let fd = selectableFD else { return }
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pfd, 1, pollMilliseconds)
+        if ready <= 0 || pfd.revents & Int16(POLLIN) == 0, let problem = interfaceProblem() { throw problem }
+    }
+
+    /// Why the live capture cannot go on (its interface went down or away), when it is
+    /// watched; nil when it is fine or cannot be asked.
+    func interfaceProblem() -> CaptureError? {
+        guard watchesInterface, let fd = selectableFD else { return nil }
+        switch discoscope_interface_is_up(fd, input) {
+        case 0: return CaptureError(input: input, reason: "the interface went down; capture stopped")
+        case -1: return CaptureError(input: input, reason: "the interface disappeared; capture stopped")
+        default: return nil
         }
     }
 

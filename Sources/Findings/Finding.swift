@@ -37,6 +37,9 @@ public struct Finding: Sendable, Hashable {
     /// Known only at the end of the input (a re-announcement that never came): `frames` are
     /// the frames it is about, the first showing it.
     public var atEnd = false
+    /// The run's index of the segment (link) its first frame was captured on (`Segments`);
+    /// 0 when the run names no segment for it.
+    public var segment: UInt16 = 0
 
     /// A finding on `frame` (and `related` frames that explain it).
     public init(

@@ -45,6 +45,9 @@ public struct InventoryDevice: Sendable, Hashable {
     public var id: String
     /// The input it came from (as given on the command line), when known.
     public var file: String?
+    /// The segments (links) it was seen on, in the run's order; empty when its session had
+    /// one unnamed segment.
+    public var segments: [String] = []
     public var addresses: [String] = []
     public var macs: [String] = []
     public var firstSeen: Timestamp = .zero
@@ -77,6 +80,8 @@ public struct InventoryService: Sendable, Hashable {
     /// Full instance name with its trailing dot.
     public var instance: String
     public var file: String?
+    /// The segments (links) its records were seen on, as for `InventoryDevice.segments`.
+    public var segments: [String] = []
     /// `_http._tcp`, and its subtypes.
     public var serviceType: String = ""
     public var subtypes: [String] = []

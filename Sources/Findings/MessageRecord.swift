@@ -27,6 +27,9 @@ public struct MessageRecord: Sendable {
     public var fragmentFrames: [Int]
     /// Index of the input file (several files in one run); set by the analyzer.
     public var fileIndex: Int = 0
+    /// The run's index of the segment (link) it was captured on (`Segments`); 0 when the run
+    /// names no segment for it. Set by the analyzer.
+    public var segment: UInt16 = 0
     /// The sender's link-layer address when the link type has one and it was asked for
     /// (text `-e`); else empty.
     public var srcMAC: [UInt8] = []

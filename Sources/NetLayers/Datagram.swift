@@ -34,6 +34,9 @@ public struct Datagram: Sendable {
     /// (and clears this); a user that moves the bytes elsewhere (the analysis's batch
     /// buffer) points it there. Nil for a reassembled datagram, whose payload is always copied.
     public var framePayload: Range<Int>? = nil
+    /// The run's index of the segment (link) it was captured on; 0 when the run names none
+    /// for it (see `RawFrame.segment`).
+    public var segment: UInt16 = 0
 
     public init(
         frame: Int, time: Timestamp, src: IPAddress, dst: IPAddress, srcPort: UInt16, dstPort: UInt16,

@@ -10,11 +10,15 @@ public struct FragmentReassembler: Sendable {
         public var dst: IPAddress
         public var id: UInt32
         public var proto: UInt8
-        public init(src: IPAddress, dst: IPAddress, id: UInt32, proto: UInt8) {
+        /// Fragments captured on different segments are different datagrams (a reflector
+        /// repeats the same fragments on each link).
+        public var segment: UInt16
+        public init(src: IPAddress, dst: IPAddress, id: UInt32, proto: UInt8, segment: UInt16 = 0) {
             self.src = src
             self.dst = dst
             self.id = id
             self.proto = proto
+            self.segment = segment
         }
     }
 

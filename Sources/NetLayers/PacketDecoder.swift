@@ -26,6 +26,9 @@ public struct PacketDecoder: Sendable {
     /// from one frame has an empty `payload` and says where the payload is (`framePayload`):
     /// the caller copies it where it wants it (the analysis, into its batch buffer).
     public var copiesPayloads = true
+    /// The segment of the frames decoded next (set by the caller before each frame): it
+    /// keys IP reassembly and is set on each datagram.
+    public var segment: UInt16 = 0
 
     public init(reassembler: FragmentReassembler = FragmentReassembler()) {
         self.reassembler = reassembler
@@ -199,7 +202,8 @@ public struct PacketDecoder: Sendable {
             guard available == claimedPayload else {
                 return capTruncated ? .truncatedHeaders : .malformed("IPv4 fragment shorter than its length")
             }
-            let key = FragmentReassembler.Key(src: src, dst: dst, id: UInt32(b.u16(at: start + 4) ?? 0), proto: 17)
+            let key = FragmentReassembler.Key(
+                src: src, dst: dst, id: UInt32(b.u16(at: start + 4) ?? 0), proto: 17, segment: segment)
             let piece = Self.copy(b, payloadStart..<(payloadStart + available))
             switch reassembler.add(
                 key: key, offset: fragOffset, more: moreFragments, bytes: piece, frame: frame, time: time,
@@ -285,7 +289,7 @@ public struct PacketDecoder: Sendable {
                 guard available == claimed else {
                     return capTruncated ? .truncatedHeaders : .malformed("IPv6 fragment shorter than its length")
                 }
-                let key = FragmentReassembler.Key(src: src, dst: dst, id: f.id, proto: 17)
+                let key = FragmentReassembler.Key(src: src, dst: dst, id: f.id, proto: 17, segment: segment)
                 let piece = Self.copy(b, o..<(o + available))
                 switch reassembler.add(
                     key: key, offset: f.offset, more: f.more, bytes: piece, frame: frame, time: time, hopLimit: hop,
@@ -339,6 +343,7 @@ public struct PacketDecoder: Sendable {
             ipPacketLength: ipPacketLength,
             fragmentFrames: fragments)
         d.sourceMAC = srcMAC
+        d.segment = segment
         if inPlace { d.framePayload = range }
         return .datagram(d)
     }

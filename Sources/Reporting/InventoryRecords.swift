@@ -13,8 +13,9 @@ public enum InventoryRecords {
     }
 
     public static func deviceObject(_ d: InventoryDevice) -> JSONValue {
-        var f: [(String, JSONValue)] = [
-            ("type", .string("device")), ("file", d.file.map { .string($0) } ?? .null),
+        var f: [(String, JSONValue)] = [("type", .string("device")), ("file", d.file.map { .string($0) } ?? .null)]
+        if !d.segments.isEmpty { f.append(("segments", strings(d.segments))) }
+        f += [
             ("protocol", .string(d.proto.rawValue)), ("id", .string(d.id)), ("addresses", strings(d.addresses)),
             ("macs", strings(d.macs)), ("first_seen", .rawNumber(d.firstSeen.microsecondText)),
             ("last_seen", .rawNumber(d.lastSeen.microsecondText)), ("messages", .int(d.messages)),
@@ -37,15 +38,17 @@ public enum InventoryRecords {
     }
 
     public static func serviceObject(_ s: InventoryService) -> JSONValue {
-        .object([
-            ("type", .string("service")), ("file", s.file.map { .string($0) } ?? .null),
+        var f: [(String, JSONValue)] = [("type", .string("service")), ("file", s.file.map { .string($0) } ?? .null)]
+        if !s.segments.isEmpty { f.append(("segments", strings(s.segments))) }
+        f += [
             ("instance", .string(s.instance)), ("service_type", .string(s.serviceType)),
             ("subtypes", strings(s.subtypes)), ("host", s.host.map { .string($0) } ?? .null),
             ("port", s.port.map { .int($0) } ?? .null), ("txt", strings(s.txt)), ("addresses", strings(s.addresses)),
             ("first_seen", .rawNumber(s.firstSeen.microsecondText)),
             ("last_seen", .rawNumber(s.lastSeen.microsecondText)), ("goodbye", .bool(s.goodbye)),
             ("findings", counts(s.findings)),
-        ])
+        ]
+        return .object(f)
     }
 
     /// `2024-05-01 12:00:03`, to the second, `utcOffset` seconds ahead of UTC.
@@ -73,8 +76,13 @@ public enum InventoryRecords {
         for r in rows {
             for k in widths.indices { widths[k] = max(widths[k], min(r[k].count + 1, 48)) }
         }
-        return rows.map { r in
-            widths.indices.map { r[$0].padding(widths[$0]) }.joined() + r[4]
+        // The segments it was seen on, when its session had several (after the findings, in
+        // the text's `[NAME]` form).
+        let onSegments = devices.map { d in
+            d.segments.isEmpty ? "" : "  [" + e(d.segments.joined(separator: ", ")) + "]"
+        }
+        return zip(rows, onSegments).map { r, on in
+            widths.indices.map { r[$0].padding(widths[$0]) }.joined() + r[4] + on
         }
     }
 
@@ -106,6 +114,7 @@ public enum InventoryRecords {
             }
             out += "\n\(d.proto == .ssdp ? "SSDP device" : "mDNS host") \(e(d.id))\n"
             func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + v + "\n" }
+            if !d.segments.isEmpty { row("segments", e(d.segments.joined(separator: ", "))) }
             row("addresses", d.addresses.isEmpty ? "none" : e(d.addresses.joined(separator: ", ")))
             if !d.macs.isEmpty { row("macs", d.macs.joined(separator: ", ")) }
             if d.proto == .ssdp {
@@ -146,6 +155,7 @@ public enum InventoryRecords {
         row(
             "type",
             e(s.serviceType) + (s.subtypes.isEmpty ? "" : " (subtypes \(e(s.subtypes.joined(separator: ", "))))"))
+        if !s.segments.isEmpty { row("segments", e(s.segments.joined(separator: ", "))) }
         row("srv", s.host.map { "\(e($0)) port \(s.port.map(String.init) ?? "?")" } ?? "no SRV record seen")
         if !s.txt.isEmpty { row("txt", e(s.txt.joined(separator: " "))) }
         if !s.addresses.isEmpty { row("addresses", e(s.addresses.joined(separator: ", "))) }

@@ -9,6 +9,9 @@ public final class JSONLinesReporter: Reporter {
     /// The inputs as given on the command line (the interface for live capture), indexed by
     /// a record's `fileIndex`: each message and finding names its `file`.
     let files: [String]
+    /// The run's segment names (`Segments`), for the records and findings this reporter
+    /// serialises itself.
+    private var segments: [String] = []
     public init(sink: any OutputSink, files: [String] = []) {
         self.sink = sink
         self.files = files
@@ -18,6 +21,8 @@ public final class JSONLinesReporter: Reporter {
     /// Lines are serialised on the worker threads; this reporter only writes them.
     public func makeRenderer() -> (any MessageRenderer)? { JSONLinesRenderer(files: files) }
 
+    public func setSegmentNames(_ names: [String]) { segments = names }
+
     public func emit(_ chunk: RenderedChunk) {
         chunk.bytes.withUnsafeBytes { sink.write(bytes: $0) }
     }
@@ -25,12 +30,16 @@ public final class JSONLinesReporter: Reporter {
     public func message(_ m: MessageRecord, findings: [Finding]) {
         var c = RenderedChunk()
         var renderer = JSONLinesRenderer(files: files)
+        renderer.setSegmentNames(segments)
         renderer.render(m, findings: findings, into: &c)
         emit(c)
     }
 
     public func finding(_ f: Finding) {
-        sink.write(Self.findingObject(f, file: JSONLinesRenderer.name(files, f.fileIndex)).serialized() + "\n")
+        sink.write(
+            Self.findingObject(
+                f, file: JSONLinesRenderer.name(files, f.fileIndex), segment: Segments.name(f.segment, in: segments)
+            ).serialized() + "\n")
     }
 
     public func inventory(_ inventory: Inventory) {
@@ -42,10 +51,13 @@ public final class JSONLinesReporter: Reporter {
         sink.flush()
     }
 
-    /// `file`: the input the record came from (null when unknown, as in unit tests).
-    public static func messageObject(_ m: MessageRecord, file: String? = nil) -> JSONValue {
-        var fields: [(String, JSONValue)] = [
-            ("type", .string("message")), ("file", file.map { .string($0) } ?? .null), ("frame", .int(m.frame)),
+    /// `file`: the input the record came from (null when unknown, as in unit tests);
+    /// `segment`: the name of its segment, when the run names one for it.
+    public static func messageObject(_ m: MessageRecord, file: String? = nil, segment: String? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("type", .string("message")), ("file", file.map { .string($0) } ?? .null)]
+        if let segment { fields.append(("segment", .string(segment))) }
+        fields += [
+            ("frame", .int(m.frame)),
             ("time", .rawNumber(m.time.microsecondText)),
             ("src", .string(m.src)), ("sport", .int(m.sport)), ("dst", .string(m.dst)), ("dport", .int(m.dport)),
             ("ip_ttl", .int(m.ipTTL)), ("protocol", .string(m.proto.rawValue)), ("kind", .string(m.kind)),
@@ -56,9 +68,10 @@ public final class JSONLinesReporter: Reporter {
         return .object(fields)
     }
 
-    public static func findingObject(_ f: Finding, file: String? = nil) -> JSONValue {
-        var fields: [(String, JSONValue)] = [
-            ("type", .string("finding")), ("file", file.map { .string($0) } ?? .null),
+    public static func findingObject(_ f: Finding, file: String? = nil, segment: String? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("type", .string("finding")), ("file", file.map { .string($0) } ?? .null)]
+        if let segment { fields.append(("segment", .string(segment))) }
+        fields += [
             ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
             ("severity", .string(f.severity.rawValue)), ("frames", .array(f.frames.map { .int($0) })),
             ("time", .rawNumber(f.time.microsecondText)), ("message", .string(f.message)), ("spec", .string(f.spec)),
@@ -73,6 +86,9 @@ public final class JSONLinesReporter: Reporter {
     public static func summaryObject(_ s: RunSummary) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string("summary")), ("files", .array(s.files.map { .string($0) })),
+        ]
+        if !s.segments.isEmpty { fields.append(("segments", .array(s.segments.map { .string($0) }))) }
+        fields += [
             ("frames", .int(s.framesRead)),
             ("datagrams", .int(s.datagrams)), ("port_datagrams", .int(s.portDatagrams)),
             ("ssdp_messages", .int(s.ssdpMessages)), ("mdns_messages", .int(s.mdnsMessages)),
@@ -119,19 +135,27 @@ public final class JSONLinesReporter: Reporter {
 /// One JSON line per message, then one per finding.
 public struct JSONLinesRenderer: MessageRenderer {
     let files: [String]
+    /// The run's segment names (`Segments`).
+    private var segments: [String] = []
     public init(files: [String] = []) { self.files = files }
+
+    public mutating func setSegmentNames(_ names: [String]) { segments = names }
 
     static func name(_ files: [String], _ index: Int) -> String? {
         index >= 0 && index < files.count ? files[index] : nil
     }
 
     func line(_ f: Finding, into c: inout RenderedChunk) {
-        JSONLinesReporter.findingObject(f, file: Self.name(files, f.fileIndex)).write(into: &c.bytes)
+        JSONLinesReporter.findingObject(
+            f, file: Self.name(files, f.fileIndex), segment: Segments.name(f.segment, in: segments)
+        ).write(into: &c.bytes)
         c.append(byte: 0x0A)
     }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
-        JSONLinesReporter.messageObject(m, file: Self.name(files, m.fileIndex)).write(into: &c.bytes)
+        JSONLinesReporter.messageObject(
+            m, file: Self.name(files, m.fileIndex), segment: Segments.name(m.segment, in: segments)
+        ).write(into: &c.bytes)
         c.append(byte: 0x0A)
         for f in findings { line(f, into: &c) }
     }

@@ -65,9 +65,14 @@ public protocol MessageRenderer: Sendable {
     /// Findings of session rules about one message, placed after its lines (`underMessage`:
     /// the message itself was shown).
     mutating func render(sessionFindings findings: [Finding], underMessage: Bool, into chunk: inout RenderedChunk)
+    /// The run's segment names by index (`Segments`): given before the first record or
+    /// finding of a segment the renderer has no name for (the table only grows).
+    mutating func setSegmentNames(_ names: [String])
 }
 
 extension MessageRenderer {
+    public mutating func setSegmentNames(_ names: [String]) {}
+
     public mutating func render(endOfInput findings: [Finding], into chunk: inout RenderedChunk) {
         for f in findings { render(finding: f, into: &chunk) }
     }

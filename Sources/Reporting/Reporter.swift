@@ -18,6 +18,9 @@ extension OutputSink {
 /// What a run saw, for the summary at the end of every format.
 public struct RunSummary: Sendable {
     public var files: [String] = []
+    /// The run's named segments (links), in the order they were first seen (`Segments`);
+    /// empty when every input had one unnamed segment.
+    public var segments: [String] = []
     public var framesRead: Int = 0
     /// UDP datagrams to or from port 1900 / 5353 (and candidate SSDP responses).
     public var datagrams: Int = 0
@@ -162,10 +165,14 @@ public protocol Reporter {
     mutating func beginFile(_ index: Int, name: String)
     /// What the run saw, just before `finish` (when the analysis was asked to report it).
     mutating func inventory(_ inventory: Inventory)
+    /// The run's segment names by index (`Segments`), given again whenever one is added,
+    /// before any record or finding of that segment arrives.
+    mutating func setSegmentNames(_ names: [String])
 }
 
 extension Reporter {
     public mutating func inventory(_ inventory: Inventory) {}
+    public mutating func setSegmentNames(_ names: [String]) {}
     public func makeRenderer() -> (any MessageRenderer)? { nil }
     public mutating func emit(_ chunk: RenderedChunk) {}
     public mutating func beginFile(_ index: Int, name: String) {}

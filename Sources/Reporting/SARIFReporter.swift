@@ -30,6 +30,8 @@ public final class SARIFReporter: Reporter {
     private var opened = 0
     private var lastName: String? = nil
     private var scratch: [UInt8] = []
+    /// The run's segment names (`Segments`): a result whose finding has one carries it.
+    private var segments: [String] = []
 
     public init(sink: any OutputSink, toolVersion: String, spill: any SpillStore = MemorySpill()) {
         self.sink = sink
@@ -43,6 +45,8 @@ public final class SARIFReporter: Reporter {
         opened += 1
         lastName = name
     }
+
+    public func setSegmentNames(_ names: [String]) { segments = names }
 
     public func message(_ m: MessageRecord, findings: [Finding]) {
         for f in findings { finding(f) }
@@ -94,7 +98,8 @@ public final class SARIFReporter: Reporter {
                         ("time", .rawNumber(f.time.microsecondText)),
                         ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
                         ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
-                    ] + (f.atEnd ? [("at_end", .bool(true))] : []))
+                    ] + (f.atEnd ? [("at_end", .bool(true))] : [])
+                        + (Segments.name(f.segment, in: segments).map { [("segment", .string($0))] } ?? []))
             ),
         ]
         scratch.removeAll(keepingCapacity: true)

@@ -55,6 +55,8 @@ public final class TextReporter: Reporter {
 
     public func makeRenderer() -> (any MessageRenderer)? { TextRenderer(options: options) }
 
+    public func setSegmentNames(_ names: [String]) { renderer.setSegmentNames(names) }
+
     public func message(_ m: MessageRecord, findings: [Finding]) {
         scratch.removeAll()
         renderer.render(m, findings: findings, into: &scratch)
@@ -118,6 +120,7 @@ public final class TextReporter: Reporter {
         } else if !s.files.isEmpty {
             row("files", s.files.joined(separator: ", "))
         }
+        if !s.segments.isEmpty { row("segments", s.segments.joined(separator: ", ")) }
         row("frames", "\(s.framesRead) read; \(s.portDatagrams) UDP datagram(s) on ports 1900/5353")
         var msg = "\(s.ssdpMessages) SSDP, \(s.mdnsMessages) mDNS"
         var notes: [String] = []
@@ -207,13 +210,28 @@ public struct TextRenderer: MessageRenderer {
     /// order: `WorkerPool`), so later ones need no note place (and the reporter no set lookup
     /// per finding).
     private var notesPassed: Set<String> = []
+    /// `[NAME] ` for each of the run's segments (escaped for the terminal; the unnamed
+    /// segment 0 has none): the start of each line of a segment's message, and of a finding
+    /// line that stands on its own.
+    private var segmentPrefixes: [String] = []
     public init(options: TextReporter.Options) { self.options = options }
+
+    public mutating func setSegmentNames(_ names: [String]) {
+        segmentPrefixes = names.enumerated().map { k, name in k == 0 ? "" : "[" + TerminalText.escaped(name) + "] " }
+    }
+
+    /// The segment's prefix (empty for the unnamed segment).
+    private func segmentPrefixText(_ segment: UInt16) -> String {
+        guard segment != 0, Int(segment) < segmentPrefixes.count else { return "" }
+        return segmentPrefixes[Int(segment)]
+    }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
         if options.quiet {
             Self.each(findings) { findingLines($0, indent: 0, frameDescription: true, into: &c) }
             return
         }
+        if m.segment != 0 { c.append(segmentPrefixText(m.segment)) }
         // The line is sized once and written in place: frame, clock, two endpoints (address in
         // brackets, colon, port), the protocol, the summary and the notes after it.
         let summaryCount = m.summaryUTF8.withUnsafeBufferPointer { TerminalText.escapedCount($0) }
@@ -332,8 +350,11 @@ public struct TextRenderer: MessageRenderer {
             + fp.pointee.name.utf8.count + fp.pointee.message.terminalSafeCount + fp.pointee.spec.utf8.count
             + (fp.pointee.relatedFrames.isEmpty ? 0 : 32 + 22 * fp.pointee.relatedFrames.count)
         let color = options.color
-        c.bytes.append(sizedFor: bound) { o in
-            Self.writeFinding(fp, indent: indent, frameDescription: frameDescription, color: color, into: &o)
+        // A line that stands on its own names its segment (one under its message does not).
+        let segment = frameDescription ? segmentPrefixText(fp.pointee.segment) : ""
+        c.bytes.append(sizedFor: bound + segment.utf8.count) { o in
+            Self.writeFinding(
+                fp, indent: indent, segment: segment, frameDescription: frameDescription, color: color, into: &o)
         }
         if let i = fp.pointee.interop, !i.isEmpty {
             if options.verbose {
@@ -349,10 +370,11 @@ public struct TextRenderer: MessageRenderer {
 
     /// One finding line (sized by the caller).
     private static func writeFinding(
-        _ fp: UnsafePointer<Finding>, indent: Int, frameDescription: Bool, color: Bool,
+        _ fp: UnsafePointer<Finding>, indent: Int, segment: String, frameDescription: Bool, color: Bool,
         into o: inout OutputSpan<UInt8>
     ) {
         o.append(repeating: 0x20, count: Swift.min(indent, o.freeCapacity))
+        if !segment.isEmpty { o.put(segment) }
         if frameDescription {
             if let first = fp.pointee.firstFrame {
                 o.put("frame " as StaticString)

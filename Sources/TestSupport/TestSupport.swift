@@ -130,3 +130,102 @@ public struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The records of a little-endian microsecond pcap file (the fixtures' format): time and
+/// bytes of each. Empty when the file cannot be read or is not such a file.
+public func pcapRecords(_ path: String) -> [(seconds: UInt32, micros: UInt32, data: [UInt8])] {
+    guard let d = FileManager.default.contents(atPath: path), d.count >= 24 else { return [] }
+    let b = [UInt8](d)
+    func u32(_ o: Int) -> UInt32 {
+        UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24
+    }
+    guard u32(0) == 0xA1B2_C3D4 else { return [] }
+    var out: [(UInt32, UInt32, [UInt8])] = []
+    var o = 24
+    while o + 16 <= b.count {
+        let n = Int(u32(o + 8))
+        guard o + 16 + n <= b.count else { break }
+        out.append((u32(o), u32(o + 4), Array(b[(o + 16)..<(o + 16 + n)])))
+        o += 16 + n
+    }
+    return out
+}
+
+/// A pcapng file built block by block, in either byte order, for reader tests: what a
+/// writer would produce, and (with the overrides) what a hostile one could.
+public struct PcapNGBuilder {
+    public private(set) var bytes: [UInt8] = []
+    public let bigEndian: Bool
+
+    /// Starts with a Section Header Block.
+    public init(bigEndian: Bool = false) {
+        self.bigEndian = bigEndian
+        section()
+    }
+
+    func u16(_ v: UInt16) -> [UInt8] {
+        let le = [UInt8(v & 0xFF), UInt8(v >> 8)]
+        return bigEndian ? le.reversed() : le
+    }
+
+    func u32(_ v: UInt32) -> [UInt8] {
+        let le = (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) }
+        return bigEndian ? le.reversed() : le
+    }
+
+    static func padded(_ b: [UInt8]) -> [UInt8] { b + [UInt8](repeating: 0, count: (4 - b.count % 4) % 4) }
+
+    /// A block of `type` with `body` (padded to 4 bytes); `length` and `trailer` replace the
+    /// total length in front and behind (a hostile block).
+    public mutating func block(_ type: UInt32, _ body: [UInt8], length: UInt32? = nil, trailer: UInt32? = nil) {
+        let body = Self.padded(body)
+        let n = UInt32(12 + body.count)
+        bytes += u32(type) + u32(length ?? n) + body + u32(trailer ?? n)
+    }
+
+    public mutating func section() {
+        // Byte-order magic, version 1.0, section length unknown (-1).
+        block(0x0A0D_0D0A, u32(0x1A2B_3C4D) + u16(1) + u16(0) + [UInt8](repeating: 0xFF, count: 8))
+    }
+
+    /// An option: code, length, value padded to 4 bytes.
+    public func option(_ code: UInt16, _ value: [UInt8]) -> [UInt8] {
+        u16(code) + u16(UInt16(value.count)) + Self.padded(value)
+    }
+
+    /// An Interface Description Block: `name` as `if_name`, `resolution` as `if_tsresol`,
+    /// `extra` options before the end of options.
+    public mutating func interface(
+        linkType: UInt16 = 1, snapLength: UInt32 = 65535, name: String? = nil, resolution: UInt8? = nil,
+        extra: [UInt8] = []
+    ) {
+        var body = u16(linkType) + u16(0) + u32(snapLength)
+        if let name { body += option(2, Array(name.utf8)) }
+        if let resolution { body += option(9, [resolution]) }
+        body += extra + option(0, [])
+        block(1, body)
+    }
+
+    /// An Enhanced Packet Block: `units` of the interface's resolution; `captured` replaces the
+    /// captured length (a hostile block).
+    public mutating func packet(interface: UInt32, units: UInt64, _ data: [UInt8], captured: UInt32? = nil) {
+        block(
+            6,
+            u32(interface) + u32(UInt32(truncatingIfNeeded: units >> 32)) + u32(UInt32(truncatingIfNeeded: units))
+                + u32(captured ?? UInt32(data.count)) + u32(UInt32(data.count)) + data)
+    }
+
+    /// A Simple Packet Block (interface 0, no time).
+    public mutating func simplePacket(_ data: [UInt8]) {
+        block(3, u32(UInt32(data.count)) + data)
+    }
+
+    /// Raw bytes at the end (a cut block, garbage).
+    public mutating func append(_ raw: [UInt8]) { bytes += raw }
+
+    /// Writes the file; its path.
+    public func write(_ path: String) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

@@ -18,6 +18,10 @@ extension DiscoScope {
                 when it exists, is `-`, or ends in .pcap, .pcapng, .cap or .gz; the first other \
                 argument starts the filter. Frame numbers count every record of a file, as Wireshark's do, \
                 also when a filter is given.
+                Each file is a session of its own (the session rules start afresh for each), unless \
+                --segments makes them the segments (links) of one network: one session, the files merged \
+                in time order, each message and finding naming its segment. A pcapng file with several \
+                interfaces is one session whose interfaces are its segments.
                 tcpdump habits work: -r FILE, -c COUNT, -n, -t to -ttttt, -e, -X, -A, -w FILE.
                 """,
             aliases: ["analyse"]
@@ -48,6 +52,20 @@ extension DiscoScope {
         @Flag(name: .long, help: "With -w: write only the packets that findings name.")
         var onlyFindings = false
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "The files are segments (links) of one network, e.g. VLANs joined by an mDNS reflector: analyse them as one session, merged by time (ties in file order), frames numbered in that order. Each segment is named by its file's base name without extension."
+            ))
+        var segments = false
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --segments: name FILE's segment NAME instead of its base name (repeatable).",
+                valueName: "file=name"))
+        var segmentName: [String] = []
+
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
 
@@ -62,6 +80,7 @@ extension DiscoScope {
             }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if onlyFindings && writeFile == nil { throw ValidationError("--only-findings goes with -w FILE.") }
+            if !segmentName.isEmpty && !segments { throw ValidationError("--segment-name goes with --segments.") }
             try output.check()
         }
 
@@ -96,10 +115,19 @@ extension DiscoScope {
             if let f = filter {
                 filterExpression = filterExpression.isEmpty ? f : "(\(f)) and (\(filterExpression))"
             }
+            var names: [String]? = nil
+            if segments {
+                switch MergedSession.segmentNames(files, names: segmentName) {
+                case .success(let n): names = n
+                case .failure(let e):
+                    Frontend.warn(e.description)
+                    throw ExitCode(2)
+                }
+            }
             let status = try Frontend.analyze(
                 files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
                 jobs: jobs.count, count: count,
-                writePackets: writeFile, onlyFindings: onlyFindings)
+                writePackets: writeFile, onlyFindings: onlyFindings, segments: names)
             throw ExitCode(status)
         }
     }

@@ -16,9 +16,11 @@ extension DiscoScope {
             commandName: "capture",
             abstract: "Capture live on an interface and analyse SSDP and mDNS as packets arrive.",
             discussion: """
-                Needs root or CAP_NET_RAW/CAP_NET_ADMIN. After the interface, the report output and any -w \
+                Needs root or CAP_NET_RAW/CAP_NET_ADMIN. After the interfaces, the report output and any -w \
                 file are open, privileges are dropped to -Z USER (default nobody when started as root), \
-                before any packet is decoded. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
+                before any packet is decoded. Several -i capture the segments (links) of one network as one \
+                session: packets merged in time order, each message and finding naming its interface; -w \
+                then writes pcapng with one interface description per interface. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
                 prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
                 Default filter: \(CaptureCommand.defaultFilter)
                 """
@@ -50,10 +52,10 @@ extension DiscoScope {
         @Option(
             name: .shortAndLong,
             help: ArgumentHelp(
-                "Interface to capture on (`any` for all; see -D). Default: the first that is up and not loopback, as tcpdump picks it.",
+                "Interface to capture on (`any` for all; see -D); repeatable: each interface a segment of one session. Default: the first that is up and not loopback, as tcpdump picks it.",
                 valueName: "iface"),
             completion: .custom { _, _, _ in ((try? LiveSource.interfaces()) ?? []).map(\.name) })
-        var interface: String?
+        var interface: [String] = []
 
         @Flag(name: [.customShort("D"), .long], help: "List the interfaces libpcap can capture on, and exit.")
         var listInterfaces = false
@@ -77,8 +79,9 @@ extension DiscoScope {
 
         @Option(
             name: .customShort("w"),
-            help: ArgumentHelp("Also write the captured packets to FILE (pcap, flushed per packet).", valueName: "file")
-        )
+            help: ArgumentHelp(
+                "Also write the captured packets to FILE (pcap, flushed per packet; pcapng with several -i).",
+                valueName: "file"))
         var writeFile: String?
 
         @OptionGroup var privileges: PrivilegeOptions
@@ -98,6 +101,9 @@ extension DiscoScope {
 
         func validate() throws {
             try output.check()
+            if Set(interface).count != interface.count {
+                throw ValidationError("-i names an interface twice.")
+            }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
         }
@@ -129,16 +135,14 @@ extension DiscoScope {
         }
 
         func capture() throws -> Int32 {
-            let interface: String
-            if let given = self.interface {
-                interface = given
-            } else {
+            var interfaces = interface
+            if interfaces.isEmpty {
                 do {
                     guard let picked = try Self.defaultInterface() else {
                         Frontend.warn("no interface is up apart from loopback; name one with -i (see -D for the list)")
                         return 2
                     }
-                    interface = picked
+                    interfaces = [picked]
                     Frontend.warn(
                         "no -i given: capturing on \(picked), the first interface that is up and not loopback (-D lists them)"
                     )
@@ -154,23 +158,56 @@ extension DiscoScope {
             var expression = filterWords.joined(separator: " ")
             if let f = filter { expression = expression.isEmpty ? f : "(\(f)) and (\(expression))" }
             if expression.isEmpty { expression = Self.defaultFilter }
-            guard let handle = Self.openLive(interface, o, filter: expression, writeFile: writeFile) else {
-                return 2
+            // Every interface is opened (and the -w file created) before the privilege drop.
+            // One interface: libpcap writes -w as pcap, as tcpdump does; several: one pcapng
+            // with an interface description each, written in the merged order.
+            let several = interfaces.count > 1
+            var handles: [PcapHandle] = []
+            for name in interfaces {
+                guard
+                    let handle = Self.openLive(name, o, filter: expression, writeFile: several ? nil : writeFile)
+                else { return 2 }
+                handles.append(handle)
+            }
+            var writer: PcapNGWriter? = nil
+            if several, let path = writeFile {
+                do {
+                    writer = try PcapNGWriter(
+                        path: path,
+                        interfaces: zip(interfaces, handles).map {
+                            PcapNGWriter.Interface(name: $0, linkType: $1.linkType, snapLength: $1.snapshotLength)
+                        })
+                } catch {
+                    Frontend.warn(error.description)
+                    return 2
+                }
             }
             // What tcpdump says when it starts, and the filter in force (a capture that shows
             // nothing should not leave the user guessing whether it runs).
-            let linkName = handle.linkType.description + (handle.linkType.libpcapDescription.map { " (\($0))" } ?? "")
+            var start = ""
+            for (name, handle) in zip(interfaces, handles) {
+                let linkName =
+                    handle.linkType.description + (handle.linkType.libpcapDescription.map { " (\($0))" } ?? "")
+                start +=
+                    "listening on \(name), link-type \(linkName), snapshot length \(handle.snapshotLength) bytes\n"
+            }
             FileHandleStderr.write(
-                "listening on \(interface), link-type \(linkName), snapshot length \(handle.snapshotLength) bytes\n"
-                    + "filter: \(expression)\(filterWords.isEmpty && filter == nil ? " (the default)" : "")\n")
+                start + "filter: \(expression)\(filterWords.isEmpty && filter == nil ? " (the default)" : "")\n")
+            // The session's name: the interface, or the interfaces joined by `+`.
+            let session = interfaces.joined(separator: "+")
+            let source: any FrameSource =
+                several
+                ? MergedSource(
+                    Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session, writer: writer)
+                : handles[0]
             // SIGINT and SIGTERM are blocked before the analysis starts its threads, which
             // inherit the mask: only the controller's thread takes them.
-            let stop = StopController(handle)
+            let stop = StopController(handles)
             stop.start()
             let frontend: Frontend
             do {
                 frontend = try Frontend(
-                    output: output, rules: rules, live: true, jobs: jobs.count, inputs: [interface])
+                    output: output, rules: rules, live: true, jobs: jobs.count, inputs: [session])
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2
@@ -181,7 +218,7 @@ extension DiscoScope {
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }
-            frontend.run(handle, fileIndex: 0) {
+            frontend.run(source, fileIndex: 0) {
                 if stop.requested.load(ordering: .relaxed) { return true }
                 // The report cannot be written (disk full, closed pipe): stop, and say so.
                 if frontend.sink.failure != nil { return true }
@@ -189,14 +226,22 @@ extension DiscoScope {
                 if let deadline, Frontend.now() >= deadline { return true }
                 return false
             }
-            let stats = LiveSource.statistics(handle)
+            if let writer, !writer.close() {
+                Frontend.warn("\(writer.path): the capture file could not be written completely")
+            }
+            // libpcap's counts, added over the interfaces.
+            var stats: LiveSource.Statistics? = nil
+            for h in handles {
+                guard let s = LiveSource.statistics(h) else { continue }
+                stats = stats.map { $0 + s } ?? s
+            }
             if let s = stats, s.dropped > 0 || s.droppedByInterface > 0 {
                 Frontend.warn(
                     "the kernel dropped \(s.dropped) packet(s) (interface: \(s.droppedByInterface)); findings that need every packet may be incomplete. A larger -B buffer or a narrower filter helps."
                 )
             }
             return frontend.finish { summary in
-                summary.interface = interface
+                summary.interface = session
                 if let s = stats {
                     summary.packetsReceived = s.received
                     summary.packetsDropped = s.dropped
@@ -212,9 +257,9 @@ extension DiscoScope {
 /// capture loop to stop (and wakes libpcap); the second exits at once with 130.
 final class StopController: @unchecked Sendable {
     let requested = Atomic<Bool>(false)
-    private let handle: PcapHandle
+    private let handles: [PcapHandle]
 
-    init(_ handle: PcapHandle) { self.handle = handle }
+    init(_ handles: [PcapHandle]) { self.handles = handles }
 
     static func signalSet() -> sigset_t {
         var set = sigset_t()
@@ -233,7 +278,7 @@ final class StopController: @unchecked Sendable {
             var sig: Int32 = 0
             while sigwait(&set, &sig) == 0 {
                 if requested.exchange(true, ordering: .relaxed) { _exit(130) }
-                handle.breakLoop()
+                for h in handles { h.breakLoop() }
             }
         }
         if let tid { pthread_detach(tid) }

@@ -119,6 +119,7 @@ final class Frontend {
         options.findingDetails = output.format != .text || policy != nil
         analysis = Analysis(reporter: reporter, options: options, policy: policy, makePool: workerThreads)
         analysis.onWarning = { Frontend.warn($0) }
+        analysis.onInputError = { Frontend.warn($0) }
         if let packetOutput {
             analysis.frameTap = { kind, frame, bytes in packetOutput.take(kind, frame, bytes) }
         }
@@ -144,12 +145,10 @@ final class Frontend {
     }
 
     /// Analyses one opened source to its end (or until `shouldStop`).
-    func run(_ handle: PcapHandle, fileIndex: Int, shouldStop: () -> Bool = { false }) {
-        if let p = packetOutput, let problem = p.begin(handle, fileIndex: fileIndex) { Frontend.warn(problem) }
-        if let err = analysis.run(handle, fileIndex: fileIndex, shouldStop: shouldStop) {
-            Frontend.warn(err.description)
-            inputError = true
-        }
+    func run(_ source: any FrameSource, fileIndex: Int, shouldStop: () -> Bool = { false }) {
+        if let p = packetOutput, let problem = p.begin(source, fileIndex: fileIndex) { Frontend.warn(problem) }
+        // Each error was said as it happened (`onInputError`).
+        if !analysis.run(source, fileIndex: fileIndex, shouldStop: shouldStop).isEmpty { inputError = true }
     }
 
     /// Records an input that could not be opened.
@@ -212,9 +211,11 @@ final class Frontend {
         return 0
     }
 
+    /// `analyze`: each file a session of its own, or, with `segments` (the name of each
+    /// file's segment, in order), all files one session merged in time order.
     static func analyze(
         files: [String], filter: String?, output: OutputOptions, rules: RuleOptions, jobs: Int, count: Int? = nil,
-        writePackets: String? = nil, onlyFindings: Bool = false
+        writePackets: String? = nil, onlyFindings: Bool = false, segments: [String]? = nil
     ) throws -> Int32 {
         // A filter that cannot compile is a usage error, reported once before any file is
         // read (as tcpdump does), not an input error per file.
@@ -222,32 +223,51 @@ final class Frontend {
             warn("invalid filter '\(filter)': \(problem)")
             return 2
         }
+        // The inputs the report names: the files, or the one merged session.
+        let sessions = segments == nil ? files : [MergedSession.name(files)]
         let frontend: Frontend
         do {
             let packets = try writePackets.map { try PacketOutput(path: $0, onlyFindings: onlyFindings) }
-            frontend = try Frontend(output: output, rules: rules, jobs: jobs, inputs: files, packetOutput: packets)
+            frontend = try Frontend(output: output, rules: rules, jobs: jobs, inputs: sessions, packetOutput: packets)
         } catch let e as InputError {
             warn(e.description)
             return 2
         }
-        // A report that can no longer be written ends the run (finish says why).
-        for (index, path) in files.enumerated() where frontend.sink.failure == nil {
-            if let count, frontend.analysis.summary.framesRead >= count { break }
-            let handle: PcapHandle
+        /// Opens one file, with the filter; nil (the run told why) when it cannot be read.
+        func open(_ path: String) -> (any FrameSource)? {
             do {
-                handle = try OfflineSource.open(path)
-                if let filter { try handle.setOfflineFilter(filter) }
+                let source = try OfflineSource.open(path)
+                if let filter { try source.setOfflineFilter(filter) }
+                return source
             } catch {
                 frontend.failed(error)
-                continue
+                return nil
             }
-            let progress = Progress(handle: handle, enabled: frontend.showProgress)
+        }
+        func run(_ source: any FrameSource, fileIndex: Int) {
+            let progress = Progress(source: source, enabled: frontend.showProgress)
             let sink = frontend.sink
-            frontend.run(handle, fileIndex: index) {
+            frontend.run(source, fileIndex: fileIndex) {
                 if let count, frontend.analysis.summary.framesRead >= count { return true }
                 return progress.tick(frames: frontend.analysis.summary.framesRead) || sink.failure != nil
             }
             progress.clear()
+        }
+        if let segments {
+            // Every file is opened first: the merge reads them side by side. One that cannot
+            // be opened is an input error; the session goes on with the others.
+            var parts: [(source: any FrameSource, name: String)] = []
+            for (path, name) in zip(files, segments) {
+                if let source = open(path) { parts.append((source, name)) }
+            }
+            if !parts.isEmpty { run(MergedSource(parts, input: sessions[0]), fileIndex: 0) }
+            return frontend.finish()
+        }
+        // A report that can no longer be written ends the run (finish says why).
+        for (index, path) in files.enumerated() where frontend.sink.failure == nil {
+            if let count, frontend.analysis.summary.framesRead >= count { break }
+            guard let source = open(path) else { continue }
+            run(source, fileIndex: index)
         }
         return frontend.finish()
     }
@@ -394,15 +414,15 @@ func writeFile(_ path: String, _ text: String) -> Bool {
 /// (`file.pcap.gz: 41 % (0.8 of 2.0 MB; gzip: 950.2 MB uncompressed), …` for compressed
 /// input), redrawn at most four times a second.
 final class Progress {
-    let handle: PcapHandle
+    let handle: any FrameSource
     let enabled: Bool
     private var counter = 0
     private var last = 0.0
     private let start = Frontend.now()
     private var drawn = false
 
-    init(handle: PcapHandle, enabled: Bool) {
-        self.handle = handle
+    init(source: any FrameSource, enabled: Bool) {
+        self.handle = source
         self.enabled = enabled
     }
 
@@ -435,5 +455,51 @@ final class Progress {
 
     func clear() {
         if drawn { FileHandleStderr.writeRaw("\r\u{1B}[K") }
+    }
+}
+
+/// `analyze --segments`: the files of one session, each a segment of the same network.
+enum MergedSession {
+    /// The session's name in the report (its `file`): the files joined by `+`.
+    static func name(_ files: [String]) -> String { files.joined(separator: "+") }
+
+    /// A file's segment name: its base name without the extension (`captures/lan.pcap.gz`
+    /// is `lan`; standard input is `stdin`), or the name `--segment-name FILE=NAME` gives.
+    static func segmentName(_ path: String, given: [String: String]) -> String {
+        if let name = given[path] { return name }
+        let base = String(path.split(separator: "/").last ?? Substring(path))
+        if let name = given[base] { return name }
+        return path == "-" ? "stdin" : OfflineSource.stem(of: path)
+    }
+
+    /// The segment names of `files`, or why they cannot be used (a `--segment-name` for no
+    /// file, an empty name, two segments with the same name).
+    static func segmentNames(_ files: [String], names: [String]) -> Result<[String], InputError> {
+        var given: [String: String] = [:]
+        for n in names {
+            guard let eq = n.firstIndex(of: "=") else {
+                return .failure(InputError("--segment-name \(n): give FILE=NAME"))
+            }
+            let file = String(n[..<eq])
+            let name = String(n[n.index(after: eq)...])
+            guard !name.isEmpty else { return .failure(InputError("--segment-name \(n): the name is empty")) }
+            guard files.contains(where: { $0 == file || $0.split(separator: "/").last.map(String.init) == file })
+            else {
+                return .failure(InputError("--segment-name \(n): \(file) is not one of the files"))
+            }
+            given[file] = name
+        }
+        let result = files.map { segmentName($0, given: given) }
+        var seen: [String: String] = [:]
+        for (file, name) in zip(files, result) {
+            if let other = seen[name] {
+                return .failure(
+                    InputError(
+                        "two segments are named \(name) (\(other) and \(file)): name them with --segment-name FILE=NAME"
+                    ))
+            }
+            seen[name] = file
+        }
+        return .success(result)
     }
 }

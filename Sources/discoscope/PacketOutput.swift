@@ -22,6 +22,10 @@ final class PacketOutput {
     private var fileIndex = 0
     /// The current input's link type differs from the output file's: its frames are left out.
     private var skipping = false
+    /// A source of several link types (a pcapng file, a merged session): said once when one
+    /// of its frames cannot go to the file.
+    private var currentInput = ""
+    private var otherLinkSaid = false
     /// Recent IP fragments (a message reassembled from them is written with them), bounded
     /// like the reassembler: 256 frames, 8 MiB.
     private var fragments: [(frame: Int, time: Timestamp, length: Int, bytes: [UInt8])] = []
@@ -46,8 +50,10 @@ final class PacketOutput {
     }
 
     /// An input starts; a warning when its frames cannot go to the file.
-    func begin(_ handle: PcapHandle, fileIndex: Int) -> String? {
+    func begin(_ handle: any FrameSource, fileIndex: Int) -> String? {
         self.fileIndex = fileIndex
+        currentInput = handle.input
+        otherLinkSaid = false
         fragments.removeAll()
         fragmentBytes = 0
         if let w = writer {
@@ -71,6 +77,15 @@ final class PacketOutput {
     /// A frame from the analysis's tap (reading thread, capture order).
     func take(_ kind: Analysis.FrameTap, _ frame: RawFrame, _ bytes: UnsafeRawBufferPointer) {
         guard !skipping, let writer else { return }
+        guard frame.linkType == writer.linkType else {
+            if !otherLinkSaid {
+                otherLinkSaid = true
+                Frontend.warn(
+                    "-w \(path): frames of \(currentInput) with link type \(frame.linkType) are not written (the file has \(writer.linkType); a pcap file has one link type)"
+                )
+            }
+            return
+        }
         switch kind {
         case .fragment:
             fragments.append((frame.number, frame.time, frame.originalLength, Array(bytes)))

@@ -97,7 +97,7 @@ extension DiscoScope {
             FileHandleStderr.write(
                 "probing on \(interface) for \(duration) s (at most \(Self.rate) packets/s), link-type \(handle.linkType)\n"
             )
-            let stop = StopController(handle)
+            let stop = StopController([handle])
             stop.start()
             let driver = ProbeDriver(
                 sockets: sockets, ssdp: protocolChoice != .mdns, mdns: protocolChoice != .ssdp, target: target,
@@ -197,4 +197,5 @@ final class OursMarker: Reporter {
     func finish(_ s: RunSummary) { inner.finish(s) }
     func beginFile(_ index: Int, name: String) { inner.beginFile(index, name: name) }
     func inventory(_ inventory: Inventory) { inner.inventory(inventory) }
+    func setSegmentNames(_ names: [String]) { inner.setSegmentNames(names) }
 }

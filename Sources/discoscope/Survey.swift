@@ -69,8 +69,8 @@ final class Survey: Reporter {
         var inputError = false
         for (index, path) in files.enumerated() {
             do {
-                let handle = try OfflineSource.open(path)
-                if let err = analysis.run(handle, fileIndex: index) {
+                let source = try OfflineSource.open(path)
+                for err in analysis.run(source, fileIndex: index) {
                     Frontend.warn(err.description)
                     inputError = true
                 }

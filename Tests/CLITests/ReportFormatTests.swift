@@ -23,7 +23,7 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         return Array(Set(recorded + (update ? bundledCaptures : []))).sorted()
     }()
     /// The fixture folders whose every capture has golden files.
-    static let goldenFolders = ["link", "format", "ip", "public", "session"]
+    static let goldenFolders = ["link", "format", "ip", "public", "session", "segments"]
     static var bundledCaptures: [String] {
         goldenFolders.flatMap { dir in
             let folder = Fixtures.packageRoot + "/captures/" + dir
@@ -62,8 +62,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
             return
         }
         let r = try run(["analyze", capture, "--format", format, "--fail-on", "never"], cwd: Fixtures.packageRoot)
-        // Status and standard error are part of the golden record (mixed link types end with
-        // a clear error, for example).
+        // Status and standard error are part of the golden record (a damaged file ends with a
+        // clear error, for example).
         let errors = r.stderr.split(separator: "\n").map {
             "# stderr " + $0.replacingOccurrences(of: Fixtures.packageRoot + "/", with: "")
         }

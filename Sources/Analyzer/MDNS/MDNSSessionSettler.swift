@@ -1,5 +1,6 @@
 import DNS
 import Findings
+import NetLayers
 import Reporting
 import Rules
 import WireFormat
@@ -24,6 +25,8 @@ final class MDNSSessionSettler: @unchecked Sendable {
     private let disabled: Set<RuleID>
     private let findingDetails: Bool
     private let wantMessages: Bool
+    /// How many of the run's segment names the renderer was given (the table only grows).
+    private var segmentNamesGiven = 0
 
     init(
         options: Analysis.Options, renderer: (any MessageRenderer)?, policy: (@Sendable (Finding) -> Finding?)?
@@ -53,6 +56,10 @@ final class MDNSSessionSettler: @unchecked Sendable {
     /// after that message's lines, or with that message's findings for reporters that take
     /// records. Findings pass the same policy and tally as the others.
     func settle(_ r: inout BatchOutput) {
+        if r.spent.segmentNames.count != segmentNamesGiven, renderer != nil {
+            segmentNamesGiven = r.spent.segmentNames.count
+            renderer?.setSegmentNames(r.spent.segmentNames)
+        }
         var insertions: [(item: MDNSSessionItem, findings: [Finding], chunk: RenderedChunk)] = []
         var reports = SessionReports()
         for item in r.mdnsSession {
@@ -69,8 +76,10 @@ final class MDNSSessionSettler: @unchecked Sendable {
                 sink.attachDevice { host.presentation(in: item.input.message.payload) }
             }
             r.position = item.position
-            let findings = MessageWorker.accept(sink.findings, policy: policy, into: &r)
+            var findings = MessageWorker.accept(sink.findings, policy: policy, into: &r)
             guard !findings.isEmpty else { continue }
+            let segment = item.input.datagram.segment
+            if segment != 0 { MessageWorker.place(&findings, on: segment) }
             // Counted for the host the message speaks for, as its message rules' findings are.
             if let key = host?.key(in: item.input.message.payload) {
                 var c = SeverityCounts()

@@ -15,6 +15,8 @@ import Rules
 struct BatchScheduler {
     /// The batch being filled (its buffer also holds the payloads `Intake` copied into it).
     var batch = Batch()
+    /// The run's segment names (`Segments`), handed on with each batch.
+    var segmentNames: [String] = [""]
     /// Batches back from the workers, emptied, for the next ones (see `Batch`).
     private var spare: [Batch] = []
     /// Per-message work: used inline with one job, copied to each pool thread otherwise.
@@ -103,6 +105,7 @@ struct BatchScheduler {
         var next = spare.popLast() ?? Batch()
         if pooled && next.items.capacity == 0 { next.items.reserveCapacity(Self.batchSize) }
         swap(&next, &batch)
+        next.segmentNames = segmentNames
         return next
     }
 
@@ -156,7 +159,8 @@ struct BatchScheduler {
     /// Findings made without a message to show them under (session rules concluding), made
     /// into output as a batch's are.
     mutating func conclude(_ findings: [Finding], mdnsHosts: [String: UInt64]) -> BatchOutput {
-        inline.conclude(findings, mdnsHosts: mdnsHosts)
+        inline.useSegmentNames(segmentNames)
+        return inline.conclude(findings, mdnsHosts: mdnsHosts)
     }
 
     func shutdown() { pool?.shutdown() }

@@ -15,6 +15,8 @@ struct Intake {
     private let disabled: Set<RuleID>
     /// Frames whose link type is not decoded, reported once per link type.
     private var unsupportedSeen: Set<LinkType> = []
+    /// The same link types, in the order first seen.
+    private(set) var unsupportedLinkTypes: [LinkType] = []
     private(set) var unsupportedFrames = 0
     private var pendingSkip: SkipReason? = nil
     private var pendingSkips = 0
@@ -105,6 +107,7 @@ struct Intake {
         }
         // Decoded where the capture library read it (copied into an array first, each frame
         // cost a copy and the array's bookkeeping).
+        decoder.segment = frame.segment
         let outcome = decoder.decode(
             frame: frame.number, time: frame.time, linkType: frame.linkType,
             bytes: bytes.assumingMemoryBound(to: UInt8.self).span, originalLength: frame.originalLength,
@@ -129,6 +132,7 @@ struct Intake {
             unsupportedFrames += 1
             skip(.unsupported(lt), &summary)
             if unsupportedSeen.insert(lt).inserted {
+                unsupportedLinkTypes.append(lt)
                 let file = summary.files.last ?? ""
                 warn("\(file): unsupported link type \(lt) (\(lt.rawValue)); its frames are skipped")
             }

@@ -17,12 +17,17 @@ struct ResultEmitter {
     /// Stateful mDNS findings by host key, with their messages (for the services' counts):
     /// bounded by `maxDeviceFindings` hosts and `maxFindingTextsPerHost` findings each.
     private(set) var hostFindingTexts: [UInt64: [(message: String, severity: Severity)]] = [:]
+    /// The named segments each device, host and service instance of the current input was
+    /// seen on (by the session models' keys), in increasing order: the inventory's
+    /// `segments`. Bounded by `Inventory.maxEntries` keys and `maxSegmentsPerKey` each.
+    private(set) var segmentsSeen: [UInt64: [UInt16]] = [:]
 
     /// Distinct devices and service types counted (their keys only: 64 bits each); the
     /// bound keeps memory flat under a flood of made-up names.
     static let maxDevices = 65536
     static let maxDeviceFindings = 16384
     static let maxFindingTextsPerHost = 256
+    static let maxSegmentsPerKey = 64
     static let deviceLimit = LimitReached(
         limit: "devices", value: maxDevices,
         message:
@@ -56,6 +61,7 @@ struct ResultEmitter {
                 hostFindingTexts[t.key, default: []].append((t.message, t.severity))
             }
         }
+        for s in r.sightings { noteSighting(s.key, s.segment) }
         for k in r.deviceKeys where devices.count < Self.maxDevices || devices.contains(k) { devices.insert(k) }
         for s in r.services where services.count < Self.maxDevices || services.contains(s) { services.insert(s) }
         if devices.count >= Self.maxDevices && !devicesFull && r.deviceKeys.contains(where: { !devices.contains($0) }) {
@@ -77,17 +83,35 @@ struct ResultEmitter {
         }
     }
 
-    /// The end of an input: its findings per device, for its inventory, and fresh tallies
-    /// for the next input.
+    /// `key` seen on `segment`: kept in order, once (a key seen on more than
+    /// `maxSegmentsPerKey` segments keeps the first ones).
+    private mutating func noteSighting(_ key: UInt64, _ segment: UInt16) {
+        if let list = segmentsSeen[key] {
+            // Most sightings repeat a segment already noted: a look at a short list.
+            guard !list.contains(segment), list.count < Self.maxSegmentsPerKey else { return }
+            segmentsSeen[key] = (list + [segment]).sorted()
+        } else if segmentsSeen.count < Inventory.maxEntries {
+            segmentsSeen[key] = [segment]
+        }
+    }
+
+    /// The end of an input: its findings and segments per device, for its inventory, and
+    /// fresh tallies for the next input.
     mutating func takeInputFindings() -> (
-        devices: [UInt64: SeverityCounts], hostTexts: [UInt64: [(message: String, severity: Severity)]]
+        devices: [UInt64: SeverityCounts], hostTexts: [UInt64: [(message: String, severity: Severity)]],
+        segments: [UInt64: [UInt16]]
     ) {
         defer {
             deviceFindings.removeAll()
             hostFindingTexts.removeAll()
+            segmentsSeen.removeAll()
         }
-        return (deviceFindings, hostFindingTexts)
+        return (deviceFindings, hostFindingTexts, segmentsSeen)
     }
+
+    /// The run's segment names changed (a name was added): the reporter hears of it before
+    /// any record of the new segment.
+    mutating func setSegmentNames(_ names: [String]) { reporter.setSegmentNames(names) }
 
     mutating func beginFile(_ index: Int, name: String) { reporter.beginFile(index, name: name) }
     mutating func inventory(_ inventory: Inventory) { reporter.inventory(inventory) }

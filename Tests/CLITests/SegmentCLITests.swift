@@ -1,0 +1,166 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Segments (links) of one network from the command line: `analyze --segments` merges the
+/// files of captures/segments (two links joined by an mDNS reflector) into one session.
+@Suite struct SegmentCLITests {
+    static let lan = "captures/segments/lan.pcap"
+    static let iot = "captures/segments/iot.pcap"
+
+    func analyze(_ args: [String]) throws -> ProcessResult {
+        try run(["analyze"] + args + ["--fail-on", "never"], cwd: Fixtures.packageRoot)
+    }
+
+    static func lines(_ r: ProcessResult) -> [String] { r.stdout.split(separator: "\n").map(String.init) }
+
+    /// A JSON line without its `file` field (the session's name differs between a merged
+    /// session of files and one pcapng file of the same frames).
+    static func withoutFile(_ line: String) -> String {
+        line.replacingOccurrences(of: #""file":"[^"]*","#, with: "", options: .regularExpression)
+    }
+
+    @Test func filesAsSegmentsAreOneSessionMergedByTimeWithEachRecordNamingItsSegment() throws {
+        let r = try analyze(["--segments", Self.lan, Self.iot, "--format", "jsonl"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let records = jsonRecords(r)
+        let messages = records.filter { $0["type"] as? String == "message" }
+        // One session: frames 1…12 in time order over both files, each with its segment.
+        #expect(messages.map { $0["frame"] as? Int } == Array(1...12))
+        let times = messages.compactMap { $0["time"] as? Double }
+        #expect(times == times.sorted())
+        #expect(Set(messages.compactMap { $0["segment"] as? String }) == ["lan", "iot"])
+        #expect(messages.allSatisfy { $0["file"] as? String == "\(Self.lan)+\(Self.iot)" })
+        // A tie (both links at the first instant): the file given first goes first.
+        #expect(messages.prefix(2).map { $0["segment"] as? String } == ["lan", "iot"])
+        let findings = records.filter { $0["type"] as? String == "finding" }
+        #expect(Set(findings.compactMap { $0["segment"] as? String }) == ["lan", "iot"])
+        #expect(findings.allSatisfy { $0["segment"] != nil })
+        // What only the whole network shows: the reflector repeating a query of the other link.
+        let dup = try #require(findings.first { $0["rule"] as? String == "MDNS-519" })
+        #expect(dup["segment"] as? String == "lan" && dup["frames"] as? [Int] == [12, 11])
+        // A finding of the end of the input carries the segment of the frame it names.
+        let end = try #require(findings.first { $0["rule"] as? String == "MDNS-518" })
+        #expect(end["at_end"] as? Bool == true && end["segment"] as? String == "iot")
+        // The inventory: where each device, host and service was seen.
+        func segments(_ id: String) -> [String]? {
+            records.first { ($0["id"] as? String ?? $0["instance"] as? String) == id }?["segments"] as? [String]
+        }
+        #expect(segments("lan-printer.local.") == ["lan", "iot"])
+        #expect(segments("iot-cam.local.") == ["lan", "iot"])
+        #expect(segments("sensor.local.") == ["iot"])
+        #expect(segments("Cam._http._tcp.local.") == ["lan", "iot"])
+        #expect(segments("4d696e69-444c-164e-9d41-b827eb0000a7") == ["lan"])
+        #expect(segments("4d696e69-444c-164e-9d41-b827eb0000b8") == ["iot"])
+        let summary = try #require(records.last)
+        #expect(summary["segments"] as? [String] == ["lan", "iot"])
+        #expect(summary["files"] as? [String] == ["\(Self.lan)+\(Self.iot)"])
+    }
+
+    @Test(arguments: ["text", "jsonl", "sarif", "junit"])
+    func oneJobAndFourGiveTheSameOutput(format: String) throws {
+        let one = try analyze(["--segments", Self.lan, Self.iot, "--format", format, "-j", "1"])
+        let four = try analyze(["--segments", Self.lan, Self.iot, "--format", format, "-j", "4"])
+        func masked(_ s: String) -> String {
+            s.replacingOccurrences(of: #"time="[0-9.]+""#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #""elapsed_seconds":[0-9.e+-]+"#, with: "", options: .regularExpression)
+        }
+        #expect(one.status == 0 && four.status == 0)
+        #expect(masked(one.stdout) == masked(four.stdout))
+    }
+
+    @Test func textLinesAndTheSummaryNameTheSegments() throws {
+        let r = try analyze(["--segments", Self.lan, Self.iot])
+        let lines = Self.lines(r)
+        #expect(lines.contains { $0.hasPrefix("[lan] 1 22:13:20.000000 192.168.1.20:5353 > 224.0.0.251:5353 mDNS ") })
+        #expect(lines.contains { $0.hasPrefix("[iot] 2 22:13:20.000000 192.168.2.1:5353 > ") })
+        #expect(lines.contains("  segments    lan, iot"))
+        #expect(lines.contains { $0.hasPrefix("    mdns lan-printer.local.") && $0.hasSuffix("[lan, iot]") })
+        let sarif = try analyze(["--segments", Self.lan, Self.iot, "--format", "sarif"])
+        #expect(sarif.stdout.contains(#""segment":"iot""#) && sarif.stdout.contains(#""segment":"lan""#))
+    }
+
+    @Test func withoutSegmentsEachFileIsItsOwnSessionAndNamesNone() throws {
+        let r = try analyze([Self.lan, Self.iot, "--format", "jsonl"])
+        #expect(r.status == 0)
+        #expect(!r.stdout.contains(#""segment":"#) && !r.stdout.contains(#""segments":"#))
+        let records = jsonRecords(r)
+        #expect(records.last?["files"] as? [String] == [Self.lan, Self.iot])
+        // Each file counts its own frames; the query repeated on the other link is not a
+        // duplicate within either session.
+        #expect(!records.contains { $0["rule"] as? String == "MDNS-519" })
+        let text = try analyze([Self.lan, Self.iot])
+        #expect(!text.stdout.contains("[lan]") && text.stdout.contains("==> \(Self.iot) <=="))
+    }
+
+    @Test func segmentNamesCanBeGivenAndMustDiffer() throws {
+        let r = try analyze([
+            "--segments", Self.lan, Self.iot, "--segment-name", "lan.pcap=wired", "--segment-name",
+            "\(Self.iot)=vlan20", "--format", "jsonl",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(jsonRecords(r).last?["segments"] as? [String] == ["wired", "vlan20"])
+        let same = try analyze(["--segments", Self.lan, "captures/segments/../segments/lan.pcap"])
+        #expect(same.status == 2)
+        #expect(same.stderr.contains("two segments are named lan") && same.stderr.contains("--segment-name"))
+        let stray = try analyze(["--segments", Self.lan, Self.iot, "--segment-name", "other.pcap=x"])
+        #expect(stray.status == 2 && stray.stderr.contains("other.pcap is not one of the files"), "\(stray.stderr)")
+        let alone = try analyze([Self.lan, "--segment-name", "lan.pcap=x"])
+        #expect(alone.status == 2 && alone.stderr.contains("--segment-name goes with --segments"), "\(alone.stderr)")
+    }
+
+    /// The same frames as one capture on two interfaces (captures/segments/lan-iot.pcapng,
+    /// written in time order with IDBs named `lan` and `iot`): the same messages, findings and
+    /// inventory as the two files with `--segments`, all but the session's name.
+    @Test(arguments: ["1", "4"])
+    func aPcapngOfTwoInterfacesGivesWhatTheFilesAsSegmentsGive(jobs: String) throws {
+        let files = try analyze(["--segments", Self.lan, Self.iot, "--format", "jsonl", "-j", "1"])
+        let pcapng = try analyze(["captures/segments/lan-iot.pcapng", "--format", "jsonl", "-j", jobs])
+        #expect(pcapng.status == 0, "\(pcapng.stderr)")
+        let a = Self.lines(files).dropLast().map(Self.withoutFile)
+        let b = Self.lines(pcapng).dropLast().map(Self.withoutFile)
+        #expect(a.count == b.count && a.count > 20)
+        #expect(a == b)
+        #expect(b.filter { $0.contains(#""type":"finding""#) }.count == 9)
+        #expect(jsonRecords(pcapng).last?["segments"] as? [String] == ["lan", "iot"])
+    }
+
+    /// A pcapng file of several interfaces that attacks the reader: a clear error naming the
+    /// file and the block, the packets before it analysed, the summary written, exit 2.
+    @Test func aHostilePcapngOfSeveralInterfacesIsAClearInputError() throws {
+        let frames = pcapRecords(Fixtures.capture("link/ethernet.pcap")).map(\.data)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ds-seg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var b = PcapNGBuilder()
+        b.interface(name: "lan")
+        b.interface(name: "iot")
+        b.packet(interface: 0, units: 1_700_000_000_000_000, frames[0])
+        var outOfRange = b
+        outOfRange.packet(interface: 5, units: 1_700_000_000_100_000, frames[1])
+        var badLength = b
+        badLength.block(6, [UInt8](repeating: 0, count: 40), length: 0x7FFF_FFF0)
+        for (name, builder, reason) in [
+            ("range.pcapng", outOfRange, "enhanced packet block for interface 5, but the section describes 2"),
+            ("length.pcapng", badLength, "block of type 6 with total length 2147483632"),
+        ] {
+            let path = try builder.write(dir + "/" + name)
+            let r = try analyze([path, "--format", "jsonl"])
+            #expect(r.status == 2, "\(name): \(r.stderr)")
+            #expect(r.stderr.contains("discoscope: \(path): malformed pcapng: \(reason)"), "\(r.stderr)")
+            let records = jsonRecords(r)
+            #expect(records.filter { $0["type"] as? String == "message" }.map { $0["segment"] as? String } == ["lan"])
+            #expect(records.last?["result"] as? String == "input_error")
+        }
+    }
+
+    @Test func aSegmentThatCannotBeReadIsAnInputErrorAndTheOthersAreAnalysed() throws {
+        let r = try analyze(["--segments", Self.lan, "captures/segments/missing.pcap", Self.iot, "--format", "jsonl"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("captures/segments/missing.pcap: "), "\(r.stderr)")
+        let records = jsonRecords(r)
+        #expect(records.filter { $0["type"] as? String == "message" }.count == 12)
+        #expect(records.last?["segments"] as? [String] == ["lan", "iot"])
+        #expect(records.last?["result"] as? String == "input_error")
+    }
+}
