@@ -7,11 +7,21 @@ import WireFormat
 /// The in-order part of mDNS analysis (run by `MDNSSessionSettler`): takes each decoded
 /// message (as the worker decoded it) in capture order and hands it to the session engine,
 /// which runs the session rules over it with the session store as it was before the
-/// message, then takes it into the store. One per session (input file).
+/// message, then takes it into the store. One per session (an input file, or the segments
+/// of a merged session).
+///
+/// mDNS is link-local: each segment (link) of a session has its own engine, store and
+/// rules, so what one link shows is judged apart from the others (a reflector's copy of a
+/// query on another link is not a duplicate question there). What crosses links is the
+/// business of segment correlation, not of these rules.
 struct MDNSSessionStage {
-    private var sessions: SessionEngine<MDNSEvent>
-    /// Hosts, services and records seen so far (see `MDNSSessionModel`).
-    var model: MDNSSessionModel { sessions.store.model }
+    private let disabled: Set<RuleID>
+    /// One engine per link, in the order their first messages came (usually one).
+    private var links: [(segment: UInt16, engine: SessionEngine<MDNSEvent>)] = []
+    /// With several links: every message also taken into one model, for the inventory.
+    private var whole: MDNSSessionModel?
+    /// Hosts, services and records seen so far on every link (see `MDNSSessionModel`).
+    var model: MDNSSessionModel { whole ?? links.first?.engine.store.model ?? MDNSSessionModel() }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
@@ -19,10 +29,18 @@ struct MDNSSessionStage {
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { sessions.store.evicted + ruleEvictions }
+    var stateEvicted: Int { links.reduce(ruleEvictions) { $0 + $1.engine.store.evicted } }
 
     init(disabled: Set<RuleID> = []) {
-        sessions = SessionEngine(RuleRegistry.mdnsSession, disabled: disabled)
+        self.disabled = disabled
+    }
+
+    /// The position in `links` of the engine of `segment`, made when it is new.
+    private mutating func link(_ segment: UInt16) -> Int {
+        if let k = links.firstIndex(where: { $0.segment == segment }) { return k }
+        if links.count == 1 { whole = links[0].engine.store.model }
+        links.append((segment, SessionEngine(RuleRegistry.mdnsSession, disabled: disabled)))
+        return links.count - 1
     }
 
     /// Whether any mDNS session rule is enabled (otherwise the stage is not run at all).
@@ -44,26 +62,30 @@ struct MDNSSessionStage {
         }
         let event = MDNSEvent(input, time: time, timeWentBack: wentBack)
         let before = reports.evictions
-        sessions.observe(event, into: &reports)
+        let k = link(input.datagram.segment)
+        links[k].engine.observe(event, into: &reports)
+        whole?.update(with: event)
         ruleEvictions += reports.evictions - before
     }
 
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
     mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
         let before = out.evictions
-        sessions.conclude(by: max(now, latest), into: &out)
+        for k in links.indices { links[k].engine.conclude(by: max(now, latest), into: &out) }
         ruleEvictions += out.evictions - before
     }
 
-    /// The end of the input: rules see the final store once (an event with `atEnd` and no
-    /// message), then conclude.
+    /// The end of the input: on each link, rules see the final store once (an event with
+    /// `atEnd` and no message), then conclude.
     mutating func finish(into out: inout SessionReports) {
         var end = MDNSEvent(
             frame: 0, time: latest, src: .v4(0), srcPort: 0, dst: .v4(0), dstPort: 0, id: 0, isResponse: false)
         end.atEnd = true
         let before = out.evictions
-        sessions.judge(end, into: &out)
-        sessions.finish(into: &out)
+        for k in links.indices {
+            links[k].engine.judge(end, into: &out)
+            links[k].engine.finish(into: &out)
+        }
         ruleEvictions += out.evictions - before
     }
 }

@@ -99,9 +99,16 @@ struct SSDPRouter {
     static let firstFactsBits = 5
     static let factsStride = 640
 
-    private var sessions: SessionEngine<SSDPEvent>
-    /// The devices seen so far (see `SSDPSessionModel`), updated after the rules saw a message.
-    var model: SSDPSessionModel { sessions.store.model }
+    private let disabled: Set<RuleID>
+    /// One session engine (store and rules) per link, in the order their first messages came
+    /// (usually one): SSDP is link-local, so each segment of a merged session is judged
+    /// apart, and a response is paired with the M-SEARCHes of its own link.
+    private var links: [(segment: UInt16, engine: SessionEngine<SSDPEvent>)] = []
+    /// With several links: every message also taken into one model, for the inventory.
+    private var whole: SSDPSessionModel?
+    /// The devices seen so far on every link (see `SSDPSessionModel`), updated after the rules
+    /// saw a message.
+    var model: SSDPSessionModel { whole ?? links.first?.engine.store.model ?? SSDPSessionModel() }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
@@ -109,10 +116,18 @@ struct SSDPRouter {
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { sessions.store.evicted + ruleEvictions }
+    var stateEvicted: Int { links.reduce(ruleEvictions) { $0 + $1.engine.store.evicted } }
 
     init(disabled: Set<RuleID> = []) {
-        sessions = SessionEngine(RuleRegistry.ssdpSession, disabled: disabled)
+        self.disabled = disabled
+    }
+
+    /// The position in `links` of the engine of `segment`, made when it is new.
+    private mutating func link(_ segment: UInt16) -> Int {
+        if let k = links.firstIndex(where: { $0.segment == segment }) { return k }
+        if links.count == 1 { whole = links[0].engine.store.model }
+        links.append((segment, SessionEngine(RuleRegistry.ssdpSession, disabled: disabled)))
+        return links.count - 1
     }
 
     /// SSDP: port 1900 either side, or any UDP payload that starts like an HTTP response
@@ -149,8 +164,10 @@ struct SSDPRouter {
         }
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
         let claimed = m.claimed
+        let k = link(d.segment)
         var version = claimed ?? .v1_0
-        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = sessions.store.versions[u]?.version {
+        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = links[k].engine.store.versions[u]?.version
+        {
             version = known
         }
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
@@ -188,22 +205,24 @@ struct SSDPRouter {
             // The M-SEARCH it answers: the latest from the endpoint it goes to (the store takes
             // M-SEARCHes in after the rules judged them).
             event.st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
-            event.search = sessions.store.searches[Endpoint(address: d.dst, port: d.dstPort)]
+            event.search = links[k].engine.store.searches[Endpoint(address: d.dst, port: d.dstPort)]
             if event.search == nil {
                 event.searchFromOtherPort =
-                    sessions.store.searches.rows.first { $0.key.address == d.dst && $0.value.expires >= d.time }?.value
+                    links[k].engine.store.searches.rows.first { $0.key.address == d.dst && $0.value.expires >= d.time }?
+                    .value
             }
         }
         if let u = m.uuidKey {
-            event.device = sessions.store.model.device(u)
-            event.deviceForgotten = sessions.store.model.mayHaveForgotten(u)
+            event.device = links[k].engine.store.model.device(u)
+            event.deviceForgotten = links[k].engine.store.model.mayHaveForgotten(u)
         }
         var reports = SessionReports()
-        sessions.judge(event, into: &reports)
+        links[k].engine.judge(event, into: &reports)
         ruleEvictions += reports.evictions
         // The rules' copy of the record goes first, so the model updates it in place.
         event.device = nil
-        sessions.update(with: event)
+        links[k].engine.update(with: event)
+        whole?.update(with: event)
         return SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
             sessionReports: reports.reports)
@@ -212,14 +231,14 @@ struct SSDPRouter {
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
     mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
         let before = out.evictions
-        sessions.conclude(by: max(now, latest), into: &out)
+        for k in links.indices { links[k].engine.conclude(by: max(now, latest), into: &out) }
         ruleEvictions += out.evictions - before
     }
 
     /// The end of the input: session rules conclude (reports carry the frames they name).
     mutating func finish(into out: inout SessionReports) {
         let before = out.evictions
-        sessions.finish(into: &out)
+        for k in links.indices { links[k].engine.finish(into: &out) }
         ruleEvictions += out.evictions - before
     }
 }
