@@ -16,6 +16,21 @@ public enum FrameOutcome: Sendable {
     case malformed(String)
     /// The frame was cut by the snap length before the UDP header ended.
     case truncatedHeaders
+    /// An IGMP or MLD membership message (not fragmented), decoded or with why it could not be.
+    case membership(MembershipPacket)
+}
+
+/// A multicast membership message (IGMP over IPv4, MLD over ICMPv6) with its addressing.
+public struct MembershipPacket: Sendable {
+    public var frame: Int
+    public var time: Timestamp
+    public var src: IPAddress
+    public var dst: IPAddress
+    /// IPv4 TTL or IPv6 hop limit (1 for a conforming membership message).
+    public var hopLimit: UInt8
+    public var sourceMAC: MACBytes
+    public var segment: UInt16
+    public var message: Result<MembershipMessage, MembershipError>
 }
 
 /// Decodes link → IP → UDP for one frame at a time, keeping only the bounded state IP
@@ -186,6 +201,15 @@ public struct PacketDecoder: Sendable {
         let totalLen = Int(totalLen16)
         guard ihl >= 20 else { return .malformed("IPv4 header length \(ihl) < 20") }
         guard totalLen >= ihl else { return .malformed("IPv4 total length \(totalLen) < header length \(ihl)") }
+        if proto == 2, frag & 0x3FFF == 0, start + ihl <= b.count,
+            let m = MembershipMessage.igmp(
+                Self.copy(b, (start + ihl)..<max(start + ihl, min(b.count, start + totalLen))))
+        {
+            return .membership(
+                MembershipPacket(
+                    frame: frame, time: time, src: .v4(s), dst: .v4(d), hopLimit: ttl, sourceMAC: srcMAC,
+                    segment: segment, message: m))
+        }
         guard proto == 17 else { return .notUDP }
         guard start + ihl <= b.count else {
             return capTruncated ? .truncatedHeaders : .malformed("IPv4 header length \(ihl) runs past the frame")
@@ -264,6 +288,15 @@ public struct PacketDecoder: Sendable {
                     return .notUDP
                 }
                 continue
+            case 58:
+                // ICMPv6: only MLD is of interest (not when fragmented).
+                guard fragment == nil, o <= min(b.count, end),
+                    let m = MembershipMessage.mld(Self.copy(b, o..<min(b.count, end)))
+                else { return .notUDP }
+                return .membership(
+                    MembershipPacket(
+                        frame: frame, time: time, src: src, dst: dst, hopLimit: hop, sourceMAC: srcMAC,
+                        segment: segment, message: m))
             case 51:
                 guard let nh = b.u8(at: o), let len = b.u8(at: o + 1) else {
                     return capTruncated ? .truncatedHeaders : .malformed("short AH header")

@@ -142,7 +142,8 @@ struct Intake {
             skip(.cutHeaders, &summary)
         case .fragmentHeld:
             return .fragmentHeld
-        case .uninteresting, .notUDP:
+        case .uninteresting, .notUDP, .membership:
+            // Membership messages are decoded (`MembershipPacket`) but not analysed yet.
             break
         }
         return .none
