@@ -35,13 +35,7 @@ final class VethPair {
     struct SetupError: Error, CustomStringConvertible { var description: String }
 
     func teardown() {
-        // Killing everything left in the namespaces, then deleting them, removes the veth pair.
-        for ns in [a, b] {
-            if let pids = try? runProcess("/usr/sbin/ip", ["netns", "pids", ns]) {
-                for p in pids.lines { kill(pid_t(p) ?? 0, SIGKILL) }
-            }
-            _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns])
-        }
+        deleteNamespaces([a, b])
     }
 
     deinit { teardown() }

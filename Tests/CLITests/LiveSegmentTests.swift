@@ -40,12 +40,7 @@ final class TwoLinks {
     }
 
     func teardown() {
-        for ns in [capture, lanNS, iotNS] {
-            if let pids = try? runProcess("/usr/sbin/ip", ["netns", "pids", ns]) {
-                for p in pids.lines { kill(pid_t(p) ?? 0, SIGKILL) }
-            }
-            _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns])
-        }
+        deleteNamespaces([capture, lanNS, iotNS])
     }
 
     deinit { teardown() }

@@ -11,3 +11,14 @@ let canUseNamespaces: Bool = {
     _ = try? runProcess("/usr/sbin/ip", ["netns", "del", probe])
     return true
 }()
+
+/// Kills whatever still runs in each namespace, then deletes it (which removes the veth
+/// ends inside): the live suites' teardown.
+func deleteNamespaces(_ names: [String]) {
+    for ns in names {
+        if let pids = try? runProcess("/usr/sbin/ip", ["netns", "pids", ns]) {
+            for p in pids.lines { kill(pid_t(p) ?? 0, SIGKILL) }
+        }
+        _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns])
+    }
+}

@@ -91,12 +91,7 @@ final class ProbeLAN {
     }
 
     func teardown() {
-        for ns in hosts.map(name) + [bridge] {
-            if let pids = try? runProcess("/usr/sbin/ip", ["netns", "pids", ns]) {
-                for p in pids.lines { kill(pid_t(p) ?? 0, SIGKILL) }
-            }
-            _ = try? runProcess("/usr/sbin/ip", ["netns", "del", ns])
-        }
+        deleteNamespaces(hosts.map(name) + [bridge])
     }
 
     deinit { teardown() }

@@ -15,13 +15,11 @@ import WireFormat
 /// query on another link is not a duplicate question there). What crosses links is the
 /// business of segment correlation, not of these rules.
 struct MDNSSessionStage {
-    private let disabled: Set<RuleID>
-    /// One engine per link, in the order their first messages came (usually one).
-    private var links: [(segment: UInt16, engine: SessionEngine<MDNSEvent>)] = []
+    private var links: SegmentEngines<MDNSEvent>
     /// With several links: every message also taken into one model, for the inventory.
     private var whole: MDNSSessionModel?
     /// Hosts, services and records seen so far on every link (see `MDNSSessionModel`).
-    var model: MDNSSessionModel { whole ?? links.first?.engine.store.model ?? MDNSSessionModel() }
+    var model: MDNSSessionModel { whole ?? links.first?.store.model ?? MDNSSessionModel() }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
@@ -29,18 +27,10 @@ struct MDNSSessionStage {
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { links.reduce(ruleEvictions) { $0 + $1.engine.store.evicted } }
+    var stateEvicted: Int { links.evicted + ruleEvictions }
 
     init(disabled: Set<RuleID> = []) {
-        self.disabled = disabled
-    }
-
-    /// The position in `links` of the engine of `segment`, made when it is new.
-    private mutating func link(_ segment: UInt16) -> Int {
-        if let k = links.firstIndex(where: { $0.segment == segment }) { return k }
-        if links.count == 1 { whole = links[0].engine.store.model }
-        links.append((segment, SessionEngine(RuleRegistry.mdnsSession, disabled: disabled)))
-        return links.count - 1
+        links = SegmentEngines(RuleRegistry.mdnsSession, disabled: disabled)
     }
 
     /// Whether any mDNS session rule is enabled (otherwise the stage is not run at all).
@@ -62,8 +52,11 @@ struct MDNSSessionStage {
         }
         let event = MDNSEvent(input, time: time, timeWentBack: wentBack)
         let before = reports.evictions
-        let k = link(input.datagram.segment)
-        links[k].engine.observe(event, into: &reports)
+        let known = links.count
+        let k = links.index(of: input.datagram.segment)
+        // A second segment: the model of every segment starts from the first one's.
+        if known == 1, links.count == 2, let first = links.first { whole = first.store.model }
+        links[k].observe(event, into: &reports)
         whole?.update(with: event)
         ruleEvictions += reports.evictions - before
     }
@@ -71,7 +64,7 @@ struct MDNSSessionStage {
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
     mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
         let before = out.evictions
-        for k in links.indices { links[k].engine.conclude(by: max(now, latest), into: &out) }
+        links.conclude(by: max(now, latest), into: &out)
         ruleEvictions += out.evictions - before
     }
 
@@ -82,10 +75,7 @@ struct MDNSSessionStage {
             frame: 0, time: latest, src: .v4(0), srcPort: 0, dst: .v4(0), dstPort: 0, id: 0, isResponse: false)
         end.atEnd = true
         let before = out.evictions
-        for k in links.indices {
-            links[k].engine.judge(end, into: &out)
-            links[k].engine.finish(into: &out)
-        }
+        links.finish(judging: end, into: &out)
         ruleEvictions += out.evictions - before
     }
 }

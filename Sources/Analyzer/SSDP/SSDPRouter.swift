@@ -99,16 +99,14 @@ struct SSDPRouter {
     static let firstFactsBits = 5
     static let factsStride = 640
 
-    private let disabled: Set<RuleID>
-    /// One session engine (store and rules) per link, in the order their first messages came
-    /// (usually one): SSDP is link-local, so each segment of a merged session is judged
-    /// apart, and a response is paired with the M-SEARCHes of its own link.
-    private var links: [(segment: UInt16, engine: SessionEngine<SSDPEvent>)] = []
+    /// One session engine per segment (see `SegmentEngines`): a response is paired with the
+    /// M-SEARCHes of its own link.
+    private var links: SegmentEngines<SSDPEvent>
     /// With several links: every message also taken into one model, for the inventory.
     private var whole: SSDPSessionModel?
     /// The devices seen so far on every link (see `SSDPSessionModel`), updated after the rules
     /// saw a message.
-    var model: SSDPSessionModel { whole ?? links.first?.engine.store.model ?? SSDPSessionModel() }
+    var model: SSDPSessionModel { whole ?? links.first?.store.model ?? SSDPSessionModel() }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
@@ -116,18 +114,10 @@ struct SSDPRouter {
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { links.reduce(ruleEvictions) { $0 + $1.engine.store.evicted } }
+    var stateEvicted: Int { links.evicted + ruleEvictions }
 
     init(disabled: Set<RuleID> = []) {
-        self.disabled = disabled
-    }
-
-    /// The position in `links` of the engine of `segment`, made when it is new.
-    private mutating func link(_ segment: UInt16) -> Int {
-        if let k = links.firstIndex(where: { $0.segment == segment }) { return k }
-        if links.count == 1 { whole = links[0].engine.store.model }
-        links.append((segment, SessionEngine(RuleRegistry.ssdpSession, disabled: disabled)))
-        return links.count - 1
+        links = SegmentEngines(RuleRegistry.ssdpSession, disabled: disabled)
     }
 
     /// SSDP: port 1900 either side, or any UDP payload that starts like an HTTP response
@@ -164,10 +154,12 @@ struct SSDPRouter {
         }
         let candidate = d.srcPort != 1900 && d.dstPort != 1900
         let claimed = m.claimed
-        let k = link(d.segment)
+        let known = links.count
+        let k = links.index(of: d.segment)
+        // A second segment: the model of every segment starts from the first one's.
+        if known == 1, links.count == 2, let first = links.first { whole = first.store.model }
         var version = claimed ?? .v1_0
-        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = links[k].engine.store.versions[u]?.version
-        {
+        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = links[k].store.versions[u]?.version {
             version = known
         }
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
@@ -205,23 +197,23 @@ struct SSDPRouter {
             // The M-SEARCH it answers: the latest from the endpoint it goes to (the store takes
             // M-SEARCHes in after the rules judged them).
             event.st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
-            event.search = links[k].engine.store.searches[Endpoint(address: d.dst, port: d.dstPort)]
+            event.search = links[k].store.searches[Endpoint(address: d.dst, port: d.dstPort)]
             if event.search == nil {
                 event.searchFromOtherPort =
-                    links[k].engine.store.searches.rows.first { $0.key.address == d.dst && $0.value.expires >= d.time }?
+                    links[k].store.searches.rows.first { $0.key.address == d.dst && $0.value.expires >= d.time }?
                     .value
             }
         }
         if let u = m.uuidKey {
-            event.device = links[k].engine.store.model.device(u)
-            event.deviceForgotten = links[k].engine.store.model.mayHaveForgotten(u)
+            event.device = links[k].store.model.device(u)
+            event.deviceForgotten = links[k].store.model.mayHaveForgotten(u)
         }
         var reports = SessionReports()
-        links[k].engine.judge(event, into: &reports)
+        links[k].judge(event, into: &reports)
         ruleEvictions += reports.evictions
         // The rules' copy of the record goes first, so the model updates it in place.
         event.device = nil
-        links[k].engine.update(with: event)
+        links[k].update(with: event)
         whole?.update(with: event)
         return SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
@@ -231,14 +223,14 @@ struct SSDPRouter {
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
     mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
         let before = out.evictions
-        for k in links.indices { links[k].engine.conclude(by: max(now, latest), into: &out) }
+        links.conclude(by: max(now, latest), into: &out)
         ruleEvictions += out.evictions - before
     }
 
     /// The end of the input: session rules conclude (reports carry the frames they name).
     mutating func finish(into out: inout SessionReports) {
         let before = out.evictions
-        for k in links.indices { links[k].engine.finish(into: &out) }
+        links.finish(judging: nil, into: &out)
         ruleEvictions += out.evictions - before
     }
 }
