@@ -187,10 +187,13 @@ def block(btype, body):
 
 
 def write_pcapng(path, interfaces, frames):
-    """interfaces: list of linktypes; frames: (iface, t, data). Microsecond resolution."""
+    """interfaces: linktypes, or (linktype, if_name) pairs for IDBs with an if_name option;
+    frames: (iface, t, data). Microsecond resolution (no if_tsresol: the default)."""
     out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
-    for lt in interfaces:
-        out += block(1, struct.pack("<HHI", lt, 0, 65535))
+    for iface in interfaces:
+        lt, name = iface if isinstance(iface, tuple) else (iface, None)
+        options = option(2, name.encode()) + option(0, b"") if name is not None else b""
+        out += block(1, struct.pack("<HHI", lt, 0, 65535) + options)
     for iface, t, data in frames:
         ts = (T0 * 1_000_000) + round(t * 1_000_000)
         body = struct.pack("<IIIII", iface, ts >> 32, ts & 0xFFFFFFFF, len(data), len(data)) + pad4(data)
@@ -516,21 +519,6 @@ def option(code, value):
     return struct.pack("<HH", code, len(value)) + pad4(value)
 
 
-def write_pcapng_named(path, interfaces, frames):
-    """interfaces: (linktype, if_name); frames: (iface, t, data). Microsecond resolution (no
-    if_tsresol: the default), each IDB with its if_name option."""
-    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
-    for lt, name in interfaces:
-        out += block(1, struct.pack("<HHI", lt, 0, 65535) + option(2, name.encode()) + option(0, b""))
-    for iface, t, data in frames:
-        ts = (T0 * 1_000_000) + round(t * 1_000_000)
-        body = struct.pack("<IIIII", iface, ts >> 32, ts & 0xFFFFFFFF, len(data), len(data)) + pad4(data)
-        out += block(6, body)
-    full = os.path.join(HERE, path)
-    os.makedirs(os.path.dirname(full), exist_ok=True)
-    with open(full, "wb") as f:
-        f.write(out)
-
 
 def segments():
     """Two links of one network joined by an mDNS reflector (avahi's `enable-reflector`, at
@@ -599,7 +587,7 @@ def segments():
     write_pcap("segments/lan.pcap", 1, lan)
     write_pcap("segments/iot.pcap", 1, iot)
     merged = sorted([(t, 0, k, f) for k, (t, f) in enumerate(lan)] + [(t, 1, k, f) for k, (t, f) in enumerate(iot)])
-    write_pcapng_named("segments/lan-iot.pcapng", [(1, "lan"), (1, "iot")], [(i, t, f) for t, i, _, f in merged])
+    write_pcapng("segments/lan-iot.pcapng", [(1, "lan"), (1, "iot")], [(i, t, f) for t, i, _, f in merged])
 
 
 if __name__ == "__main__":
