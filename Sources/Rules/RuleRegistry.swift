@@ -178,6 +178,12 @@ public enum RuleRegistry {
         DuplicateSuppressionRule.self,  // MDNS-519
     ]
 
+    /// Rules across the segments of a merged session, judged with a store of the whole
+    /// network (the other session rules judge each segment as its own link).
+    public static let mdnsSegments: [any SessionRule<MDNSEvent>.Type] = [
+        AnswersNotForwardedBackRule.self  // SEG-001
+    ]
+
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`
     /// attaches its advice on an SRV target without an address to this rule's finding).
     public static var serviceCompleteness: RuleDescriptor { ServiceCompletenessRule.descriptor }
@@ -185,7 +191,7 @@ public enum RuleRegistry {
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
         ssdp.map(\.rule) + ssdpSession.map { $0 } + ssdpDescription.map { $0 } + mdns.map(\.rule)
-            + mdnsSession.map { $0 }
+            + mdnsSession.map { $0 } + mdnsSegments.map { $0 }
     }
 }
 

@@ -77,6 +77,24 @@ import Testing
         #expect(merged == apart)
     }
 
+    /// SEG-001 on the real avahi reflector recordings: with `reflect-filters=_http._tcp.local`
+    /// the `_ipp._tcp` question goes from lan to iot and is answered there, and no answer comes
+    /// back; without filters every answer comes back.
+    @Test func aReflectorThatPassesQuestionsButNotTheirAnswersIsReported() throws {
+        func seg001(_ scenario: String) throws -> [[String: Any]] {
+            let files = ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+            let r = try analyze(["--segments"] + files + ["--format", "jsonl"])
+            return jsonRecords(r).filter { $0["rule"] as? String == "SEG-001" }
+        }
+        let filtered = try seg001("filtered")
+        #expect(filtered.count == 1)
+        let message = filtered.first?["message"] as? String ?? ""
+        #expect(message.hasPrefix("question _ipp._tcp.local. PTR asked by 10.98.1.20"))
+        #expect(message.contains("forwarded to another segment by 10.98.2.1"))
+        #expect(filtered.first?["segment"] as? String == "filtered-lan")
+        #expect(try seg001("working").isEmpty)
+    }
+
     @Test(arguments: ["text", "jsonl", "sarif", "junit"])
     func oneJobAndFourGiveTheSameOutput(format: String) throws {
         let one = try analyze(["--segments", Self.lan, Self.iot, "--format", format, "-j", "1"])

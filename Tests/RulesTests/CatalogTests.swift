@@ -26,7 +26,9 @@ import Testing
 
     /// The rules DiscoScope adds to the catalog itself (SSDP-6xx, `probe`'s description
     /// checks), documented in the repository until the shared catalog takes them.
-    static let repoAdditions = Fixtures.packageRoot + "/docs/PROBE-RULES.md"
+    static let repoAdditions = [
+        Fixtures.packageRoot + "/docs/PROBE-RULES.md", Fixtures.packageRoot + "/docs/SEGMENT-RULES.md",
+    ]
 
     /// `ID Scope` pairs from the catalog's tables: rows that start with an ID and end with a
     /// scope cell (`Stateless` or `Stateful …`).
@@ -39,7 +41,8 @@ import Testing
         var out: [String: String] = [:]
         for file in files {
             let text = try String(contentsOfFile: file, encoding: .utf8)
-            for line in text.split(separator: "\n") where line.hasPrefix("| SSDP-") || line.hasPrefix("| MDNS-") {
+            for line in text.split(separator: "\n")
+            where line.hasPrefix("| SSDP-") || line.hasPrefix("| MDNS-") || line.hasPrefix("| SEG-") {
                 let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }
@@ -62,8 +65,8 @@ import Testing
 
     /// The repository's additions are new IDs, not in the shared catalog nor its copy.
     @Test func theRepositoryAdditionsAreNewIDs() throws {
-        let additions = try Self.catalogTables([Self.repoAdditions])
-        #expect(additions.keys.sorted() == (601...606).map { "SSDP-\($0)" })
+        let additions = try Self.catalogTables(Self.repoAdditions)
+        #expect(additions.keys.sorted() == ["SEG-001"] + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
     }
@@ -71,7 +74,7 @@ import Testing
     @Test func everyStatelessCatalogRuleIsRegisteredAndNothingElse() throws {
         var catalog = try Self.committedCopy()
         #expect(catalog.count == 147)
-        catalog.merge(try Self.catalogTables([Self.repoAdditions])) { a, _ in a }
+        catalog.merge(try Self.catalogTables(Self.repoAdditions)) { a, _ in a }
         let registered = Set(RuleCatalog.all.map(\.id.rawValue))
         let stateless = Set(catalog.filter { $0.value == "Stateless" }.keys)
         #expect(

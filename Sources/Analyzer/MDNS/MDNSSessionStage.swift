@@ -16,10 +16,13 @@ import WireFormat
 /// business of segment correlation, not of these rules.
 struct MDNSSessionStage {
     private var links: SegmentEngines<MDNSEvent>
-    /// With several links: every message also taken into one model, for the inventory.
-    private var whole: MDNSSessionModel?
+    /// In a session of named segments: the whole network's engine, whose store takes every
+    /// message of every segment and whose rules (`RuleRegistry.mdnsSegments`) judge what
+    /// crosses segments. Its model is the inventory's.
+    private var network: SessionEngine<MDNSEvent>?
+    private let disabled: Set<RuleID>
     /// Hosts, services and records seen so far on every link (see `MDNSSessionModel`).
-    var model: MDNSSessionModel { whole ?? links.first?.store.model ?? MDNSSessionModel() }
+    var model: MDNSSessionModel { network?.store.model ?? links.first?.store.model ?? MDNSSessionModel() }
     /// The latest packet time seen: event times never go below it.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them.
@@ -27,15 +30,16 @@ struct MDNSSessionStage {
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { links.evicted + ruleEvictions }
+    var stateEvicted: Int { links.evicted + (network?.store.evicted ?? 0) + ruleEvictions }
 
     init(disabled: Set<RuleID> = []) {
         links = SegmentEngines(RuleRegistry.mdnsSession, disabled: disabled)
+        self.disabled = disabled
     }
 
     /// Whether any mDNS session rule is enabled (otherwise the stage is not run at all).
     static func isEnabled(disabled: Set<RuleID>) -> Bool {
-        RuleRegistry.mdnsSession.contains { !disabled.contains($0.descriptor.id) }
+        (RuleRegistry.mdnsSession + RuleRegistry.mdnsSegments).contains { !disabled.contains($0.descriptor.id) }
     }
 
     /// The session rules' reports on one message. A payload too short for the DNS header is
@@ -52,12 +56,12 @@ struct MDNSSessionStage {
         }
         let event = MDNSEvent(input, time: time, timeWentBack: wentBack)
         let before = reports.evictions
-        let known = links.count
-        let k = links.index(of: input.datagram.segment)
-        // A second segment: the model of every segment starts from the first one's.
-        if known == 1, links.count == 2, let first = links.first { whole = first.store.model }
-        links[k].observe(event, into: &reports)
-        whole?.update(with: event)
+        let segment = input.datagram.segment
+        if segment != 0, links.count == 0 {
+            network = SessionEngine(RuleRegistry.mdnsSegments, disabled: disabled)
+        }
+        links[links.index(of: segment)].observe(event, into: &reports)
+        network?.observe(event, into: &reports)
         ruleEvictions += reports.evictions - before
     }
 
@@ -65,6 +69,7 @@ struct MDNSSessionStage {
     mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
         let before = out.evictions
         links.conclude(by: max(now, latest), into: &out)
+        network?.conclude(by: max(now, latest), into: &out)
         ruleEvictions += out.evictions - before
     }
 
@@ -76,6 +81,8 @@ struct MDNSSessionStage {
         end.atEnd = true
         let before = out.evictions
         links.finish(judging: end, into: &out)
+        network?.judge(end, into: &out)
+        network?.finish(into: &out)
         ruleEvictions += out.evictions - before
     }
 }

@@ -204,4 +204,10 @@ struct MDNSVerdicts {
     /// MDNS-517: the Known-Answers of the last second's queries that `MDNSWindows.queries`
     /// does not hold (probes, and queries sent by unicast), clock in order.
     var otherKnownAnswers = SessionWindow<WholeRRSetRule.Listed>(cap: 1024, span: 1, time: \.time)
+
+    // MARK: Segments (SegmentRules.swift; the whole network's store only)
+
+    /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
+    var forwardedQuestions = SessionTable<AnswersNotForwardedBackRule.Key, AnswersNotForwardedBackRule.Exchange>(
+        cap: 4096, horizon: 60, activity: \.last)
 }
