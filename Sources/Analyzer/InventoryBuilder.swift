@@ -124,7 +124,20 @@ enum InventoryBuilder {
             e.firstSeen = s.firstSeen
             e.lastSeen = s.lastSeen
             e.goodbye = s.goodbye
+            e.forwarded = forwarding(s.sightings, names)
             inventory.add(e)
+        }
+    }
+
+    /// Where a service went after the segment that showed it first, from its sightings.
+    static func forwarding(_ sightings: [MDNSSighting], _ names: [String]) -> [InventoryForwarding] {
+        let seen = sightings.sorted { $0.frame < $1.frame }
+        guard let first = seen.first, seen.count > 1 else { return [] }
+        func name(_ k: UInt16) -> String { Segments.name(k, in: names) ?? "#\(k)" }
+        return seen.dropFirst().map {
+            InventoryForwarding(
+                segment: name($0.segment), from: name(first.segment), source: $0.source.description,
+                after: max(0, Timestamp.seconds(from: first.time, to: $0.time)))
         }
     }
 

@@ -95,8 +95,28 @@ public struct InventoryService: Sendable, Hashable {
     public var lastSeen: Timestamp = .zero
     public var goodbye = false
     public var findings = SeverityCounts()
+    /// In a session of several segments: each segment it reached after the first one that
+    /// showed it, with the source that showed it there (a reflector or gateway, or the host
+    /// itself on another interface) and how long after.
+    public var forwarded: [InventoryForwarding] = []
 
     public init(instance: String) { self.instance = instance }
+}
+
+/// A service instance shown on `segment` by `source`, `after` seconds after it was first shown
+/// on segment `from`.
+public struct InventoryForwarding: Sendable, Hashable {
+    public var segment: String
+    public var from: String
+    public var source: String
+    public var after: Double
+
+    public init(segment: String, from: String, source: String, after: Double) {
+        self.segment = segment
+        self.from = from
+        self.source = source
+        self.after = after
+    }
 }
 
 /// What one or more inputs showed: devices and service instances, bounded.

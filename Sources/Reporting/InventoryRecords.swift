@@ -48,6 +48,20 @@ public enum InventoryRecords {
             ("last_seen", .rawNumber(s.lastSeen.microsecondText)), ("goodbye", .bool(s.goodbye)),
             ("findings", counts(s.findings)),
         ]
+        if !s.forwarded.isEmpty {
+            f.append(
+                (
+                    "forwarded",
+                    .array(
+                        s.forwarded.map {
+                            .object([
+                                ("segment", .string($0.segment)), ("from", .string($0.from)),
+                                ("source", .string($0.source)),
+                                ("after_us", .int(Int(($0.after * 1_000_000).rounded()))),
+                            ])
+                        })
+                ))
+        }
         return .object(f)
     }
 
@@ -160,6 +174,11 @@ public enum InventoryRecords {
         if !s.txt.isEmpty { row("txt", e(s.txt.joined(separator: " "))) }
         if !s.addresses.isEmpty { row("addresses", e(s.addresses.joined(separator: ", "))) }
         row("seen", "\(timeText(s.firstSeen)) to \(timeText(s.lastSeen))" + (s.goodbye ? ", said goodbye last" : ""))
+        for fw in s.forwarded {
+            let us = Int((fw.after * 1_000_000).rounded())
+            let ms = "\(us / 1000).\(us % 1000 / 100)"
+            row("forwarded", "to \(e(fw.segment)) by \(e(fw.source)), \(ms) ms after \(e(fw.from))")
+        }
         row("findings", s.findings.text)
         return out
     }

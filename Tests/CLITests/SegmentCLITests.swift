@@ -95,6 +95,30 @@ import Testing
         #expect(try seg001("working").isEmpty)
     }
 
+    /// The inventory correlates each service across segments with whoever showed it on the
+    /// second one: the avahi reflector without filters passes every instance; with
+    /// `reflect-filters=_http._tcp.local` only the camera reaches lan.
+    @Test func theInventorySaysWhichSourceForwardedEachServiceToTheOtherSegment() throws {
+        func forwarded(_ scenario: String) throws -> [String: [[String: Any]]] {
+            let files = ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+            let r = try analyze(["--segments"] + files + ["--format", "jsonl"])
+            var out: [String: [[String: Any]]] = [:]
+            for s in jsonRecords(r) where s["type"] as? String == "service" {
+                out[s["instance"] as? String ?? ""] = s["forwarded"] as? [[String: Any]] ?? []
+            }
+            return out
+        }
+        let working = try forwarded("working")
+        let printer = try #require(working["IoT Printer._ipp._tcp.local."]?.first)
+        #expect(printer["segment"] as? String == "working-lan" && printer["from"] as? String == "working-iot")
+        #expect(printer["source"] as? String == "10.98.1.1")
+        #expect((printer["after_us"] as? Int ?? -1) >= 0)
+        #expect(working["LAN NAS._smb._tcp.local."]?.first?["source"] as? String == "10.98.2.1")
+        let filtered = try forwarded("filtered")
+        #expect(filtered["IoT Printer._ipp._tcp.local."]?.isEmpty == true)
+        #expect(filtered["IoT Camera._http._tcp.local."]?.first?["segment"] as? String == "filtered-lan")
+    }
+
     @Test(arguments: ["text", "jsonl", "sarif", "junit"])
     func oneJobAndFourGiveTheSameOutput(format: String) throws {
         let one = try analyze(["--segments", Self.lan, Self.iot, "--format", format, "-j", "1"])

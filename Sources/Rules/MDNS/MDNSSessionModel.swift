@@ -80,7 +80,9 @@ public struct MDNSSessionModel: Sendable {
     /// Takes in one message (after the rules saw it).
     public mutating func update(with event: MDNSEvent) {
         guard let input = event.input else { return }
-        let e = Arrival(frame: event.frame, time: event.time, src: event.src, multicast: event.dst.isMulticast)
+        let e = Arrival(
+            frame: event.frame, time: event.time, src: event.src, multicast: event.dst.isMulticast,
+            segment: input.datagram.segment)
         if start == nil {
             start = e.time
             startFrame = e.frame
@@ -102,6 +104,8 @@ public struct MDNSSessionModel: Sendable {
         var time: Timestamp
         var src: IPAddress
         var multicast: Bool
+        /// The segment the message was captured on (0: the session names none).
+        var segment: UInt16
     }
 
     // MARK: Senders
@@ -277,7 +281,11 @@ public struct MDNSSessionModel: Sendable {
                 key,
                 default: MDNSServiceState(
                     instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
-                    firstSeen: e.time, historyIncomplete: forgotten)], e, body)
+                    firstSeen: e.time, historyIncomplete: forgotten)], e
+        ) { s in
+            body(&s)
+            s.sight(on: e.segment, from: e.src, frame: e.frame, time: e.time)
+        }
     }
 
     /// Marks an entry seen at `e` and lets `body` change it, in place.
@@ -454,8 +462,20 @@ public struct MDNSServiceState: Sendable {
     public var goodbye = false
     public var historyIncomplete: Bool
 
+    /// The first message with its records on each segment of the session (none when the
+    /// session names no segments), at most `maxSightings`: who showed it where, and when.
+    public var sightings: [MDNSSighting] = []
+
     public static let maxSubtypes = 16
     public static let maxTXTStrings = 64
+    public static let maxSightings = 8
+
+    /// Notes the first message on `segment` that carried its records.
+    mutating func sight(on segment: UInt16, from source: IPAddress, frame: Int, time: Timestamp) {
+        guard segment != 0, sightings.count < Self.maxSightings, !sightings.contains(where: { $0.segment == segment })
+        else { return }
+        sightings.append(MDNSSighting(segment: segment, source: source, frame: frame, time: time))
+    }
 
     init(instance: String, serviceType: String, firstFrame: Int, firstSeen: Timestamp, historyIncomplete: Bool) {
         self.instance = instance
@@ -466,6 +486,14 @@ public struct MDNSServiceState: Sendable {
         lastSeen = firstSeen
         self.historyIncomplete = historyIncomplete
     }
+}
+
+/// A service instance's first appearance on one segment.
+public struct MDNSSighting: Sendable {
+    public var segment: UInt16
+    public var source: IPAddress
+    public var frame: Int
+    public var time: Timestamp
 }
 
 /// An RRSet's identity: owner name key, type, class (cache-flush bit masked).
