@@ -248,12 +248,18 @@ public final class Analysis {
         }
         // The inventory of this input, once its end-of-input findings are counted too.
         let found = emitter.takeInputFindings()
+        let memberships = intake.takeMemberships()
+        summary.stateEvicted += memberships.untracked
+        let firstOfSession = inventory.devices.count
         InventoryBuilder.addSSDP(
             ssdp.model, findings: found.devices, segments: found.segments, names: segmentNames, file: sessionFileName,
             to: &inventory)
         InventoryBuilder.addMDNS(
             mdns.model, findings: found.devices, texts: found.hostTexts, segments: found.segments,
             names: segmentNames, file: sessionFileName, to: &inventory)
+        for k in firstOfSession..<inventory.devices.count {
+            inventory.devices[k].memberships = memberships.memberships(of: inventory.devices[k].addresses)
+        }
         segmentRuns.removeAll()
     }
 

@@ -49,6 +49,9 @@ public struct InventoryDevice: Sendable, Hashable {
     /// one unnamed segment.
     public var segments: [String] = []
     public var addresses: [String] = []
+    /// The discovery groups (224.0.0.251, ff02::fb, 239.255.255.250, ff02::c) its addresses
+    /// reported membership of (IGMP, MLD) and did not leave; empty when none was seen.
+    public var memberships: [String] = []
     public var macs: [String] = []
     public var firstSeen: Timestamp = .zero
     public var lastSeen: Timestamp = .zero

@@ -33,6 +33,7 @@ public enum InventoryRecords {
         case .mdns:
             f += [("services", strings(d.services)), ("goodbye", .bool(d.goodbye))]
         }
+        if !d.memberships.isEmpty { f.append(("memberships", strings(d.memberships))) }
         if d.incomplete { f.append(("incomplete", .bool(true))) }
         return .object(f)
     }
@@ -129,6 +130,7 @@ public enum InventoryRecords {
             out += "\n\(d.proto == .ssdp ? "SSDP device" : "mDNS host") \(e(d.id))\n"
             func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + v + "\n" }
             if !d.segments.isEmpty { row("segments", e(d.segments.joined(separator: ", "))) }
+            if !d.memberships.isEmpty { row("joined", e(d.memberships.joined(separator: ", "))) }
             row("addresses", d.addresses.isEmpty ? "none" : e(d.addresses.joined(separator: ", ")))
             if !d.macs.isEmpty { row("macs", d.macs.joined(separator: ", ")) }
             if d.proto == .ssdp {

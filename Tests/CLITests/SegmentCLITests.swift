@@ -114,6 +114,13 @@ import Testing
         #expect(printer["source"] as? String == "10.98.1.1")
         #expect((printer["after_us"] as? Int ?? -1) >= 0)
         #expect(working["LAN NAS._smb._tcp.local."]?.first?["source"] as? String == "10.98.2.1")
+        // The hosts' IGMPv3 and MLDv2 reports: every avahi host joined the mDNS groups.
+        let r = try analyze(
+            ["--segments"] + ["lan", "iot"].map { "captures/testbed/reflector/working-\($0).pcap" } + [
+                "--format", "jsonl",
+            ])
+        let printerHost = jsonRecords(r).first { $0["id"] as? String == "iot-printer.local." }
+        #expect(printerHost?["memberships"] as? [String] == ["224.0.0.251", "ff02::fb"])
         let filtered = try forwarded("filtered")
         #expect(filtered["IoT Printer._ipp._tcp.local."]?.isEmpty == true)
         #expect(filtered["IoT Camera._http._tcp.local."]?.first?["segment"] as? String == "filtered-lan")

@@ -12,6 +12,8 @@ struct Intake {
     private var decoder = PacketDecoder()
     /// SSDP's in-order stage of the current input (a new one for each input).
     private(set) var ssdp: SSDPRouter
+    /// The session's multicast memberships (IGMP/MLD), for the inventory.
+    private(set) var memberships = MembershipTracker()
     private let disabled: Set<RuleID>
     /// Frames whose link type is not decoded, reported once per link type.
     private var unsupportedSeen: Set<LinkType> = []
@@ -53,6 +55,13 @@ struct Intake {
     mutating func takeSSDP() -> SSDPRouter {
         var ended = SSDPRouter(disabled: disabled)
         swap(&ended, &ssdp)
+        return ended
+    }
+
+    /// The session's memberships, and a fresh tracker for the next session.
+    mutating func takeMemberships() -> MembershipTracker {
+        var ended = MembershipTracker()
+        swap(&ended, &memberships)
         return ended
     }
 
@@ -142,8 +151,9 @@ struct Intake {
             skip(.cutHeaders, &summary)
         case .fragmentHeld:
             return .fragmentHeld
-        case .uninteresting, .notUDP, .membership:
-            // Membership messages are decoded (`MembershipPacket`) but not analysed yet.
+        case .membership(let p):
+            memberships.take(p)
+        case .uninteresting, .notUDP:
             break
         }
         return .none

@@ -1,0 +1,44 @@
+import NetLayers
+import WireFormat
+
+/// The multicast memberships each host reported in a session (IGMP and MLD reports and
+/// leaves), for the discovery groups only: 224.0.0.251 and ff02::fb (mDNS), 239.255.255.250
+/// and ff02::c (SSDP). Taken in capture order on the reading thread; the inventory lists
+/// them with each device and host. Bounded: at most `maxHosts` hosts (later ones are not
+/// tracked, counted in `untracked`).
+struct MembershipTracker {
+    /// The groups a host listens to after its reports, in the order first joined.
+    private(set) var groups: [IPAddress: [IPAddress]] = [:]
+    private(set) var untracked = 0
+
+    static let maxHosts = 16384
+    static let discoveryGroups: [IPAddress] = [
+        .v4(0xE000_00FB), .v4(0xEFFF_FFFA), .v6(0xFF02 << 48, 0xFB), .v6(0xFF02 << 48, 0xC),
+    ]
+
+    mutating func take(_ p: MembershipPacket) {
+        guard case .success(let m) = p.message, m.kind != .query else { return }
+        for r in m.records where Self.discoveryGroups.contains(r.group) {
+            guard groups[p.src] != nil || groups.count < Self.maxHosts else {
+                untracked += 1
+                return
+            }
+            var joined = groups[p.src, default: []]
+            if r.listens {
+                if !joined.contains(r.group) { joined.append(r.group) }
+            } else {
+                joined.removeAll { $0 == r.group }
+            }
+            groups[p.src] = joined
+        }
+    }
+
+    /// The discovery groups any of `addresses` listens to, as text, in a stable order.
+    func memberships(of addresses: [String]) -> [String] {
+        var out: [String] = []
+        for (host, joined) in groups where addresses.contains(host.description) {
+            for g in joined where !out.contains(g.description) { out.append(g.description) }
+        }
+        return out.sorted()
+    }
+}
