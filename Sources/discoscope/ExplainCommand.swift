@@ -33,6 +33,20 @@ extension DiscoScope {
         @Argument(help: ArgumentHelp("Capture files (pcap, pcapng, .gz).", valueName: "file"))
         var files: [String] = []
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "The files are segments (links) of one network, as for analyze --segments: say on which segments the target was seen, and why not on the others."
+            ))
+        var segments = false
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --segments: name FILE's segment NAME instead of its base name (repeatable).",
+                valueName: "file=name"))
+        var segmentName: [String] = []
+
         @Option(name: .long, help: "Output format: text or jsonl.")
         var format: ReportFormat = .text
 
@@ -45,10 +59,20 @@ extension DiscoScope {
                 throw ValidationError("explain reads its files twice: standard input (-) cannot be used.")
             }
             if target.isEmpty { throw ValidationError("TARGET is empty.") }
+            if !segmentName.isEmpty && !segments { throw ValidationError("--segment-name goes with --segments.") }
         }
 
         func run() throws {
-            let first = Survey.run(files)
+            var names: [String]? = nil
+            if segments {
+                switch MergedSession.segmentNames(files, names: segmentName) {
+                case .success(let n): names = n
+                case .failure(let e):
+                    Frontend.warn(e.description)
+                    throw ExitCode(2)
+                }
+            }
+            let first = Survey.run(files, segments: names)
             if first.inputError { throw ExitCode(2) }
             let matched: [InventoryDevice]
             let services: [InventoryService]
@@ -66,7 +90,7 @@ extension DiscoScope {
             if matched.isEmpty, services.isEmpty, let address = Explanation.address(target) {
                 // No device or host has the address: it may still have sent messages that
                 // name none (every one too broken to read a USN or a host from).
-                let second = Survey.run(files) { r in r.src == address || r.dst == address }
+                let second = Survey.run(files, segments: names) { r in r.src == address || r.dst == address }
                 if second.records.contains(where: { $0.record.src == address }) {
                     ex.studySender(address, second.records, findings: second.findings)
                 }
@@ -74,11 +98,11 @@ extension DiscoScope {
                 let addresses = Set(matched.flatMap(\.addresses))
                 let ssdp = matched.contains { $0.proto == .ssdp }
                 let mdns = matched.contains { $0.proto == .mdns } || !services.isEmpty
-                let second = Survey.run(files) { r in
+                let second = Survey.run(files, segments: names) { r in
                     addresses.contains(r.src) || addresses.contains(r.dst) || (ssdp && r.kind == "m-search")
                         || (mdns && r.kind == "query")
                 }
-                ex.study(second.records, findings: second.findings)
+                ex.study(second.records, findings: second.findings, segments: first.summary.segments)
             }
             let text = format == .jsonl ? ex.json().serialized() + "\n" : ex.text()
             guard writeReport(text, to: output) else { throw ExitCode(2) }
@@ -215,12 +239,44 @@ struct Explanation {
 
     /// Reads the target's messages, the searches and queries around it, and the findings
     /// about it; then orders the reasons by impact and the timeline by frame.
-    mutating func study(_ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding]) {
+    mutating func study(
+        _ records: [(record: MessageRecord, findings: [Finding])], findings: [Finding], segments: [String] = []
+    ) {
         if devices.contains(where: { $0.proto == .ssdp }) { studySSDP(records, findings: findings) }
         if devices.contains(where: { $0.proto == .mdns }) || !services.isEmpty {
             studyMDNS(records, findings: findings)
         }
+        if segments.count > 1 { studySegments(segments, findings: findings) }
         order()
+    }
+
+    /// A session of several segments: each service instance seen on some segments only, with
+    /// who forwarded it where it did arrive and what SEG-001 says of the forwarder.
+    private mutating func studySegments(_ all: [String], findings: [Finding]) {
+        for s in services where !s.segments.isEmpty {
+            let missing = all.filter { !s.segments.contains($0) }
+            guard !missing.isEmpty else { continue }
+            let via = s.forwarded.map { "to \($0.segment) by \($0.source)" }.joined(separator: ", ")
+            let notBack = findings.filter { f in
+                f.rule.rawValue == "SEG-001" && f.message.contains(" \(s.serviceType).local. ")
+            }
+            var what =
+                "\(s.instance) was seen on \(s.segments.joined(separator: ", ")) only, never on \(missing.joined(separator: ", "))"
+            if !via.isEmpty { what += " (forwarded \(via))" }
+            if let f = notBack.first, let by = f.message.firstRange(of: "forwarded to another segment by ") {
+                let forwarder = f.message[by.upperBound...].prefix { $0 != " " }
+                what += "; \(forwarder) forwards the queries for \(s.serviceType) but not their answers (SEG-001)"
+            }
+            reasons.append(
+                Reason(
+                    impact: 0, severity: notBack.first?.severity, rule: notBack.isEmpty ? nil : "SEG-001",
+                    frames: notBack.first?.frames ?? [], what: what,
+                    effect:
+                        "clients on \(missing.joined(separator: ", ")) never list it: mDNS does not cross links by itself, and whatever joins them (a reflector, an mDNS gateway) does not pass this service",
+                    fix:
+                        "let the reflector or gateway pass \(s.serviceType) both ways (avahi: add \(s.serviceType).local to reflect-filters, or remove the filter; UniFi, Cisco: allow the service type on both networks)"
+                ))
+        }
     }
 
     /// Reasons most serious first; the timeline by frame.

@@ -55,9 +55,10 @@ final class Survey: Reporter {
         var inputError: Bool
     }
 
-    /// Analyses `files` in order (each its own session); input problems are reported on
-    /// standard error, as `analyze` reports them.
-    static func run(_ files: [String], keep: ((MessageRecord) -> Bool)? = nil) -> Result {
+    /// Analyses `files` in order (each its own session, or, with `segments` (the name of
+    /// each file's segment), one session merged by time as `analyze --segments` does); input
+    /// problems are reported on standard error, as `analyze` reports them.
+    static func run(_ files: [String], segments: [String]? = nil, keep: ((MessageRecord) -> Bool)? = nil) -> Result {
         let survey = Survey(keep: keep)
         var options = Analysis.Options()
         options.wantMessages = keep != nil
@@ -67,7 +68,25 @@ final class Survey: Reporter {
         let analysis = Analysis(reporter: survey, options: options, policy: nil, makePool: workerThreads)
         analysis.onWarning = { Frontend.warn($0) }
         var inputError = false
-        for (index, path) in files.enumerated() {
+        if let segments {
+            var parts: [(source: any FrameSource, name: String)] = []
+            for (path, name) in zip(files, segments) {
+                do {
+                    parts.append((try OfflineSource.open(path), name))
+                } catch {
+                    Frontend.warn(error.description)
+                    analysis.inputFailed(error)
+                    inputError = true
+                }
+            }
+            if !parts.isEmpty {
+                for err in analysis.run(MergedSource(parts, input: MergedSession.name(files)), fileIndex: 0) {
+                    Frontend.warn(err.description)
+                    inputError = true
+                }
+            }
+        }
+        for (index, path) in files.enumerated() where segments == nil {
             do {
                 let source = try OfflineSource.open(path)
                 for err in analysis.run(source, fileIndex: index) {

@@ -95,6 +95,24 @@ import Testing
         #expect(try seg001("working").isEmpty)
     }
 
+    /// `explain --segments`: a service that one segment never sees is explained by the
+    /// forwarder that passes its queries but not its answers.
+    @Test func explainSaysOnWhichSegmentAServiceIsMissingAndWhy() throws {
+        func explain(_ scenario: String) throws -> ProcessResult {
+            let files = ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+            return try run(["explain", "IoT Printer", "--segments"] + files, cwd: Fixtures.packageRoot)
+        }
+        let filtered = try explain("filtered")
+        #expect(filtered.status == 1)
+        #expect(filtered.stdout.contains("Verdict: likely invisible"))
+        #expect(
+            filtered.stdout.contains(
+                "IoT Printer._ipp._tcp.local. was seen on filtered-iot only, never on filtered-lan; 10.98.2.1 forwards the queries for _ipp._tcp but not their answers (SEG-001)"
+            ), "\(filtered.stdout)")
+        let working = try explain("working")
+        #expect(!working.stdout.contains("never on working-lan"), "\(working.stdout)")
+    }
+
     /// The inventory correlates each service across segments with whoever showed it on the
     /// second one: the avahi reflector without filters passes every instance; with
     /// `reflect-filters=_http._tcp.local` only the camera reaches lan.
