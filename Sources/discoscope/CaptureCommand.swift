@@ -27,9 +27,10 @@ extension DiscoScope {
         )
 
         /// SSDP and mDNS, SSDP responses from ephemeral ports (UDP payloads starting with
-        /// "HTTP"), and IP fragments (mDNS responses above the MTU).
+        /// "HTTP"), IP fragments (mDNS responses above the MTU), and multicast membership:
+        /// IGMP, and MLD (ICMPv6 behind the hop-by-hop header MLD always carries).
         static let defaultFilter =
-            "udp port 1900 or udp port 5353 or (udp and udp[8:4] = 0x48545450) or (ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] = 44)"
+            "udp port 1900 or udp port 5353 or (udp and udp[8:4] = 0x48545450) or (ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] = 44) or igmp or (ip6 and ip6[6] = 0 and ip6[40] = 58)"
 
         /// Opens a live capture on `interface` with `filter`, also writing what it captures to
         /// `writeFile` when given; says what went wrong (and what libpcap warned of) on standard

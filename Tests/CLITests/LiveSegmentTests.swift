@@ -61,7 +61,7 @@ struct LiveSegmentTests {
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         p.arguments = [
             "netns", "exec", net.capture, Fixtures.binary, "capture", "-i", net.lan, "-i", net.iot, "-w",
-            dir + "/segments.pcapng", "--format", "jsonl", "--fail-on", "never",
+            dir + "/segments.pcapng", "--format", "jsonl", "--fail-on", "never", "-F", LiveCaptureTests.discoveryOnly,
         ]
         _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
