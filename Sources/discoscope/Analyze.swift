@@ -52,19 +52,7 @@ extension DiscoScope {
         @Flag(name: .long, help: "With -w: write only the packets that findings name.")
         var onlyFindings = false
 
-        @Flag(
-            name: .long,
-            help: ArgumentHelp(
-                "The files are segments (links) of one network, e.g. VLANs joined by an mDNS reflector: analyse them as one session, merged by time (ties in file order), frames numbered in that order. Each segment is named by its file's base name without extension."
-            ))
-        var segments = false
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "With --segments: name FILE's segment NAME instead of its base name (repeatable).",
-                valueName: "file=name"))
-        var segmentName: [String] = []
+        @OptionGroup var segments: SegmentOptions
 
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
@@ -80,7 +68,6 @@ extension DiscoScope {
             }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if onlyFindings && writeFile == nil { throw ValidationError("--only-findings goes with -w FILE.") }
-            if !segmentName.isEmpty && !segments { throw ValidationError("--segment-name goes with --segments.") }
             try output.check()
         }
 
@@ -115,15 +102,7 @@ extension DiscoScope {
             if let f = filter {
                 filterExpression = filterExpression.isEmpty ? f : "(\(f)) and (\(filterExpression))"
             }
-            var names: [String]? = nil
-            if segments {
-                switch MergedSession.segmentNames(files, names: segmentName) {
-                case .success(let n): names = n
-                case .failure(let e):
-                    Frontend.warn(e.description)
-                    throw ExitCode(2)
-                }
-            }
+            let names = try segments.names(for: files)
             let status = try Frontend.analyze(
                 files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
                 jobs: jobs.count, count: count,

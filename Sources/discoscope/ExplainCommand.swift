@@ -33,19 +33,7 @@ extension DiscoScope {
         @Argument(help: ArgumentHelp("Capture files (pcap, pcapng, .gz).", valueName: "file"))
         var files: [String] = []
 
-        @Flag(
-            name: .long,
-            help: ArgumentHelp(
-                "The files are segments (links) of one network, as for analyze --segments: say on which segments the target was seen, and why not on the others."
-            ))
-        var segments = false
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "With --segments: name FILE's segment NAME instead of its base name (repeatable).",
-                valueName: "file=name"))
-        var segmentName: [String] = []
+        @OptionGroup var segments: SegmentOptions
 
         @Option(name: .long, help: "Output format: text or jsonl.")
         var format: ReportFormat = .text
@@ -59,19 +47,10 @@ extension DiscoScope {
                 throw ValidationError("explain reads its files twice: standard input (-) cannot be used.")
             }
             if target.isEmpty { throw ValidationError("TARGET is empty.") }
-            if !segmentName.isEmpty && !segments { throw ValidationError("--segment-name goes with --segments.") }
         }
 
         func run() throws {
-            var names: [String]? = nil
-            if segments {
-                switch MergedSession.segmentNames(files, names: segmentName) {
-                case .success(let n): names = n
-                case .failure(let e):
-                    Frontend.warn(e.description)
-                    throw ExitCode(2)
-                }
-            }
+            let names = try segments.names(for: files)
             let first = Survey.run(files, segments: names)
             if first.inputError { throw ExitCode(2) }
             let matched: [InventoryDevice]

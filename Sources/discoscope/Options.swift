@@ -221,3 +221,36 @@ struct RuleOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Write the findings of this run to FILE as a baseline.", valueName: "file"))
     var writeBaseline: String?
 }
+
+/// `--segments` and `--segment-name FILE=NAME`: the files as the segments (links) of one
+/// network, analysed as one session (`analyze`, `explain`).
+struct SegmentOptions: ParsableArguments {
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "The files are segments (links) of one network, e.g. VLANs joined by an mDNS reflector: analyse them as one session, merged by time (ties in file order), frames numbered in that order. Each segment is named by its file's base name without extension."
+        ))
+    var segments = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --segments: name FILE's segment NAME instead of its base name (repeatable).", valueName: "file=name"))
+    var segmentName: [String] = []
+
+    func validate() throws {
+        if !segmentName.isEmpty && !segments { throw ValidationError("--segment-name goes with --segments.") }
+    }
+
+    /// Each file's segment name with `--segments` (nil without); a usage error (said, exit 2)
+    /// for names that cannot be told apart.
+    func names(for files: [String]) throws -> [String]? {
+        guard segments else { return nil }
+        switch MergedSession.segmentNames(files, names: segmentName) {
+        case .success(let n): return n
+        case .failure(let e):
+            Frontend.warn(e.description)
+            throw ExitCode(2)
+        }
+    }
+}
