@@ -257,8 +257,12 @@ public final class Analysis {
         InventoryBuilder.addMDNS(
             mdns.model, findings: found.devices, texts: found.hostTexts, segments: found.segments,
             names: segmentNames, file: sessionFileName, to: &inventory)
-        for k in firstOfSession..<inventory.devices.count {
-            inventory.devices[k].memberships = memberships.memberships(of: inventory.devices[k].addresses)
+        let joined = memberships.byAddressText()
+        if !joined.isEmpty {
+            for k in firstOfSession..<inventory.devices.count {
+                inventory.devices[k].memberships = MembershipTracker.memberships(
+                    of: inventory.devices[k].addresses, in: joined)
+            }
         }
         segmentRuns.removeAll()
     }

@@ -23,21 +23,30 @@ struct MembershipTracker {
                 untracked += 1
                 return
             }
-            var joined = groups[p.src, default: []]
+            // Changed in place: one lookup, no copy of the host's list.
             if r.listens {
-                if !joined.contains(r.group) { joined.append(r.group) }
+                if groups[p.src]?.contains(r.group) != true { groups[p.src, default: []].append(r.group) }
             } else {
-                joined.removeAll { $0 == r.group }
+                groups[p.src, default: []].removeAll { $0 == r.group }
             }
-            groups[p.src] = joined
         }
     }
 
-    /// The discovery groups any of `addresses` listens to, as text, in a stable order.
-    func memberships(of addresses: [String]) -> [String] {
+    /// The groups each host listens to, by the host's address as text (as the inventory
+    /// keeps addresses): built once per session, so that each device's lookup costs its own
+    /// addresses, not a scan of every host.
+    func byAddressText() -> [String: [IPAddress]] {
+        var out: [String: [IPAddress]] = [:]
+        for (host, joined) in groups where !joined.isEmpty { out[host.description] = joined }
+        return out
+    }
+
+    /// The discovery groups any of `addresses` listens to (`joined`: from `byAddressText`),
+    /// as text, sorted.
+    static func memberships(of addresses: [String], in joined: [String: [IPAddress]]) -> [String] {
         var out: [String] = []
-        for (host, joined) in groups where addresses.contains(host.description) {
-            for g in joined where !out.contains(g.description) { out.append(g.description) }
+        for a in addresses {
+            for g in joined[a] ?? [] where !out.contains(g.description) { out.append(g.description) }
         }
         return out.sorted()
     }
