@@ -3,6 +3,7 @@
 # enable-reflector=yes), in network namespaces on this machine. Nothing leaves them.
 #
 #   scripts/testbed-reflector.sh SECONDS OUTDIR [REFLECT_FILTERS]
+#   RF_SSDP=1 scripts/testbed-reflector.sh SECONDS OUTDIR   # and SSDP, routed by smcroute
 #
 # Topology (namespace rf-sw holds both segments' bridges, so one capture sees both):
 #
@@ -13,6 +14,11 @@
 #         (scripts/mdns-querier.py)  [reflect-filters=REFLECT_FILTERS]     "IoT Printer" _ipp._tcp,
 #                                                                          "IoT Camera" _http._tcp
 #   rf-n: eth0 10.98.1.30 on br-lan: avahi-daemon responder, "LAN NAS" _smb._tcp
+#
+# With RF_SSDP=1, rf-r also routes: IPv4 forwarding on, and smcrouted (Debian smcroute) routes
+# the SSDP group 239.255.255.250 from each segment to the other (a multicast router, as people
+# join UPnP across VLANs); rf-p runs minidlna (a UPnP MediaServer on iot) and rf-q searches
+# for it from lan (scripts/ssdp-searcher.py, multicast TTL 2 so the router may forward it).
 #
 # Writes OUTDIR/lan.pcap (br-lan), OUTDIR/iot.pcap (br-iot) and OUTDIR/both.pcapng (dumpcap on
 # both bridges: one interface description block each). Needs root, iproute2, avahi-daemon,
@@ -110,6 +116,36 @@ service "$run/ipp.service" "IoT Printer" _ipp._tcp 631 "rp=printers/iot" "ty=Tes
 service "$run/http.service" "IoT Camera" _http._tcp 80 "path=/"
 service "$run/smb.service" "LAN NAS" _smb._tcp 445
 
+ssdp_setup() {
+    ip netns exec rf-r sysctl -qw net.ipv4.ip_forward=1
+    ip -n rf-q route add 10.98.2.0/24 via 10.98.1.1
+    ip -n rf-n route add 10.98.2.0/24 via 10.98.1.1
+    ip -n rf-p route add 10.98.1.0/24 via 10.98.2.1
+    mkdir -p "$run/dlna/media" "$run/dlna/db" "$run/dlna/log"
+    python3 - "$run/dlna/media/silence.wav" <<'EOF2'
+import sys, wave
+w = wave.open(sys.argv[1], "wb"); w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+w.writeframes(b"\0\0" * 8000); w.close()
+EOF2
+    printf 'port=8200\nnetwork_interface=eth0\nmedia_dir=A,%s\nfriendly_name=iot-minidlna\n' "$run/dlna/media" >"$run/dlna/minidlna.conf"
+    printf 'db_dir=%s\nlog_dir=%s\ninotify=no\nnotify_interval=30\nserial=98000210\nroot_container=.\n' \
+        "$run/dlna/db" "$run/dlna/log" >>"$run/dlna/minidlna.conf"
+    {
+        for from in eth-lan eth-iot; do printf 'mgroup from %s group 239.255.255.250\n' "$from"; done
+        printf 'mroute from eth-lan group 239.255.255.250 to eth-iot\n'
+        printf 'mroute from eth-iot group 239.255.255.250 to eth-lan\n'
+    } >"$run/smcroute.conf"
+}
+ssdp_start() {
+    ip netns exec rf-r smcrouted -n -f "$run/smcroute.conf" -P "$run/smcroute.pid" -u "$run/smcroute.sock" \
+        -l info >"$run/smcroute.log" 2>&1 &
+    pids+=($!)
+    ip netns exec rf-p minidlnad -f "$run/dlna/minidlna.conf" -P "$run/dlna/minidlna.pid" -S -R \
+        >"$run/minidlna.log" 2>&1 &
+    pids+=($!)
+}
+if [ -n "${RF_SSDP:-}" ]; then ssdp_setup; fi
+
 # Capture first, so the start-up of every daemon is on record.
 ip netns exec rf-sw tcpdump -i br-lan -U -w "$out/lan.pcap" -s 0 >/dev/null 2>&1 &
 pids+=($!)
@@ -121,9 +157,16 @@ sleep 1
 avahi reflector rf-r rf-reflector eth-lan,eth-iot yes
 avahi iot-responder rf-p iot-printer eth0 no "$run/ipp.service" "$run/http.service"
 avahi lan-responder rf-n lan-nas eth0 no "$run/smb.service"
+if [ -n "${RF_SSDP:-}" ]; then
+    ssdp_start
+    ip netns exec rf-q python3 "$here/ssdp-searcher.py" --seconds $((seconds - 6)) \
+        >"$run/searcher.log" 2>&1 &
+    pids+=($!)
+fi
 sleep 3
 ip netns exec rf-q python3 "$here/mdns-querier.py" --seconds $((seconds - 6)) \
     _ipp._tcp.local _http._tcp.local _smb._tcp.local >"$run/querier.log" 2>&1 || true
 sleep 2
 cat "$run/querier.log"
+if [ -n "${RF_SSDP:-}" ]; then cat "$run/searcher.log" "$run/smcroute.log"; fi
 echo "captures in $out"
