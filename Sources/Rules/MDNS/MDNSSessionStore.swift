@@ -6,7 +6,10 @@ import WireFormat
 /// - `model`: the entities the capture has shown (hosts, service instances, RRSets and their
 ///   records, probe sequences, questions, senders), by identity;
 /// - `windows`: the recent events several rules read (the multicast queries of the last
-///   second, the latest queriers, when each name was last asked for);
+///   second, when each name was last asked for);
+/// - `phases`: what each host is doing with each name it sends (announcing it in a start-up
+///   or update sequence, or steady), which the probing and announcing rules and the timing
+///   rules read (`MDNSPhases`);
 /// - `verdicts`: what each rule still has to decide, in rows keyed by the identity of what it
 ///   is about.
 ///
@@ -20,6 +23,7 @@ public struct MDNSSessionStore: SessionStore {
 
     public private(set) var model = MDNSSessionModel()
     public private(set) var windows = MDNSWindows()
+    public private(set) var phases = MDNSPhases()
     var verdicts = MDNSVerdicts()
     private var windowEvictions = 0
 
@@ -30,6 +34,8 @@ public struct MDNSSessionStore: SessionStore {
 
     public mutating func update(with e: MDNSEvent) {
         guard let i = e.input else { return }
+        // The phases read the model and the windows as they were before the message.
+        if let roles = roles(e) { phases.take(e, i, roles, evicted: &windowEvictions) }
         windows.take(e, i, evicted: &windowEvictions)
         model.update(with: e)
     }
@@ -51,9 +57,6 @@ public struct MDNSWindows {
         return all[start...]
     }
 
-    /// The latest queriers, probes included (a query with Authority records is answered like
-    /// any other): a response within a second of another host's query may answer it.
-    private(set) var queriers = MDNSLatestQueriers()
     /// When each name (by its key) was last asked for, in the two ways rules read it
     /// (`MDNSNameAsked`).
     private(set) var asked = SessionTable<UInt64, MDNSNameAsked>(cap: 65536, horizon: 3600, activity: \.last)
@@ -67,16 +70,21 @@ public struct MDNSWindows {
     }
 
     private mutating func noteAsked(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
-        queriers.note(e.src, at: e.time, timeWentBack: e.timeWentBack)
         let plain = !i.isProbe
         for (n, q) in i.questionNames.enumerated() {
             let inOrder = !e.timeWentBack && n < MDNSNameAsked.inOrderQuestions
             guard plain || inOrder else { break }
             let time = e.time
+            let source = e.src
             asked.update(q.key, default: MDNSNameAsked(last: time), at: time, evicted: &evicted) { a in
                 a.last = time
-                if plain { a.query = time }
                 if inOrder { a.inOrder = time }
+                if plain {
+                    a.query = time
+                } else {
+                    a.probe = time
+                    a.prober = source
+                }
             }
         }
     }
@@ -85,15 +93,21 @@ public struct MDNSWindows {
 /// When a name was last asked for (a row of `MDNSWindows.asked`), in the two ways rules read
 /// it.
 struct MDNSNameAsked {
-    /// The last query other than a probe with a question for it (MDNS-504: a response within
-    /// a second answers it).
-    var query: Timestamp?
     /// The last query, probes included (a probe for a name its responder holds is answered at
     /// once, RFC 6762 §8.1), that asked for it among its first `inOrderQuestions` questions
     /// and whose capture clock did not go back (MDNS-505: a record multicast again after it
     /// may have been solicited).
     var inOrder: Timestamp?
-    /// The latest of the two.
+    /// The last query other than a probe that asked for it (`MDNSSessionStore.roles`: a
+    /// response within the answer window after it is an answer, even from the querier: a
+    /// host's responder answers its own browser too).
+    var query: Timestamp?
+    /// The last probe that asked for it among its first `inOrderQuestions` questions, and its
+    /// prober (a response from another host within the answer window after it defends the
+    /// name; the prober's own announcement follows its probes).
+    var probe: Timestamp?
+    var prober: IPAddress?
+    /// The latest of them.
     var last: Timestamp
 
     static let inOrderQuestions = 64
@@ -185,9 +199,6 @@ struct MDNSVerdicts {
         cap: 16384, horizon: .infinity, activity: \.time)
     /// MDNS-502: each prober's probes for a name of the last 10 s.
     var probeRates = SessionTable<MDNSProbeKey, ProbeRateRule.Probes>(cap: 16384, horizon: 10, activity: \.last)
-    /// MDNS-504: each prober's announcements of a name after its probing phase.
-    var announcements = SessionTable<MDNSProbeKey, AnnouncingRule.Phase>(
-        cap: 16384, horizon: 3600, activity: \.last.time)
     /// MDNS-505: each source's unsolicited multicasts of a record.
     var unsolicited = SessionTable<PeriodicAnnouncementRule.Key, PeriodicAnnouncementRule.Series>(
         cap: 65536, horizon: 3600, activity: \.last)
@@ -210,4 +221,292 @@ struct MDNSVerdicts {
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
     var forwardedQuestions = SessionTable<AnswersNotForwardedBackRule.Key, AnswersNotForwardedBackRule.Exchange>(
         cap: 4096, horizon: 60, activity: \.last)
+}
+
+// MARK: Phases
+
+/// What each host is doing with each name it multicasts (by source address and name key):
+/// announcing it, in a start-up sequence (after probing it, at the host's first packets, or
+/// back after its goodbye) or an update sequence (changed data, RFC 6762 §8.4), or steady.
+/// Kept once, from every multicast response from port 5353, and read by the rules that take
+/// a response as an announcement (MDNS-503, 504, 505) or exempt announcing records from the
+/// timing of answers (MDNS-507, 508) through `MDNSSessionStore.roles(_:)` and
+/// `isAnnouncing(_:by:at:)`.
+///
+/// Only unsolicited responses (`MDNSResponseRoles.solicited` false) announce: a response to
+/// a query of the last second for one of its names is an answer, whatever it carries.
+public struct MDNSPhases {
+    /// One row per host and name it multicast records of.
+    public private(set) var rows = SessionTable<MDNSProbeKey, MDNSNamePhase>(
+        cap: 16384, horizon: 3600, activity: \.last)
+
+    /// A sequence starts with an announcement at most this long after the host's last probe
+    /// for the name (probing ends 250 ms before announcing, RFC 6762 §8.1).
+    public static let afterProbes = 5.0
+    /// Announcements of a sequence are counted when at least this far apart (RFC 6762 §8.3
+    /// asks for one second; repeats closer than this are bursts of one announcement).
+    public static let spacing = 0.5
+    /// A sequence has at most this many announcements (RFC 6762 §8.3): what follows is steady.
+    public static let maxAnnouncements = 8
+
+    mutating func take(_ e: MDNSEvent, _ i: MDNSInput, _ roles: MDNSResponseRoles, evicted: inout Int) {
+        let now = MDNSFrameTime(frame: e.frame, time: e.time)
+        for n in roles.names {
+            rows.update(
+                MDNSProbeKey(source: e.src, name: n.key), default: MDNSNamePhase(last: e.time), at: e.time,
+                evicted: &evicted
+            ) { row in
+                row.last = e.time
+                if n.live { row.goodbye = false }
+                switch n.role {
+                case .goodbye:
+                    row.goodbye = true
+                    row.sequence?.goodbye = true
+                case .answer:
+                    // The responder may fold an announcement due now into its answer: what the
+                    // sequence counted is not the whole story.
+                    if let s = row.sequence, s.isOpen(at: e.time) { row.sequence?.uncertain = true }
+                case .starts(let start):
+                    let name = i.answerRecords.first { $0.nameKey == n.key }.map { i.name($0.record.name) } ?? ""
+                    row.sequence = MDNSAnnouncementSequence(start: start, name: name, first: now)
+                    // A first announcement that also answers a query: the sequence may go on
+                    // as answers.
+                    row.sequence?.uncertain = roles.solicited
+                case .continues, .steady:
+                    row.sequence?.take(now)
+                }
+            }
+        }
+    }
+}
+
+/// What a host is doing with one name (a row of `MDNSPhases`).
+public struct MDNSNamePhase: Sendable {
+    /// Its latest announcement sequence (nil until one was seen to start).
+    public var sequence: MDNSAnnouncementSequence?
+    /// Its records were last multicast with TTL 0 only: announcing them again starts afresh.
+    public var goodbye = false
+    /// Its latest multicast response.
+    public var last: Timestamp
+}
+
+/// A host's announcements of one name, from the one that started them.
+public struct MDNSAnnouncementSequence: Sendable {
+    public enum Start: Sendable, Equatable {
+        /// The first announcement after the host probed the name.
+        case probed
+        /// The host's first packet in a capture that began before it (no probe seen).
+        case hostStart
+        /// Changed data of a unique RRSet the host sent before (RFC 6762 §8.4: announced
+        /// afresh, as in §8.3).
+        case update
+        /// The name back after its goodbye (re-registered; its records often ride along with
+        /// other names' announcements).
+        case returned
+        /// Carried by a response that starts or continues another name's sequence (a
+        /// service's PTR announced with its probed SRV and TXT): announced with it.
+        case alongside
+    }
+    public var start: Start
+    /// The name as its first announcement wrote it.
+    public var name: String
+    public var first: MDNSFrameTime
+    /// The latest counted announcement.
+    public var last: MDNSFrameTime
+    /// Announcements counted: unsolicited responses at least `MDNSPhases.spacing` apart
+    /// (past `MDNSPhases.maxAnnouncements` too, while they keep the sequence's pace).
+    public var count = 1
+    /// The frames and times of the first nine counted.
+    public var frames: [Int]
+    public var times: [Timestamp]
+    /// The host answered a query for the name while the sequence was open: an announcement
+    /// may have gone out as that answer.
+    public var uncertain = false
+    /// The host sent the name's goodbye after the sequence started.
+    public var goodbye = false
+
+    init(start: Start, name: String, first: MDNSFrameTime) {
+        self.start = start
+        self.name = name
+        self.first = first
+        last = first
+        frames = [first.frame]
+        times = [first.time]
+    }
+
+    /// How long after its latest announcement the next may still come: four times the latest
+    /// interval (intervals at least double, §8.3), at least four seconds.
+    public var reach: Double {
+        guard times.count >= 2 else { return 4 }
+        return max(4, 4 * MDNSSession.since(times[times.count - 2], times[times.count - 1]))
+    }
+
+    /// Whether the sequence's pace allows another announcement at `now`.
+    public func paced(at now: Timestamp) -> Bool { !goodbye && MDNSSession.since(last.time, now) <= reach }
+
+    /// Whether the host is still announcing at `now`: fewer than eight announcements, and the
+    /// next one may come.
+    public func isOpen(at now: Timestamp) -> Bool { count < MDNSPhases.maxAnnouncements && paced(at: now) }
+
+    /// Counts an unsolicited response at `now` when the sequence's pace allows it.
+    mutating func take(_ now: MDNSFrameTime) {
+        guard paced(at: now.time), MDNSSession.since(last.time, now.time) >= MDNSPhases.spacing else { return }
+        count &+= 1
+        last = now
+        if frames.count < 9 {
+            frames.append(now.frame)
+            times.append(now.time)
+        }
+    }
+}
+
+/// How a multicast response from port 5353 stands to the announcing of its names, read from
+/// the store as it was before it (`MDNSSessionStore.roles(_:)`).
+public struct MDNSResponseRoles: Sendable {
+    /// A query of the last second asked for one of its answer names (any type; any querier,
+    /// or a probe from another host): the response is an answer, and no record of it an
+    /// announcement.
+    public var solicited: Bool
+    /// Each name of its answer section once, in order, with what the response is for it.
+    public var names: [Name]
+
+    public struct Name: Sendable {
+        public var key: UInt64
+        public var role: MDNSAnnouncementRole
+        /// A record of the name with a TTL above 0 (else the name's records are goodbyes).
+        public var live: Bool
+    }
+
+    /// It starts or continues an announcement sequence of one of its names: it is an
+    /// announcement (its other records are announced with them). A solicited response is one
+    /// only as the first after its host probed a name (`MDNSAnnouncementRole.starts(.probed)`).
+    public var announcing: Bool {
+        names.contains {
+            switch $0.role {
+            case .starts, .continues: true
+            default: false
+            }
+        }
+    }
+
+    /// The role for `name`, when the response carries it.
+    public func role(of name: UInt64) -> MDNSAnnouncementRole? { names.first { $0.key == name }?.role }
+}
+
+/// What a multicast response is for one of its names.
+public enum MDNSAnnouncementRole: Sendable, Equatable {
+    /// It answers a query (`MDNSResponseRoles.solicited`), and is not the first response
+    /// with the name after its host probed it.
+    case answer
+    /// Only goodbyes (TTL 0) for the name.
+    case goodbye
+    /// The first announcement of a sequence.
+    case starts(MDNSAnnouncementSequence.Start)
+    /// An unsolicited repeat while the name's sequence is open.
+    case continues
+    /// An unsolicited response with the name when no sequence is open: what MDNS-505 judges.
+    case steady
+}
+
+extension MDNSSessionStore {
+    /// The answer window: a response this long after a query for its name may answer it
+    /// (RFC 6762 §6 delays answers up to 120 ms, 500 ms when aggregating, and §7.2 waits
+    /// 400–500 ms after a Known-Answer list).
+    public static let answerWindow = 1.0
+
+    /// What a multicast response from port 5353 is for each name of its answer section; nil
+    /// for any other message.
+    public func roles(_ e: MDNSEvent) -> MDNSResponseRoles? {
+        guard let i = e.input, !e.atEnd, i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return nil }
+        var names: [MDNSResponseRoles.Name] = []
+        var solicited = false
+        for r in i.answerRecords where r.record.type != .opt {
+            let k = r.nameKey
+            let live = r.record.ttl > 0
+            if let n = names.firstIndex(where: { $0.key == k }) {
+                names[n].live = names[n].live || live
+                continue
+            }
+            names.append(MDNSResponseRoles.Name(key: k, role: .steady, live: live))
+            if !solicited, let a = windows.asked[k] { solicited = asks(a, k, from: e.src, at: e.time) }
+        }
+        let hostStart =
+            model.senders[e.src] == nil
+            && model.start.map { MDNSSession.since($0, e.time) > Self.answerWindow } ?? false
+        for n in names.indices {
+            let k = names[n].key
+            names[n].role =
+                !names[n].live
+                ? .goodbye
+                : probedStart(k, from: e.src, at: e.time)
+                    ? .starts(.probed)
+                    : solicited ? .answer : role(of: k, i, from: e.src, at: e.time, hostStart: hostStart)
+        }
+        // What an announcement carries beside the names it announces is announced with them.
+        var roles = MDNSResponseRoles(solicited: solicited, names: names)
+        if roles.announcing {
+            for n in roles.names.indices where roles.names[n].role == .steady {
+                roles.names[n].role = .starts(.alongside)
+            }
+        }
+        return roles
+    }
+
+    /// Whether a response from `source` at `now` may answer what was asked for `name`: a
+    /// query in the answer window before it, or a probe from another address when `source`
+    /// is not probing the name itself (a host probing a name does not defend it: the probes
+    /// of a dual-stack host's other address precede its own announcement).
+    private func asks(_ a: MDNSNameAsked, _ name: UInt64, from source: IPAddress, at now: Timestamp) -> Bool {
+        if let t = a.query, MDNSSession.since(t, now) <= Self.answerWindow { return true }
+        guard let t = a.probe, a.prober != source, MDNSSession.since(t, now) <= Self.answerWindow else { return false }
+        guard let own = model.probes[MDNSProbeKey(source: source, name: name)]?.probes.last else { return true }
+        return MDNSSession.since(own.time, now) > MDNSPhases.afterProbes
+    }
+
+    /// What an unsolicited response from `source` is for `name`.
+    private func role(
+        of name: UInt64, _ i: MDNSInput, from source: IPAddress, at now: Timestamp, hostStart: Bool
+    ) -> MDNSAnnouncementRole {
+        let row = phases.rows[MDNSProbeKey(source: source, name: name)]
+        let sequence = row?.sequence
+        if row?.goodbye == true { return .starts(.returned) }
+        if changedData(of: name, i, from: source) { return .starts(.update) }
+        if let sequence, sequence.isOpen(at: now) { return .continues }
+        if hostStart, sequence == nil { return .starts(.hostStart) }
+        return .steady
+    }
+
+    /// Whether a response from `source` with `name` is its first since it probed the name
+    /// (within `MDNSPhases.afterProbes`): the first announcement, also when a query for the
+    /// name came meanwhile (it answers that too).
+    private func probedStart(_ name: UInt64, from source: IPAddress, at now: Timestamp) -> Bool {
+        let key = MDNSProbeKey(source: source, name: name)
+        guard let probe = model.probes[key]?.probes.last, MDNSSession.since(probe.time, now) <= MDNSPhases.afterProbes
+        else { return false }
+        return phases.rows[key]?.sequence.map { $0.first.frame < probe.frame } ?? true
+    }
+
+    /// Whether the response carries a record of `name`'s unique RRSets with RDATA `source` did
+    /// not send before, while it did send others of that RRSet: changed data (RFC 6762 §8.4).
+    private func changedData(of name: UInt64, _ i: MDNSInput, from source: IPAddress) -> Bool {
+        for r in i.answerRecords where r.nameKey == name && r.record.ttl > 0 && i.isUnique(r) {
+            let key = MDNSRecordKey(r)
+            guard let set = model.rrsets[key.set], !set.historyIncomplete,
+                set.members.contains(where: { $0.owner == source })
+            else { continue }
+            if set.member(rdata: key.rdata, owner: source) == nil { return true }
+        }
+        return false
+    }
+
+    /// Whether `source` may be announcing `name` at `now`: it probed the name in the last
+    /// `MDNSPhases.afterProbes` seconds, or an announcement sequence of it is open. Positive
+    /// evidence only: a record never seen before is not taken as announcing.
+    public func isAnnouncing(_ name: UInt64, by source: IPAddress, at now: Timestamp) -> Bool {
+        let key = MDNSProbeKey(source: source, name: name)
+        if let probe = model.probes[key]?.probes.last, MDNSSession.since(probe.time, now) <= MDNSPhases.afterProbes {
+            return true
+        }
+        return phases.rows[key]?.sequence?.isOpen(at: now) ?? false
+    }
 }

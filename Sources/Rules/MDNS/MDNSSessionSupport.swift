@@ -25,48 +25,6 @@ enum MDNSSession {
     }
 }
 
-/// The latest queriers, kept by the store (`MDNSWindows.queriers`): the latest query and the
-/// latest from a source other than its own, so that whether a host other than a given one
-/// queried in the last second takes two comparisons, not a scan of every querier (the latest
-/// query is the newest of all; when it came from the given host, the newest from anyone else
-/// is the other one kept). Kept twice over: among every query, and among the queries whose
-/// capture clock did not go back (MDNS-505 leaves those out).
-struct MDNSLatestQueriers {
-    private struct Query {
-        var source: IPAddress
-        var time: Timestamp
-    }
-    private struct Latest {
-        var latest: Query?
-        var other: Query?
-
-        mutating func note(_ source: IPAddress, at time: Timestamp) {
-            if let l = latest, l.source != source { other = l }
-            latest = Query(source: source, time: time)
-        }
-
-        func other(than source: IPAddress, within window: Double, of now: Timestamp) -> Bool {
-            guard let l = latest else { return false }
-            let q = l.source != source ? l : other
-            return q.map { MDNSSession.since($0.time, now) <= window } ?? false
-        }
-    }
-    private var all = Latest()
-    private var inOrder = Latest()
-
-    mutating func note(_ source: IPAddress, at time: Timestamp, timeWentBack: Bool = false) {
-        all.note(source, at: time)
-        if !timeWentBack { inOrder.note(source, at: time) }
-    }
-
-    /// Whether a host other than `source` queried at most `window` seconds before `now`
-    /// (counting the queries whose clock went back unless `inOrderOnly`).
-    func other(than source: IPAddress, within window: Double, of now: Timestamp, inOrderOnly: Bool = false) -> Bool {
-        inOrderOnly
-            ? inOrder.other(than: source, within: window, of: now) : all.other(than: source, within: window, of: now)
-    }
-}
-
 /// A probe from 192.168.1.20 for `name` (qtype ANY, QU) proposing `printer.local. A`.
 func probe(
     _ name: String = "printer.local", qu: Bool = true, qtype: UInt16 = 255, src: String = "192.168.1.20", at t: Double

@@ -168,16 +168,25 @@ struct ProbeRateRule: SessionRule {
 /// MDNS-503: unique records are probed before their first announcement.
 ///
 /// Judged only on a host's first packet, when the capture was already running for a second
-/// (so no earlier traffic of the host was missed), and when nobody probed the name.
+/// (so no earlier traffic of the host was missed), when the packet is an announcement (no
+/// query for its names in the answer window: an answer is not an announcement), and when
+/// nobody probed the name.
 struct ProbeBeforeAnnounceRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-503", "probe-before-announce", .error, "Unique records are probed before they are first announced",
         spec: "RFC 6762 §8, §8.1",
-        "A source's first packet, more than 1 s after the capture began, announces cache-flush unique records for a name that no one probed.",
+        "A source's first packet, more than 1 s after the capture began, announces cache-flush unique records for a name that no one probed. Our reading: only an unsolicited response announces; a response within 1 s of a query for one of its names (or of another host's probe for it) is an answer, whatever it carries.",
         example: "a host's first packet after link-up announces cache-flush A with no probe before it",
         scope: .stateful)
     static let examples = RuleExamples(
-        triggering: [RuleExample([mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), announce(at: 2)])],
+        triggering: [
+            RuleExample([mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), announce(at: 2)]),
+            // A query for another name does not make the host's first packet an answer.
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"),
+                mdns(ask("scanner.local", 1), src: "192.168.1.5", at: 2), announce(at: 2.005),
+            ]),
+        ],
         nonTriggering: [
             RuleExample([
                 mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), probe(at: 2.25), probe(at: 2.5),
@@ -185,13 +194,21 @@ struct ProbeBeforeAnnounceRule: SessionRule {
             ]),
             // The capture may have begun after the host's probes.
             RuleExample([announce(at: 0)]),
+            // The host's first packet answers a query for the name 5 ms earlier: a host that
+            // was up all along and silent, answering.
+            RuleExample([
+                mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"),
+                mdns(ask("printer.local", 1), src: "192.168.1.5", at: 2), announce(at: 2.005),
+            ]),
         ])
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, store.model.senders[e.src] == nil, let start = store.model.start,
             MDNSSession.since(start, e.time) > 1
         else { return }
-        for (k, r) in claimedNames(i) where !store.model.probes.keys.contains(where: { $0.name == k }) {
+        let claimed = claimedNames(i)
+        guard !claimed.isEmpty, let roles = store.roles(e), !roles.solicited else { return }
+        for (k, r) in claimed where !store.model.probes.keys.contains(where: { $0.name == k }) {
             out.report(
                 Self.descriptor,
                 "first packet from this host announces \(i.name(r.record.name)) \(r.record.type) (cache-flush) without probing for it",
@@ -201,12 +218,17 @@ struct ProbeBeforeAnnounceRule: SessionRule {
     }
 }
 
-/// MDNS-504: after probing, at least two announcements one second apart; at most eight.
+/// MDNS-504: at least two announcements one second apart; at most eight, intervals doubling.
+///
+/// Judged per announcement sequence, as the store reads them (`MDNSPhases`): the start-up
+/// sequence after a host probed a name, and each update sequence (changed data of a unique
+/// RRSet; RFC 6762 §8.4 announces an update afresh, as §8.3). A sequence is judged when the next one of the same host and name starts, or at the
+/// end of the input.
 struct AnnouncingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
-        spec: "RFC 6762 §8.3",
-        "Per source and name it probed: unsolicited multicast responses (no query for the name in the last second) with the name's unique records, counting those at least 0.5 s after the previous one. At the end of the input: only one such announcement while the capture ran 2 s or more past it (error; not judged after a goodbye); more than eight, or an interval shorter than 1.5 times the one before it, when that one was under 2 s or this one is under 1 s (info: each interval at least doubles, less the timers' jitter; after a longer pause an update may start announcing afresh). Responses within 1 s of another host's query may be answers: after one, neither a single announcement nor the intervals are judged.",
+        spec: "RFC 6762 §8.3, §8.4",
+        "Per source and name, each announcement sequence on its own: the start-up sequence after the host probed the name, and each update sequence (changed RDATA of a unique RRSet the host sent before, §8.4). Announcements are the first response with the name after probing it, then unsolicited multicast responses (no query for the name, or probe from another host, in the last second) with the name's records, counted when at least 0.5 s after the previous one and while the sequence keeps its pace (the next within four times the last interval, at least 4 s). When the next sequence starts, or at the end of the input: only one announcement while 2 s or more passed (error; not judged after a goodbye); more than eight, or an interval shorter than 1.5 times the one before it, when that one was under 2 s or this one is under 1 s (info: each interval at least doubles, less the timers' jitter). After the host answered a query for the name during the sequence, or its first announcement also answered one (an announcement may have gone out as that answer), neither a single announcement nor the intervals are judged. Our reading: answers are not announcements, and an update's announcements are a sequence of their own, not more of the start-up sequence.",
         example: "only one announcement after probing", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -221,6 +243,11 @@ struct AnnouncingRule: SessionRule {
             RuleExample(
                 [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 2.75].map { announce(at: $0) },
                 severity: .info),
+            // An update (new address) announced once: its own sequence, judged on its own.
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 3.75].map { announce(at: $0) }
+                    + [announce("192.168.1.21", at: 30), mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 40)],
+                severity: .error),
         ],
         nonTriggering: [
             RuleExample([
@@ -232,49 +259,14 @@ struct AnnouncingRule: SessionRule {
                 [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 3.75, 7.75].map { announce(at: $0) }),
             // The capture ended right after the first announcement.
             RuleExample([probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
+            // Five start-up announcements, then an update (new address) announced four times:
+            // two sequences, each fine (counted as one, nine announcements).
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)]
+                    + [0.75, 1.75, 3.75, 7.75, 15.75].map { announce(at: $0) }
+                    + [20, 21, 23, 27].map { announce("192.168.1.21", at: $0) }),
         ])
 
-    /// A prober's announcements of a name after its probing phase (a verdict row,
-    /// `MDNSVerdicts.announcements`).
-    struct Phase {
-        var name: String
-        var first: MDNSFrameTime
-        var last: MDNSFrameTime
-        var count = 1
-        var goodbye = false
-        var frames: [Int]
-        /// Times of the counted announcements (the first nine).
-        var times: [Timestamp]
-
-        /// A response with the name's records came within a second of another host's query
-        /// (for any name): it may have been an answer, so what was counted is not the whole
-        /// story and neither "once" nor the intervals are judged.
-        var uncertain = false
-
-        /// The first interval shorter than 1.5 times the one before it, with the frame that
-        /// ends it. RFC 6762 §8.3 asks for at least a factor of two; implementations add a
-        /// random jitter of up to a quarter second to each announcement (avahi), so only an
-        /// interval that clearly did not grow is reported. After an interval of 2 s or more a
-        /// shorter one of a second or more may start the announcements of an update (§8.4
-        /// announces changed records afresh), which the wire does not tell apart: only an
-        /// interval under a second (never "one second apart") is judged then.
-        func nonDoubling() -> (frame: Int, gap: Double, previous: Double)? {
-            guard times.count >= 3 else { return nil }
-            for k in 2..<times.count {
-                let previous = MDNSSession.since(times[k - 2], times[k - 1])
-                let gap = MDNSSession.since(times[k - 1], times[k])
-                let shortPrevious = previous < AnnouncingRule.restart
-                let underASecond = gap < 1 - MDNSSession.jitter
-                if gap < AnnouncingRule.growth * previous - MDNSSession.jitter, shortPrevious || underASecond,
-                    k < frames.count
-                {
-                    return (frames[k], gap, previous)
-                }
-            }
-            return nil
-        }
-    }
-    static let spacing = 0.5
     static let growth = 1.5
     static let restart = 2.0
 
@@ -283,90 +275,117 @@ struct AnnouncingRule: SessionRule {
             conclude(e, store, into: &out)
             return
         }
-        // Queries are kept by the store: the latest queriers (probes included) and when each
-        // name was last asked for by a query other than a probe.
-        guard let i = e.input, !i.isQuery else { return }
-        let maybeAnswer = store.windows.queriers.other(than: e.src, within: 1, of: e.time)
-        for r in i.records where r.section == .answer && r.record.ttl == 0 {
-            let key = MDNSProbeKey(source: e.src, name: r.nameKey)
-            store.verdicts.announcements.modify(key) { $0.goodbye = true }
-        }
-        for (k, r) in claimedNames(i) {
-            let key = MDNSProbeKey(source: e.src, name: k)
-            let now = MDNSFrameTime(frame: e.frame, time: e.time)
-            // An answer to a query of the last second is not an unsolicited announcement.
-            if let t = store.windows.asked[k]?.query, MDNSSession.since(t, e.time) <= 1 {
-                store.verdicts.announcements.modify(key) { $0.uncertain = true }
-                continue
-            }
-            if maybeAnswer, store.verdicts.announcements.modify(key, { $0.uncertain = true }) != nil {
-                continue
-            }
-            let lastProbe = store.model.probes[key]?.probes.last
-            if let first = store.verdicts.announcements[key]?.first, (lastProbe?.frame ?? 0) < first.frame {
-                store.verdicts.announcements.modify(key) { ph in
-                    guard !ph.goodbye, MDNSSession.since(ph.last.time, now.time) >= Self.spacing else { return }
-                    ph.count &+= 1
-                    ph.last = now
-                    if ph.frames.count < 9 {
-                        ph.frames.append(now.frame)
-                        ph.times.append(now.time)
-                    }
-                }
-            } else if let last = lastProbe, MDNSSession.since(last.time, e.time) <= 5 {
-                // A new probing phase (first, or after a restart or rename) starts a new count.
-                store.verdicts.announcements.insert(
-                    Phase(name: i.name(r.record.name), first: now, last: now, frames: [e.frame], times: [e.time]),
-                    for: key, at: e.time, evicted: &out.evictions)
-            }
+        // A new sequence of a name closes the one before it: judged now.
+        guard let roles = store.roles(e) else { return }
+        for n in roles.names {
+            guard case .starts = n.role,
+                let s = store.phases.rows[MDNSProbeKey(source: e.src, name: n.key)]?.sequence,
+                let v = verdict(s, end: e.time)
+            else { continue }
+            out.report(
+                Self.descriptor, severity: v.severity, v.message + " (before the sequence this starts)",
+                related: v.frames)
         }
     }
 
     private static func conclude(_ e: MDNSEvent, _ store: borrowing MDNSSessionStore, into out: inout SessionReports) {
-        for (key, ph) in store.verdicts.announcements.rows.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
-            if ph.count == 1, !ph.goodbye, !ph.uncertain, MDNSSession.since(ph.first.time, e.time) >= 2 {
-                out.reportAtEnd(
-                    Self.descriptor,
-                    "\(ph.name) announced once after probing; at least two announcements one second apart are required",
-                    frames: [ph.first.frame], time: ph.first.time, source: key.source)
-            } else if ph.count > 8 {
-                out.reportAtEnd(
-                    Self.descriptor, severity: .info,
-                    "\(ph.name) announced \(ph.count) times after probing; at most eight",
-                    frames: ph.frames, time: ph.first.time, source: key.source)
-            } else if !ph.uncertain, let d = ph.nonDoubling() {
-                out.reportAtEnd(
-                    Self.descriptor, severity: .info,
-                    "\(ph.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)); each interval between announcements at least doubles",
-                    frames: [d.frame] + ph.frames.filter { $0 != d.frame }, time: ph.first.time, source: key.source)
+        let open = store.phases.rows.rows.lazy.compactMap { k, row in row.sequence.map { (k, $0) } }
+        for (key, s) in open.sorted(by: { $0.1.first.frame < $1.1.first.frame }) {
+            guard let v = verdict(s, end: e.time) else { continue }
+            out.reportAtEnd(
+                Self.descriptor, severity: v.severity, v.message, frames: v.frames, time: s.first.time,
+                source: key.source)
+        }
+    }
+
+    /// What is wrong with a sequence that ended by `end` (start-up after probing, or update).
+    private static func verdict(_ s: MDNSAnnouncementSequence, end: Timestamp)
+        -> (severity: Severity?, message: String, frames: [Int])?
+    {
+        let after: String
+        switch s.start {
+        case .probed: after = "after probing"
+        case .update: after = "as an update (changed data)"
+        case .hostStart, .alongside, .returned: return nil
+        }
+        if s.count == 1, !s.goodbye, !s.uncertain, MDNSSession.since(s.first.time, end) >= 2 {
+            return (
+                nil,
+                "\(s.name) announced once \(after); at least two announcements one second apart are required",
+                [s.first.frame]
+            )
+        }
+        if s.count > MDNSPhases.maxAnnouncements {
+            return (.info, "\(s.name) announced \(s.count) times \(after); at most eight", s.frames)
+        }
+        if !s.uncertain, let d = nonDoubling(s) {
+            return (
+                .info,
+                "\(s.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)) \(after); each interval between announcements at least doubles",
+                [d.frame] + s.frames.filter { $0 != d.frame }
+            )
+        }
+        return nil
+    }
+
+    /// The first interval shorter than 1.5 times the one before it, with the frame that ends
+    /// it. RFC 6762 §8.3 asks for at least a factor of two; implementations add a random jitter
+    /// of up to a quarter second to each announcement (avahi), so only an interval that
+    /// clearly did not grow is reported. After an interval of 2 s or more a shorter one of a
+    /// second or more may start announcing afresh what the wire shows no change of (a link
+    /// change): only an interval under a second (never "one second apart") is judged then.
+    private static func nonDoubling(_ s: MDNSAnnouncementSequence) -> (frame: Int, gap: Double, previous: Double)? {
+        let times = s.times
+        guard times.count >= 3 else { return nil }
+        for k in 2..<times.count {
+            let previous = MDNSSession.since(times[k - 2], times[k - 1])
+            let gap = MDNSSession.since(times[k - 1], times[k])
+            let shortPrevious = previous < restart
+            let underASecond = gap < 1 - MDNSSession.jitter
+            if gap < growth * previous - MDNSSession.jitter, shortPrevious || underASecond, k < s.frames.count {
+                return (s.frames[k], gap, previous)
             }
         }
+        return nil
     }
 }
 
 /// MDNS-505: no regular periodic announcements.
 ///
-/// Per source and record (RRSet and RDATA; a data change starts a new series): unsolicited
-/// multicast responses, that is responses with no query (probes included) from another host
-/// in the second before them and none asking for the record's name since the previous one.
-/// A series whose intervals all equal its first one (within 10 % and 50 ms) is periodic once
-/// it has 6 transmissions with a period of 2 s or more, or 9 with a period of 1–2 s (up to
-/// eight announcements are allowed, §8.3, and doubling intervals are never equal).
-/// Repetitions less than a second apart are a burst, MDNS-506's business, and restart the
-/// series. Anything else (an answer, a changed RDATA, an interval off the period) ends the
+/// Per source and record (RRSet and RDATA; a data change starts a new series): steady
+/// unsolicited multicast responses, that is responses that answer no query (no query for one
+/// of their names in the last second, nor another host's probe) and announce nothing (not part of a
+/// start-up or update announcement sequence of one of their names, `MDNSPhases`: those are
+/// MDNS-504's), with no query for the record's name since the previous one. A series whose
+/// intervals all equal its first one (within 10 % and 50 ms) is periodic once it has 6
+/// transmissions with a period of 2 s or more, or 9 with a period of 1–2 s. Repetitions less
+/// than a second apart are a burst, MDNS-506's business, and restart the series. Anything
+/// else (an answer, an announcement, a changed RDATA, an interval off the period) ends the
 /// series. A link change is not visible on the wire, but it causes a one-off announcement,
 /// not a period. Queries whose capture clock went back are not counted.
 struct PeriodicAnnouncementRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-505", "no-periodic-announcements", .error, "Records are not announced at a fixed period",
         spec: "RFC 6762 §8.3",
-        "Per source and record: 6 or more unsolicited multicast responses at a fixed period of 2 s or more (9 or more for periods of 1–2 s; repetitions less than 1 s apart are MDNS-506's), with no query for the name between them and none from another host in the second before each.",
+        "Per source and record: 6 or more unsolicited multicast responses at a fixed period of 2 s or more (9 or more for periods of 1–2 s; repetitions less than 1 s apart are MDNS-506's), with no query for the name between them. Our reading: a response within 1 s of a query for one of its names (or of another host's probe for it) is an answer, and the announcements of a start-up sequence (after probing, at the host's first packets, or back after a goodbye) or of an update sequence (changed data), eight at most, are announcing, MDNS-504's business: neither is a periodic announcement, and either ends the series.",
         interop:
             "periodic announcements cost every host on the link a wake-up; RFC 6762 relies on queries and TTLs instead",
         example: "the same record set unsolicited every 60 s for an hour with no matching queries", scope: .stateful)
     static let examples = RuleExamples(
-        triggering: [RuleExample((0..<6).map { announce(at: Double($0) * 60) })],
+        triggering: [
+            RuleExample((0..<6).map { announce(at: Double($0) * 60) }),
+            // Start-up announcements after probing, then the same record every 60 s: the
+            // repeats after the sequence are periodic.
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75), announce(at: 1.75)]
+                    + (1...6).map { announce(at: 1.75 + Double($0) * 60) }),
+        ],
         nonTriggering: [
+            // Start-up announcements 2 s apart right after probing: MDNS-504's (intervals that
+            // do not double, info), not periodic announcements.
+            RuleExample(
+                [mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), probe(at: 2.25), probe(at: 2.5)]
+                    + (0..<8).map { announce(at: 2.75 + Double($0) * 2) }),
             // A burst: MDNS-506's business, not a period.
             RuleExample((0..<9).map { announce(at: Double($0) * 0.05) }),
             // Doubling intervals: announcing, then the host stays quiet.
@@ -399,24 +418,25 @@ struct PeriodicAnnouncementRule: SessionRule {
     static let shortestPeriod = 1.0
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
-        // Queries are kept by the store (those whose clock went back left out): the latest
-        // queriers, and when each name was last asked for, probes included (a probe for a
-        // name the responder holds is answered at once, §8.1).
-        guard let i = e.input, !e.atEnd, !e.timeWentBack, i.isResponse, e.dst.isMulticast, e.srcPort == 5353
-        else { return }
-        let solicited = store.windows.queriers.other(than: e.src, within: 1, of: e.time, inOrderOnly: true)
+        // What the response is (answer, announcement or steady) is the store's reading
+        // (`MDNSSessionStore.roles`); when each name was last asked for, probes included (a
+        // probe for a name the responder holds is answered at once, §8.1), is its window.
+        guard let i = e.input, !e.timeWentBack, let roles = store.roles(e) else { return }
+        // An answer, or an announcement of a start-up or update sequence, is no periodic
+        // repeat: it ends the series of its records.
+        let steady = !roles.solicited && !roles.announcing
         var revealed: Key? = nil
         for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
             let key = Key(source: e.src, record: MDNSRecordKey(r))
             guard let last = store.verdicts.unsolicited[key]?.last else {
-                if solicited { continue }
+                if !steady { continue }
                 store.verdicts.unsolicited.insert(
                     Series(frames: [e.frame], last: e.time, count: 1), for: key, at: e.time, evicted: &out.evictions)
                 continue
             }
             let gap = MDNSSession.since(last, e.time)
             let answered = store.windows.asked[key.record.set.name]?.inOrder.map { $0 >= last } ?? false
-            if solicited || answered {
+            if !steady || answered {
                 store.verdicts.unsolicited.remove(key)
                 continue
             }

@@ -18,15 +18,6 @@ struct MDNSQuestionID: Hashable, Sendable {
     }
 }
 
-/// Whether `owner` first sent this record less than `announcing` seconds ago (or never):
-/// a response then may be one of its announcements (RFC 6762 §8.3) rather than an answer.
-private func mayBeAnnouncing(
-    _ e: MDNSEvent, _ model: borrowing MDNSSessionModel, _ key: MDNSRecordKey, owner: IPAddress
-) -> Bool {
-    guard let m = model.rrsets[key.set]?.member(rdata: key.rdata, owner: owner) else { return true }
-    return MDNSSession.since(m.firstSeen, e.time) <= 10
-}
-
 /// MDNS-507: shared answers are delayed 20–120 ms; a single question answered only with
 /// unique records is answered at once.
 ///
@@ -39,16 +30,19 @@ private func mayBeAnnouncing(
 ///   after the query. The RFC asks for "within at most 10 ms"; judging only past the shared
 ///   range leaves room for scheduling and capture jitter, so what is reported is a delay no
 ///   reading of §6 allows.
-/// Not judged: records their responder first sent in the last 10 s (announcing), records it
-/// multicast less than a second before the query (§6 then holds the answer back), answers
-/// after a TC query (MDNS-508). At the end of the input, a responder's shared delays that
+/// Not judged: records their responder is announcing (the store's phase,
+/// `MDNSSessionStore.isAnnouncing`: it probed the name in the last 5 s, or an announcement
+/// sequence of the name is open; a record merely new to the capture is not taken as
+/// announcing, so a responder's first answer is judged like any other), records it multicast
+/// less than a second before the query (§6 then holds the answer back), answers after a TC
+/// query (MDNS-508). At the end of the input, a responder's shared delays that
 /// never spread over the 20–120 ms range across 20 or more samples (all within 25 ms) are
 /// info: §6 asks for a uniform random delay.
 struct ResponseDelayRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-507", "response-timing", .warning, "Shared answers wait 20–120 ms; unique answers go out at once",
         spec: "RFC 6762 §6, §6.3, §6.4",
-        "Responses paired with the queries of the last second that ask for their records: a shared answer less than 20 ms after every such query (warning); a unique answer to a single-question query, not aggregated with other answers, more than 120 ms after it (warning); at the end of the input, 20 or more shared delays of one responder all within 25 ms of each other (info). Announcing records, records held back by the once-per-second limit and answers to TC queries are not judged.",
+        "Responses paired with the queries of the last second that ask for their records: a shared answer less than 20 ms after every such query (warning); a unique answer to a single-question query, not aggregated with other answers, more than 120 ms after it (warning); at the end of the input, 20 or more shared delays of one responder all within 25 ms of each other (info). Not judged: records their responder is announcing (it probed the name in the last 5 s, or an announcement sequence of the name, start-up or update, is open), records held back by the once-per-second limit, answers to TC queries. Our reading: only positive evidence makes a record announcing; a responder's first answer to a query is judged as an answer.",
         interop: "Apple BCT: SIMPLE REPLY RESPONSE TIME, SHARED REPLY TIMING - UNIFORM RANDOM REPLY TIME DISTRIBUTION",
         example: "PTR (shared) answered 2 ms after the query; A (unique) answered 300 ms after the query",
         scope: .stateful, lowest: .info)
@@ -58,6 +52,18 @@ struct ResponseDelayRule: SessionRule {
             RuleExample(answered(aResponse("192.168.1.20"), "printer.local", 1, after: [0.3]), severity: .warning),
             RuleExample(
                 answered(service(), "_ipp._tcp.local", 12, after: Array(repeating: 0.05, count: 20)), severity: .info),
+            // The responder's first packet answers the query 2 ms after it: nothing shows it
+            // announcing, so it is an answer, and too early.
+            RuleExample(
+                [
+                    mdns(ask("_http._tcp.local"), src: "192.168.1.6"),
+                    mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 20), mdns(service(), at: 20.002),
+                ], severity: .warning),
+            // A unique record first sent 300 ms after a single-question query for it, with no
+            // probe before: a late answer.
+            RuleExample(
+                [mdns(ask("printer.local", 1), src: "192.168.1.5", at: 0.45), announce(at: 0.75)],
+                severity: .warning),
         ],
         nonTriggering: [
             RuleExample(answered(service(), "_ipp._tcp.local", 12, after: [0.06])),
@@ -70,6 +76,12 @@ struct ResponseDelayRule: SessionRule {
             // Delays spread over the range.
             RuleExample(
                 answered(service(), "_ipp._tcp.local", 12, after: (1...20).map { 0.02 + Double($0 % 10) * 0.01 })),
+            // The responder probed the name: 300 ms after the query comes the announcement its
+            // probing scheduled, 250 ms after the last probe, not a late answer.
+            RuleExample([
+                probe(at: 0), probe(at: 0.25), mdns(ask("printer.local", 1), src: "192.168.1.5", at: 0.45),
+                probe(at: 0.5), announce(at: 0.75),
+            ]),
         ])
 
     /// `r` sent once, then, every 20 s from 20 s on, a query from 192.168.1.5 for `name` and
@@ -140,7 +152,7 @@ struct ResponseDelayRule: SessionRule {
                 count += 1
                 truncated = truncated || recent[k].truncated
             }
-            guard let first, !truncated, !mayBeAnnouncing(e, store.model, key, owner: e.src) else { continue }
+            guard let first, !truncated, !store.isAnnouncing(key.set.name, by: e.src, at: e.time) else { continue }
             let latest = recent[last]
             let delay = MDNSSession.since(latest.time, e.time)
             if i.isShared(r) {
@@ -206,19 +218,26 @@ struct ResponseDelayRule: SessionRule {
 /// another host answering one of its questions within a second of the last packet, less than
 /// 400 ms after that packet, did not wait for the list to end. Not judged when another host
 /// asked the same question plainly in between (the response may answer that), or for
-/// records their responder is announcing.
+/// records their responder is announcing (`MDNSSessionStore.isAnnouncing`: positive evidence
+/// only, so a responder's first answer is judged like any other).
 struct TruncatedQueryDelayRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-508", "truncated-query-delay", .warning,
         "After a TC query the responder waits 400–500 ms after the last Known-Answer packet",
         spec: "RFC 6762 §6, §7.2",
-        "A response answering a question of a TC query less than 400 ms after the last packet of that querier's Known-Answer list (the TC query and its continuations), unless another querier asked the question without TC in between.",
+        "A response answering a question of a TC query less than 400 ms after the last packet of that querier's Known-Answer list (the TC query and its continuations), unless another querier asked the question without TC in between, or the responder is announcing the record (it probed the name in the last 5 s, or an announcement sequence of the name is open). Our reading: only positive evidence makes a record announcing; a responder's first answer is judged as an answer.",
         example: "response 30 ms after a TC query", scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
                 mdns(service(), at: 0), mdns(tcQuery(), src: "192.168.1.5", at: 20), mdns(service(), at: 20.03),
-            ])
+            ]),
+            // The responder's first packet answers 30 ms after the TC query: nothing shows it
+            // announcing, so it is an answer that did not wait.
+            RuleExample([
+                mdns(ask("_http._tcp.local"), src: "192.168.1.6"), mdns(tcQuery(), src: "192.168.1.5", at: 20),
+                mdns(service(), at: 20.03),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
@@ -229,6 +248,13 @@ struct TruncatedQueryDelayRule: SessionRule {
             RuleExample([
                 mdns(service(), at: 0), mdns(tcQuery(), src: "192.168.1.5", at: 20),
                 mdns(ask("_ipp._tcp.local"), src: "192.168.1.6", at: 20.01), mdns(service(), at: 20.1),
+            ]),
+            // The responder started announcing the service a second before (its first packets,
+            // in a capture that began earlier): 30 ms after the TC query comes its second
+            // announcement.
+            RuleExample([
+                mdns(ask("_http._tcp.local"), src: "192.168.1.6"), mdns(service(), at: 19),
+                mdns(tcQuery(), src: "192.168.1.5", at: 20), mdns(service(), at: 20.03),
             ]),
         ])
 
@@ -283,7 +309,7 @@ struct TruncatedQueryDelayRule: SessionRule {
         where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
-                guard l.query.asks(key.set), !mayBeAnnouncing(e, store.model, key, owner: e.src),
+                guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, by: e.src, at: e.time),
                     !askedPlainly(plain, key.set, since: l.query.time, other: e.src)
                 else { continue }
                 let wait = MDNSSession.since(l.last.time, e.time)
