@@ -53,6 +53,10 @@ public protocol SessionEvent {
 public protocol SessionStore {
     associatedtype Event
     init()
+    /// Settles, once per event and before any rule judges it, what the event is to the
+    /// session as it stands (identities, roles) and records it in the event, so rules read it
+    /// instead of each deriving it again. Nothing to settle by default.
+    func resolve(_ event: inout Event)
     /// Takes in one event after the rules judged it: rules see the store as it was before.
     mutating func update(with event: Event)
     /// Table entries dropped because their table was full (the summary's `state_evicted`).
@@ -71,6 +75,10 @@ public protocol SessionStore {
 /// initial announcement that must be repeated within seconds) reports what became certain
 /// by `now`, as it would at the end of the input, and forgets it, so `finish` does not
 /// report it again. Offline, the end of the input is the only such moment.
+extension SessionStore {
+    public func resolve(_ event: inout Event) {}
+}
+
 public protocol SessionRule<Event>: Rule {
     associatedtype Event: SessionEvent
     static func judge(_ event: Event, in store: inout Event.Store, into out: inout SessionReports)

@@ -106,17 +106,20 @@ public struct SessionEngine<Event: SessionEvent> {
 
     /// Judges `event` with every rule, then takes it into the store.
     public mutating func observe(_ event: Event, into out: inout SessionReports) {
-        judge(event, into: &out)
-        store.update(with: event)
+        store.update(with: judge(event, into: &out))
     }
 
-    /// Takes `event` into the store (after `judge`).
+    /// Takes `event` (as `judge` returned it) into the store.
     public mutating func update(with event: Event) { store.update(with: event) }
 
     /// Judges `event` with every rule, without taking it in (`update(with:)` does; the end of
-    /// the input is judged only).
-    public mutating func judge(_ event: Event, into out: inout SessionReports) {
+    /// the input is judged only). Returns the event as the store resolved it, for `update`.
+    @discardableResult
+    public mutating func judge(_ event: Event, into out: inout SessionReports) -> Event {
+        var event = event
+        store.resolve(&event)
         for rule in rules { rule.judge(event, in: &store, into: &out) }
+        return event
     }
 
     /// Live capture's timer: what became certain by `now` (see `SessionRule`).

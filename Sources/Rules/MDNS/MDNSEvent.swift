@@ -23,6 +23,9 @@ public struct MDNSEvent: Sendable, SessionEvent {
     public var isResponse: Bool
     /// The decoded message in its datagram (nil only for events built without one).
     public var input: MDNSInput?
+    /// For a multicast response: what it is to the announcing of each of its names, as the
+    /// store settled it before the rules judged it (`MDNSSessionStore.resolve`).
+    public var roles: MDNSResponseRoles?
     /// The end of the input: no message (`input` is nil), the store is the final one and
     /// `time` the latest packet time. Rules that conclude from the whole session do it here.
     public var atEnd = false

@@ -32,10 +32,14 @@ public struct MDNSSessionStore: SessionStore {
     /// Entries the model and the windows dropped because a table was full.
     public var evicted: Int { model.evicted + windowEvictions }
 
+    /// A multicast response's roles (`roles(_:)`), read by the rules and by `update`.
+    public func resolve(_ e: inout MDNSEvent) { e.roles = roles(e) }
+
+    /// Takes in `e` as `resolve` left it.
     public mutating func update(with e: MDNSEvent) {
         guard let i = e.input else { return }
         // The phases read the model and the windows as they were before the message.
-        if let roles = roles(e) { phases.take(e, i, roles, evicted: &windowEvictions) }
+        if let roles = e.roles { phases.take(e, i, roles, evicted: &windowEvictions) }
         windows.take(e, i, evicted: &windowEvictions)
         model.update(with: e)
     }

@@ -207,7 +207,7 @@ struct ProbeBeforeAnnounceRule: SessionRule {
             MDNSSession.since(start, e.time) > 1
         else { return }
         let claimed = claimedNames(i)
-        guard !claimed.isEmpty, let roles = store.roles(e), !roles.solicited else { return }
+        guard !claimed.isEmpty, let roles = e.roles, !roles.solicited else { return }
         for (k, r) in claimed where !store.model.probes.keys.contains(where: { $0.name == k }) {
             out.report(
                 Self.descriptor,
@@ -276,7 +276,7 @@ struct AnnouncingRule: SessionRule {
             return
         }
         // A new sequence of a name closes the one before it: judged now.
-        guard let roles = store.roles(e) else { return }
+        guard let roles = e.roles else { return }
         for n in roles.names {
             guard case .starts = n.role,
                 let s = store.phases.rows[MDNSProbeKey(source: e.src, name: n.key)]?.sequence,
@@ -421,7 +421,7 @@ struct PeriodicAnnouncementRule: SessionRule {
         // What the response is (answer, announcement or steady) is the store's reading
         // (`MDNSSessionStore.roles`); when each name was last asked for, probes included (a
         // probe for a name the responder holds is answered at once, §8.1), is its window.
-        guard let i = e.input, !e.timeWentBack, let roles = store.roles(e) else { return }
+        guard let i = e.input, !e.timeWentBack, let roles = e.roles else { return }
         // An answer, or an announcement of a start-up or update sequence, is no periodic
         // repeat: it ends the series of its records.
         let steady = !roles.solicited && !roles.announcing
