@@ -105,9 +105,16 @@ func targeting(_ nt: String, _ headers: Headers = alive11, uuid: String = exampl
     return headers.setting("NT", nt).setting("USN", usn)
 }
 
-/// A NOTIFY with `headers` from the example device (or `src`) at `seconds`.
-func notify(_ headers: Headers, src: String = "192.168.1.20", at seconds: Double) -> Datagram {
-    multicast(ssdp(notifyLine, headers), src: src, at: seconds)
+/// Link-layer addresses for examples that tell hosts apart by MAC.
+let exampleMAC: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x20]
+let otherMAC: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x21]
+
+/// A NOTIFY with `headers` from the example device (or `src`, with link-layer address `mac`
+/// when given) at `seconds`.
+func notify(_ headers: Headers, src: String = "192.168.1.20", mac: [UInt8] = [], at seconds: Double) -> Datagram {
+    var d = multicast(ssdp(notifyLine, headers), src: src, at: seconds)
+    if !mac.isEmpty { d.sourceMAC = MACBytes(mac) }
+    return d
 }
 
 /// The example device's whole alive set (root device, UUID, device type), 1 ms apart from

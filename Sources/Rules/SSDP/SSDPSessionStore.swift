@@ -96,7 +96,7 @@ struct SSDPVerdicts {
     // MARK: Devices (AnnouncementRules.swift)
 
     /// One row per device (UUID key) a rule keeps anything about: those that report once per
-    /// device (SSDP-507, 511, 512, 516), its first alive and what its alives named (SSDP-514),
+    /// device (SSDP-507, 511, 512, 516, 517's moves to another address), its first alive and what its alives named (SSDP-514),
     /// where it answers unicast searches (SSDP-519). Rows stay to the end of the input
     /// (SSDP-514 and 519 conclude there); past the cap, the least recently seen go.
     var devices = SessionTable<UInt64, SSDPDeviceVerdicts>(cap: 4096, horizon: .infinity, activity: \.lastSeen)
@@ -175,6 +175,7 @@ struct SSDPDeviceVerdicts {
         static let configID = Reported(rawValue: 2)  // SSDP-511
         static let uuidUnique = Reported(rawValue: 4)  // SSDP-512
         static let multiHomed = Reported(rawValue: 8)  // SSDP-516
+        static let movedAddress = Reported(rawValue: 16)  // SSDP-517, to another address
     }
 
     init(_ e: SSDPEvent) {
