@@ -510,7 +510,8 @@ struct UUIDUniqueRule: SessionRule {
         "SSDP-512", "uuid-unique", .error, "One UUID is not advertised by two different hosts",
         spec: "UDA 1.1/2.0 §1.1.4, §1.2",
         "Per UUID in USN, whatever the source address: two source addresses whose advertisements carry different BOOTIDs at the same time are two devices sharing a UUID. From different link-layer (MAC) addresses: the other's advertisement is still live (not expired, no byebye, no update announcing this BOOTID) more than 5 s after the two BOOTIDs began to coexist (a multi-homed device's interfaces announce a reboot at slightly different times). Without a MAC on both (raw IP captures), a host that moved to a new address after a reboot cannot be told from a second host: the older BOOTID must be heard again more than 5 s after the newer one appeared. The same MAC is one host (a move, SSDP-517); one BOOTID on several addresses is a multi-homed device (legal, SSDP-516). Devices without BOOTID (UPnP 1.0) cannot be told apart and are not judged. Reported once per UUID. Our reading: the catalog keys this on the root UUID; an embedded device's UUID is as unique as its root's and its messages do not name the root, so each UUID in USN is judged.",
-        example: "uuid X from 10.0.0.5 (MAC A, BOOTID 3, /desc.xml) and from 10.0.0.9 (MAC B, BOOTID 77, /rootDesc.xml)",
+        example:
+            "uuid X from 10.0.0.5 (MAC A, BOOTID 3, /desc.xml) and from 10.0.0.9 (MAC B, BOOTID 77, /rootDesc.xml)",
         scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
@@ -551,7 +552,8 @@ struct UUIDUniqueRule: SessionRule {
                     mac: otherMAC, at: 0.01),
                 notify(alive11.setting("BOOTID.UPNP.ORG", "8"), src: "192.168.1.20", mac: exampleMAC, at: 100),
                 notify(
-                    alive11.setting("BOOTID.UPNP.ORG", "8").setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"),
+                    alive11.setting("BOOTID.UPNP.ORG", "8").setting(
+                        "LOCATION", "http://192.168.2.20:8200/rootDesc.xml"),
                     src: "192.168.2.20", mac: otherMAC, at: 100.5),
                 notify(alive11.setting("BOOTID.UPNP.ORG", "8"), src: "192.168.1.20", mac: exampleMAC, at: 120),
             ]),
@@ -809,7 +811,7 @@ struct MultiHomedConsistentRule: SessionRule {
         "SSDP-516", "multihomed-consistent", .error,
         "A multi-homed device sends the same field values on every interface",
         spec: "UDA 2.0 §1.2.2, §1.2.3",
-        "Per UUID: two source addresses with the same BOOTID (one device on two interfaces) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID.",
+        "Per UUID in USN, whatever the source address: two source addresses with the same BOOTID (one device on two interfaces or addresses, each with its own LOCATION, which is legal) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID.",
         example: "the same USN from two source IPs of one device (same BOOTID) with different SERVER or CONFIGID",
         scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
@@ -996,19 +998,49 @@ struct UnicastSearchAnsweredRule: SessionRule {
         "SSDP-519", "unicast-search-answered", .error,
         "A device answers unicast M-SEARCH on its SEARCHPORT.UPNP.ORG (on 1900 when it advertises none)",
         spec: "UDA 1.1/2.0 §1.2.2 SEARCHPORT, §1.3.2",
-        "Needs a unicast M-SEARCH in the capture, sent to the address a UPnP/1.1-or-later device announced from, on the port it advertised (1900 without SEARCHPORT), for a target the device announced (ssdp:all, upnp:rootdevice, its uuid or one of its types); and a message of that device more than 1.5 s later (it is still there). No response from it to the searcher within 1.5 s is reported at the end of the input.",
+        "Needs a unicast M-SEARCH in the capture, sent to the address a UPnP/1.1-or-later device announced from, on the port it advertised (1900 without SEARCHPORT), for a target the device announced (ssdp:all, upnp:rootdevice, its uuid or one of its types); and a message of that device more than 1.5 s later (it is still there). No response from it to the searcher within 1.5 s is reported at the end of the input; as info when other SSDP devices (another LOCATION) advertise from the same address and port, which a unicast datagram reaches only one of. A unicast M-SEARCH to a SEARCHPORT other than 1900 is taken in by its start line.",
         interop:
             "gssdp, pupnp, HUPnP and strict miniupnpd ignore a unicast M-SEARCH without MX (UDA defines it without MX)",
         example: "unicast M-SEARCH to <dev>:SEARCHPORT with no response within 1 s while the device keeps announcing",
-        scope: .stateful)
+        scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), notify(alive11, at: 20)])
+            RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), notify(alive11, at: 20)], severity: .error),
+            // Port 1900 of the host is shared with another SSDP device (another LOCATION), which
+            // answered: only info.
+            RuleExample(
+                [
+                    notify(alive11, at: 0),
+                    notify(
+                        targeting("upnp:rootdevice", alive11, uuid: otherUUID).setting(
+                            "LOCATION", "http://192.168.1.20:49152/desc.xml"), at: 1),
+                    unicastSearch(at: 10),
+                    response(
+                        ssdp(
+                            okLine,
+                            response11.setting("USN", "uuid:\(otherUUID)::upnp:rootdevice").setting(
+                                "LOCATION", "http://192.168.1.20:49152/desc.xml")), at: 10.2),
+                    notify(alive11, at: 20),
+                ], severity: .info),
+            // Sent to the advertised SEARCHPORT (not port 1900: taken in by its start line),
+            // unanswered.
+            RuleExample([
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0),
+                unicastSearch(unicastSearch11.setting("HOST", "192.168.1.20:49200"), dport: 49200, at: 10),
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 20),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
                 notify(alive11, at: 0), unicastSearch(at: 10), response(ssdp(okLine, response11), at: 10.2),
                 notify(alive11, at: 20),
+            ]),
+            // Near miss: sent to the advertised SEARCHPORT and answered from it.
+            RuleExample([
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0),
+                unicastSearch(unicastSearch11.setting("HOST", "192.168.1.20:49200"), dport: 49200, at: 10),
+                response(ssdp(okLine, response11), sport: 49200, at: 10.2),
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 20),
             ]),
             // Sent to 1900 while the device advertises SEARCHPORT 49200.
             RuleExample([
@@ -1116,6 +1148,7 @@ struct UnicastSearchAnsweredRule: SessionRule {
         let devices = store.verdicts.devices.rows.filter { $0.value.searchTarget != nil }.sorted {
             $0.value.lastFrame < $1.value.lastFrame
         }
+        var shared: [UInt64: Bool] = [:]
         for p in store.verdicts.unicastSearches.elements {
             for (key, d) in devices {
                 guard let t = d.searchTarget, t.address == p.device, t.searchPort == p.port, t.firstSeen < p.time,
@@ -1123,11 +1156,35 @@ struct UnicastSearchAnsweredRule: SessionRule {
                     Self.matches(p, t, key: key)
                 else { continue }
                 let uuid = String(decoding: d.uuid, as: UTF8.self)
-                out.reportAtEnd(
-                    Self.descriptor,
-                    "the unicast M-SEARCH to \(p.device) port \(p.port) got no response from uuid:\(uuid) within \(String(format1: Self.window)) s, though the device was still there (frame \(d.lastFrame))",
-                    frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher, device: "uuid:\(uuid)")
+                let isShared = shared[key] ?? Self.sharesPort(store.model, key, t.address, t.searchPort)
+                shared[key] = isShared
+                let text =
+                    "the unicast M-SEARCH to \(p.device) port \(p.port) got no response from uuid:\(uuid) within \(String(format1: Self.window)) s, though the device was still there (frame \(d.lastFrame))"
+                if isShared {
+                    out.reportAtEnd(
+                        Self.descriptor, severity: .info,
+                        text
+                            + "; other SSDP devices (another LOCATION) use port \(p.port) of \(p.device) too, and a unicast datagram reaches only one socket bound to a port: advertising SEARCHPORT.UPNP.ORG avoids this",
+                        frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher, device: "uuid:\(uuid)")
+                } else {
+                    out.reportAtEnd(
+                        Self.descriptor, text, frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher,
+                        device: "uuid:\(uuid)")
+                }
             }
         }
+    }
+
+    /// Whether another device (a record with another LOCATION, so not one of its embedded
+    /// devices) advertised from `address` with the same search port as device `key`.
+    static func sharesPort(_ m: SSDPSessionModel, _ key: UInt64, _ address: IPAddress, _ port: UInt16) -> Bool {
+        guard let own = m.device(key)?.source(address)?.locationKey else { return false }
+        for (k, d) in m.devices where k != key {
+            guard let s = d.source(address), let l = s.locationKey, l != own, (s.searchPort ?? 1900) == port else {
+                continue
+            }
+            return true
+        }
+        return false
     }
 }
