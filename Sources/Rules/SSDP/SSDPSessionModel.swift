@@ -192,11 +192,12 @@ public struct SSDPDeviceState: Sendable {
             }
         }
         takeUSN(e, mayAdd: mayAddUSN)
-        if let n = nextExpiry, n > e.time, let r = nextRefreshDue ?? nextExpiry, r > e.time {
-            // Both still ahead: a USN just advertised can only bring them closer.
+        if let n = nextExpiry, n > e.time, nextRefreshDue.map({ $0 > e.time }) ?? true {
+            // Both still ahead (or no refresh due): a USN just advertised can only bring them
+            // closer.
             if let u = f.usnKey, let state = usns[u], state.isLive {
                 if let x = state.expiry, x > e.time, x < n { nextExpiry = x }
-                if let x = state.refreshDue, x > e.time, x < r { nextRefreshDue = x }
+                if let x = state.refreshDue, x > e.time, nextRefreshDue.map({ x < $0 }) ?? true { nextRefreshDue = x }
             }
         } else {
             recomputeDue(after: e.time)
