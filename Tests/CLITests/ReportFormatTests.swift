@@ -168,12 +168,13 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let lines = p.lines.map(String.init)
         // Every rule but the description rules (SSDP-601..606), which only `probe` runs.
         let rules = try Self.ruleCount() - 6
-        #expect(lines.contains("suite \(Self.testbed) tests=\(rules) failures=6 errors=0"))
+        #expect(lines.contains("suite \(Self.testbed) tests=\(rules) failures=5 errors=0"))
         #expect(lines.contains("failure \(Self.testbed) MDNS-104 query-aa-clear error"))
         // python-zeroconf sends the same records again within milliseconds, avahi within 0.5 s.
         #expect(lines.contains("failure \(Self.testbed) MDNS-506 record-once-per-second error"))
-        // miniupnpd (UPnP/1.1) never answers the testbed's unicast M-SEARCHes to port 1900.
-        #expect(lines.contains("failure \(Self.testbed) SSDP-519 unicast-search-answered error"))
+        // miniupnpd (UPnP/1.1) never answers the testbed's unicast M-SEARCHes to port 1900,
+        // which gupnp's socket on the same host receives: info, not a failure.
+        #expect(!lines.contains { $0.contains("SSDP-519") })
         #expect(lines.contains("error captures/damaged/cut-mid-record.pcap read captures/damaged/cut-mid-record.pcap"))
         let w = try run(
             ["analyze", Self.testbed, "--format", "junit", "--fail-on", "warning", "-o", out], cwd: Fixtures.packageRoot
@@ -430,11 +431,12 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let r = try run(["analyze", Self.testbed, "--fail-on", "never"], cwd: Fixtures.packageRoot)
         #expect(!r.stdout.contains("\u{1B}["))
         #expect(r.stdout.contains("\nSummary\n"))
-        // 343 info: avahi's answers to other hosts' queries are not announcements, so MDNS-504
-        // no longer counts h1-avahi.local. "announced 10 times" (two findings fewer). 513
-        // warnings: a responder's first answer is judged (MDNS-507: python-zeroconf answers a
-        // shared PTR 1 ms after a QU query, over IPv4 and IPv6).
-        #expect(r.stdout.contains("findings    157 error(s), 513 warning(s), 343 info"), "\(r.stdout.suffix(900))")
+        // avahi's answers to other hosts' queries are not announcements, so MDNS-504 no longer
+        // counts h1-avahi.local. "announced 10 times". A responder's first answer is judged
+        // (MDNS-507: python-zeroconf answers a shared PTR 1 ms after a QU query, over IPv4 and
+        // IPv6). SSDP-519 on miniupnpd is info (its port 1900 is shared), minidlna's overdue
+        // refresh is SSDP-507 and its ssdp:all burst SSDP-501.
+        #expect(r.stdout.contains("findings    153 error(s), 514 warning(s), 348 info"), "\(r.stdout.suffix(900))")
     }
 }
 

@@ -27,11 +27,12 @@ struct SSDPJudge: Sendable {
             let captured = SSDPMessage(parsing: d.payload)
             input = SSDPInput(
                 message: complete, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
-                isCandidateResponse: c.isCandidateResponse, captured: captured)
+                isCandidateResponse: c.isCandidateResponse, fromSearchPort: c.fromSearchPort, captured: captured)
         } else {
             input = SSDPInput(
                 message: SSDPMessage(parsing: d.payload), datagram: d, version: c.version,
-                claimedVersion: c.claimedVersion, isCandidateResponse: c.isCandidateResponse)
+                claimedVersion: c.claimedVersion, isCandidateResponse: c.isCandidateResponse,
+                fromSearchPort: c.fromSearchPort)
         }
         if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
         // A message cut inside its start line has nothing whole to judge.

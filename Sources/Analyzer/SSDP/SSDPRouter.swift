@@ -121,14 +121,22 @@ struct SSDPRouter {
     }
 
     /// SSDP: port 1900 either side, or any UDP payload that starts like an HTTP response
-    /// (`HTTP/1.`): a search response from another port, sent to the searcher's port or not,
-    /// in time or late. Such a datagram is decoded and shown, never dropped unseen; the session
-    /// rules say what is wrong with it (SSDP-205 wrong port, SSDP-501 late).
+    /// (`HTTP/1.`) or an SSDP request (`M-SEARCH * `, `NOTIFY * `, any case). So a search
+    /// response from another port, sent to the searcher's port or not, in time or late, and a
+    /// unicast M-SEARCH to a device's SEARCHPORT.UPNP.ORG are decoded and shown, never dropped
+    /// unseen; the rules say what is wrong with them (SSDP-205 wrong port, SSDP-501 late,
+    /// SSDP-519 unanswered, SSDP-012 a NOTIFY off port 1900). The start line decides, not the
+    /// ports devices advertised: it needs no state, does not depend on having seen the
+    /// advertisement (a capture that starts later, another segment), and no other protocol
+    /// starts a datagram with these request lines.
     func claims(_ d: Datagram) -> Bool { claims(d, d.payload, d.payload.indices) }
 
     private func claims(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
         if d.srcPort == 1900 || d.dstPort == 1900 { return true }
-        return range.count >= 7 && ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + 7), "HTTP/1.")
+        let b = range.lowerBound
+        return range.count >= 7 && ASCII.equalsIgnoringCase(bytes, b..<(b + 7), "HTTP/1.")
+            || range.count >= 11 && ASCII.equalsIgnoringCase(bytes, b..<(b + 11), "M-SEARCH * ")
+            || range.count >= 9 && ASCII.equalsIgnoringCase(bytes, b..<(b + 9), "NOTIFY * ")
     }
 
     /// The in-order part of SSDP analysis for a datagram whose payload is `range` of `bytes` (nil when the
@@ -204,9 +212,15 @@ struct SSDPRouter {
                     .value
             }
         }
+        var fromSearchPort = false
         if let u = m.uuidKey {
             event.device = links[k].store.model.device(u)
             event.deviceForgotten = links[k].store.model.mayHaveForgotten(u)
+            // A response from the SEARCHPORT.UPNP.ORG it or its device advertised.
+            if m.kind == .response, d.srcPort != 1900 {
+                let port = m.session.searchPort ?? event.device?.source(d.src)?.searchPort.map(UInt64.init)
+                fromSearchPort = port == UInt64(d.srcPort)
+            }
         }
         var reports = SessionReports()
         links[k].judge(event, into: &reports)
@@ -216,7 +230,8 @@ struct SSDPRouter {
         links[k].update(with: event)
         whole?.update(with: event)
         return SSDPContext(
-            version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
+            version: version, claimedVersion: claimed, isCandidateResponse: candidate, fromSearchPort: fromSearchPort,
+            deviceKey: m.uuidKey ?? 0,
             sessionReports: reports.reports)
     }
 
@@ -243,6 +258,8 @@ struct SSDPContext: Sendable {
     var claimedVersion: UPnPVersion?
     /// Recognised by its payload alone (it starts like an HTTP response), port 1900 on neither side.
     var isCandidateResponse: Bool
+    /// A response sent from the SEARCHPORT.UPNP.ORG its device advertised (in it or before).
+    var fromSearchPort = false
     /// The root device's UUID as a key (0 when USN has none), for the device count.
     var deviceKey: UInt64
     /// What the session rules concluded on this message.

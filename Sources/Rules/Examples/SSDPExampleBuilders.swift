@@ -7,6 +7,8 @@ import WireFormat
 typealias Headers = [(String, String)]
 
 let exampleUUID = "4d696e69-444c-164e-9d41-b827eb000001"
+/// A second device's UUID, for examples with two devices.
+let otherUUID = "2c1f6e1a-5a7e-4c2e-9a59-99000000d003"
 
 /// An SSDP payload: start line, headers, the blank line (unless `end` is false), a body.
 func ssdp(_ start: String, _ headers: Headers, eol: String = "\r\n", end: Bool = true, body: String = "") -> [UInt8] {
@@ -105,9 +107,16 @@ func targeting(_ nt: String, _ headers: Headers = alive11, uuid: String = exampl
     return headers.setting("NT", nt).setting("USN", usn)
 }
 
-/// A NOTIFY with `headers` from the example device (or `src`) at `seconds`.
-func notify(_ headers: Headers, src: String = "192.168.1.20", at seconds: Double) -> Datagram {
-    multicast(ssdp(notifyLine, headers), src: src, at: seconds)
+/// Link-layer addresses for examples that tell hosts apart by MAC.
+let exampleMAC: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x20]
+let otherMAC: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x21]
+
+/// A NOTIFY with `headers` from the example device (or `src`, with link-layer address `mac`
+/// when given) at `seconds`.
+func notify(_ headers: Headers, src: String = "192.168.1.20", mac: [UInt8] = [], at seconds: Double) -> Datagram {
+    var d = multicast(ssdp(notifyLine, headers), src: src, at: seconds)
+    if !mac.isEmpty { d.sourceMAC = MACBytes(mac) }
+    return d
 }
 
 /// The example device's whole alive set (root device, UUID, device type), 1 ms apart from
@@ -128,9 +137,10 @@ let unicastSearch11: Headers = [
     ("USER-AGENT", "Linux/6.1 UPnP/1.1 test-cp/1.0"),
 ]
 
-/// A unicast M-SEARCH from the example control point (192.168.1.10:50000) to the device.
-func unicastSearch(_ headers: Headers = unicastSearch11, at seconds: Double = 0) -> Datagram {
+/// A unicast M-SEARCH from the example control point (192.168.1.10:50000) to the device (on
+/// port `dport`).
+func unicastSearch(_ headers: Headers = unicastSearch11, dport: UInt16 = 1900, at seconds: Double = 0) -> Datagram {
     exampleDatagram(
-        ssdp(mSearchLine, headers), src: "192.168.1.10", srcPort: 50000, dst: "192.168.1.20", dstPort: 1900,
+        ssdp(mSearchLine, headers), src: "192.168.1.10", srcPort: 50000, dst: "192.168.1.20", dstPort: dport,
         hopLimit: 64, time: exampleTime(seconds))
 }

@@ -22,7 +22,7 @@ struct ReannounceBeforeExpiryRule: SessionRule {
         "SSDP-506", "reannounce-before-expiry", .error,
         "A device re-sends ssdp:alive for every USN before the previous advertisement's max-age expires",
         spec: "UDA 1.1/2.0 §1.2.2",
-        "Per USN: an advertisement (alive or response) lives max-age seconds (plus 1 s of jitter). Needs the capture to show the device again after that time with the same BOOTID (still available) and no byebye for the USN; reported at that message.",
+        "Per USN: an advertisement (alive or response) lives max-age seconds (plus 1 s of jitter). Needs the capture to show the device again after that time with the same BOOTID (still available) and no byebye for the USN; reported at that message. Such a USN was not refreshed within half of max-age either, which SSDP-507 reports where it became evident; a refresh later than max-age/2 but before expiry is SSDP-507 only.",
         interop:
             "control points drop the device from their list when the advertisement expires (it disappears until the next search)",
         example: "last alive for USN U at t with max-age 1800, a response for another USN at t + 1900, nothing for U",
@@ -52,6 +52,11 @@ struct ReannounceBeforeExpiryRule: SessionRule {
                 notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=60"), at: 25),
                 notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=60"), at: 75),
             ]),
+            // A late refresh (after max-age/2, before expiry): SSDP-507 only.
+            RuleExample(
+                aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 0)
+                    + aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 45)
+                    + aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 90)),
             // A new boot: the old advertisements were superseded.
             RuleExample([
                 notify(targeting("upnp:rootdevice").setting("CACHE-CONTROL", "max-age=60"), at: 0),
@@ -88,7 +93,7 @@ struct RefreshIntervalRule: SessionRule {
         "SSDP-507", "refresh-interval", .warning,
         "Advertisements are refreshed within half of max-age, and a set has comparable max-ages",
         spec: "UDA 1.1/2.0 §1.2.2",
-        "Per USN: the interval between two alive NOTIFYs (same BOOTID, no byebye between) is at most max-age/2 + 1 s; within one device, max-ages differ by at most a factor of 2. Needs two consecutive alives of a USN in the capture. Reported once per device.",
+        "Per USN announced by an alive: the next alive for it (same BOOTID, no byebye between) comes at most max-age/2 + 1 s after the last one. Reported where this first becomes evident: at that late alive, or earlier, at the first message of the device (same BOOTID) sent when the USN's refresh is already overdue (its other USNs are refreshed, it is not), so one alive of the USN is enough. A USN that expires while the device is still active is also SSDP-506. Within one device, max-ages differ by at most a factor of 2. Reported once per device.",
         example: "re-announce every 1790 s with max-age 1800; rootdevice max-age 1800 and a service max-age 60",
         scope: .stateful)
     static let examples = RuleExamples(
@@ -96,6 +101,14 @@ struct RefreshIntervalRule: SessionRule {
             RuleExample([
                 notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 0),
                 notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 60),
+            ]),
+            // One alive for the root device USN: its siblings are refreshed, it is overdue at
+            // 60 s (max-age/2 + 1 = 51 s), before any second alive of it.
+            RuleExample([
+                notify(targeting("upnp:rootdevice").setting("CACHE-CONTROL", "max-age=100"), at: 0),
+                notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=100"), at: 0.01),
+                notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=100"), at: 40),
+                notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=100"), at: 60),
             ]),
             RuleExample([
                 notify(targeting("upnp:rootdevice"), at: 0),
@@ -108,6 +121,16 @@ struct RefreshIntervalRule: SessionRule {
                 notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 40),
                 notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 80),
             ]),
+            // Near miss: the root device USN is refreshed on its own schedule, each time within
+            // 51 s, while its sibling's alives come in between.
+            RuleExample([
+                notify(targeting("upnp:rootdevice").setting("CACHE-CONTROL", "max-age=100"), at: 0),
+                notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=100"), at: 0.01),
+                notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=100"), at: 40),
+                notify(targeting("upnp:rootdevice").setting("CACHE-CONTROL", "max-age=100"), at: 45),
+                notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=100"), at: 80),
+                notify(targeting("upnp:rootdevice").setting("CACHE-CONTROL", "max-age=100"), at: 90),
+            ]),
             // A byebye, then a new announcement later: not a refresh.
             RuleExample([
                 notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 0),
@@ -117,8 +140,12 @@ struct RefreshIntervalRule: SessionRule {
         ])
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
-        guard e.kind == .notify, e.facts.nts == .alive, let d = e.device, let device = e.facts.uuidKey else { return }
-        if let u = e.usnState, let last = u.lastAlive, !u.revoked, u.bootID == e.facts.bootID, !e.timeWentBack,
+        guard let d = e.device, let device = e.facts.uuidKey, !e.timeWentBack,
+            e.kind == .response || (e.kind == .notify && e.facts.nts != .update),
+            store.verdicts.devices[device]?.reported.contains(.refreshInterval) != true
+        else { return }
+        let alive = e.kind == .notify && e.facts.nts == .alive
+        if alive, let u = e.usnState, let last = u.lastAlive, !u.revoked, u.bootID == e.facts.bootID,
             let m = u.maxAge, m > 0
         {
             let interval = Timestamp.seconds(from: last, to: e.time)
@@ -132,6 +159,17 @@ struct RefreshIntervalRule: SessionRule {
                 return
             }
         }
+        if let due = d.nextRefreshDue, due < e.time, let overdue = overdue(d, e),
+            store.verdicts.firstReport(.refreshInterval, on: device, at: e, &out)
+        {
+            let since = Timestamp.seconds(from: overdue.lastAlive, to: e.time)
+            out.report(
+                Self.descriptor,
+                "the device is still sending, but the alive of frame \(overdue.frame) has not been refreshed for \(String(format1: since)) s; with max-age \(overdue.maxAge) s it should be within \(overdue.maxAge / 2) s",
+                related: [overdue.frame])
+            return
+        }
+        guard alive else { return }
         if let first = d.firstAliveMaxAge, let m = e.facts.maxAge, let f = d.firstAliveFrame, min(first, m) > 0,
             max(first, m) / 2 > min(first, m), store.verdicts.firstReport(.refreshInterval, on: device, at: e, &out)
         {
@@ -140,6 +178,19 @@ struct RefreshIntervalRule: SessionRule {
                 "max-age \(m) s here, \(first) s in the alive of frame \(f): advertisements of one device should have comparable durations",
                 related: [f])
         }
+    }
+
+    /// The earliest-announced USN of `d` (other than `e`'s own) whose refresh was due before
+    /// `e`, announced under the BOOTID `e` carries and not revoked.
+    private static func overdue(_ d: SSDPDeviceState, _ e: SSDPEvent) -> (
+        frame: Int, lastAlive: Timestamp, maxAge: UInt64
+    )? {
+        var best: (frame: Int, lastAlive: Timestamp, maxAge: UInt64)?
+        for (k, u) in d.usns where k != e.facts.usnKey && u.isLive && u.bootID == e.facts.bootID {
+            guard let due = u.refreshDue, due < e.time, let t = u.lastAlive, let m = u.maxAge else { continue }
+            if best.map({ u.lastAliveFrame < $0.frame }) ?? true { best = (u.lastAliveFrame, t, m) }
+        }
+        return best
     }
 }
 
@@ -458,28 +509,68 @@ struct UUIDUniqueRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-512", "uuid-unique", .error, "One UUID is not advertised by two different hosts",
         spec: "UDA 1.1/2.0 §1.1.4, §1.2",
-        "Per UUID, whatever the source: two source addresses that keep sending different BOOTIDs (the other one still sends its own more than 5 s after this one settled on its BOOTID) are two devices sharing a UUID. A multi-homed device (same BOOTID everywhere) and a move to a new address are legal. Devices without BOOTID (UPnP 1.0) cannot be told apart and are not judged. Reported once per UUID.",
-        example: "uuid X from 10.0.0.5 (BOOTID 3, /desc.xml) and from 10.0.0.9 (BOOTID 77, /rootDesc.xml)",
+        "Per UUID in USN, whatever the source address: two source addresses whose advertisements carry different BOOTIDs at the same time are two devices sharing a UUID. From different link-layer (MAC) addresses: the other's advertisement is still live (not expired, no byebye, no update announcing this BOOTID) more than 5 s after the two BOOTIDs began to coexist (a multi-homed device's interfaces announce a reboot at slightly different times). Without a MAC on both (raw IP captures), a host that moved to a new address after a reboot cannot be told from a second host: the older BOOTID must be heard again more than 5 s after the newer one appeared. The same MAC is one host (a move, SSDP-517); one BOOTID on several addresses is a multi-homed device (legal, SSDP-516). Devices without BOOTID (UPnP 1.0) cannot be told apart and are not judged. Reported once per UUID. Our reading: the catalog keys this on the root UUID; an embedded device's UUID is as unique as its root's and its messages do not name the root, so each UUID in USN is judged.",
+        example:
+            "uuid X from 10.0.0.5 (MAC A, BOOTID 3, /desc.xml) and from 10.0.0.9 (MAC B, BOOTID 77, /rootDesc.xml)",
         scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
+            // Another MAC announces BOOTID 77 while the first host's BOOTID 3 is still live.
+            RuleExample([
+                notify(alive11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(
+                    alive11.setting("BOOTID.UPNP.ORG", "77").setting("LOCATION", "http://192.168.1.21:80/d.xml"),
+                    src: "192.168.1.21", mac: otherMAC, at: 10),
+                notify(
+                    alive11.setting("BOOTID.UPNP.ORG", "77").setting("LOCATION", "http://192.168.1.21:80/d.xml"),
+                    src: "192.168.1.21", mac: otherMAC, at: 20),
+            ]),
+            // No MAC known: the first host keeps talking with its own BOOTID.
             RuleExample([
                 notify(alive11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", at: 0),
                 notify(
                     alive11.setting("BOOTID.UPNP.ORG", "77").setting("LOCATION", "http://192.168.1.21:80/d.xml"),
                     src: "192.168.1.21", at: 10),
                 notify(alive11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", at: 20),
-            ])
+            ]),
         ],
         nonTriggering: [
             // Multi-homed: one BOOTID on both interfaces.
             RuleExample([
-                notify(alive11, src: "192.168.1.20", at: 0),
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 0),
                 notify(
-                    alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20", at: 0.01),
-                notify(alive11, src: "192.168.1.20", at: 20),
+                    alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20",
+                    mac: otherMAC, at: 0.01),
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 20),
             ]),
-            // A new address after a reboot; the old one is silent.
+            // A multi-homed device reboots without byebye: its interfaces take BOOTID 8 a
+            // moment apart.
+            RuleExample([
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(
+                    alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20",
+                    mac: otherMAC, at: 0.01),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "8"), src: "192.168.1.20", mac: exampleMAC, at: 100),
+                notify(
+                    alive11.setting("BOOTID.UPNP.ORG", "8").setting(
+                        "LOCATION", "http://192.168.2.20:8200/rootDesc.xml"),
+                    src: "192.168.2.20", mac: otherMAC, at: 100.5),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "8"), src: "192.168.1.20", mac: exampleMAC, at: 120),
+            ]),
+            // A new address after a reboot, same MAC (a move, SSDP-517's), the old one silent.
+            RuleExample([
+                notify(alive11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "4"), src: "192.168.1.21", mac: exampleMAC, at: 10),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "4"), src: "192.168.1.21", mac: exampleMAC, at: 20),
+            ]),
+            // Another MAC after the first host's byebye: a replacement, not two at once.
+            RuleExample([
+                notify(alive11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(byebye11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", mac: exampleMAC, at: 5),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "4"), src: "192.168.1.21", mac: otherMAC, at: 10),
+                notify(alive11.setting("BOOTID.UPNP.ORG", "4"), src: "192.168.1.21", mac: otherMAC, at: 20),
+            ]),
+            // No MAC known, new address after a reboot, the old one silent.
             RuleExample([
                 notify(alive11.setting("BOOTID.UPNP.ORG", "3"), src: "192.168.1.20", at: 0),
                 notify(alive11.setting("BOOTID.UPNP.ORG", "4"), src: "192.168.1.21", at: 10),
@@ -487,22 +578,39 @@ struct UUIDUniqueRule: SessionRule {
             ]),
         ])
 
-    /// How long after this source settled on its BOOTID the other may still send its old one
-    /// (a multi-homed device's interfaces announce a reboot at slightly different times).
+    /// How long two BOOTIDs of one UUID may coexist before they are two hosts (a multi-homed
+    /// device's interfaces announce a reboot at slightly different times).
     static let settle = 5.0
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
-        guard let x = e.facts.bootID, let d = e.device, d.sources.count > 1, let s = e.sourceState, s.bootID == x,
+        guard let x = e.facts.bootID, e.facts.nts != .update, let d = e.device, !d.sources.isEmpty,
             let device = e.facts.uuidKey
         else { return }
+        let s = e.sourceState
+        // Since when this source has been sending BOOTID x.
+        let since = s?.bootID == x ? (s?.bootSeen ?? e.time) : e.time
+        let mac = e.sourceMAC
         for o in d.sources where o.address != e.src {
-            guard let ob = o.bootID, ob != x, Timestamp.seconds(from: s.bootSeen, to: o.lastSeen) > Self.settle else {
-                continue
+            guard let ob = o.bootID, ob != x, !o.left, o.pendingNextBootID != x else { continue }
+            // One link-layer address is one host: a move, not a clone.
+            if mac.count > 0, o.mac == mac { continue }
+            let clone: Bool
+            if mac.count > 0, o.mac.count > 0 {
+                let coexist = max(since, o.bootSeen)
+                clone = o.isLive(at: e.time) && Timestamp.seconds(from: coexist, to: e.time) > Self.settle
+            } else if since < o.bootSeen {
+                // This BOOTID is the older one, heard again after the other's appeared.
+                clone = Timestamp.seconds(from: o.bootSeen, to: e.time) > Self.settle
+            } else {
+                // The other's BOOTID is the older one: heard after this one's appeared.
+                clone = Timestamp.seconds(from: since, to: o.lastSeen) > Self.settle
             }
+            guard clone else { continue }
             guard store.verdicts.firstReport(.uuidUnique, on: device, at: e, &out) else { return }
+            let macs = mac.count > 0 && o.mac.count > 0 ? " from another MAC" : ""
             out.report(
                 Self.descriptor,
-                "this UUID is also advertised from \(o.address) with BOOTID \(ob) (frame \(o.lastFrame)) while this host uses BOOTID \(x): two devices share one UUID",
+                "this UUID is also advertised\(macs) from \(o.address) with BOOTID \(ob) (frame \(o.lastFrame)) while this host uses BOOTID \(x): two devices share one UUID",
                 related: [o.lastFrame])
             return
         }
@@ -514,20 +622,28 @@ struct ByebyeUnknownUSNRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-513", "byebye-unknown-usn", .info, "An ssdp:byebye for a USN never announced or seen in a response",
         spec: "UDA 1.1/2.0 §1.2.3",
-        "Per USN: a byebye with no earlier alive or response for it, and no alive for it within 10 s after (byebyes before the first alive are how many devices start). Needs the capture to go on 10 s after the byebye; reported at the end of the input, once per device.",
+        "Per USN: a byebye for a USN that no alive or response of the capture advertised, before or after it (byebyes before the first alive are how many devices start). Judged at the end of the input, reported once per device. Never announced means in this capture: a capture that starts after a device's alives shows its later byebye as unknown, hence info; devices whose earlier record the model dropped are not judged.",
         example: "byebye uuid:Y::upnp:rootdevice with no earlier alive or response for it", scope: .stateful)
     static let examples = RuleExamples(
-        triggering: [RuleExample([notify(byebye11, at: 0), otherSearch(at: 20)])],
+        triggering: [
+            RuleExample([notify(byebye11, at: 0), otherSearch(at: 20)]),
+            // The capture ends right after the byebye: nothing advertised the USN.
+            RuleExample([notify(byebye11, at: 0)]),
+            // Its siblings are announced, this USN never is.
+            RuleExample([notify(byebye11, at: 0), notify(targeting("uuid:\(exampleUUID)"), at: 0.1)]),
+        ],
         nonTriggering: [
             // Start-up: byebye, then the alive.
             RuleExample([notify(byebye11, at: 0), notify(alive11, at: 0.1), otherSearch(at: 20)]),
             RuleExample([notify(alive11, at: 0), notify(byebye11, at: 10), otherSearch(at: 30)]),
-            // The capture ends too soon to tell.
-            RuleExample([notify(byebye11, at: 0), otherSearch(at: 2)]),
+            // Near miss: announced long after the byebye (any time in the capture clears it).
+            RuleExample([notify(byebye11, at: 0), notify(alive11, at: 60)]),
+            // Seen in a search response only.
+            RuleExample([notify(byebye11, at: 0), response(ssdp(okLine, response11), at: 30)]),
         ])
 
-    /// A byebye not yet followed by an alive (its verdict row, `SSDPVerdicts.unknownByebyes`,
-    /// by USN key).
+    /// A byebye for a USN not (yet) seen advertised (its verdict row,
+    /// `SSDPVerdicts.unknownByebyes`, by USN key).
     struct Pending {
         var device: UInt64
         var uuid: [UInt8]
@@ -535,16 +651,11 @@ struct ByebyeUnknownUSNRule: SessionRule {
         var time: Timestamp
         var source: IPAddress
     }
-    /// An alive this soon after the byebye makes it a start-up byebye.
-    static let startUp = 10.0
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
         guard let usn = e.facts.usnKey, let device = e.facts.uuidKey else { return }
         if e.facts.advertises(e.kind) {
-            if let t = store.verdicts.unknownByebyes[usn]?.time, Timestamp.seconds(from: t, to: e.time) <= Self.startUp
-            {
-                store.verdicts.unknownByebyes.remove(usn)
-            }
+            if !store.verdicts.unknownByebyes.isEmpty { store.verdicts.unknownByebyes.remove(usn) }
             return
         }
         guard e.kind == .notify, e.facts.nts == .byebye, store.verdicts.unknownByebyes[usn] == nil,
@@ -558,17 +669,14 @@ struct ByebyeUnknownUSNRule: SessionRule {
 
     static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
         var byDevice: [UInt64: [Pending]] = [:]
-        for (_, p) in store.verdicts.unknownByebyes.rows
-        where Timestamp.seconds(from: p.time, to: store.latest) > Self.startUp {
-            byDevice[p.device, default: []].append(p)
-        }
-        for (_, list) in byDevice {
+        for (_, p) in store.verdicts.unknownByebyes.rows { byDevice[p.device, default: []].append(p) }
+        for list in byDevice.values.sorted(by: { ($0.map(\.frame).min() ?? 0) < ($1.map(\.frame).min() ?? 0) }) {
             let sorted = list.sorted { $0.frame < $1.frame }
             guard let first = sorted.first else { continue }
             let what = sorted.count == 1 ? "a USN" : "\(sorted.count) USNs"
             out.reportAtEnd(
                 Self.descriptor,
-                "byebye for \(what) never announced or seen in a response (\(frameList(sorted.map(\.frame))))",
+                "byebye for \(what) never announced or seen in a response in this capture (\(frameList(sorted.map(\.frame))))",
                 frames: sorted.map(\.frame), time: first.time, source: first.source,
                 device: "uuid:" + String(decoding: first.uuid, as: UTF8.self))
         }
@@ -703,7 +811,7 @@ struct MultiHomedConsistentRule: SessionRule {
         "SSDP-516", "multihomed-consistent", .error,
         "A multi-homed device sends the same field values on every interface",
         spec: "UDA 2.0 §1.2.2, §1.2.3",
-        "Per UUID: two source addresses with the same BOOTID (one device on two interfaces) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID.",
+        "Per UUID in USN, whatever the source address: two source addresses with the same BOOTID (one device on two interfaces or addresses, each with its own LOCATION, which is legal) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID.",
         example: "the same USN from two source IPs of one device (same BOOTID) with different SERVER or CONFIGID",
         scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
@@ -757,7 +865,7 @@ struct LocationMovesRule: SessionRule {
         "SSDP-517", "location-moves", .info,
         "LOCATION does not change under one BOOTID without a byebye or update",
         spec: "UDA 1.1/2.0 §1, §1.2",
-        "Per UUID and source address: an alive or response whose LOCATION differs from the one this source advertised before, with the same BOOTID (or none in both) and no byebye or update in between. Another interface of a multi-homed device has its own LOCATION (legal).",
+        "Per UUID in USN, whatever the source address: a LOCATION that moves to a different port or address of the same host, with the same BOOTID (or none in both) and no byebye or update in between. The same host is the same source address (an alive or response whose LOCATION differs from the one that address advertised before), or the same link-layer (MAC) address: a new source address whose first message came after the old address's last one, which it outlives by more than half the old advertisement's max-age (a device still on the old address would have refreshed it by then; one reported per UUID). A device that keeps advertising on several addresses at once (dual stack, several interfaces, each with its own LOCATION) is multi-homed, which is legal (SSDP-516 judges its consistency). Without a MAC (raw IP captures) a new address cannot be told from another host or interface, and only the same address is judged. Our reading: each UUID in USN, not only the root's (embedded devices' messages do not name their root).",
         interop: "gssdp treats the change as a missed byebye",
         example: "alive with LOCATION http://10.0.0.5:80/d.xml, later http://10.0.0.5:81/d.xml, same BOOTID",
         scope: .stateful)
@@ -766,7 +874,18 @@ struct LocationMovesRule: SessionRule {
             RuleExample([
                 notify(alive11, at: 0),
                 notify(alive11.setting("LOCATION", "http://192.168.1.20:8201/rootDesc.xml"), at: 10),
-            ])
+            ]),
+            // A new address from the same MAC, same BOOTID, no byebye: the old one falls silent
+            // and the new one is still heard 1000 s later (past half of max-age 1800).
+            RuleExample([
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(
+                    alive11.setting("LOCATION", "http://192.168.1.77:8200/rootDesc.xml"), src: "192.168.1.77",
+                    mac: exampleMAC, at: 600),
+                notify(
+                    alive11.setting("LOCATION", "http://192.168.1.77:8200/rootDesc.xml"), src: "192.168.1.77",
+                    mac: exampleMAC, at: 1000),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
@@ -782,18 +901,58 @@ struct LocationMovesRule: SessionRule {
                 notify(
                     alive11.setting("LOCATION", "http://192.168.2.20:8200/rootDesc.xml"), src: "192.168.2.20", at: 0.01),
             ]),
+            // Near miss: dual stack from one MAC, both addresses keep advertising (multi-homed).
+            RuleExample([
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(
+                    alive11.setting("LOCATION", "http://[fe80::1]:8200/rootDesc.xml"), src: "fe80::1",
+                    mac: exampleMAC, at: 0.01),
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 900),
+                notify(
+                    alive11.setting("LOCATION", "http://[fe80::1]:8200/rootDesc.xml"), src: "fe80::1",
+                    mac: exampleMAC, at: 900.01),
+                notify(
+                    alive11.setting("LOCATION", "http://[fe80::1]:8200/rootDesc.xml"), src: "fe80::1",
+                    mac: exampleMAC, at: 1000),
+            ]),
+            // Near miss: the new address is not heard long enough after the old one's last
+            // alive to say the old one is gone.
+            RuleExample([
+                notify(alive11, src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(
+                    alive11.setting("LOCATION", "http://192.168.1.77:8200/rootDesc.xml"), src: "192.168.1.77",
+                    mac: exampleMAC, at: 600),
+            ]),
         ])
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
-        guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let s = e.sourceState,
-            let before = s.locationKey,
-            before != l, !s.revokedSinceLocation, s.bootID == e.facts.bootID
-        else { return }
-        let now = e.location.map { SSDPText.show($0) } ?? "?"
-        out.report(
-            Self.descriptor,
-            "LOCATION moved to \(now) from the one advertised in frame \(s.locationFrame), with the same BOOTID and no byebye or update in between",
-            related: [s.locationFrame])
+        guard e.facts.advertises(e.kind), let l = e.facts.locationKey, let d = e.device else { return }
+        if let s = e.sourceState {
+            if let before = s.locationKey, before != l, !s.revokedSinceLocation, s.bootID == e.facts.bootID {
+                let now = e.location.map { SSDPText.show($0) } ?? "?"
+                out.report(
+                    Self.descriptor,
+                    "LOCATION moved to \(now) from the one advertised in frame \(s.locationFrame), with the same BOOTID and no byebye or update in between",
+                    related: [s.locationFrame])
+            }
+        }
+        let mac = e.sourceMAC
+        guard mac.count > 0, let device = e.facts.uuidKey else { return }
+        // Since when this address has been heard.
+        let here = e.sourceState?.firstSeen ?? e.time
+        for o in d.sources where o.address != e.src && o.mac == mac {
+            guard o.bootID == e.facts.bootID, !o.left, !o.revokedSinceLocation, o.lastSeen < here,
+                let old = o.locationKey, old != l, let a = o.lastAdvertised, let m = o.maxAge,
+                Timestamp.seconds(from: a, to: e.time) > Double(min(m, 1 << 40)) / 2 + 1,
+                store.verdicts.firstReport(.movedAddress, on: device, at: e, &out)
+            else { continue }
+            let now = e.location.map { SSDPText.show($0) } ?? "?"
+            out.report(
+                Self.descriptor,
+                "LOCATION moved to \(now) on \(e.src) from the one \(o.address) advertised (last in frame \(o.lastFrame)), same MAC and BOOTID, no byebye or update in between; \(o.address) has been silent since",
+                related: [o.locationFrame, o.lastFrame])
+            return
+        }
     }
 }
 
@@ -839,19 +998,49 @@ struct UnicastSearchAnsweredRule: SessionRule {
         "SSDP-519", "unicast-search-answered", .error,
         "A device answers unicast M-SEARCH on its SEARCHPORT.UPNP.ORG (on 1900 when it advertises none)",
         spec: "UDA 1.1/2.0 §1.2.2 SEARCHPORT, §1.3.2",
-        "Needs a unicast M-SEARCH in the capture, sent to the address a UPnP/1.1-or-later device announced from, on the port it advertised (1900 without SEARCHPORT), for a target the device announced (ssdp:all, upnp:rootdevice, its uuid or one of its types); and a message of that device more than 1.5 s later (it is still there). No response from it to the searcher within 1.5 s is reported at the end of the input.",
+        "Needs a unicast M-SEARCH in the capture, sent to the address a UPnP/1.1-or-later device announced from, on the port it advertised (1900 without SEARCHPORT), for a target the device announced (ssdp:all, upnp:rootdevice, its uuid or one of its types); and a message of that device more than 1.5 s later (it is still there). No response from it to the searcher within 1.5 s is reported at the end of the input; as info when other SSDP devices (another LOCATION) advertise from the same address and port, which a unicast datagram reaches only one of. A unicast M-SEARCH to a SEARCHPORT other than 1900 is taken in by its start line.",
         interop:
             "gssdp, pupnp, HUPnP and strict miniupnpd ignore a unicast M-SEARCH without MX (UDA defines it without MX)",
         example: "unicast M-SEARCH to <dev>:SEARCHPORT with no response within 1 s while the device keeps announcing",
-        scope: .stateful)
+        scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), notify(alive11, at: 20)])
+            RuleExample([notify(alive11, at: 0), unicastSearch(at: 10), notify(alive11, at: 20)], severity: .error),
+            // Port 1900 of the host is shared with another SSDP device (another LOCATION), which
+            // answered: only info.
+            RuleExample(
+                [
+                    notify(alive11, at: 0),
+                    notify(
+                        targeting("upnp:rootdevice", alive11, uuid: otherUUID).setting(
+                            "LOCATION", "http://192.168.1.20:49152/desc.xml"), at: 1),
+                    unicastSearch(at: 10),
+                    response(
+                        ssdp(
+                            okLine,
+                            response11.setting("USN", "uuid:\(otherUUID)::upnp:rootdevice").setting(
+                                "LOCATION", "http://192.168.1.20:49152/desc.xml")), at: 10.2),
+                    notify(alive11, at: 20),
+                ], severity: .info),
+            // Sent to the advertised SEARCHPORT (not port 1900: taken in by its start line),
+            // unanswered.
+            RuleExample([
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0),
+                unicastSearch(unicastSearch11.setting("HOST", "192.168.1.20:49200"), dport: 49200, at: 10),
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 20),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
                 notify(alive11, at: 0), unicastSearch(at: 10), response(ssdp(okLine, response11), at: 10.2),
                 notify(alive11, at: 20),
+            ]),
+            // Near miss: sent to the advertised SEARCHPORT and answered from it.
+            RuleExample([
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0),
+                unicastSearch(unicastSearch11.setting("HOST", "192.168.1.20:49200"), dport: 49200, at: 10),
+                response(ssdp(okLine, response11), sport: 49200, at: 10.2),
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 20),
             ]),
             // Sent to 1900 while the device advertises SEARCHPORT 49200.
             RuleExample([
@@ -959,6 +1148,7 @@ struct UnicastSearchAnsweredRule: SessionRule {
         let devices = store.verdicts.devices.rows.filter { $0.value.searchTarget != nil }.sorted {
             $0.value.lastFrame < $1.value.lastFrame
         }
+        var shared: [UInt64: Bool] = [:]
         for p in store.verdicts.unicastSearches.elements {
             for (key, d) in devices {
                 guard let t = d.searchTarget, t.address == p.device, t.searchPort == p.port, t.firstSeen < p.time,
@@ -966,11 +1156,35 @@ struct UnicastSearchAnsweredRule: SessionRule {
                     Self.matches(p, t, key: key)
                 else { continue }
                 let uuid = String(decoding: d.uuid, as: UTF8.self)
-                out.reportAtEnd(
-                    Self.descriptor,
-                    "the unicast M-SEARCH to \(p.device) port \(p.port) got no response from uuid:\(uuid) within \(String(format1: Self.window)) s, though the device was still there (frame \(d.lastFrame))",
-                    frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher, device: "uuid:\(uuid)")
+                let isShared = shared[key] ?? Self.sharesPort(store.model, key, t.address, t.searchPort)
+                shared[key] = isShared
+                let text =
+                    "the unicast M-SEARCH to \(p.device) port \(p.port) got no response from uuid:\(uuid) within \(String(format1: Self.window)) s, though the device was still there (frame \(d.lastFrame))"
+                if isShared {
+                    out.reportAtEnd(
+                        Self.descriptor, severity: .info,
+                        text
+                            + "; other SSDP devices (another LOCATION) use port \(p.port) of \(p.device) too, and a unicast datagram reaches only one socket bound to a port: advertising SEARCHPORT.UPNP.ORG avoids this",
+                        frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher, device: "uuid:\(uuid)")
+                } else {
+                    out.reportAtEnd(
+                        Self.descriptor, text, frames: [p.frame, d.lastFrame], time: p.time, source: p.searcher,
+                        device: "uuid:\(uuid)")
+                }
             }
         }
+    }
+
+    /// Whether another device (a record with another LOCATION, so not one of its embedded
+    /// devices) advertised from `address` with the same search port as device `key`.
+    static func sharesPort(_ m: SSDPSessionModel, _ key: UInt64, _ address: IPAddress, _ port: UInt16) -> Bool {
+        guard let own = m.device(key)?.source(address)?.locationKey else { return false }
+        for (k, d) in m.devices where k != key {
+            guard let s = d.source(address), let l = s.locationKey, l != own, (s.searchPort ?? 1900) == port else {
+                continue
+            }
+            return true
+        }
+        return false
     }
 }

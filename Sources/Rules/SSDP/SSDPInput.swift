@@ -35,16 +35,20 @@ public final class SSDPInput: SSDPMessageView, RuleInput, @unchecked Sendable {
     /// Recognised by its payload alone (it starts like an HTTP response), port 1900 on
     /// neither side.
     public let isCandidateResponse: Bool
+    /// A response sent from the SEARCHPORT.UPNP.ORG its device advertised (in this response
+    /// or in an earlier message of the device).
+    public let fromSearchPort: Bool
     /// The message as captured, when the snap length cut it; `message` then holds only its
     /// complete lines, which is all that rules judge (a cut value is never judged).
     public let captured: SSDPMessage?
 
     public init(
         message: SSDPMessage, datagram: Datagram, version: UPnPVersion, claimedVersion: UPnPVersion?,
-        isCandidateResponse: Bool, captured: SSDPMessage? = nil
+        isCandidateResponse: Bool, fromSearchPort: Bool = false, captured: SSDPMessage? = nil
     ) {
         self.datagram = datagram
         self.isCandidateResponse = isCandidateResponse
+        self.fromSearchPort = fromSearchPort
         self.captured = captured
         super.init(message: message, version: version, claimedVersion: claimedVersion)
     }

@@ -128,6 +128,9 @@ public struct SSDPDeviceState: Sendable {
     /// is ahead). Invariant: nil or after `lastSeen`; a rule that sees a message later than
     /// it looks for the USNs that expired in between.
     public var nextExpiry: Timestamp?
+    /// No later than the earliest refresh due (`SSDPUSNState.refreshDue`) after `lastSeen` of
+    /// one of its live announced USNs (nil: none is ahead). Same invariant as `nextExpiry`.
+    public var nextRefreshDue: Timestamp?
     /// Some of its state could not be kept (USN table full, or an earlier record of it was
     /// dropped): conclusions from absence are not drawn.
     public var historyIncomplete = false
@@ -189,11 +192,15 @@ public struct SSDPDeviceState: Sendable {
             }
         }
         takeUSN(e, mayAdd: mayAddUSN)
-        if let n = nextExpiry, n > e.time {
-            // Still ahead: a USN just advertised can only bring it closer.
-            if let u = f.usnKey, let x = usns[u]?.expiry, usns[u]?.isLive == true, x > e.time, x < n { nextExpiry = x }
+        if let n = nextExpiry, n > e.time, nextRefreshDue.map({ $0 > e.time }) ?? true {
+            // Both still ahead (or no refresh due): a USN just advertised can only bring them
+            // closer.
+            if let u = f.usnKey, let state = usns[u], state.isLive {
+                if let x = state.expiry, x > e.time, x < n { nextExpiry = x }
+                if let x = state.refreshDue, x > e.time, nextRefreshDue.map({ x < $0 }) ?? true { nextRefreshDue = x }
+            }
         } else {
-            recomputeExpiry(after: e.time)
+            recomputeDue(after: e.time)
         }
     }
 
@@ -226,15 +233,17 @@ public struct SSDPDeviceState: Sendable {
         usns[u]?.take(e, f, boot: boot)
     }
 
-    /// `nextExpiry`: the earliest expiry after `now` of a live USN advertised under the
-    /// current BOOTID of its source.
-    private mutating func recomputeExpiry(after now: Timestamp) {
-        var best: Timestamp? = nil
-        for (_, u) in usns {
-            guard let x = u.expiry, x > now, u.isLive else { continue }
-            if best.map({ x < $0 }) ?? true { best = x }
+    /// `nextExpiry` and `nextRefreshDue`: the earliest expiry and refresh due after `now` of
+    /// a live USN.
+    private mutating func recomputeDue(after now: Timestamp) {
+        var expiry: Timestamp? = nil
+        var refresh: Timestamp? = nil
+        for (_, u) in usns where u.isLive {
+            if let x = u.expiry, x > now, expiry.map({ x < $0 }) ?? true { expiry = x }
+            if let x = u.refreshDue, x > now, refresh.map({ x < $0 }) ?? true { refresh = x }
         }
-        nextExpiry = best
+        nextExpiry = expiry
+        nextRefreshDue = refresh
     }
 }
 
@@ -272,6 +281,20 @@ public struct SSDPSourceState: Sendable {
     public var locationKey: UInt64?
     public var locationFrame = 0
     public var revokedSinceLocation = false
+    /// The link-layer address of its last message that had one (empty: none known).
+    public var mac = MACBytes()
+    /// Its last advertisement (alive or response) and that one's max-age.
+    public var lastAdvertised: Timestamp?
+    public var maxAge: UInt64?
+    /// SEARCHPORT.UPNP.ORG it advertised last (nil: none, so 1900).
+    public var searchPort: UInt16?
+
+    /// Its last advertisement is still live at `t`: not expired (max-age plus 1 s of jitter)
+    /// and not revoked by a byebye.
+    public func isLive(at t: Timestamp) -> Bool {
+        guard !left, let a = lastAdvertised, let m = maxAge else { return false }
+        return Timestamp.seconds(from: a, to: t) <= Double(min(m, 1 << 40)) + 1
+    }
 
     init(address: IPAddress, firstFrame: Int, firstSeen: Timestamp) {
         self.address = address
@@ -284,6 +307,12 @@ public struct SSDPSourceState: Sendable {
     mutating func take(_ e: SSDPEvent, _ f: SSDPFacts) {
         lastFrame = e.frame
         lastSeen = e.time
+        if e.sourceMAC.count > 0 { mac = e.sourceMAC }
+        if f.advertises(e.kind) {
+            lastAdvertised = e.time
+            maxAge = f.maxAge
+            if let p = f.searchPort { searchPort = UInt16(exactly: p) }
+        }
         if let s = f.serverKey {
             serverKey = s
             serverFrame = e.frame
@@ -367,6 +396,17 @@ public struct SSDPUSNState: Sendable {
     public var expiry: Timestamp? {
         guard let t = lastAdvertised, let m = maxAge else { return nil }
         return Timestamp(seconds: t.seconds &+ Int64(clamping: min(m, 1 << 40)) &+ 1, nanoseconds: t.nanoseconds)
+    }
+
+    /// When a refresh of its last alive is due: half its max-age after it, plus one second
+    /// for capture and clock jitter (SSDP-507; nil: never announced by an alive).
+    public var refreshDue: Timestamp? {
+        guard let t = lastAlive, let m = maxAge, m > 0 else { return nil }
+        let half = min(m, 1 << 40)
+        let ns = Int64(t.nanoseconds) + (half % 2 == 1 ? 500_000_000 : 0)
+        return Timestamp(
+            seconds: t.seconds &+ Int64(half / 2) &+ 1 &+ ns / 1_000_000_000,
+            nanoseconds: UInt32(truncatingIfNeeded: ns % 1_000_000_000))
     }
 
     /// Advertised and not revoked.

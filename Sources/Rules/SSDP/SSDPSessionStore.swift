@@ -96,7 +96,7 @@ struct SSDPVerdicts {
     // MARK: Devices (AnnouncementRules.swift)
 
     /// One row per device (UUID key) a rule keeps anything about: those that report once per
-    /// device (SSDP-507, 511, 512, 516), its first alive and what its alives named (SSDP-514),
+    /// device (SSDP-507, 511, 512, 516, 517's moves to another address), its first alive and what its alives named (SSDP-514),
     /// where it answers unicast searches (SSDP-519). Rows stay to the end of the input
     /// (SSDP-514 and 519 conclude there); past the cap, the least recently seen go.
     var devices = SessionTable<UInt64, SSDPDeviceVerdicts>(cap: 4096, horizon: .infinity, activity: \.lastSeen)
@@ -115,6 +115,15 @@ struct SSDPVerdicts {
     var unicastSearches = SessionWindow<UnicastSearchAnsweredRule.Probe>(cap: 1024, span: .infinity, time: \.time)
 
     // MARK: Searches (SessionRules.swift)
+
+    /// SSDP-501: each device's answers (by searcher, responder address and LOCATION) to the
+    /// multicast ssdp:all search it answers, until the search's window ends.
+    var allAnswers = SessionTable<ResponseWithinMXRule.AnswerKey, ResponseWithinMXRule.Answers>(
+        cap: 4096, horizon: .infinity, activity: \.searchTime)
+    /// SSDP-501: the end of the earliest window in `allAnswers` (nil: none open), or earlier.
+    var earliestAllClose: Double?
+    /// SSDP-501: answers sent as one burst, until reported.
+    var bursts = SessionWindow<ResponseWithinMXRule.Answers>(cap: 1024, span: .infinity, time: \.searchTime)
 
     /// SSDP-505: the open multicast searches for ssdp:all or upnp:rootdevice of each searcher
     /// endpoint, and the root devices that used each up. A row whose windows all ended holds
@@ -139,6 +148,19 @@ struct SSDPVerdicts {
         var row = SSDPDeviceVerdicts(e)
         row.reported = rule
         devices.insert(row, for: key, at: e.time, evicted: &out.evictions)
+        return true
+    }
+
+    /// `firstReport` for a conclusion drawn without an event: the row it makes is dated by the
+    /// frame and time the report names.
+    mutating func firstReport(
+        _ rule: SSDPDeviceVerdicts.Reported, on key: UInt64, frame: Int, time: Timestamp,
+        _ out: inout SessionReports
+    ) -> Bool {
+        if let first = devices[key]?.markReported(rule) { return first }
+        var row = SSDPDeviceVerdicts(frame: frame, time: time)
+        row.reported = rule
+        devices.insert(row, for: key, at: time, evicted: &out.evictions)
         return true
     }
 
@@ -175,11 +197,18 @@ struct SSDPDeviceVerdicts {
         static let configID = Reported(rawValue: 2)  // SSDP-511
         static let uuidUnique = Reported(rawValue: 4)  // SSDP-512
         static let multiHomed = Reported(rawValue: 8)  // SSDP-516
+        static let movedAddress = Reported(rawValue: 16)  // SSDP-517, to another address
+        static let responseBurst = Reported(rawValue: 32)  // SSDP-501, ssdp:all in one burst
     }
 
     init(_ e: SSDPEvent) {
         lastSeen = e.time
         lastFrame = e.frame
+    }
+
+    init(frame: Int, time: Timestamp) {
+        lastSeen = time
+        lastFrame = frame
     }
 
     mutating func saw(_ e: SSDPEvent) {

@@ -86,19 +86,28 @@ struct ResponseUnicastRule: DatagramRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-205", "response-unicast", .error, "A response is unicast to the searcher's IP and port",
         spec: "UDA 1.1/2.0 §1.3.3",
-        "Never to a multicast group (error) nor to another port than the M-SEARCH came from (error). A source port other than 1900 is info: firewall helpers often key on 1900.",
+        "Never to a multicast group (error) nor to another port than the M-SEARCH came from (error). A source port other than 1900 is info (firewall helpers often key on 1900), unless it is the SEARCHPORT.UPNP.ORG the device advertised (in the response or an earlier message), where it answers unicast searches.",
         example: "HTTP/1.1 200 OK sent to 239.255.255.250:1900", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([response(ssdp(okLine, response11), dst: "239.255.255.250", dport: 1900)], severity: .error)
+            RuleExample([response(ssdp(okLine, response11), dst: "239.255.255.250", dport: 1900)], severity: .error),
+            RuleExample([response(ssdp(okLine, response11), sport: 41234)], severity: .info),
         ],
-        nonTriggering: [RuleExample([response(ssdp(okLine, response11))])])
+        nonTriggering: [
+            RuleExample([response(ssdp(okLine, response11))]),
+            // Near miss: from port 49200, the SEARCHPORT the device advertised.
+            RuleExample([
+                notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0),
+                response(ssdp(okLine, response11), sport: 49200, at: 10),
+            ]),
+            RuleExample([response(ssdp(okLine, response11.adding("SEARCHPORT.UPNP.ORG", "49200")), sport: 49200)]),
+        ])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         guard i.kind == .response else { return }
         if i.isMulticast {
             out.report(Self.descriptor, severity: .error, "search response sent to multicast \(i.datagram.dst)")
-        } else if i.datagram.srcPort != 1900 {
+        } else if i.datagram.srcPort != 1900, !i.fromSearchPort {
             out.report(
                 Self.descriptor, severity: .info,
                 "search response from port \(i.datagram.srcPort), not 1900 (firewall helpers key on 1900)")

@@ -38,14 +38,16 @@ struct ResponsePortPairingRule: SessionRule {
     }
 }
 
-/// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds.
+/// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds, and a device's
+/// responses to ssdp:all are spread over the MX rather than sent as one burst.
 struct ResponseWithinMXRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-501", "response-within-mx", .warning, "A response to a multicast M-SEARCH arrives within MX seconds",
         spec: "UDA 1.1/2.0 §1.3.3",
-        "MX is capped at 5 for UPnP 1.1+ control points and 120 for 1.0; 0.5 s slack for capture jitter.",
+        "MX is capped at 5 for UPnP 1.1+ control points and 120 for 1.0; 0.5 s slack for capture jitter. Info: a device (responder address and LOCATION) that answers a multicast ssdp:all search with MX 1 or more with 3 or more responses, all within 10 ms, sent them as one burst instead of spreading them at random over the MX; judged when the search's window ends (at the end of the input, or by live capture's timer), reported once per device (UUID of its first response).",
         interop: "pupnp waits up to MX − 10 % with no cap; async_upnp_client sends each response twice",
-        example: "M-SEARCH MX 3 at t0, 200 OK at t0 + 4.2 s", scope: .stateful)
+        example: "M-SEARCH MX 3 at t0, 200 OK at t0 + 4.2 s; all 12 responses to ssdp:all within 1 ms (info)",
+        scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
@@ -63,6 +65,10 @@ struct ResponseWithinMXRule: SessionRule {
                     sport: 50000),
                 response(ssdp(okLine, response11), sport: 41234, at: 9),
             ]),
+            // ssdp:all with MX 3, the whole set within 2 ms: one burst (info).
+            RuleExample(
+                [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
+                    + burst(at: [1.0, 1.001, 1.002]) + [otherSearch(at: 10)], severity: .info),
         ],
         nonTriggering: [
             RuleExample([
@@ -71,13 +77,72 @@ struct ResponseWithinMXRule: SessionRule {
                     src: "192.168.1.10",
                     sport: 50000),
                 response(ssdp(okLine, response11), at: 3.4),
-            ])
+            ]),
+            // Near miss: the same set spread over the MX.
+            RuleExample(
+                [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
+                    + burst(at: [0.4, 1.3, 2.6]) + [otherSearch(at: 10)]),
+            // Near miss: two responses at once are not a set sent as a burst.
+            RuleExample(
+                [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
+                    + burst(at: [1.0, 1.001]) + [otherSearch(at: 10)]),
+            // Near miss: the capture ends inside the window (more responses may have come).
+            RuleExample(
+                [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
+                    + burst(at: [1.0, 1.001, 1.002])),
         ])
+
+    /// The example device's answers to ssdp:all (root device, UUID, device type) at `times`.
+    static func burst(at times: [Double]) -> [Datagram] {
+        zip(["upnp:rootdevice", "uuid:\(exampleUUID)", deviceTypeNT], times).map { nt, t in
+            response(ssdp(okLine, SearchResponseSetRule.answering(nt)), at: t)
+        }
+    }
 
     /// Capture timestamps jitter: a response this much past MX is still in time.
     static let slack = 0.5
+    /// A device's answers to ssdp:all all within this span (at least `burstCount` of them)
+    /// were sent as one burst.
+    static let burstSpan = 0.01
+    static let burstCount = 3
+
+    /// Who answers whom: one device is its address and LOCATION (the root device and its
+    /// embedded ones share the description).
+    struct AnswerKey: Hashable {
+        var searcher: Endpoint
+        var responder: IPAddress
+        var location: UInt64
+    }
+    /// A device's answers to one ssdp:all search (its verdict row, `SSDPVerdicts.allAnswers`).
+    struct Answers {
+        var search: Int
+        var searchTime: Timestamp
+        var mx: UInt64
+        /// The end of the search's window.
+        var closes: Double
+        var responder: IPAddress
+        /// The UUID key and text of its first response's USN.
+        var device: UInt64
+        var uuid: [UInt8]
+        var first: Timestamp
+        var last: Timestamp
+        var count = 1
+        var frames: [Int]
+
+        mutating func take(_ frame: Int, at t: Timestamp) {
+            last = t
+            count &+= 1
+            if frames.count < 8 { frames.append(frame) }
+        }
+
+        var isBurst: Bool {
+            count >= ResponseWithinMXRule.burstCount
+                && Timestamp.seconds(from: first, to: last) <= ResponseWithinMXRule.burstSpan
+        }
+    }
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        closeWindows(by: e.time, &store, &out)
         guard e.kind == .response, let s = e.search, s.unicastTo == nil, let mx = s.mx, !e.timeWentBack else { return }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
         if delay > Double(mx) + Self.slack, delay < 130 {
@@ -85,7 +150,67 @@ struct ResponseWithinMXRule: SessionRule {
                 Self.descriptor,
                 "response \(String(format1: delay)) s after the M-SEARCH of frame \(s.frame), whose MX allows \(mx) s",
                 related: [s.frame])
+            return
         }
+        guard mx >= 1, delay >= 0, let location = e.facts.locationKey, let device = e.facts.uuidKey,
+            ASCII.equalsIgnoringCase(s.st, s.st.indices, "ssdp:all")
+        else { return }
+        let key = AnswerKey(searcher: Endpoint(address: e.dst, port: e.dstPort), responder: e.src, location: location)
+        if let f = store.verdicts.allAnswers[key]?.search {
+            if f == s.frame {
+                store.verdicts.allAnswers[key]?.take(e.frame, at: e.time)
+                return
+            }
+            // A newer search from the same endpoint: the older one's answers are complete.
+            if let old = store.verdicts.allAnswers[key], old.isBurst {
+                store.verdicts.bursts.append(old, evicted: &out.evictions)
+            }
+        }
+        let uuid = e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? []
+        let closes = s.time.asDouble + Double(mx) + Self.slack
+        store.verdicts.allAnswers.insert(
+            Answers(
+                search: s.frame, searchTime: s.time, mx: mx, closes: closes, responder: e.src, device: device,
+                uuid: uuid,
+                first: e.time, last: e.time, frames: [e.frame]),
+            for: key, at: e.time, evicted: &out.evictions)
+        store.verdicts.earliestAllClose = min(store.verdicts.earliestAllClose ?? .infinity, closes)
+    }
+
+    /// Answers whose search window ended by `now`: those sent as one burst wait to be reported.
+    private static func closeWindows(by now: Timestamp, _ store: inout SSDPSessionStore, _ out: inout SessionReports) {
+        let t = now.asDouble
+        // The table is scanned only once its earliest window may have ended.
+        guard let earliest = store.verdicts.earliestAllClose, earliest < t else { return }
+        let closed = store.verdicts.allAnswers.rows.filter { $0.value.closes < t }
+        for (key, a) in closed {
+            store.verdicts.allAnswers.remove(key)
+            if a.isBurst { store.verdicts.bursts.append(a, evicted: &out.evictions) }
+        }
+        store.verdicts.earliestAllClose = store.verdicts.allAnswers.rows.values.lazy.map(\.closes).min()
+    }
+
+    static func conclude(by now: Timestamp, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        closeWindows(by: now, &store, &out)
+        guard !store.verdicts.bursts.isEmpty else { return }
+        for a in store.verdicts.bursts.elements.sorted(by: { $0.first < $1.first }) {
+            guard
+                store.verdicts.firstReport(
+                    .responseBurst, on: a.device, frame: a.frames.first ?? a.search, time: a.first, &out)
+            else { continue }
+            let uuid = String(decoding: a.uuid, as: UTF8.self)
+            let ms = Timestamp.seconds(from: a.first, to: a.last) * 1000
+            out.reportAtEnd(
+                Self.descriptor, severity: .info,
+                "uuid:\(uuid) sent its \(a.count) responses to the ssdp:all search of frame \(a.search) (MX \(a.mx) s) within \(String(format1: ms)) ms, as one burst; UDA asks for a random delay over the MX",
+                frames: a.frames + [a.search], time: a.first, source: a.responder, device: "uuid:\(uuid)")
+        }
+        store.verdicts.bursts.removeAll()
+    }
+
+    /// A window the input ends inside is not judged: more responses may have come.
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        conclude(by: store.latest, in: &store, into: &out)
     }
 }
 
@@ -175,7 +300,7 @@ struct ResponseSTMatchesSearchRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-504", "response-st-matches-search", .error, "Response ST echoes the search (same version for a URN)",
         spec: "UDA 1.1/2.0 §1.3.2, §1.3.3",
-        "ssdp:all may be answered with any NT; other searches with the same ST; a URN search with the requested version.",
+        "ssdp:all may be answered with any NT; other searches with the same ST; a URN search with the requested version. A response also never carries a higher version of a device or service type in ST than the device's alive NOTIFYs announced for that type (a device answers only for versions it supports).",
         interop: "a default miniupnpd build answers searches for any version of its types",
         example: "search for …:MediaServer:1 answered with ST …:MediaServer:4", scope: .stateful)
     static let examples = RuleExamples(
@@ -199,6 +324,18 @@ struct ResponseSTMatchesSearchRule: SessionRule {
                         response11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:1").setting(
                             "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:1"))),
             ]),
+            // The device announces MediaServer:1, but answers a search for version 4 with it.
+            RuleExample([
+                notify(targeting(deviceTypeNT), at: 0),
+                multicast(
+                    ssdp(mSearchLine, search11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:4")),
+                    src: "192.168.1.10", sport: 50000, at: 10),
+                response(
+                    ssdp(
+                        okLine,
+                        response11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:4").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:4")), at: 10.5),
+            ]),
         ],
         nonTriggering: [
             RuleExample([
@@ -215,14 +352,41 @@ struct ResponseSTMatchesSearchRule: SessionRule {
                 multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: 50000),
                 response(ssdp(okLine, response11)),
             ]),
+            // Near miss: the device announces MediaServer:4 and answers a search for it.
+            RuleExample([
+                notify(targeting("urn:schemas-upnp-org:device:MediaServer:4"), at: 0),
+                multicast(
+                    ssdp(mSearchLine, search11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:4")),
+                    src: "192.168.1.10", sport: 50000, at: 10),
+                response(
+                    ssdp(
+                        okLine,
+                        response11.setting("ST", "urn:schemas-upnp-org:device:MediaServer:4").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer:4")), at: 10.5),
+            ]),
         ])
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
-        guard e.kind == .response, let s = e.search, let st = e.st else { return }
+        guard e.kind == .response else { return }
+        if !matchesSearch(e, &out) { return }
+        // A version above the highest the device announced for the type.
+        guard let t = e.facts.typeKey, let v = e.facts.typeVersion, let d = e.device else { return }
+        var highest: SSDPDeviceState.TypeVersion?
+        for k in d.types where k.typeKey == t && k.version >= (highest?.version ?? 0) { highest = k }
+        guard let a = highest, a.version < v else { return }
+        out.report(
+            Self.descriptor,
+            "response ST claims version \(v) of this type, but the device announced version \(a.version) (frame \(a.frame)); a device answers only for versions it supports",
+            related: [a.frame])
+    }
+
+    /// The search half: whether the response passed it (nothing reported).
+    private static func matchesSearch(_ e: SSDPEvent, _ out: inout SessionReports) -> Bool {
+        guard let s = e.search, let st = e.st else { return true }
         let delay = Timestamp.seconds(from: s.time, to: e.time)
-        guard delay >= 0, delay < 130 else { return }
+        guard delay >= 0, delay < 130 else { return true }
         let asked = s.st[...]
-        if asked.equals("ssdp:all") || asked.isEmpty { return }
+        if asked.equals("ssdp:all") || asked.isEmpty { return true }
         if SSDPSyntax.hasPrefix(asked, "urn:"), let a = SSDPSyntax.parseURN(asked), let r = SSDPSyntax.parseURN(st) {
             if a.kind == r.kind, a.domain.elementsEqual(r.domain), a.type.elementsEqual(r.type) {
                 if !a.version.elementsEqual(r.version) {
@@ -230,8 +394,9 @@ struct ResponseSTMatchesSearchRule: SessionRule {
                         Self.descriptor,
                         "search for version \(SSDPText.show(a.version)) (frame \(s.frame)) answered with version \(SSDPText.show(r.version)); the response must carry the requested version",
                         related: [s.frame])
+                    return false
                 }
-                return
+                return true
             }
         }
         if !st.elementsEqual(asked) {
@@ -239,7 +404,9 @@ struct ResponseSTMatchesSearchRule: SessionRule {
                 Self.descriptor,
                 "response ST \(SSDPText.show(st)) does not match the search for \(SSDPText.show(asked)) (frame \(s.frame))",
                 related: [s.frame])
+            return false
         }
+        return true
     }
 }
 
