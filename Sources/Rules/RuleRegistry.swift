@@ -184,6 +184,14 @@ public enum RuleRegistry {
         AnswersNotForwardedBackRule.self  // SEG-001
     ]
 
+    /// Rules of the discovery groups' multicast membership (IGMP, MLD), judged per link with
+    /// the membership messages and who sent discovery messages, in capture order.
+    public static let multicastSession: [any SessionRule<MulticastEvent>.Type] = [
+        DiscoveryWithoutMembershipRule.self,  // SEG-101
+        MembershipsAgeOutRule.self,  // SEG-102
+        QueryBeforeJoinRule.self,  // SEG-103
+    ]
+
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`
     /// attaches its advice on an SRV target without an address to this rule's finding).
     public static var serviceCompleteness: RuleDescriptor { ServiceCompletenessRule.descriptor }
@@ -191,7 +199,7 @@ public enum RuleRegistry {
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
         ssdp.map(\.rule) + ssdpSession.map { $0 } + ssdpDescription.map { $0 } + mdns.map(\.rule)
-            + mdnsSession.map { $0 } + mdnsSegments.map { $0 }
+            + mdnsSession.map { $0 } + mdnsSegments.map { $0 } + multicastSession.map { $0 }
     }
 }
 

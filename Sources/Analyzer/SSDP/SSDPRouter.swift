@@ -217,7 +217,7 @@ struct SSDPRouter {
         whole?.update(with: event)
         return SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: candidate, deviceKey: m.uuidKey ?? 0,
-            sessionReports: reports.reports)
+            sessionReports: reports.reports, kind: m.kind)
     }
 
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
@@ -247,4 +247,6 @@ struct SSDPContext: Sendable {
     var deviceKey: UInt64
     /// What the session rules concluded on this message.
     var sessionReports: [SessionReports.Report]
+    /// What the message is (from its start line).
+    var kind: SSDPMessage.Kind
 }
