@@ -181,7 +181,9 @@ public enum RuleRegistry {
     /// Rules across the segments of a merged session, judged with a store of the whole
     /// network (the other session rules judge each segment as its own link).
     public static let mdnsSegments: [any SessionRule<MDNSEvent>.Type] = [
-        AnswersNotForwardedBackRule.self  // SEG-001
+        AnswersNotForwardedBackRule.self,  // SEG-001
+        RecordsRewrittenInTransitRule.self,  // SEG-002
+        ForwardingLoopRule.self,  // SEG-003
     ]
 
     /// Rules of the discovery groups' multicast membership (IGMP, MLD), judged per link with

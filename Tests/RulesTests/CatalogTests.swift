@@ -67,7 +67,8 @@ import Testing
     @Test func theRepositoryAdditionsAreNewIDs() throws {
         let additions = try Self.catalogTables(Self.repoAdditions)
         #expect(
-            additions.keys.sorted() == ["SEG-001", "SEG-101", "SEG-102", "SEG-103"] + (601...606).map { "SSDP-\($0)" })
+            additions.keys.sorted() == ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
+                + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
     }

@@ -31,6 +31,9 @@ public struct MDNSSessionStore: SessionStore {
     public mutating func update(with e: MDNSEvent) {
         guard let i = e.input else { return }
         windows.take(e, i, evicted: &windowEvictions)
+        if verdicts.followsRecordTrails {
+            MDNSRecordTrail.note(e, into: &verdicts.recordTrails, evicted: &windowEvictions)
+        }
         model.update(with: e)
     }
 }
@@ -210,4 +213,9 @@ struct MDNSVerdicts {
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
     var forwardedQuestions = SessionTable<AnswersNotForwardedBackRule.Key, AnswersNotForwardedBackRule.Exchange>(
         cap: 4096, horizon: 60, activity: \.last)
+    /// SEG-002, SEG-003: where each record multicast in the last 2 s was first sent, and its
+    /// copies on other segments. Kept by the store (`MDNSRecordTrail.note`) once a rule that
+    /// reads it has judged an event (`followsRecordTrails`).
+    var recordTrails = SessionTable<MDNSRecordKey, MDNSRecordTrail>(cap: 16384, horizon: 2, activity: \.last)
+    var followsRecordTrails = false
 }
