@@ -188,6 +188,12 @@ public final class Analysis {
         add(d, route)
     }
 
+    /// Takes one multicast membership message (IGMP, MLD) of the current input, in capture
+    /// order with the datagrams (the entry point for tests; frames go through `frame`).
+    public func membership(_ p: MembershipPacket) {
+        intake.membership(p)
+    }
+
     private func add(_ d: Datagram, _ route: Intake.Route) {
         if d.segment != 0 || !segmentRuns.isEmpty { segmentRuns.note(frame: d.frame, segment: d.segment) }
         summary.datagrams += 1
@@ -239,9 +245,11 @@ public final class Analysis {
         var reports = SessionReports()
         var mdns = scheduler.settler.takeStage()
         var ssdp = intake.takeSSDP()
+        var multicast = intake.takeMulticast()
         ssdp.finish(into: &reports)
         mdns.finish(into: &reports)
-        summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted
+        multicast.finish(into: &reports)
+        summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted + multicast.stateEvicted
         summary.timeWentBack += ssdp.timeWentBack + mdns.timeWentBack
         if !reports.isEmpty {
             emit(concluded(reports, atEnd: true, mdnsModel: mdns.model))
@@ -273,7 +281,7 @@ public final class Analysis {
     public func conclude(by now: Timestamp) {
         scheduler.drain(emit: emit)
         var reports = SessionReports()
-        intake.concludeSSDP(by: now, into: &reports)
+        intake.conclude(by: now, into: &reports)
         scheduler.settler.conclude(by: now, into: &reports)
         guard !reports.isEmpty else { return }
         emit(concluded(reports, atEnd: false, mdnsModel: scheduler.settler.stage.model))

@@ -31,6 +31,20 @@ public struct MembershipPacket: Sendable {
     public var sourceMAC: MACBytes
     public var segment: UInt16
     public var message: Result<MembershipMessage, MembershipError>
+
+    public init(
+        frame: Int, time: Timestamp, src: IPAddress, dst: IPAddress, hopLimit: UInt8, sourceMAC: MACBytes,
+        segment: UInt16, message: Result<MembershipMessage, MembershipError>
+    ) {
+        self.frame = frame
+        self.time = time
+        self.src = src
+        self.dst = dst
+        self.hopLimit = hopLimit
+        self.sourceMAC = sourceMAC
+        self.segment = segment
+        self.message = message
+    }
 }
 
 /// Decodes link → IP → UDP for one frame at a time, keeping only the bounded state IP

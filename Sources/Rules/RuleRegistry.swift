@@ -181,7 +181,17 @@ public enum RuleRegistry {
     /// Rules across the segments of a merged session, judged with a store of the whole
     /// network (the other session rules judge each segment as its own link).
     public static let mdnsSegments: [any SessionRule<MDNSEvent>.Type] = [
-        AnswersNotForwardedBackRule.self  // SEG-001
+        AnswersNotForwardedBackRule.self,  // SEG-001
+        RecordsRewrittenInTransitRule.self,  // SEG-002
+        ForwardingLoopRule.self,  // SEG-003
+    ]
+
+    /// Rules of the discovery groups' multicast membership (IGMP, MLD), judged per link with
+    /// the membership messages and who sent discovery messages, in capture order.
+    public static let multicastSession: [any SessionRule<MulticastEvent>.Type] = [
+        DiscoveryWithoutMembershipRule.self,  // SEG-101
+        MembershipsAgeOutRule.self,  // SEG-102
+        QueryBeforeJoinRule.self,  // SEG-103
     ]
 
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`
@@ -191,7 +201,7 @@ public enum RuleRegistry {
     /// Every registered rule type (a rule with a stateless and a session half has two).
     public static var all: [any Rule.Type] {
         ssdp.map(\.rule) + ssdpSession.map { $0 } + ssdpDescription.map { $0 } + mdns.map(\.rule)
-            + mdnsSession.map { $0 } + mdnsSegments.map { $0 }
+            + mdnsSession.map { $0 } + mdnsSegments.map { $0 } + multicastSession.map { $0 }
     }
 }
 

@@ -410,7 +410,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         #expect(Set(ids).count == ids.count && stateless.isSubset(of: Set(ids)))
         // The repository's own additions (docs/PROBE-RULES.md: probe's description checks;
         // docs/SEGMENT-RULES.md: across segments).
-        let additions = (601...606).map { "SSDP-\($0)" } + ["SEG-001"]
+        let additions =
+            (601...606).map { "SSDP-\($0)" } + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
         #expect(Set(ids).isSubset(of: Set(catalog.compactMap(\.first) + additions)))
         for key in ["id", "name", "severity", "spec", "scope"] {
             #expect(list.allSatisfy { $0[key] is String }, "\(key)")

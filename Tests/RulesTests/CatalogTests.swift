@@ -66,7 +66,9 @@ import Testing
     /// The repository's additions are new IDs, not in the shared catalog nor its copy.
     @Test func theRepositoryAdditionsAreNewIDs() throws {
         let additions = try Self.catalogTables(Self.repoAdditions)
-        #expect(additions.keys.sorted() == ["SEG-001"] + (601...606).map { "SSDP-\($0)" })
+        #expect(
+            additions.keys.sorted() == ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
+                + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
     }

@@ -34,19 +34,47 @@ func feed(_ datagrams: [Datagram], to analysis: Analysis) {
     }
 }
 
+/// Hands an example's packets to `analysis` in order, numbered as frames 1, 2, ….
+func feed(_ packets: [ExamplePacket], to analysis: Analysis) {
+    for (k, p) in packets.enumerated() {
+        switch p {
+        case .datagram(var d):
+            d.frame = k + 1
+            analysis.datagram(d)
+        case .membership(var m):
+            m.frame = k + 1
+            analysis.membership(m)
+        }
+    }
+}
+
+/// Runs an example's packets through the whole analysis, as `analyse(_:)`.
+func analyse(_ packets: [ExamplePacket]) -> (findings: [Finding], summary: RunSummary) {
+    let collector = FindingCollector()
+    let analysis = Analysis(reporter: collector)
+    feed(packets, to: analysis)
+    let summary = analysis.finish()
+    return (collector.findings, summary)
+}
+
 /// Findings on the last of `datagrams`, or made at the end of the input.
 func findingsOnLast(_ datagrams: [Datagram]) -> [Finding] {
-    analyse(datagrams).findings.filter { $0.atEnd || $0.firstFrame == nil || $0.firstFrame == datagrams.count }
+    findingsOnLast(datagrams.map { .datagram($0) })
+}
+
+/// Findings on the last of `packets`, or made at the end of the input.
+func findingsOnLast(_ packets: [ExamplePacket]) -> [Finding] {
+    analyse(packets).findings.filter { $0.atEnd || $0.firstFrame == nil || $0.firstFrame == packets.count }
 }
 
 /// An example's findings on its last datagram, or at the end of the input; for a description
 /// example (SSDP-6xx), the findings of its fetched description, reported through the analysis
 /// after its datagrams as `probe` reports them.
 func findingsOnLast(_ example: RuleExample) -> [Finding] {
-    guard let input = example.description else { return findingsOnLast(example.datagrams) }
+    guard let input = example.description else { return findingsOnLast(example.packets) }
     let collector = FindingCollector()
     let analysis = Analysis(reporter: collector)
-    feed(example.datagrams, to: analysis)
+    feed(example.packets, to: analysis)
     analysis.report(external: DescriptionChecks.run(input))
     _ = analysis.finish()
     return collector.findings
@@ -55,7 +83,7 @@ func findingsOnLast(_ example: RuleExample) -> [Finding] {
 /// Every finding of an example: on any of its datagrams, at the end of the input, and of its
 /// fetched description (SSDP-6xx).
 func allFindings(_ example: RuleExample) -> [Finding] {
-    example.description == nil ? analyse(example.datagrams).findings : findingsOnLast(example)
+    example.description == nil ? analyse(example.packets).findings : findingsOnLast(example)
 }
 
 func ssdpFindings(_ datagrams: [Datagram]) -> [Finding] { findingsOnLast(datagrams) }

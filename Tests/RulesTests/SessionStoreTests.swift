@@ -15,7 +15,9 @@ import WireFormat
     /// A session rule is an empty type: what it still has to decide can only be kept in the
     /// store's verdict rows, which the store bounds, ages out and counts.
     @Test func sessionRulesKeepNoStateOfTheirOwn() {
-        let offenders = Self.withState(RuleRegistry.mdnsSession.map { $0 } + RuleRegistry.ssdpSession.map { $0 })
+        let offenders = Self.withState(
+            RuleRegistry.mdnsSession.map { $0 } + RuleRegistry.ssdpSession.map { $0 }
+                + RuleRegistry.mdnsSegments.map { $0 } + RuleRegistry.multicastSession.map { $0 })
         #expect(offenders.isEmpty, "session rules with stored properties: \(offenders)")
     }
 

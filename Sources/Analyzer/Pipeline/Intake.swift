@@ -14,6 +14,8 @@ struct Intake {
     private(set) var ssdp: SSDPRouter
     /// The session's multicast memberships (IGMP/MLD), for the inventory.
     private(set) var memberships = MembershipTracker()
+    /// The membership rules' stage of the current input (a new one for each input).
+    private var multicast: MulticastStage
     private let disabled: Set<RuleID>
     /// Frames whose link type is not decoded, reported once per link type.
     private var unsupportedSeen: Set<LinkType> = []
@@ -48,6 +50,7 @@ struct Intake {
     init(disabled: Set<RuleID>) {
         self.disabled = disabled
         ssdp = SSDPRouter(disabled: disabled)
+        multicast = MulticastStage(disabled: disabled)
         decoder.copiesPayloads = false
     }
 
@@ -56,6 +59,19 @@ struct Intake {
         var ended = SSDPRouter(disabled: disabled)
         swap(&ended, &ssdp)
         return ended
+    }
+
+    /// The membership stage of the input that ended, replaced by a fresh one for the next.
+    mutating func takeMulticast() -> MulticastStage {
+        var ended = MulticastStage(disabled: disabled)
+        swap(&ended, &multicast)
+        return ended
+    }
+
+    /// A membership message, in capture order: for the inventory and the membership rules.
+    mutating func membership(_ p: MembershipPacket) {
+        memberships.take(p)
+        multicast.membership(p)
     }
 
     /// The session's memberships, and a fresh tracker for the next session.
@@ -152,16 +168,18 @@ struct Intake {
         case .fragmentHeld:
             return .fragmentHeld
         case .membership(let p):
-            memberships.take(p)
+            membership(p)
         case .uninteresting, .notUDP:
             break
         }
         return .none
     }
 
-    /// Live capture's timer: SSDP's session rules report what became certain by `now`.
-    mutating func concludeSSDP(by now: Timestamp, into reports: inout SessionReports) {
+    /// Live capture's timer: SSDP's session rules report what became certain by `now`, and
+    /// the membership rules what they found.
+    mutating func conclude(by now: Timestamp, into reports: inout SessionReports) {
         ssdp.conclude(by: now, into: &reports)
+        multicast.conclude(by: now, into: &reports)
     }
 
     /// Which analysis takes a datagram whose payload is `payload` of `bytes` (none: neither
@@ -174,10 +192,12 @@ struct Intake {
         }
         if let c = ssdp.settle(d, bytes, payload) {
             summary.ssdpMessages += 1
+            multicast.ssdp(d, kind: c.kind)
             return .ssdp(c)
         }
         if MDNSRouter.claims(d) {
             summary.mdnsMessages += 1
+            multicast.mdns(d, bytes, payload)
             return .mdns
         }
         return nil

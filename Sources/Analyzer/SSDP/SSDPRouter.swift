@@ -231,8 +231,7 @@ struct SSDPRouter {
         whole?.update(with: event)
         return SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: candidate, fromSearchPort: fromSearchPort,
-            deviceKey: m.uuidKey ?? 0,
-            sessionReports: reports.reports)
+            deviceKey: m.uuidKey ?? 0, sessionReports: reports.reports, kind: m.kind)
     }
 
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
@@ -264,4 +263,6 @@ struct SSDPContext: Sendable {
     var deviceKey: UInt64
     /// What the session rules concluded on this message.
     var sessionReports: [SessionReports.Report]
+    /// What the message is (from its start line).
+    var kind: SSDPMessage.Kind
 }

@@ -137,4 +137,7 @@ public struct SessionReports: Sendable {
     public mutating func evicted(_ n: Int = 1) { evictions &+= n }
 
     public mutating func removeAll() { reports.removeAll(keepingCapacity: true) }
+
+    /// Adds what `other` reported (not its evictions, which its taker counted).
+    public mutating func append(contentsOf other: SessionReports) { reports += other.reports }
 }

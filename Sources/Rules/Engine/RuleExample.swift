@@ -1,12 +1,26 @@
 import Findings
 import NetLayers
 
-/// One executable example of a rule: datagrams in capture order (one for a stateless rule,
-/// a timed sequence for a session rule). A triggering example raises the rule on the last
-/// datagram or at the end of the input (at `severity` when given); a non-triggering one
+/// A packet of an example: a UDP datagram (SSDP, mDNS), or a multicast membership message
+/// (IGMP, MLD) for the rules that judge memberships.
+public enum ExamplePacket: Sendable {
+    case datagram(Datagram)
+    case membership(MembershipPacket)
+}
+
+/// One executable example of a rule: packets in capture order (one datagram for a stateless
+/// rule, a timed sequence for a session rule). A triggering example raises the rule on the
+/// last packet or at the end of the input (at `severity` when given); a non-triggering one
 /// never raises it, though it may raise other rules.
 public struct RuleExample: Sendable {
-    public var datagrams: [Datagram]
+    public var packets: [ExamplePacket]
+    /// The example's datagrams (its packets but the membership messages).
+    public var datagrams: [Datagram] {
+        packets.compactMap {
+            if case .datagram(let d) = $0 { return d }
+            return nil
+        }
+    }
     public var severity: Severity?
     /// Where the example is written, for test failures.
     public var file: String
@@ -15,7 +29,13 @@ public struct RuleExample: Sendable {
     public var description: DescriptionInput? = nil
 
     public init(_ datagrams: [Datagram], severity: Severity? = nil, file: String = #fileID, line: Int = #line) {
-        self.datagrams = datagrams
+        self.init(packets: datagrams.map { .datagram($0) }, severity: severity, file: file, line: line)
+    }
+
+    public init(
+        packets: [ExamplePacket], severity: Severity? = nil, file: String = #fileID, line: Int = #line
+    ) {
+        self.packets = packets
         self.severity = severity
         self.file = file
         self.line = line

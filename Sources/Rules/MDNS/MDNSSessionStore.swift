@@ -41,6 +41,9 @@ public struct MDNSSessionStore: SessionStore {
         // The phases read the model and the windows as they were before the message.
         if let roles = e.roles { phases.take(e, i, roles, evicted: &windowEvictions) }
         windows.take(e, i, evicted: &windowEvictions)
+        if verdicts.followsRecordTrails {
+            MDNSRecordTrail.note(e, into: &verdicts.recordTrails, evicted: &windowEvictions)
+        }
         model.update(with: e)
     }
 }
@@ -225,6 +228,11 @@ struct MDNSVerdicts {
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
     var forwardedQuestions = SessionTable<AnswersNotForwardedBackRule.Key, AnswersNotForwardedBackRule.Exchange>(
         cap: 4096, horizon: 60, activity: \.last)
+    /// SEG-002, SEG-003: where each record multicast in the last 2 s was first sent, and its
+    /// copies on other segments. Kept by the store (`MDNSRecordTrail.note`) once a rule that
+    /// reads it has judged an event (`followsRecordTrails`).
+    var recordTrails = SessionTable<MDNSRecordKey, MDNSRecordTrail>(cap: 16384, horizon: 2, activity: \.last)
+    var followsRecordTrails = false
 }
 
 // MARK: Phases

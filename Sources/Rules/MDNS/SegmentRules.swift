@@ -173,3 +173,267 @@ struct AnswersNotForwardedBackRule: SessionRule {
         for key in done { store.verdicts.forwardedQuestions[key]?.reported = true }
     }
 }
+
+/// Where a record was first multicast in the last couple of seconds, and the copies other
+/// sources sent of it on other segments since (`MDNSVerdicts.recordTrails`: SEG-002, SEG-003).
+struct MDNSRecordTrail {
+    var segment: UInt16
+    var source: IPAddress
+    /// The sending host: by its link-layer address where the link has one, so that a host's
+    /// IPv4 and IPv6 copies are one host's.
+    var host: MulticastHost
+    var at: MDNSFrameTime
+    var ttl: UInt32
+    var flush: Bool
+    /// The copies on other segments (the first `maxCopies`).
+    var copies: [(segment: UInt16, source: IPAddress, host: MulticastHost, frame: Int)] = []
+    var rewriteReported = false
+    var loopReported = false
+    var last: Timestamp
+
+    static let maxCopies = 4
+    /// How long after the original a copy on another segment counts as forwarded: avahi's
+    /// reflector sends its copy about a second later (its response aggregation).
+    static let window = 2.0
+
+    /// What the store's trails make of one multicast response record: the trail it joins
+    /// (as the original, refreshed, or a copy), for the two rules to read before.
+    enum Role {
+        /// The first in the window, or the original source again.
+        case original
+        /// Another source's copy on another segment of a unique record (one of the two has
+        /// the cache-flush bit): forwarded.
+        case forwarded(MDNSRecordTrail)
+        /// Another source's copy on the original's segment, after copies elsewhere.
+        case cameBack(MDNSRecordTrail)
+        /// Nothing to judge (a shared record's copy, or another source on the same segment).
+        case other
+    }
+
+    static func role(
+        of r: MDNSInput.RecordInfo, _ e: MDNSEvent, segment: UInt16,
+        in trails: SessionTable<MDNSRecordKey, MDNSRecordTrail>
+    ) -> Role {
+        guard let t = trails[MDNSRecordKey(r)],
+            MDNSSession.since(t.at.time, e.time) <= window
+        else { return .original }
+        let host = sender(e)
+        if segment == t.segment {
+            if host == t.host { return .original }
+            return t.flush && !t.copies.isEmpty ? .cameBack(t) : .other
+        }
+        guard host != t.host, t.flush || r.record.cacheFlush else { return .other }
+        return .forwarded(t)
+    }
+
+    /// Takes an event's records into the trails (by the store, after the rules judged it).
+    static func note(
+        _ e: MDNSEvent, into trails: inout SessionTable<MDNSRecordKey, MDNSRecordTrail>, evicted: inout Int
+    ) {
+        guard let records = MDNSRecordTrail.followed(e), let i = e.input else { return }
+        let segment = i.datagram.segment
+        let now = MDNSFrameTime(frame: e.frame, time: e.time)
+        for r in records {
+            let key = MDNSRecordKey(r)
+            switch role(of: r, e, segment: segment, in: trails) {
+            case .original:
+                let host = sender(e)
+                let copies = trails[key].flatMap {
+                    $0.segment == segment && $0.host == host && MDNSSession.since($0.at.time, e.time) <= 2
+                        ? $0 : nil
+                }
+                var fresh = Self(
+                    segment: segment, source: e.src, host: host, at: now, ttl: r.record.ttl, flush: r.record.cacheFlush,
+                    last: e.time)
+                if let copies {
+                    fresh.copies = copies.copies
+                    fresh.rewriteReported = copies.rewriteReported
+                    fresh.loopReported = copies.loopReported
+                }
+                trails.insert(fresh, for: key, at: e.time, evicted: &evicted)
+            case .forwarded:
+                let host = sender(e)
+                trails.modify(key) { t in
+                    if t.copies.count < maxCopies,
+                        !t.copies.contains(where: { $0.segment == segment && $0.host == host })
+                    {
+                        t.copies.append((segment, e.src, host, e.frame))
+                    }
+                    t.last = e.time
+                }
+            case .cameBack, .other:
+                break
+            }
+        }
+    }
+
+    /// The host that sent an event's message.
+    static func sender(_ e: MDNSEvent) -> MulticastHost {
+        MulticastHost(mac: e.input?.datagram.sourceMAC ?? MACBytes(), address: e.src)
+    }
+
+    /// The multicast response records the segment rules follow: answers and additional
+    /// records with a TTL of a response from port 5353 (the first 64).
+    static func followed(_ e: MDNSEvent) -> ArraySlice<MDNSInput.RecordInfo>? {
+        guard let i = e.input, i.isResponse, e.dst.isMulticast, e.srcPort == 5353, !e.timeWentBack else { return nil }
+        return i.records.filter { $0.section != .authority && $0.record.type != .opt }.prefix(64)
+    }
+}
+
+/// SEG-002: a forwarder passes records on as they were: the same TTL (less the seconds it
+/// held them), the same cache-flush bit, and no address that is link-local on the segment
+/// they came from.
+struct RecordsRewrittenInTransitRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "SEG-002", "records-rewritten-in-transit", .warning, "A forwarder passes records on unchanged",
+        spec:
+            "RFC 6762 §10 (TTLs; a goodbye is TTL 0), §10.2 (cache-flush bit: unique records), §11 (link-local scope); RFC 3927 §2.6, RFC 4291 §2.5.6 (link-local addresses are not forwarded)",
+        "On a session of several segments: a record multicast by one source on one segment is forwarded when another source multicasts the same record (name, type, class, RDATA) on another segment within 2 s, and one of the two has the cache-flush bit (a unique record has one owner, so the other source copies it). The copy is reported once per record when its TTL differs from the original's by more than the seconds between them (a cache may pass on what is left; a goodbye must stay TTL 0), when its cache-flush bit differs, or when it is an A or AAAA record of a link-local address (169.254/16, fe80::/10), which hosts on another link cannot reach. Our reading: shared records (neither copy has the cache-flush bit) may be sent by several hosts and are not judged; an address of the other segment's routable subnet is what a reflector is for (hosts reach it through a router) and is not reported.",
+        interop:
+            "avahi's reflector passes TTLs and cache-flush bits on unchanged and leaves link-local AAAA records out of what it reflects (the reflector recordings); a gateway that answers from its cache with fixed TTLs, or clears the cache-flush bit, makes caches on the other segment keep stale or duplicate records",
+        example:
+            "printer.local. A 192.168.1.20 (TTL 120, cache-flush) on segment 1; the forwarder's copy on segment 2 has TTL 4500 and no cache-flush bit",
+        scope: .stateful)
+
+    static let examples = RuleExamples(
+        triggering: [
+            // The TTL and the cache-flush bit rewritten.
+            RuleExample(copied(ttl: 4500, flush: false)),
+            // A link-local address forwarded to another segment.
+            RuleExample([
+                on(1, mdns(aResponse("169.254.7.7"), src: "169.254.7.7", at: 0)),
+                on(2, mdns(aResponse("169.254.7.7"), src: "192.168.2.1", at: 0.9)),
+            ]),
+        ],
+        nonTriggering: [
+            // Passed on unchanged, a second later.
+            RuleExample(copied(ttl: 120, flush: true)),
+            // Passed on with what is left of the TTL after 2 s.
+            RuleExample(copied(ttl: 118, flush: true, at: 1.9)),
+            // Too late to be a copy: the other segment's own record.
+            RuleExample(copied(ttl: 4500, flush: false, at: 5)),
+        ])
+
+    /// printer.local. A on segment 1 from 192.168.1.20 (TTL 120, cache-flush), and a copy on
+    /// segment 2 from 192.168.2.1 at `at` seconds.
+    static func copied(ttl: UInt32, flush: Bool, at: Double = 0.9) -> [Datagram] {
+        let copy = response { b in
+            b.record(.answer, "printer.local", 1, flush: flush, ttl: ttl, rdata: B.a("192.168.1.20"))
+        }
+        return [
+            on(1, mdns(response { hostA(&$0) }, src: "192.168.1.20", at: 0)),
+            on(2, mdns(copy, src: "192.168.2.1", at: at)),
+        ]
+    }
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        store.verdicts.followsRecordTrails = true
+        guard let records = MDNSRecordTrail.followed(e), let i = e.input else { return }
+        let segment = i.datagram.segment
+        for r in records {
+            guard
+                case .forwarded(let t) = MDNSRecordTrail.role(
+                    of: r, e, segment: segment, in: store.verdicts.recordTrails),
+                !t.rewriteReported
+            else { continue }
+            let rr = r.record
+            let held = MDNSSession.since(t.at.time, e.time)
+            var changes: [String] = []
+            let aged = rr.ttl < t.ttl && Double(t.ttl - rr.ttl) <= held.rounded(.up) + 1
+            if rr.ttl != t.ttl && !aged { changes.append("its TTL \(t.ttl) became \(rr.ttl)") }
+            if rr.cacheFlush != t.flush {
+                changes.append("its cache-flush bit was \(t.flush ? "cleared" : "set")")
+            }
+            switch rr.value {
+            case .a(let a) where IPAddress.v4(a).isLinkLocal:
+                changes.append("it carries the link-local address \(IPAddress.v4(a)), unreachable from another link")
+            case .aaaa(let hi, let lo) where IPAddress.v6(hi, lo).isLinkLocal:
+                changes.append(
+                    "it carries the link-local address \(IPAddress.v6(hi, lo)), unreachable from another link")
+            default:
+                break
+            }
+            guard !changes.isEmpty else { continue }
+            store.verdicts.recordTrails.modify(MDNSRecordKey(r)) { $0.rewriteReported = true }
+            out.report(
+                descriptor,
+                "\(i.name(rr.name)) \(rr.type) sent by \(t.source) on another segment (frame \(t.at.frame)) was forwarded here by \(e.src) \(ResponseDelayRule.ms(held)) ms later, rewritten: \(changes.joined(separator: "; "))",
+                related: [t.at.frame])
+        }
+    }
+}
+
+/// SEG-003: forwarding between segments has no loop: a record forwarded from a segment does
+/// not come back to it from another source, and reaches another segment once.
+struct ForwardingLoopRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "SEG-003", "forwarding-loop", .warning, "Forwarded records neither come back nor arrive twice",
+        spec: "RFC 6762 §2 (link-local scope), §11; avahi-daemon.conf(5) enable-reflector",
+        "On a session of several segments, for a unique record (one of its copies has the cache-flush bit) first multicast by one source on one segment: a copy multicast on that same segment by another source within 2 s, after a copy was seen on another segment (it came back: a forwarder sends it to the link it came from, or two forwarders pass it to each other); or a second copy on another segment from yet another source within 2 s (two forwarders between the same segments, each passing it on). Reported once per record, on the copy that shows it.",
+        interop:
+            "Two reflectors on the same pair of links (two avahi hosts with enable-reflector, or a reflector beside a switch's mDNS gateway) copy every record twice and may pass each other's copies back: multicast storms, and MDNS-514 conflicts on hosts that see their own records from another source",
+        example:
+            "printer.local. A from 192.168.1.20 on segment 1; forwarded to segment 2 by 192.168.2.1; sent again on segment 1 by 192.168.1.1",
+        scope: .stateful)
+
+    static let examples = RuleExamples(
+        triggering: [
+            // Forwarded to segment 2, then back to segment 1.
+            RuleExample(
+                RecordsRewrittenInTransitRule.copied(ttl: 120, flush: true) + [
+                    on(1, mdns(response { hostA(&$0) }, src: "192.168.1.1", at: 1.5))
+                ]),
+            // Two forwarders put it on segment 2.
+            RuleExample(
+                RecordsRewrittenInTransitRule.copied(ttl: 120, flush: true) + [
+                    on(2, mdns(response { hostA(&$0) }, src: "192.168.2.2", at: 1.2))
+                ]),
+        ],
+        nonTriggering: [
+            // Forwarded once; the original source announces again.
+            RuleExample(
+                RecordsRewrittenInTransitRule.copied(ttl: 120, flush: true) + [
+                    on(1, mdns(response { hostA(&$0) }, src: "192.168.1.20", at: 1.5))
+                ]),
+            // The same forwarder sends its copy again.
+            RuleExample(
+                RecordsRewrittenInTransitRule.copied(ttl: 120, flush: true) + [
+                    on(2, mdns(response { hostA(&$0) }, src: "192.168.2.1", at: 1.5))
+                ]),
+        ])
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        store.verdicts.followsRecordTrails = true
+        guard let records = MDNSRecordTrail.followed(e), let i = e.input else { return }
+        let segment = i.datagram.segment
+        for r in records {
+            let role = MDNSRecordTrail.role(of: r, e, segment: segment, in: store.verdicts.recordTrails)
+            let message: String
+            let t: MDNSRecordTrail
+            switch role {
+            case .cameBack(let trail):
+                guard let c = trail.copies.first(where: { $0.segment != segment }) else { continue }
+                t = trail
+                message =
+                    "\(i.name(r.record.name)) \(r.record.type) sent by \(trail.source) on this segment (frame \(trail.at.frame)) and forwarded to another by \(c.source) (frame \(c.frame)) came back here from \(e.src): a forwarding loop"
+            case .forwarded(let trail):
+                let host = MDNSRecordTrail.sender(e)
+                guard let c = trail.copies.first(where: { $0.segment == segment && $0.host != host }) else { continue }
+                t = trail
+                message =
+                    "\(i.name(r.record.name)) \(r.record.type) sent by \(trail.source) on another segment (frame \(trail.at.frame)) reached this segment twice: from \(c.source) (frame \(c.frame)) and from \(e.src): two forwarders between the same segments"
+            case .original, .other:
+                continue
+            }
+            guard !t.loopReported else { continue }
+            store.verdicts.recordTrails.modify(MDNSRecordKey(r)) { $0.loopReported = true }
+            let frames =
+                switch role {
+                case .cameBack(let trail): [trail.at.frame] + (trail.copies.first.map { [$0.frame] } ?? [])
+                default: [t.at.frame] + t.copies.filter { $0.segment == segment }.prefix(1).map(\.frame)
+                }
+            out.report(descriptor, message, related: frames)
+        }
+    }
+
+}
