@@ -178,7 +178,8 @@ struct MDNSVerdicts {
     /// MDNS-511: the TC query of each source waiting for its continuation (window 0.5 s).
     var truncatedQueries = SessionTable<IPAddress, MDNSFrameTime>(cap: 16384, horizon: 1, activity: \.time)
 
-    // MARK: Probing, announcing, record lifecycle (ProbeAnnounceRules.swift, RecordLifecycleRules.swift)
+    // MARK: Probing, announcing, record lifecycle (ProbingRules.swift, ProbeAnnounceRules.swift,
+    // RecordLifecycleRules.swift)
 
     /// MDNS-501: the probing sequences judged already, by prober and name.
     var probingJudged = SessionTable<MDNSProbeKey, ProbingRule.Judged>(
