@@ -190,6 +190,15 @@ struct MDNSVerdicts {
     /// MDNS-403: the pending legacy query of each querier endpoint (its window is 1 s).
     var legacyQueries = SessionTable<Endpoint, LegacyResponseIDRule.Query>(
         cap: 16384, horizon: 1, activity: \.time)
+    /// MDNS-403: the legacy queries of the last second, with the responses to them.
+    var legacyAnswers = SessionWindow<LegacyResponseIDRule.Exchange>(cap: 256, span: 1, time: \.time)
+    /// MDNS-403: responders that answered a legacy query only by multicast, reported at the
+    /// end (the first `cap`: the rule adds none past it).
+    var legacyMulticastOnly = SessionWindow<LegacyResponseIDRule.MulticastOnly>(
+        cap: 256, span: .infinity, time: \.time)
+    /// MDNS-403: the addresses unicast mDNS was seen going to (the capture can show a unicast
+    /// answer to them), and when last.
+    var unicastReceivers = SessionTable<IPAddress, Timestamp>(cap: 4096, horizon: .infinity, activity: \.self)
     /// MDNS-509: the responders due to answer with a record a query listed with less than half
     /// its TTL, in query order, while the query's second lasts.
     var knownAnswersDue = SessionWindow<KnownAnswerSuppressionRule.Due>(cap: 256, span: 1, time: \.time)
@@ -199,13 +208,26 @@ struct MDNSVerdicts {
     /// MDNS-511: the TC query of each source waiting for its continuation (window 0.5 s).
     var truncatedQueries = SessionTable<IPAddress, MDNSFrameTime>(cap: 16384, horizon: 1, activity: \.time)
 
-    // MARK: Probing, announcing, record lifecycle (ProbeAnnounceRules.swift, RecordLifecycleRules.swift)
+    // MARK: Probing, announcing, record lifecycle (ProbingRules.swift, ProbeAnnounceRules.swift,
+    // RecordLifecycleRules.swift)
 
     /// MDNS-501: the probing sequences judged already, by prober and name.
     var probingJudged = SessionTable<MDNSProbeKey, ProbingRule.Judged>(
         cap: 16384, horizon: .infinity, activity: \.time)
+    /// MDNS-501: the RDATA each host's probes proposed for a name.
+    var probeProposals = SessionTable<MDNSProbeKey, ProbingRule.Proposed>(cap: 16384, horizon: 600, activity: \.last)
+    /// MDNS-501: each host's queries with a shared browse PTR in Authority naming an instance
+    /// the query does not probe, by host and instance name.
+    var sharedProbes = SessionTable<MDNSProbeKey, ProbingRule.SharedProbes>(
+        cap: 16384, horizon: 600, activity: \.last)
     /// MDNS-502: each prober's probes for a name of the last 10 s.
     var probeRates = SessionTable<MDNSProbeKey, ProbeRateRule.Probes>(cap: 16384, horizon: 10, activity: \.last)
+    /// MDNS-502: the latest probe for each name (per address family), which a defence answers.
+    var probeClaims = SessionTable<ProbeRateRule.ClaimKey, ProbeRateRule.Claim>(
+        cap: 16384, horizon: 1, activity: \.probe.time)
+    /// MDNS-502: each prober's conflicts of the last 10 s, from its first conflict on.
+    var probeConflicts = SessionTable<IPAddress, ProbeRateRule.Conflicts>(
+        cap: 4096, horizon: 10, activity: \.activity)
     /// MDNS-505: each source's unsolicited multicasts of a record.
     var unsolicited = SessionTable<PeriodicAnnouncementRule.Key, PeriodicAnnouncementRule.Series>(
         cap: 65536, horizon: 3600, activity: \.last)
@@ -213,6 +235,9 @@ struct MDNSVerdicts {
     var probedNames = SessionTable<UInt64, Timestamp>(cap: 16384, horizon: 2, activity: \.self)
     /// MDNS-514: the conflicts noted, by RRSet and the two hosts.
     var conflicts = SessionTable<ConflictRule.Pair, ConflictRule.Noted>(cap: 16384, horizon: 3600, activity: \.time)
+    /// MDNS-515: the sources whose start the capture shows (first packet a probe, more than
+    /// 1 s in), and when they started.
+    var startedHosts = SessionTable<IPAddress, Timestamp>(cap: 16384, horizon: .infinity, activity: \.self)
     /// MDNS-516: each source's RDATA changes of an RRSet in the last minute.
     var rdataChanges = SessionTable<UpdateRateRule.Key, UpdateRateRule.Changes>(
         cap: 16384, horizon: 60, activity: \.activity)

@@ -217,11 +217,17 @@ struct RecordRateRule: SessionRule {
 /// that PTR RRSet before, live and not said goodbye to, is that service renamed. A rename
 /// while probing (avahi's and python-zeroconf's conflict handling) announced nothing under
 /// the old name and is not reported.
+///
+/// A goodbye for a record nobody sent with a TTL above 0 is info (any address: a host whose
+/// address changed says goodbye from the new one to what it announced from the old), judged
+/// only for a host whose start the capture shows: its first packet, more than 1 s after the
+/// capture began, was a probe (hosts probe when they start or join a link), so everything it
+/// announced since is in the capture (and the model has not forgotten the name).
 struct GoodbyeUpdateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-515", "goodbye-and-update", .error, "Goodbyes are used as updates need them",
         spec: "RFC 6762 §8.4, §10.1",
-        "A browse PTR (shared) naming a new instance whose SRV has the target and port of an instance the same source announced in that PTR RRSet, still live and never said goodbye to: the instance was renamed without a goodbye for the old PTR (error); a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info).",
+        "A browse PTR (shared) naming a new instance whose SRV has the target and port of an instance the same source announced in that PTR RRSet, still live and never said goodbye to: the instance was renamed without a goodbye for the old PTR (error); a unique record's goodbye (TTL 0) followed within 1 s by new RDATA for the same RRSet from the same source (warning: cache-flush already replaces it); TTL 0 in a Known-Answer or probe record (info); a goodbye for a record nobody in the capture sent with a TTL above 0 (info). Our reading of \"never announced\": judged only for a source whose start the capture shows (its first packet, more than 1 s after the capture began, was a probe), so that an announcement made before the capture began is not taken for none.",
         example: "TTL 0 for printer.local. A 10.0.0.5, then A 10.0.0.6 0.1 s later", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -234,6 +240,9 @@ struct GoodbyeUpdateRule: SessionRule {
                         b.question("_ipp._tcp.local", 12)
                         b.record(.answer, "_ipp._tcp.local", 12, ttl: 0, rdata: B.name("Office._ipp._tcp.local"))
                     }), severity: .info),
+            // The capture shows the host start (it probes); it says goodbye to an address it
+            // never announced.
+            RuleExample(startedHost() + [announce("192.168.1.21", ttl: 0, at: 5)], severity: .info),
         ],
         nonTriggering: [
             RuleExample([announce(at: 0), announce("192.168.1.21", at: 2.1)]),
@@ -247,7 +256,19 @@ struct GoodbyeUpdateRule: SessionRule {
                     }, at: 9.9),
                 mdns(renamed(), at: 10),
             ]),
+            // The goodbye is for what the host announced.
+            RuleExample(startedHost() + [announce(ttl: 0, at: 5)]),
+            // The capture does not show the host start: what it announced earlier is unknown.
+            RuleExample([mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), announce("192.168.1.21", ttl: 0, at: 2)]),
         ])
+
+    /// 192.168.1.20 starts 2 s into the capture: probes printer.local. and announces it.
+    static func startedHost() -> [Datagram] {
+        [
+            mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), probe(at: 2.25), probe(at: 2.5),
+            announce(at: 2.75), announce(at: 3.75),
+        ]
+    }
 
     /// The instance of `service()` renamed to `Office (2)`: same SRV target and port.
     static func renamed() -> DNSBuilder {
@@ -260,6 +281,12 @@ struct GoodbyeUpdateRule: SessionRule {
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
+        // A source whose first packet, a second or more into the capture, is a probe: its start.
+        if i.isProbe, store.model.senders[e.src] == nil, let start = store.model.start,
+            MDNSSession.since(start, e.time) > 1
+        {
+            store.verdicts.startedHosts.insert(e.time, for: e.src, at: e.time, evicted: &out.evictions)
+        }
         if i.isQuery {
             if let r = i.records.first(where: { $0.record.ttl == 0 && $0.record.type != .opt }) {
                 out.report(
@@ -270,6 +297,7 @@ struct GoodbyeUpdateRule: SessionRule {
             return
         }
         if judgeRename(e, i, store.model, &out) { return }
+        if judgeUnannounced(e, i, store, &out) { return }
         for r in i.records where r.section != .authority && r.record.ttl > 0 && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
@@ -289,6 +317,33 @@ struct GoodbyeUpdateRule: SessionRule {
 }
 
 extension GoodbyeUpdateRule {
+    /// A goodbye for a record the source never sent with a TTL above 0, from a source whose
+    /// start the capture shows; whether reported.
+    fileprivate static func judgeUnannounced(
+        _ e: MDNSEvent, _ i: MDNSInput, _ store: borrowing MDNSSessionStore, _ out: inout SessionReports
+    ) -> Bool {
+        guard e.srcPort == 5353, let started = store.verdicts.startedHosts[e.src],
+            let first = store.model.senders[e.src]?.firstFrame
+        else { return false }
+        for r in i.records where r.section != .authority && r.record.ttl == 0 && r.record.type != .opt {
+            let key = MDNSRecordKey(r)
+            guard !store.model.mayHaveForgotten(key.set.name) else { continue }
+            if let set = store.model.rrsets[key.set] {
+                if set.historyIncomplete { continue }
+                // Announced by any address: a host whose address changed (a DHCP lease on
+                // another network) says goodbye from its new address to what it announced from
+                // its old one.
+                if set.members.contains(where: { $0.rdata == key.rdata && $0.ttl > 0 }) { continue }
+            }
+            out.report(
+                Self.descriptor, severity: .info,
+                "goodbye (TTL 0) for \(i.name(r.record.name)) \(r.record.type), which no one in the capture announced, though it shows this source from its start (its first packet, a probe, frame \(first), \(String(format1: MDNSSession.since(started, e.time))) s before)",
+                related: [first])
+            return true
+        }
+        return false
+    }
+
     /// A browse PTR renaming an instance without a goodbye for the old PTR; whether reported.
     fileprivate static func judgeRename(
         _ e: MDNSEvent, _ i: MDNSInput, _ model: borrowing MDNSSessionModel, _ out: inout SessionReports
