@@ -289,10 +289,16 @@ public struct MDNSPhases {
     mutating func take(_ e: MDNSEvent, _ i: MDNSInput, _ roles: MDNSResponseRoles, evicted: inout Int) {
         let now = MDNSFrameTime(frame: e.frame, time: e.time)
         for n in roles.names {
-            rows.update(
-                MDNSProbeKey(source: e.src, name: n.key), default: MDNSNamePhase(last: e.time), at: e.time,
-                evicted: &evicted
-            ) { row in
+            let key = MDNSProbeKey(source: e.src, name: n.key)
+            // A row is made by what it must remember (a sequence, a goodbye); answers and
+            // steady repeats only change a row that exists.
+            switch n.role {
+            case .starts, .goodbye:
+                if rows[key] == nil { rows.insert(MDNSNamePhase(last: e.time), for: key, at: e.time, evicted: &evicted) }
+            case .answer, .continues, .steady:
+                guard rows[key] != nil else { continue }
+            }
+            rows.modify(key) { row in
                 row.last = e.time
                 if n.live { row.goodbye = false }
                 switch n.role {
