@@ -294,7 +294,9 @@ public struct MDNSPhases {
             // steady repeats only change a row that exists.
             switch n.role {
             case .starts, .goodbye:
-                if rows[key] == nil { rows.insert(MDNSNamePhase(last: e.time), for: key, at: e.time, evicted: &evicted) }
+                if rows[key] == nil {
+                    rows.insert(MDNSNamePhase(last: e.time), for: key, at: e.time, evicted: &evicted)
+                }
             case .answer, .continues, .steady:
                 guard rows[key] != nil else { continue }
             }
