@@ -16,7 +16,7 @@ struct MulticastStage {
     private var links: SegmentEngines<MulticastEvent>
     /// Whether any membership rule is enabled (otherwise nothing is judged or kept).
     private let enabled: Bool
-    /// The latest packet time seen: event times never go below it.
+    /// The latest packet time seen on any link.
     private var latest: Timestamp = .zero
     /// What the rules reported so far, handed on at the timer or the end of the input.
     private var pending = SessionReports()
@@ -106,14 +106,11 @@ struct MulticastStage {
 
     private mutating func observe(_ event: MulticastEvent, on segment: UInt16) {
         var e = event
-        if e.time < latest {
-            e.time = latest
-            e.timeWentBack = true
-        } else {
-            latest = e.time
-        }
+        let k = links.index(of: segment)
+        (e.time, e.timeWentBack) = links.clock(k, event.time)
+        latest = max(latest, event.time)
         let before = pending.evictions
-        links[links.index(of: segment)].observe(e, into: &pending)
+        links[k].observe(e, into: &pending)
         ruleEvictions += pending.evictions - before
     }
 

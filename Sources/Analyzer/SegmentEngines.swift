@@ -8,7 +8,7 @@ import WireFormat
 struct SegmentEngines<Event: SessionEvent> {
     private let registered: [any SessionRule<Event>.Type]
     private let disabled: Set<RuleID>
-    private var links: [(segment: UInt16, engine: SessionEngine<Event>)] = []
+    private var links: [(segment: UInt16, engine: SessionEngine<Event>, latest: Timestamp)] = []
 
     init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID>) {
         self.registered = registered
@@ -23,8 +23,19 @@ struct SegmentEngines<Event: SessionEvent> {
     /// The position of the engine of `segment`, made when it is new.
     mutating func index(of segment: UInt16) -> Int {
         if let k = links.firstIndex(where: { $0.segment == segment }) { return k }
-        links.append((segment, SessionEngine(registered, disabled: disabled)))
+        links.append((segment, SessionEngine(registered, disabled: disabled), .zero))
         return links.count - 1
+    }
+
+    /// When the link at `k` judges a packet stamped `time`: times on one link never decrease,
+    /// so a packet stamped earlier than one before it on its link is judged at the link's
+    /// latest time (`wentBack`), and no interval comes out negative. Each link keeps its own
+    /// clock: the interfaces of one capture are stamped apart, and their packets interleave
+    /// out of order by a few microseconds.
+    mutating func clock(_ k: Int, _ time: Timestamp) -> (time: Timestamp, wentBack: Bool) {
+        if time < links[k].latest { return (links[k].latest, true) }
+        links[k].latest = time
+        return (time, false)
     }
 
     /// The engine at `k` (from `index(of:)`), changed in place.

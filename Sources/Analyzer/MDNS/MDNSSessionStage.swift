@@ -23,9 +23,9 @@ struct MDNSSessionStage {
     private let disabled: Set<RuleID>
     /// Hosts, services and records seen so far on every link (see `MDNSSessionModel`).
     var model: MDNSSessionModel { network?.store.model ?? links.first?.store.model ?? MDNSSessionModel() }
-    /// The latest packet time seen: event times never go below it.
+    /// The latest packet time seen on any link.
     private var latest: Timestamp = .zero
-    /// Packets whose timestamp was earlier than one before them.
+    /// Packets whose timestamp was earlier than one before them on their link.
     private(set) var timeWentBack = 0
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
@@ -46,22 +46,23 @@ struct MDNSSessionStage {
     /// left to the stateless rules.
     mutating func observe(_ input: MDNSInput, into reports: inout SessionReports) {
         guard input.message.payload.count >= 12 else { return }
-        var time = input.datagram.time
-        let wentBack = time < latest
-        if wentBack {
-            timeWentBack += 1
-            time = latest
-        } else {
-            latest = time
-        }
-        let event = MDNSEvent(input, time: time, timeWentBack: wentBack)
         let before = reports.evictions
         let segment = input.datagram.segment
         if segment != 0, links.count == 0 {
             network = SessionEngine(RuleRegistry.mdnsSegments, disabled: disabled)
         }
-        links[links.index(of: segment)].observe(event, into: &reports)
-        network?.observe(event, into: &reports)
+        // Times in events never decrease: on the packet's link for the link's rules (counted
+        // when a packet's would), and over every link for the rules across them.
+        let k = links.index(of: segment)
+        let (time, wentBack) = links.clock(k, input.datagram.time)
+        if wentBack { timeWentBack += 1 }
+        links[k].observe(MDNSEvent(input, time: time, timeWentBack: wentBack), into: &reports)
+        let overall = max(latest, input.datagram.time)
+        if network != nil {
+            let event = MDNSEvent(input, time: overall, timeWentBack: input.datagram.time < latest)
+            network?.observe(event, into: &reports)
+        }
+        latest = overall
         ruleEvictions += reports.evictions - before
     }
 

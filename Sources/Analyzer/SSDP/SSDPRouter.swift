@@ -107,9 +107,9 @@ struct SSDPRouter {
     /// The devices seen so far on every link (see `SSDPSessionModel`), updated after the rules
     /// saw a message.
     var model: SSDPSessionModel { whole ?? links.first?.store.model ?? SSDPSessionModel() }
-    /// The latest packet time seen: event times never go below it.
+    /// The latest packet time seen on any link.
     private var latest: Timestamp = .zero
-    /// Packets whose timestamp was earlier than one before them.
+    /// Packets whose timestamp was earlier than one before them on their link.
     private(set) var timeWentBack = 0
     /// Verdict rows the session rules' tables dropped.
     private var ruleEvictions = 0
@@ -171,16 +171,10 @@ struct SSDPRouter {
             version = known
         }
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
-        // Times in events never decrease: a packet stamped earlier than one before it is
-        // judged at the latest time (and counted), so no interval comes out negative.
-        var time = d.time
-        let wentBack = time < latest
-        if wentBack {
-            timeWentBack += 1
-            time = latest
-        } else {
-            latest = time
-        }
+        // Times in events never decrease on a link (counted when a packet's would).
+        let (time, wentBack) = links.clock(k, d.time)
+        if wentBack { timeWentBack += 1 }
+        latest = max(latest, d.time)
         var event = SSDPEvent(
             frame: d.frame, time: time, src: d.src, srcPort: d.srcPort, dst: d.dst, dstPort: d.dstPort, kind: m.kind)
         event.timeWentBack = wentBack
