@@ -232,7 +232,7 @@ struct MDNSVerdicts {
     var unsolicited = SessionTable<PeriodicAnnouncementRule.Key, PeriodicAnnouncementRule.Series>(
         cap: 65536, horizon: 3600, activity: \.last)
     /// MDNS-506: the last probe for each name (any prober), by its key.
-    var probedNames = SessionTable<UInt64, Timestamp>(cap: 16384, horizon: 2, activity: \.self)
+    var probedNames = SessionTable<UInt64, RecordRateRule.ProbeSeen>(cap: 16384, horizon: 2, activity: \.time)
     /// MDNS-514: the conflicts noted, by RRSet and the two hosts.
     var conflicts = SessionTable<ConflictRule.Pair, ConflictRule.Noted>(cap: 16384, horizon: 3600, activity: \.time)
     /// MDNS-515: the sources whose start the capture shows (first packet a probe, more than

@@ -153,41 +153,119 @@ struct ServiceCompletenessRule: SessionRule {
 /// MDNS-506: a responder multicasts a record at most once per second (per source address).
 ///
 /// Announcements are not exempt. RFC 6762 §6 names one exception to the one-second floor,
-/// "answering probe queries", and §8.3 asks for announcements "one second apart", which is
-/// the same floor. So avahi's second announcement of its host records, sent 0.93 s after the
-/// first because it rides along with a service's announcement, is reported: §6.4 lets a
-/// responder delay a response to aggregate it with a later one, never send one early. Only
-/// the capture's jitter (10 ms) is allowed for. The gap is printed in milliseconds, so a
-/// record sent again 960 ms later does not read as "1.0 s".
+/// answering probes: "when responding via multicast to a probe, a Multicast DNS responder is
+/// only required to delay its transmission as necessary to ensure an interval of at least
+/// 250 ms since the last time the record was multicast". §8.3 asks for announcements "one
+/// second apart", the same floor. So avahi's second announcement of its host records, sent
+/// 0.93 s after the first because it rides along with a service's announcement, is reported:
+/// §6.4 lets a responder delay a response to aggregate it with a later one, never send one
+/// early. Only the capture's jitter (10 ms) is allowed for. The gap is printed in
+/// milliseconds, so a record sent again 960 ms later does not read as "1.0 s".
 struct RecordRateRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-506", "record-once-per-second", .error, "A record is multicast at most once per second",
         spec: "RFC 6762 §6",
-        "Per source address (a dual-stack host sends over IPv4 and IPv6) and record (name, type, class, RDATA, TTL above 0): multicast again less than 1 s after its last multicast, with no probe for its name in between.",
+        "Per source address (a dual-stack host sends over IPv4 and IPv6) and record (name, type, class, RDATA, TTL above 0): multicast again less than 1 s after its last multicast; in a response answering another host's probe, less than 250 ms after it (§6). Our reading: a response answers a probe when it is the responder's first since another host's probe for one of its names, less than 250 ms before (probes are answered at once, and the prober decides 250 ms after its probe); the whole response answers it. A host's own probes (from any of its addresses: hosts are told apart by link-layer address where the link has one), and its later responses, answer nothing.",
         interop: "wasted airtime on Wi-Fi; RFC 6762 §6 protects the network with this limit",
         example: "record R multicast at t and t + 0.4 s, no probe in between", scope: .stateful)
     static let examples = RuleExamples(
-        triggering: [RuleExample([announce(at: 0), announce(at: 0.4)])],
+        triggering: [
+            RuleExample([announce(at: 0), announce(at: 0.4)]),
+            // A probe for another name answers nothing in this response.
+            RuleExample([
+                mdns(ProbingRule.instanceAnnouncement(), at: 0),
+                probe(src: "192.168.1.30", at: 0.5),
+                mdns(ProbingRule.instanceAnnouncement(), at: 0.501),
+            ]),
+            // A host answering its own probe defends nothing.
+            RuleExample([announce(at: 0), probe(at: 0.2), announce(at: 0.25)]),
+            // A probe answer still waits 250 ms after the record's last multicast.
+            RuleExample([announce(at: 0), probe(src: "192.168.1.30", at: 0.1), announce(at: 0.101)]),
+            // Sent 300 ms after the probe: not its answer.
+            RuleExample([announce(at: 0), probe(src: "192.168.1.30", at: 0.2), announce(at: 0.5)]),
+            // The probe was answered (frame 3); the announcement after is not its answer.
+            RuleExample([
+                announce(at: 0), probe(src: "192.168.1.30", at: 0.2), announce(at: 0.25), announce(at: 0.3),
+            ]),
+        ],
         nonTriggering: [
             RuleExample([announce(at: 0), announce(at: 1.0)]),
             // Defending the name against a probe.
             RuleExample([announce(at: 0), probe(src: "192.168.1.30", at: 0.2), announce(at: 0.25)]),
+            // Answering a probe for the service type (python-zeroconf's): the SRV and TXT go
+            // with the probed PTR, and the whole response answers the probe.
+            RuleExample([
+                mdns(ProbingRule.instanceAnnouncement(), at: 0),
+                mdns(ProbingRule.typeProbe(), src: "192.168.1.30", at: 0.5),
+                mdns(ProbingRule.instanceAnnouncement(), at: 0.501),
+            ]),
             // The same record over IPv6 from the same host.
             RuleExample([announce(at: 0), announce(src: "fe80::1", at: 0.01)]),
         ])
 
+    /// The floor between two multicasts of a record, and in an answer to a probe (§6).
+    static let floor = 1.0
+    static let probeAnswerFloor = 0.25
+    /// A response this soon after another host's probe for one of its names answers it.
+    static let probeAnswer = 0.25
+
+    /// The latest probe for a name: when, from where, and who answered it since.
+    struct ProbeSeen {
+        var time: Timestamp
+        var prober: Host
+        /// The addresses whose answer to it came (a few at most: more answer nothing more). By
+        /// address, as the rule counts: a dual-stack host answers over each family.
+        var answeredBy: [IPAddress] = []
+        static let maxAnswers = 8
+
+        /// Whether a response from `responder` at `time` answers this probe: the first from
+        /// its address since the probe, soon after, and not the prober's own.
+        func isAnswered(by responder: Host, at time: Timestamp) -> Bool {
+            !responder.isSame(as: prober) && MDNSSession.since(self.time, time) <= RecordRateRule.probeAnswer
+                && !answeredBy.contains(responder.address)
+        }
+    }
+
+    /// A sender, told apart by its link-layer address where the link has one (a dual-stack
+    /// host probes and answers over IPv4 and IPv6 from two addresses), else by its address.
+    struct Host {
+        var address: IPAddress
+        var mac: MACBytes
+
+        func isSame(as other: Host) -> Bool {
+            mac.count > 0 && other.mac.count > 0 ? mac == other.mac : address == other.address
+        }
+    }
+
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
+        let sender = Host(address: e.src, mac: i.datagram.sourceMAC)
         if i.isProbe {
-            // The last probe for each name, any prober (`MDNSVerdicts.probedNames`).
+            // The last probe for each name, and who sent it (`MDNSVerdicts.probedNames`); the
+            // prober's copy over its other address family, in the same round, is the same probe.
+            let probe = ProbeSeen(time: e.time, prober: sender)
             for r in i.records where r.section == .authority {
-                store.verdicts.probedNames.update(r.nameKey, default: e.time, at: e.time, evicted: &out.evictions) {
-                    $0 = e.time
+                store.verdicts.probedNames.update(r.nameKey, default: probe, at: e.time, evicted: &out.evictions) {
+                    if !($0.prober.isSame(as: sender) && MDNSSession.since($0.time, e.time) <= ProbingRule.round) {
+                        $0 = probe
+                    }
                 }
             }
             return
         }
-        guard i.isResponse, e.dst.isMulticast, !e.timeWentBack else { return }
+        guard i.isResponse, !e.timeWentBack else { return }
+        // A probe's answer may be unicast (to a QU probe): the responder's later multicast is
+        // then not the answer.
+        var answersProbe = false
+        for r in i.records where r.section != .authority {
+            guard let p = store.verdicts.probedNames[r.nameKey], p.isAnswered(by: sender, at: e.time) else { continue }
+            answersProbe = true
+            store.verdicts.probedNames.modify(r.nameKey) {
+                if $0.answeredBy.count < ProbeSeen.maxAnswers { $0.answeredBy.append(e.src) }
+            }
+        }
+        guard e.dst.isMulticast else { return }
+        let floor = answersProbe ? Self.probeAnswerFloor : Self.floor
         for r in i.records where r.section != .authority && r.record.type != .opt && r.record.ttl > 0 {
             let rr = r.record
             let nameKey = r.nameKey
@@ -197,11 +275,12 @@ struct RecordRateRule: SessionRule {
                 let last = m.lastMulticast
             else { continue }
             let gap = MDNSSession.since(last.time, e.time)
-            guard gap < 1 - MDNSSession.jitter else { continue }
-            if let t = store.verdicts.probedNames[nameKey], t >= last.time { continue }
+            guard gap < floor - MDNSSession.jitter else { continue }
             out.report(
                 Self.descriptor,
-                "\(i.name(rr.name)) \(rr.type) multicast again \(ResponseDelayRule.ms(gap)) ms after frame \(last.frame); at most once per second",
+                answersProbe
+                    ? "\(i.name(rr.name)) \(rr.type) multicast again \(ResponseDelayRule.ms(gap)) ms after frame \(last.frame), answering a probe; at least 250 ms apart"
+                    : "\(i.name(rr.name)) \(rr.type) multicast again \(ResponseDelayRule.ms(gap)) ms after frame \(last.frame); at most once per second",
                 related: [last.frame])
             return
         }
