@@ -354,7 +354,7 @@ struct QueryBackoffRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-512", "query-backoff", .error, "Repeated queries back off: 1 s, then each interval doubles",
         spec: "RFC 6762 §5.2, §5.4",
-        "Per source and question (name, type; probes exempt): the second transmission less than 1 s after the first, or a later one less than 1.5 times a previous interval shorter than 2 s after it (error; a longer pause may start a new sequence); the QU bit on a retransmission (warning).",
+        "Per source and question (name, type; probes exempt, and so is a question for a name its sender probed in the last second: the plain copy of a probe's questions an avahi reflector sends beside the probe): the second transmission less than 1 s after the first, or a later one less than 1.5 times a previous interval shorter than 2 s after it (error; a longer pause may start a new sequence); the QU bit on a retransmission (warning).",
         example: "same question from the same host every 1 s", scope: .stateful, lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
@@ -362,20 +362,40 @@ struct QueryBackoffRule: SessionRule {
             RuleExample(
                 [mdns(ask("_ipp._tcp.local", qu: true)), mdns(ask("_ipp._tcp.local", qu: true), at: 1)],
                 severity: .warning),
+            // Another host probing the name does not make this querier's repeats probing.
+            RuleExample(
+                [
+                    mdns(ask("printer.local", 255), at: 0), probe(src: "192.168.1.30", at: 0.1),
+                    mdns(ask("printer.local", 255), at: 0.25),
+                ], severity: .error),
         ],
         nonTriggering: [
             RuleExample([0, 1, 3, 7, 15].map { mdns(ask("_ipp._tcp.local"), at: $0) }),
             RuleExample([mdns(ask("_ipp._tcp.local", qu: true)), mdns(ask("_ipp._tcp.local"), at: 1)]),
+            // A reflector's copies of a probe: the questions alone, then the probe, 250 ms apart.
+            RuleExample(
+                [0, 0.25, 0.5].flatMap { t in
+                    [mdns(ask("printer.local", 255), at: t), probe(at: t + 0.0001)]
+                }),
         ])
 
     static let growth = 1.5
     static let restart = 2.0
+    /// A question this soon after its sender's latest probe for the name belongs to the probing.
+    static let probing = 1.0
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
             !e.timeWentBack
         else { return }
         for (q, name) in i.keyedQuestions {
+            // A question for a name its sender is probing is part of that probing (avahi's
+            // reflector forwards a probe as the probe and, apart, its questions).
+            if let p = store.model.probes[MDNSProbeKey(source: e.src, name: name)],
+                MDNSSession.since(p.lastSeen, e.time) <= Self.probing
+            {
+                continue
+            }
             let key = MDNSQuestionKey(source: e.src, name: name, type: q.type.rawValue)
             guard let s = store.model.questions[key], let last = s.sent.last else { continue }
             let gap = MDNSSession.since(last.time, e.time)
