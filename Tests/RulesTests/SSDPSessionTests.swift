@@ -16,6 +16,18 @@ import WireFormat
         return notify(targeting("upnp:rootdevice", uuid: uuid), at: seconds)
     }
 
+    @Test func aUSNThatExpiresWhileItsDeviceIsActiveViolatesBoth506And507() {
+        // The catalog's precise reading: SSDP-506 where the expiry is evident, SSDP-507 where
+        // the overdue refresh first was (SSDP-506's own example: the root device USN
+        // announced once, its sibling refreshed every 25 s with max-age 60).
+        let example = ReannounceBeforeExpiryRule.examples.triggering[0]
+        let found = analyse(example.packets).findings
+        let expired = found.filter { $0.rule == ReannounceBeforeExpiryRule.descriptor.id }
+        let overdue = found.filter { $0.rule == RefreshIntervalRule.descriptor.id }
+        #expect(expired.map(\.firstFrame) == [5])
+        #expect(overdue.map(\.firstFrame) == [4])
+    }
+
     @Test func theDeviceTableIsBoundedAndCountsItsEvictions() {
         let n = SSDPSessionModel.maxDevices + 100
         let (findings, summary) = analyse((0..<n).map { alive(device: $0, at: Double($0) * 0.001) })

@@ -811,7 +811,7 @@ struct MultiHomedConsistentRule: SessionRule {
         "SSDP-516", "multihomed-consistent", .error,
         "A multi-homed device sends the same field values on every interface",
         spec: "UDA 2.0 §1.2.2, §1.2.3",
-        "Per UUID in USN, whatever the source address: two source addresses with the same BOOTID (one device on two interfaces or addresses, each with its own LOCATION, which is legal) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID.",
+        "Per UUID in USN, whatever the source address: two source addresses with the same BOOTID (one device on two interfaces or addresses, each with its own LOCATION, which is legal) whose SERVER or CONFIGID differ. An error for UPnP/2.0 devices; info for 1.1 (unverified); 1.0 devices carry no BOOTID and are not judged. Reported once per UUID. Our reading: the catalog keys this on the root UUID; an embedded device's messages do not name their root, so each UUID in USN is judged (whatever the source address, as the catalog asks).",
         example: "the same USN from two source IPs of one device (same BOOTID) with different SERVER or CONFIGID",
         scope: .stateful, lowest: .info)
     static let examples = RuleExamples(

@@ -92,6 +92,12 @@ struct ResponseUnicastRule: DatagramRule {
         triggering: [
             RuleExample([response(ssdp(okLine, response11), dst: "239.255.255.250", dport: 1900)], severity: .error),
             RuleExample([response(ssdp(okLine, response11), sport: 41234)], severity: .info),
+            // A SEARCHPORT advertised, the response from a third port.
+            RuleExample(
+                [
+                    notify(alive11.adding("SEARCHPORT.UPNP.ORG", "49200"), at: 0),
+                    response(ssdp(okLine, response11), sport: 41234, at: 10),
+                ], severity: .info),
         ],
         nonTriggering: [
             RuleExample([response(ssdp(okLine, response11))]),
