@@ -144,6 +144,42 @@ import Testing
         #expect(filtered["IoT Camera._http._tcp.local."]?.first?["segment"] as? String == "filtered-lan")
     }
 
+    /// SSDP across segments: on the multicast-router recording, minidlna on iot reaches lan
+    /// through smcroute, which keeps its source address; the first NOTIFYs of the burst reach
+    /// lan 6.9 ms after iot. The pcapng of both bridges says the same, though dumpcap wrote
+    /// lan's first NOTIFYs before iot's earlier ones (sightings compare packet times), and so
+    /// do its mDNS services (the reflector's copies on lan, not the other way round). Without
+    /// segments there is no `forwarded`.
+    @Test func theInventorySaysWhoPutAnSSDPDeviceOnTheOtherSegment() throws {
+        func ssdpDevice(_ args: [String]) throws -> [String: Any] {
+            let r = try analyze(args + ["--format", "jsonl"])
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(
+                jsonRecords(r).first { $0["type"] as? String == "device" && $0["protocol"] as? String == "ssdp" })
+        }
+        let dir = "captures/testbed/router/"
+        let files = try ssdpDevice(["--segments", dir + "routed-lan.pcap", dir + "routed-iot.pcap"])
+        #expect(files["id"] as? String == "4d696e69-444c-164e-9d41-029802000010")
+        let viaFiles = try #require(files["forwarded"] as? [[String: Any]])
+        #expect(viaFiles.count == 1)
+        #expect(
+            viaFiles.first?["segment"] as? String == "routed-lan" && viaFiles.first?["from"] as? String == "routed-iot")
+        #expect(viaFiles.first?["source"] as? String == "10.98.2.10" && viaFiles.first?["after_us"] as? Int == 6934)
+        let both = try ssdpDevice([dir + "routed-both.pcapng"])
+        let viaBoth = try #require(both["forwarded"] as? [[String: Any]])
+        #expect(viaBoth.count == 1)
+        #expect(viaBoth.first?["segment"] as? String == "br-lan" && viaBoth.first?["from"] as? String == "br-iot")
+        #expect(viaBoth.first?["source"] as? String == "10.98.2.10" && viaBoth.first?["after_us"] as? Int == 6934)
+        #expect(try ssdpDevice([dir + "routed-iot.pcap"])["forwarded"] == nil)
+        let table = try run(["inventory", dir + "routed-both.pcapng"], cwd: Fixtures.packageRoot)
+        #expect(
+            table.stdout.contains("  forwarded   to br-lan by 10.98.2.10, 6.9 ms after br-iot\n"), "\(table.stdout)")
+        let reflected = try analyze(["captures/testbed/reflector/working-both.pcapng", "--format", "jsonl"])
+        let camera = jsonRecords(reflected).first { $0["instance"] as? String == "IoT Camera._http._tcp.local." }
+        let copy = try #require((camera?["forwarded"] as? [[String: Any]])?.first)
+        #expect(copy["segment"] as? String == "br-lan" && copy["source"] as? String == "10.98.1.1")
+    }
+
     /// `--subnet NAME=CIDR` gives a segment its subnet: on the avahi reflector recordings
     /// (lan 10.98.1.0/24, iot 10.98.2.0/24) the reflector speaks from its own address on each
     /// link and every mDNS datagram goes to the group, so MDNS-407 has nothing to report;
