@@ -47,6 +47,10 @@ public final class Analysis {
         /// The reporter gets the inventory before the summary (JSON lines records, the text
         /// summary's device list).
         public var reportsInventory: Bool = false
+        /// The subnets known to be on each segment, by segment name (`""`: the unnamed
+        /// segment of a plain capture or one interface): `--subnet`, or a live interface's
+        /// addresses. MDNS-407 and MDNS-310 judge addresses by them where known.
+        public var subnets: [String: LinkSubnets] = [:]
         public init() {}
     }
 

@@ -29,8 +29,10 @@ enum InventoryBuilder {
         var roots: [UInt64] = []
         var standalone: [UInt64] = []
         var entries: [UInt64: InventoryDevice] = [:]
+        var sightings: [UInt64: SegmentSightings] = [:]
         for (key, d) in records {
             entries[key] = entry(d, findings: findings[key] ?? SeverityCounts(), file: file)
+            sightings[key] = d.sightings
             if d.inventory.isRoot { roots.append(key) }
         }
         for (key, d) in records where !d.inventory.isRoot {
@@ -46,10 +48,12 @@ enum InventoryBuilder {
             merge(child, into: &root)
             entries[owner] = root
             if let seen = segments[key] { segments[owner] = Array(Set(seen + (segments[owner] ?? []))).sorted() }
+            sightings[owner, default: SegmentSightings()].merge(d.sightings)
         }
         for key in roots + standalone {
             guard var e = entries[key] else { continue }
             e.segments = segmentNames(segments[key], names)
+            e.forwarded = forwarding(sightings[key] ?? SegmentSightings(), names)
             inventory.add(e)
         }
         if !inventory.protocols.contains(.ssdp) { inventory.protocols.append(.ssdp) }
@@ -129,9 +133,10 @@ enum InventoryBuilder {
         }
     }
 
-    /// Where a service went after the segment that showed it first, from its sightings.
-    static func forwarding(_ sightings: [MDNSSighting], _ names: [String]) -> [InventoryForwarding] {
-        let seen = sightings.sorted { $0.frame < $1.frame }
+    /// Where a service or device went after the segment that showed it first, from its
+    /// sightings.
+    static func forwarding(_ sightings: SegmentSightings, _ names: [String]) -> [InventoryForwarding] {
+        let seen = sightings.inOrder
         guard let first = seen.first, seen.count > 1 else { return [] }
         func name(_ k: UInt16) -> String { Segments.name(k, in: names) ?? "#\(k)" }
         return seen.dropFirst().map {

@@ -147,6 +147,8 @@ package struct MessageWorker: BatchWorker {
     private var rendered = GrowingSlots<RenderedMDNS>(maxBits: MDNSJudge.slotBits)
     /// How many of the run's segment names the renderer was given (the table only grows).
     private var segmentNamesGiven = 0
+    /// The subnets known on each segment, for the mDNS rules.
+    private var subnets: SegmentSubnets
     private struct RenderedMDNS {
         var owner: MDNSMessageView
         var context: MDNSRender.Context
@@ -164,6 +166,7 @@ package struct MessageWorker: BatchWorker {
         ssdpJudge = SSDPJudge(disabled: options.disabledRules)
         mdns = MDNSJudge(disabled: options.disabledRules)
         tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
+        subnets = SegmentSubnets(options.subnets)
     }
 
     /// Gives the renderer the run's segment names when it lacks some of them.
@@ -176,6 +179,7 @@ package struct MessageWorker: BatchWorker {
     package mutating func process(_ job: consuming Batch) -> BatchOutput {
         var batch = job
         if renders { useSegmentNames(batch.segmentNames) }
+        subnets.use(batch.segmentNames)
         var out = BatchOutput()
         swap(&out.chunk.bytes, &batch.output)
         let items = batch.items
@@ -232,7 +236,7 @@ package struct MessageWorker: BatchWorker {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
-        let input = mdns.judge(d, into: &sink)
+        let input = mdns.judge(d, subnets: subnets[d.segment], into: &sink)
         let entries = out.messages.count
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if d.segment != 0 && input.isResponse { Self.noteSightings(input, on: d.segment, into: &out.sightings) }

@@ -1,5 +1,6 @@
 import CPcap
 import Glibc
+import NetLayers
 
 /// Live capture through libpcap: `pcap_create` + options + `pcap_activate`, a kernel BPF
 /// filter, statistics, `-w` dumping and the interface list (`-D`).
@@ -119,6 +120,41 @@ public enum LiveSource {
         public var name: String
         public var description: String?
         public var flags: [String]
+        /// The subnets of its IPv4 and IPv6 addresses (address and netmask, as libpcap lists
+        /// them), at most `LinkSubnets.maxPrefixes`.
+        public var subnets = LinkSubnets()
+    }
+
+    /// The subnets of an interface's addresses in libpcap's list.
+    static func subnets(_ first: UnsafeMutablePointer<pcap_addr>?) -> LinkSubnets {
+        var out = LinkSubnets()
+        var cur = first
+        while let a = cur {
+            cur = a.pointee.next
+            guard let addr = a.pointee.addr, let mask = a.pointee.netmask else { continue }
+            let family = Int32(addr.pointee.sa_family)
+            guard let address = Self.address(addr, family), let netmask = Self.address(mask, family),
+                let p = IPPrefix(address: address, netmask: netmask)
+            else { continue }
+            if !out.add(p) { break }
+        }
+        return out
+    }
+
+    /// The address a `sockaddr` of `family` holds (a netmask may leave its own family unset).
+    private static func address(_ sa: UnsafeMutablePointer<sockaddr>, _ family: Int32) -> IPAddress? {
+        switch family {
+        case AF_INET:
+            return UnsafeRawPointer(sa).withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                IPAddress.v4(UInt32(bigEndian: $0.pointee.sin_addr.s_addr))
+            }
+        case AF_INET6:
+            return UnsafeRawPointer(sa).withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { p in
+                withUnsafeBytes(of: p.pointee.sin6_addr) { IPAddress(bytes: $0) }
+            }
+        default:
+            return nil
+        }
     }
 
     /// The interfaces libpcap can capture on, as `tcpdump -D` lists them.
@@ -143,7 +179,8 @@ public enum LiveSource {
             out.append(
                 Interface(
                     name: String(cString: d.pointee.name),
-                    description: d.pointee.description.map { String(cString: $0) }, flags: flags))
+                    description: d.pointee.description.map { String(cString: $0) }, flags: flags,
+                    subnets: subnets(d.pointee.addresses)))
             cur = d.pointee.next
         }
         return out

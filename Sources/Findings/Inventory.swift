@@ -66,6 +66,10 @@ public struct InventoryDevice: Sendable, Hashable {
     public var maxAge: [UInt64] = []
     public var byebye = false
     public var embedded: [String] = []
+    /// SSDP, in a session of several segments: each segment it reached after the first one
+    /// that showed it, with the source of its first message there (a multicast router keeps
+    /// the device's own address; a proxy sends from its own) and how long after.
+    public var forwarded: [InventoryForwarding] = []
     /// Some of what it advertised did not fit the model's bounds (lists are incomplete).
     public var incomplete = false
     // mDNS
@@ -106,8 +110,8 @@ public struct InventoryService: Sendable, Hashable {
     public init(instance: String) { self.instance = instance }
 }
 
-/// A service instance shown on `segment` by `source`, `after` seconds after it was first shown
-/// on segment `from`.
+/// A service instance or SSDP device shown on `segment` by `source`, `after` seconds after it
+/// was first shown on segment `from`.
 public struct InventoryForwarding: Sendable, Hashable {
     public var segment: String
     public var from: String

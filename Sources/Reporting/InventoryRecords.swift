@@ -34,8 +34,28 @@ public enum InventoryRecords {
             f += [("services", strings(d.services)), ("goodbye", .bool(d.goodbye))]
         }
         if !d.memberships.isEmpty { f.append(("memberships", strings(d.memberships))) }
+        if !d.forwarded.isEmpty { f.append(("forwarded", forwarded(d.forwarded))) }
         if d.incomplete { f.append(("incomplete", .bool(true))) }
         return .object(f)
+    }
+
+    /// A device's or service's `forwarded`: where it went after its first segment.
+    static func forwarded(_ list: [InventoryForwarding]) -> JSONValue {
+        .array(
+            list.map {
+                .object([
+                    ("segment", .string($0.segment)), ("from", .string($0.from)), ("source", .string($0.source)),
+                    ("after_us", .int(Int(($0.after * 1_000_000).rounded()))),
+                ])
+            })
+    }
+
+    /// The text inventory's `forwarded` row of `fw`: `to lan by 10.98.1.1, 0.2 ms after iot`.
+    static func forwardedText(_ fw: InventoryForwarding) -> String {
+        let e = TerminalText.escaped
+        let us = Int((fw.after * 1_000_000).rounded())
+        let ms = "\(us / 1000).\(us % 1000 / 100)"
+        return "to \(e(fw.segment)) by \(e(fw.source)), \(ms) ms after \(e(fw.from))"
     }
 
     public static func serviceObject(_ s: InventoryService) -> JSONValue {
@@ -49,20 +69,7 @@ public enum InventoryRecords {
             ("last_seen", .rawNumber(s.lastSeen.microsecondText)), ("goodbye", .bool(s.goodbye)),
             ("findings", counts(s.findings)),
         ]
-        if !s.forwarded.isEmpty {
-            f.append(
-                (
-                    "forwarded",
-                    .array(
-                        s.forwarded.map {
-                            .object([
-                                ("segment", .string($0.segment)), ("from", .string($0.from)),
-                                ("source", .string($0.source)),
-                                ("after_us", .int(Int(($0.after * 1_000_000).rounded()))),
-                            ])
-                        })
-                ))
-        }
+        if !s.forwarded.isEmpty { f.append(("forwarded", forwarded(s.forwarded))) }
         return .object(f)
     }
 
@@ -141,6 +148,7 @@ public enum InventoryRecords {
                 if !d.bootIDs.isEmpty { row("boot ids", d.bootIDs.map(String.init).joined(separator: ", ")) }
                 if !d.maxAge.isEmpty { row("max-age", d.maxAge.map(String.init).joined(separator: ", ")) }
                 for (k, u) in d.embedded.enumerated() { row(k == 0 ? "embedded" : "", e(u)) }
+                for fw in d.forwarded { row("forwarded", forwardedText(fw)) }
             }
             row(
                 "seen",
@@ -176,11 +184,7 @@ public enum InventoryRecords {
         if !s.txt.isEmpty { row("txt", e(s.txt.joined(separator: " "))) }
         if !s.addresses.isEmpty { row("addresses", e(s.addresses.joined(separator: ", "))) }
         row("seen", "\(timeText(s.firstSeen)) to \(timeText(s.lastSeen))" + (s.goodbye ? ", said goodbye last" : ""))
-        for fw in s.forwarded {
-            let us = Int((fw.after * 1_000_000).rounded())
-            let ms = "\(us / 1000).\(us % 1000 / 100)"
-            row("forwarded", "to \(e(fw.segment)) by \(e(fw.source)), \(ms) ms after \(e(fw.from))")
-        }
+        for fw in s.forwarded { row("forwarded", forwardedText(fw)) }
         row("findings", s.findings.text)
         return out
     }

@@ -53,6 +53,7 @@ extension DiscoScope {
         var onlyFindings = false
 
         @OptionGroup var segments: SegmentOptions
+        @OptionGroup var subnets: SubnetOptions
 
         @Option(name: [.customShort("F"), .long], help: "BPF filter expression (instead of trailing arguments).")
         var filter: String?
@@ -106,7 +107,8 @@ extension DiscoScope {
             let status = try Frontend.analyze(
                 files: files, filter: filterExpression.isEmpty ? nil : filterExpression, output: output, rules: rules,
                 jobs: jobs.count, count: count,
-                writePackets: writeFile, onlyFindings: onlyFindings, segments: names)
+                writePackets: writeFile, onlyFindings: onlyFindings, segments: names,
+                subnets: subnets.bySegment(among: names))
             throw ExitCode(status)
         }
     }

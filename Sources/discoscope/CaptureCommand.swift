@@ -95,6 +95,7 @@ extension DiscoScope {
                 "BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
         var filterWords: [String] = []
 
+        @OptionGroup var subnets: SubnetOptions
         @OptionGroup var jobs: JobsOptions
 
         @OptionGroup var output: OutputOptions
@@ -133,6 +134,26 @@ extension DiscoScope {
             let all = try LiveSource.interfaces()
             let usable = all.filter { $0.flags.contains("Up") && !$0.flags.contains("Loopback") && $0.name != "any" }
             return (usable.first { $0.flags.contains("Running") } ?? usable.first)?.name
+        }
+
+        /// The subnets of each segment of a capture on `interfaces` (by segment name: the
+        /// interface's, or `""` for a capture on one): those `--subnet` gives for it, else
+        /// the interface's own addresses as libpcap lists them. With one interface, `--subnet
+        /// NAME=` may name it.
+        static func subnets(of interfaces: [String], given: SubnetOptions) throws -> [String: LinkSubnets] {
+            let several = interfaces.count > 1
+            var out = try given.bySegment(among: several ? interfaces : ["", interfaces[0]])
+            if !several, let named = out.removeValue(forKey: interfaces[0]) {
+                for p in named.prefixes { out["", default: LinkSubnets()].add(p) }
+            }
+            let listed = (try? LiveSource.interfaces()) ?? []
+            for name in interfaces {
+                let key = several ? name : ""
+                if out[key] == nil, let i = listed.first(where: { $0.name == name }), !i.subnets.isEmpty {
+                    out[key] = i.subnets
+                }
+            }
+            return out
         }
 
         func capture() throws -> Int32 {
@@ -194,6 +215,11 @@ extension DiscoScope {
             }
             FileHandleStderr.write(
                 start + "filter: \(expression)\(filterWords.isEmpty && filter == nil ? " (the default)" : "")\n")
+            let linkSubnets = try Self.subnets(of: interfaces, given: subnets)
+            for name in interfaces {
+                guard let known = linkSubnets[several ? name : ""], !known.isEmpty else { continue }
+                FileHandleStderr.write("subnets of \(name): \(known.description)\n")
+            }
             // The session's name: the interface, or the interfaces joined by `+`.
             let session = interfaces.joined(separator: "+")
             let source: any FrameSource =
@@ -208,7 +234,8 @@ extension DiscoScope {
             let frontend: Frontend
             do {
                 frontend = try Frontend(
-                    output: output, rules: rules, live: true, jobs: jobs.count, inputs: [session])
+                    output: output, rules: rules, live: true, jobs: jobs.count, inputs: [session],
+                    subnets: linkSubnets)
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2

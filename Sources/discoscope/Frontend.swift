@@ -3,6 +3,7 @@ import Capture
 import Driver
 import Findings
 import Glibc
+import NetLayers
 import Reporting
 import Rules
 import Synchronization
@@ -34,7 +35,7 @@ final class Frontend {
         output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
         packetOutput: PacketOutput? = nil,
         wrapReporter: ((OutputFormatOption, any Reporter, FileSink) -> any Reporter)? = nil,
-        ownSources: Set<String> = []
+        ownSources: Set<String> = [], subnets: [String: LinkSubnets] = [:]
     ) throws {
         self.rules = rules
         let settings = try Settings(rules)
@@ -87,6 +88,7 @@ final class Frontend {
         options.messageFields = output.format == .jsonl || html
         options.wantMessages = (output.format == .text && !output.quiet) || output.format == .jsonl || html
         options.disabledRules = settings.disabled
+        options.subnets = subnets
         options.jobs = jobs
         options.recordMAC = output.format == .text && output.linkHeader
         options.recordPayload = (output.format == .text && (output.hexDump || output.asciiDump)) || html
@@ -212,10 +214,12 @@ final class Frontend {
     }
 
     /// `analyze`: each file a session of its own, or, with `segments` (the name of each
-    /// file's segment, in order), all files one session merged in time order.
+    /// file's segment, in order), all files one session merged in time order; `subnets`: the
+    /// subnets known on each segment, by name.
     static func analyze(
         files: [String], filter: String?, output: OutputOptions, rules: RuleOptions, jobs: Int, count: Int? = nil,
-        writePackets: String? = nil, onlyFindings: Bool = false, segments: [String]? = nil
+        writePackets: String? = nil, onlyFindings: Bool = false, segments: [String]? = nil,
+        subnets: [String: LinkSubnets] = [:]
     ) throws -> Int32 {
         // A filter that cannot compile is a usage error, reported once before any file is
         // read (as tcpdump does), not an input error per file.
@@ -228,7 +232,8 @@ final class Frontend {
         let frontend: Frontend
         do {
             let packets = try writePackets.map { try PacketOutput(path: $0, onlyFindings: onlyFindings) }
-            frontend = try Frontend(output: output, rules: rules, jobs: jobs, inputs: sessions, packetOutput: packets)
+            frontend = try Frontend(
+                output: output, rules: rules, jobs: jobs, inputs: sessions, packetOutput: packets, subnets: subnets)
         } catch let e as InputError {
             warn(e.description)
             return 2

@@ -3,6 +3,7 @@ import Capture
 import Driver
 import Findings
 import Glibc
+import NetLayers
 import Reporting
 import Rules
 
@@ -220,6 +221,55 @@ struct RuleOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Write the findings of this run to FILE as a baseline.", valueName: "file"))
     var writeBaseline: String?
+}
+
+/// `--subnet [NAME=]CIDR`: the subnets of a segment (the unnamed one without NAME), which
+/// MDNS-407 and MDNS-310 judge source and record addresses by (`analyze`, `capture`).
+struct SubnetOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A subnet of a link, e.g. 192.168.1.0/24 or fd00::/64, or of segment NAME (a --segments file's segment, a pcapng or -i interface); repeatable. MDNS-407 and MDNS-310 then judge addresses by the link's subnets instead of a /24 heuristic.",
+            valueName: "[name=]cidr"))
+    var subnet: [String] = []
+
+    func validate() throws {
+        if case .failure(let e) = Self.subnets(subnet) { throw ValidationError("--subnet \(e.description)") }
+    }
+
+    /// The subnets by segment name (`""`: the unnamed segment), or what is wrong with a value.
+    static func subnets(_ values: [String]) -> Result<[String: LinkSubnets], IPPrefix.ParseError> {
+        var out: [String: LinkSubnets] = [:]
+        for v in values {
+            switch IPPrefix.parse(named: v) {
+            case .failure(let e): return .failure(e)
+            case .success(let (name, prefix)):
+                guard out[name, default: LinkSubnets()].add(prefix) else {
+                    return .failure(
+                        IPPrefix.ParseError(
+                            description: "more than \(LinkSubnets.maxPrefixes) subnets for one segment"))
+                }
+            }
+        }
+        return .success(out)
+    }
+
+    /// The subnets by segment name; a name that is none of `segments` (when the segments are
+    /// known before reading) is a usage error (said, exit 2).
+    func bySegment(among segments: [String]? = nil) throws -> [String: LinkSubnets] {
+        guard case .success(let out) = Self.subnets(subnet) else { return [:] }
+        if let segments {
+            let named = segments.filter { !$0.isEmpty }.joined(separator: ", ")
+            for name in out.keys.sorted() where !segments.contains(name) {
+                Frontend.warn(
+                    name.isEmpty
+                        ? "--subnet without NAME= applies to a capture of one link; with several segments, name one of: \(named)"
+                        : "--subnet \(name)=…: no segment is named \(name) (the segments: \(named))")
+                throw ExitCode(2)
+            }
+        }
+        return out
+    }
 }
 
 /// `--segments` and `--segment-name FILE=NAME`: the files as the segments (links) of one

@@ -314,6 +314,23 @@ struct LiveCaptureTests {
         #expect(summary.contains(#""interface":"\#(net.ifA)""#), "\(summary)")
     }
 
+    /// A live capture takes its interface's subnets from libpcap (MDNS-407 and MDNS-310 judge
+    /// by them) unless `--subnet` gives some, and says which it uses.
+    @Test func liveCaptureTakesTheInterfacesSubnetsUnlessGivenAndSaysThem() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let own = try startCapture(net, ["--duration", "1", "--fail-on", "never"], dir: dir)
+        #expect(waitForExit(own))
+        let err = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        #expect(err.contains("subnets of \(net.ifA): 10.211.0.0/24"), "\(err)")
+        let given = try startCapture(
+            net, ["--duration", "1", "--fail-on", "never", "--subnet", "\(net.ifA)=10.9.0.0/16"], dir: dir)
+        #expect(waitForExit(given))
+        let err2 = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        #expect(err2.contains("subnets of \(net.ifA): 10.9.0.0/16\n"), "\(err2)")
+    }
+
     @Test func withoutDashIItCapturesOnTheFirstUpNonLoopbackInterfaceAndSaysSo() throws {
         let net = try VethPair()
         let dir = try tempDir()

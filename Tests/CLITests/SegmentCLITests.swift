@@ -144,6 +144,91 @@ import Testing
         #expect(filtered["IoT Camera._http._tcp.local."]?.first?["segment"] as? String == "filtered-lan")
     }
 
+    /// SSDP across segments: on the multicast-router recording, minidlna on iot reaches lan
+    /// through smcroute, which keeps its source address; the first NOTIFYs of the burst reach
+    /// lan 6.9 ms after iot. The pcapng of both bridges says the same, though dumpcap wrote
+    /// lan's first NOTIFYs before iot's earlier ones (sightings compare packet times), and so
+    /// do its mDNS services (the reflector's copies on lan, not the other way round). Without
+    /// segments there is no `forwarded`.
+    @Test func theInventorySaysWhoPutAnSSDPDeviceOnTheOtherSegment() throws {
+        func ssdpDevice(_ args: [String]) throws -> [String: Any] {
+            let r = try analyze(args + ["--format", "jsonl"])
+            #expect(r.status == 0, "\(r.stderr)")
+            return try #require(
+                jsonRecords(r).first { $0["type"] as? String == "device" && $0["protocol"] as? String == "ssdp" })
+        }
+        let dir = "captures/testbed/router/"
+        let files = try ssdpDevice(["--segments", dir + "routed-lan.pcap", dir + "routed-iot.pcap"])
+        #expect(files["id"] as? String == "4d696e69-444c-164e-9d41-029802000010")
+        let viaFiles = try #require(files["forwarded"] as? [[String: Any]])
+        #expect(viaFiles.count == 1)
+        #expect(
+            viaFiles.first?["segment"] as? String == "routed-lan" && viaFiles.first?["from"] as? String == "routed-iot")
+        #expect(viaFiles.first?["source"] as? String == "10.98.2.10" && viaFiles.first?["after_us"] as? Int == 6934)
+        let both = try ssdpDevice([dir + "routed-both.pcapng"])
+        let viaBoth = try #require(both["forwarded"] as? [[String: Any]])
+        #expect(viaBoth.count == 1)
+        #expect(viaBoth.first?["segment"] as? String == "br-lan" && viaBoth.first?["from"] as? String == "br-iot")
+        #expect(viaBoth.first?["source"] as? String == "10.98.2.10" && viaBoth.first?["after_us"] as? Int == 6934)
+        #expect(try ssdpDevice([dir + "routed-iot.pcap"])["forwarded"] == nil)
+        let table = try run(["inventory", dir + "routed-both.pcapng"], cwd: Fixtures.packageRoot)
+        #expect(
+            table.stdout.contains("  forwarded   to br-lan by 10.98.2.10, 6.9 ms after br-iot\n"), "\(table.stdout)")
+        let reflected = try analyze(["captures/testbed/reflector/working-both.pcapng", "--format", "jsonl"])
+        let camera = jsonRecords(reflected).first { $0["instance"] as? String == "IoT Camera._http._tcp.local." }
+        let copy = try #require((camera?["forwarded"] as? [[String: Any]])?.first)
+        #expect(copy["segment"] as? String == "br-lan" && copy["source"] as? String == "10.98.1.1")
+    }
+
+    /// `--subnet NAME=CIDR` gives a segment its subnet: on the avahi reflector recordings
+    /// (lan 10.98.1.0/24, iot 10.98.2.0/24) the reflector speaks from its own address on each
+    /// link and every mDNS datagram goes to the group, so MDNS-407 has nothing to report;
+    /// MDNS-310 judges the reflected A records by lan's subnet instead of the /24 heuristic
+    /// (another link's host: info), and nothing else changes.
+    @Test func aSegmentsSubnetJudgesItsAddressesByTheSubnet() throws {
+        let files = ["lan", "iot"].map { "captures/testbed/reflector/working-\($0).pcap" }
+        let names = ["--segment-name", "\(files[0])=lan", "--segment-name", "\(files[1])=iot"]
+        let plain = try analyze(["--segments"] + files + names + ["--format", "jsonl"])
+        let given = try analyze(
+            ["--segments"] + files + names + ["--subnet", "lan=10.98.1.0/24", "--format", "jsonl"])
+        #expect(plain.status == 0 && given.status == 0, "\(given.stderr)")
+        let findings = jsonRecords(given).filter { $0["type"] as? String == "finding" }
+        #expect(!findings.contains { $0["rule"] as? String == "MDNS-407" })
+        let onLan = findings.filter { $0["rule"] as? String == "MDNS-310" && $0["segment"] as? String == "lan" }
+        #expect(!onLan.isEmpty)
+        for f in onLan {
+            #expect(f["severity"] as? String == "info")
+            #expect((f["message"] as? String ?? "").contains("outside the link's subnets (10.98.1.0/24)"))
+        }
+        // iot has no subnet given: the heuristic, as without --subnet.
+        let onIot = findings.filter { $0["rule"] as? String == "MDNS-310" && $0["segment"] as? String == "iot" }
+        #expect(!onIot.isEmpty && onIot.allSatisfy { ($0["message"] as? String ?? "").contains("sender's /24") })
+        // Only the lan MDNS-310 messages differ.
+        func rest(_ r: ProcessResult) -> [String] {
+            Self.lines(r).filter { !($0.contains("\"MDNS-310\"") && $0.contains("\"segment\":\"lan\"")) }
+        }
+        #expect(rest(given) == rest(plain))
+    }
+
+    /// On the dual-stack testbed (10.99.0.0/24), legacy and QU answers go by unicast: from
+    /// the link's subnet they are fine; stated another subnet, each IPv4 one is an MDNS-407
+    /// error (17 of them). A malformed or unknown `--subnet` is a usage error.
+    @Test func unicastResponsesFromOutsideTheStatedSubnetAreErrors() throws {
+        let file = "captures/testbed/lan-dualstack.pcapng"
+        func mdns407(_ subnet: String) throws -> [[String: Any]] {
+            let r = try analyze([file, "--subnet", subnet, "--format", "jsonl"])
+            #expect(r.status == 0, "\(r.stderr)")
+            return jsonRecords(r).filter { $0["type"] as? String == "finding" && $0["rule"] as? String == "MDNS-407" }
+        }
+        #expect(try mdns407("10.99.0.0/24").isEmpty)
+        let off = try mdns407("192.168.1.0/24")
+        #expect(off.count == 17 && off.allSatisfy { $0["severity"] as? String == "error" })
+        let bad = try analyze([file, "--subnet", "10.99.0.0/33"])
+        #expect(bad.status == 2 && bad.stderr.contains("--subnet '10.99.0.0/33' is not a subnet"))
+        let unknown = try analyze(["--segments", Self.lan, Self.iot, "--subnet", "wan=10.0.0.0/8"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no segment is named wan"))
+    }
+
     @Test(arguments: ["text", "jsonl", "sarif", "junit"])
     func oneJobAndFourGiveTheSameOutput(format: String) throws {
         let one = try analyze(["--segments", Self.lan, Self.iot, "--format", format, "-j", "1"])

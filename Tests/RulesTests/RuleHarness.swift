@@ -48,10 +48,13 @@ func feed(_ packets: [ExamplePacket], to analysis: Analysis) {
     }
 }
 
-/// Runs an example's packets through the whole analysis, as `analyse(_:)`.
-func analyse(_ packets: [ExamplePacket]) -> (findings: [Finding], summary: RunSummary) {
+/// Runs an example's packets through the whole analysis, as `analyse(_:)`, on a link of
+/// `subnets` (as `--subnet` states them).
+func analyse(
+    _ packets: [ExamplePacket], subnets: LinkSubnets = LinkSubnets()
+) -> (findings: [Finding], summary: RunSummary) {
     let collector = FindingCollector()
-    let analysis = Analysis(reporter: collector)
+    let analysis = Analysis(reporter: collector, options: exampleOptions(subnets))
     feed(packets, to: analysis)
     let summary = analysis.finish()
     return (collector.findings, summary)
@@ -62,18 +65,27 @@ func findingsOnLast(_ datagrams: [Datagram]) -> [Finding] {
     findingsOnLast(datagrams.map { .datagram($0) })
 }
 
+/// The analysis options of an example on a link of `subnets`.
+func exampleOptions(_ subnets: LinkSubnets) -> Analysis.Options {
+    var o = Analysis.Options()
+    if !subnets.isEmpty { o.subnets = ["": subnets] }
+    return o
+}
+
 /// Findings on the last of `packets`, or made at the end of the input.
-func findingsOnLast(_ packets: [ExamplePacket]) -> [Finding] {
-    analyse(packets).findings.filter { $0.atEnd || $0.firstFrame == nil || $0.firstFrame == packets.count }
+func findingsOnLast(_ packets: [ExamplePacket], subnets: LinkSubnets = LinkSubnets()) -> [Finding] {
+    analyse(packets, subnets: subnets).findings.filter {
+        $0.atEnd || $0.firstFrame == nil || $0.firstFrame == packets.count
+    }
 }
 
 /// An example's findings on its last datagram, or at the end of the input; for a description
 /// example (SSDP-6xx), the findings of its fetched description, reported through the analysis
 /// after its datagrams as `probe` reports them.
 func findingsOnLast(_ example: RuleExample) -> [Finding] {
-    guard let input = example.description else { return findingsOnLast(example.packets) }
+    guard let input = example.description else { return findingsOnLast(example.packets, subnets: example.subnets) }
     let collector = FindingCollector()
-    let analysis = Analysis(reporter: collector)
+    let analysis = Analysis(reporter: collector, options: exampleOptions(example.subnets))
     feed(example.packets, to: analysis)
     analysis.report(external: DescriptionChecks.run(input))
     _ = analysis.finish()
@@ -83,7 +95,7 @@ func findingsOnLast(_ example: RuleExample) -> [Finding] {
 /// Every finding of an example: on any of its datagrams, at the end of the input, and of its
 /// fetched description (SSDP-6xx).
 func allFindings(_ example: RuleExample) -> [Finding] {
-    example.description == nil ? analyse(example.packets).findings : findingsOnLast(example)
+    example.description == nil ? analyse(example.packets, subnets: example.subnets).findings : findingsOnLast(example)
 }
 
 func ssdpFindings(_ datagrams: [Datagram]) -> [Finding] { findingsOnLast(datagrams) }

@@ -36,8 +36,11 @@ struct MDNSJudge: Sendable {
     /// own the payload it keeps.
     mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { table.payload(bytes) }
 
-    /// Decodes and judges one datagram; returns the rules' view of it (message and per-record facts).
-    mutating func judge(_ d: Datagram, into sink: inout FindingSink) -> MDNSInput {
+    /// Decodes and judges one datagram captured on a link with `subnets`; returns the rules'
+    /// view of it (message and per-record facts).
+    mutating func judge(
+        _ d: Datagram, subnets: LinkSubnets = LinkSubnets(), into sink: inout FindingSink
+    ) -> MDNSInput {
         let slot = table.slot(of: d.payload)
         lastSlot = slot
         let input: MDNSInput
@@ -45,19 +48,19 @@ struct MDNSJudge: Sendable {
         if d.isTruncated {
             // A cut payload is judged on its own: its findings are not kept for others, nor
             // those of a whole one with the same bytes replayed on it.
-            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets)
             host = Self.host(input)
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             engine.run(input, into: &sink)
         } else if let known = table.value(at: slot, for: d.payload) {
             // Same payload: the message rules' findings are those of the decoding's first
             // datagram, in the same places among the others.
-            input = MDNSInput(known.view, datagram: d)
+            input = MDNSInput(known.view, datagram: d, subnets: subnets)
             host = known.host
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             engine.replay(known.kept, on: input, into: &sink)
         } else {
-            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets)
             host = Self.host(input)
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             var kept: [RuleEngine<MDNSInput>.Kept] = []

@@ -195,6 +195,8 @@ struct SSDPRouter {
             bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
         }
         event.sourceMAC = d.sourceMAC
+        event.segment = d.segment
+        event.captured = d.time
         if m.kind == .response {
             // The M-SEARCH it answers: the latest from the endpoint it goes to (the store takes
             // M-SEARCHes in after the rules judged them).

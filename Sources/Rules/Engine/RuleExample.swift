@@ -27,9 +27,16 @@ public struct RuleExample: Sendable {
     public var line: Int
     /// A description rule's example (SSDP-6xx): a fetched LOCATION, judged after `datagrams`.
     public var description: DescriptionInput? = nil
+    /// The subnets of the example's link (its unnamed segment), as `--subnet CIDR` states
+    /// them; empty: none known.
+    public var subnets = LinkSubnets()
 
-    public init(_ datagrams: [Datagram], severity: Severity? = nil, file: String = #fileID, line: Int = #line) {
+    public init(
+        _ datagrams: [Datagram], severity: Severity? = nil, subnets: LinkSubnets = LinkSubnets(),
+        file: String = #fileID, line: Int = #line
+    ) {
         self.init(packets: datagrams.map { .datagram($0) }, severity: severity, file: file, line: line)
+        self.subnets = subnets
     }
 
     public init(
@@ -41,8 +48,11 @@ public struct RuleExample: Sendable {
         self.line = line
     }
 
-    public init(_ datagram: Datagram, severity: Severity? = nil, file: String = #fileID, line: Int = #line) {
-        self.init([datagram], severity: severity, file: file, line: line)
+    public init(
+        _ datagram: Datagram, severity: Severity? = nil, subnets: LinkSubnets = LinkSubnets(), file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.init([datagram], severity: severity, subnets: subnets, file: file, line: line)
     }
 
     /// An example of a description rule: what fetching one LOCATION brought back.

@@ -27,6 +27,12 @@ func mdns(
         at: seconds)
 }
 
+/// The subnets `cidrs` of an example's link, as `--subnet` states them (texts that do not
+/// parse are left out, and the example then fails its test).
+func link(_ cidrs: String...) -> LinkSubnets {
+    LinkSubnets(cidrs.compactMap { try? IPPrefix.parse($0).get() })
+}
+
 func response(_ build: (inout DNSBuilder) -> Void) -> DNSBuilder {
     var b = B()
     build(&b)

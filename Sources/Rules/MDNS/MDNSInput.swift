@@ -20,6 +20,10 @@ public final class MDNSInput: RuleInput, Sendable {
     /// keeps the query.
     let questionIDs: [MDNSQuestionID]
     public let datagram: Datagram
+    /// The subnets known to be on the datagram's link (`--subnet`, the capture interface's
+    /// addresses); empty when none is known, and the rules that need them fall back to a
+    /// heuristic (MDNS-310, MDNS-407).
+    public let subnets: LinkSubnets
     /// What message rules see.
     public var view: MDNSMessageView { decoded }
     public var isTruncated: Bool { datagram.isTruncated }
@@ -38,7 +42,7 @@ public final class MDNSInput: RuleInput, Sendable {
     /// `decoded` in `datagram`. A datagram repeating the payload of the one before (a
     /// dual-stack responder sends each message over IPv4 and IPv6, back to back) is given
     /// that one's decoding: it depends on the payload bytes alone.
-    public init(_ decoded: MDNSMessageView, datagram: Datagram) {
+    public init(_ decoded: MDNSMessageView, datagram: Datagram, subnets: LinkSubnets = LinkSubnets()) {
         self.decoded = decoded
         message = decoded.message
         records = decoded.records
@@ -47,10 +51,11 @@ public final class MDNSInput: RuleInput, Sendable {
             MDNSQuestionID(name: $0.1.key, type: $0.0.type.rawValue)
         }
         self.datagram = datagram
+        self.subnets = subnets
     }
 
-    public convenience init(message: DNSMessage, datagram: Datagram) {
-        self.init(MDNSMessageView(message: message), datagram: datagram)
+    public convenience init(message: DNSMessage, datagram: Datagram, subnets: LinkSubnets = LinkSubnets()) {
+        self.init(MDNSMessageView(message: message), datagram: datagram, subnets: subnets)
     }
 
     /// Facts about a name that rules ask of record targets and questions, computed once from

@@ -82,7 +82,7 @@ public struct MDNSSessionModel: Sendable {
         guard let input = event.input else { return }
         let e = Arrival(
             frame: event.frame, time: event.time, src: event.src, multicast: event.dst.isMulticast,
-            segment: input.datagram.segment)
+            segment: input.datagram.segment, captured: input.datagram.time)
         if start == nil {
             start = e.time
             startFrame = e.frame
@@ -106,6 +106,9 @@ public struct MDNSSessionModel: Sendable {
         var multicast: Bool
         /// The segment the message was captured on (0: the session names none).
         var segment: UInt16
+        /// The packet's own timestamp (`time` never goes below an earlier packet's): where a
+        /// service first appeared on each segment is compared by it.
+        var captured: Timestamp
     }
 
     // MARK: Senders
@@ -284,7 +287,7 @@ public struct MDNSSessionModel: Sendable {
                     firstSeen: e.time, historyIncomplete: forgotten)], e
         ) { s in
             body(&s)
-            s.sight(on: e.segment, from: e.src, frame: e.frame, time: e.time)
+            s.sightings.note(on: e.segment, from: e.src, frame: e.frame, time: e.captured)
         }
     }
 
@@ -463,19 +466,11 @@ public struct MDNSServiceState: Sendable {
     public var historyIncomplete: Bool
 
     /// The first message with its records on each segment of the session (none when the
-    /// session names no segments), at most `maxSightings`: who showed it where, and when.
-    public var sightings: [MDNSSighting] = []
+    /// session names no segments): who showed it where, and when.
+    public var sightings = SegmentSightings()
 
     public static let maxSubtypes = 16
     public static let maxTXTStrings = 64
-    public static let maxSightings = 8
-
-    /// Notes the first message on `segment` that carried its records.
-    mutating func sight(on segment: UInt16, from source: IPAddress, frame: Int, time: Timestamp) {
-        guard segment != 0, sightings.count < Self.maxSightings, !sightings.contains(where: { $0.segment == segment })
-        else { return }
-        sightings.append(MDNSSighting(segment: segment, source: source, frame: frame, time: time))
-    }
 
     init(instance: String, serviceType: String, firstFrame: Int, firstSeen: Timestamp, historyIncomplete: Bool) {
         self.instance = instance
@@ -486,14 +481,6 @@ public struct MDNSServiceState: Sendable {
         lastSeen = firstSeen
         self.historyIncomplete = historyIncomplete
     }
-}
-
-/// A service instance's first appearance on one segment.
-public struct MDNSSighting: Sendable {
-    public var segment: UInt16
-    public var source: IPAddress
-    public var frame: Int
-    public var time: Timestamp
 }
 
 /// An RRSet's identity: owner name key, type, class (cache-flush bit masked).

@@ -288,35 +288,91 @@ struct AddressOtherFamilyRule: DatagramRule {
 }
 
 /// MDNS-310: Address records list only addresses valid on the link.
+///
+/// Where the link's subnets are known: a host that has an address on the link (in the same
+/// message) and lists another of a known family outside every subnet gives an address of
+/// another interface (an error); an address outside them whose owner has none on the link is
+/// another link's host, as a reflector or proxy passes it on (info). Without them, an IPv4
+/// address outside the sender's /24 is an info (a heuristic). Link-local addresses are on
+/// every link.
 struct AddressValidOnLinkRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-310", "address-valid-on-link", .error, "Address records list only addresses valid on the link",
         spec: "RFC 6762 §6.2",
-        "Loopback, unspecified and multicast addresses are errors; an IPv4 address outside the sender's /24 is info (heuristic without interface data).",
+        "Loopback, unspecified and multicast addresses are errors. With the link's subnets known (analyze --subnet, or the capture interface's addresses), a host that has an address on the link and lists another outside them is an error, and an address outside them of a host with none on the link (a reflector's or proxy's copy) is info; without them an IPv4 address outside the sender's /24 is info (a heuristic).",
         example: "host.local. A 127.0.0.1", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(aResponse("127.0.0.1")), severity: .error)],
-        nonTriggering: [RuleExample(mdns(aResponse("192.168.1.20")))])
+        triggering: [
+            RuleExample(mdns(aResponse("127.0.0.1")), severity: .error),
+            RuleExample(
+                mdns(twoAddresses("192.168.1.20", "172.17.0.1")), severity: .error, subnets: link("192.168.1.0/24")),
+            RuleExample(mdns(aResponse("10.98.1.30")), severity: .info, subnets: link("192.168.1.0/24")),
+        ],
+        nonTriggering: [
+            RuleExample(mdns(aResponse("192.168.1.20"))),
+            RuleExample(
+                mdns(twoAddresses("192.168.1.20", "10.9.0.5")), subnets: link("192.168.1.0/24", "10.9.0.0/16")),
+            // Outside the sender's /24, inside the link's /16.
+            RuleExample(mdns(aResponse("192.168.7.20")), subnets: link("192.168.0.0/16")),
+            RuleExample(mdns(twoAddresses("192.168.1.20", "169.254.7.7")), subnets: link("192.168.1.0/24")),
+        ])
+
+    /// `printer.local.` with the two A addresses `a` and `b`.
+    private static func twoAddresses(_ a: String, _ b: String) -> DNSBuilder {
+        response { r in
+            r.record(.answer, "printer.local", 1, flush: true, rdata: B.a(a))
+            r.record(.answer, "printer.local", 1, flush: true, rdata: B.a(b))
+            r.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1]))
+        }
+    }
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
         guard i.isResponse else { return }
-        for r in i.records {
-            let addr: IPAddress
-            switch r.record.value {
-            case .a(let v): addr = .v4(v)
-            case .aaaa(let hi, let lo): addr = .v6(hi, lo)
-            default: continue
+        // Owners (by name key) with an address on the link: the link's own hosts.
+        var onLink = InlineArray<16, UInt64>(repeating: 0)
+        var onLinkCount = 0
+        if !i.subnets.isEmpty {
+            for r in i.records where onLinkCount < onLink.count {
+                if let a = address(r), i.subnets.knowsFamily(of: a), i.subnets.isOnLink(a), !a.isLinkLocal {
+                    onLink[onLinkCount] = r.nameKey
+                    onLinkCount += 1
+                }
             }
+        }
+        for r in i.records {
+            guard let addr = address(r) else { continue }
             if addr.isLoopback || addr.isUnspecified || addr.isMulticast {
                 out.report(
                     Self.descriptor, severity: .error,
                     "\(i.name(r.record.name)) \(r.record.type) \(addr) is not usable on the link")
+            } else if i.subnets.knowsFamily(of: addr) {
+                guard !i.subnets.isOnLink(addr) else { continue }
+                if (0..<onLinkCount).contains(where: { onLink[$0] == r.nameKey }) {
+                    out.report(
+                        Self.descriptor, severity: .error,
+                        "\(i.name(r.record.name)) \(r.record.type) \(addr) is outside the link's subnets (\(i.subnets.description)), though the host has an address on the link: another interface's address"
+                    )
+                } else {
+                    out.report(
+                        Self.descriptor, severity: .info,
+                        "\(i.name(r.record.name)) \(r.record.type) \(addr) is outside the link's subnets (\(i.subnets.description)): another link's host, passed on by a reflector or proxy?"
+                    )
+                }
             } else if case .v4(let a) = addr, case .v4(let s) = i.datagram.src, a >> 8 != s >> 8, !addr.isLinkLocal {
                 out.report(
                     Self.descriptor, severity: .info,
                     "\(i.name(r.record.name)) A \(addr) is outside the sender's /24 (\(i.datagram.src)); another interface's address?"
                 )
             }
+        }
+    }
+
+    /// The address an A or AAAA record gives.
+    private static func address(_ r: MDNSInput.RecordInfo) -> IPAddress? {
+        switch r.record.value {
+        case .a(let v): .v4(v)
+        case .aaaa(let hi, let lo): .v6(hi, lo)
+        default: nil
         }
     }
 }

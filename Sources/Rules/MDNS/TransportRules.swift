@@ -135,25 +135,57 @@ struct IPTTL255Rule: DatagramRule {
 }
 
 /// MDNS-407: Unicast responses come from an on-link source.
+///
+/// Where the link's subnets are known (`--subnet`, a live interface's addresses), a unicast
+/// response whose source is in none of them of its family, and not link-local, is an error;
+/// a source of a family with no known subnet is judged as without them. Without them, an
+/// IPv4 source outside the destination's /24 is an info (a heuristic).
 struct SourceOnLinkRule: DatagramRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-407", "source-on-link", .error, "Unicast responses come from an on-link source",
         spec: "RFC 6762 §11, §5.5",
-        "Without interface data this is a /24 heuristic (info).",
+        "With the link's subnets known (analyze --subnet, or the capture interface's addresses), a unicast response from outside them (fe80::/10 and 169.254/16 are on every link) is an error; without them an IPv4 source outside the destination's /24 is info (a heuristic).",
         interop: "avahi and mDNSResponder check the source is on-link",
         example: "unicast response from 10.9.9.9 on 192.168.1.0/24", lowest: .info)
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(service(), src: "10.9.9.9", dst: "192.168.1.10"), severity: .info)],
-        nonTriggering: [RuleExample(mdns(service(), src: "192.168.1.20", dst: "192.168.1.10"))])
+        triggering: [
+            RuleExample(mdns(service(), src: "10.9.9.9", dst: "192.168.1.10"), severity: .info),
+            RuleExample(
+                mdns(service(), src: "10.9.9.9", dst: "192.168.1.10"), severity: .error,
+                subnets: link("192.168.1.0/24")),
+            // Within the destination's /24, but not on the link as stated.
+            RuleExample(
+                mdns(service(), src: "192.168.1.200", dst: "192.168.1.10"), severity: .error,
+                subnets: link("192.168.1.0/25")),
+            RuleExample(
+                mdns(service(), src: "2001:db8:9::9", dst: "fd00:1::10"), severity: .error,
+                subnets: link("192.168.1.0/24", "fd00:1::/64")),
+        ],
+        nonTriggering: [
+            RuleExample(mdns(service(), src: "192.168.1.20", dst: "192.168.1.10")),
+            // A second subnet of the link, outside the destination's /24.
+            RuleExample(
+                mdns(service(), src: "10.9.9.9", dst: "192.168.1.10"), subnets: link("192.168.1.0/24", "10.9.0.0/16")),
+            RuleExample(
+                mdns(service(), src: "fe80::20", dst: "fd00:1::10"), subnets: link("192.168.1.0/24", "fd00:1::/64")),
+            // Sent to the group: local whatever its source.
+            RuleExample(mdns(service(), src: "10.9.9.9"), subnets: link("192.168.1.0/24")),
+        ])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {
-        guard i.isResponse, !i.isMulticast, case .v4(let s) = i.datagram.src, case .v4(let d) = i.datagram.dst else {
-            return
-        }
-        if s >> 8 != d >> 8 {
+        guard i.isResponse, !i.isMulticast else { return }
+        let src = i.datagram.src
+        if i.subnets.knowsFamily(of: src) {
+            if !i.subnets.isOnLink(src) {
+                out.report(
+                    Self.descriptor, severity: .error,
+                    "unicast response from \(src), outside the link's subnets (\(i.subnets.description)): receivers ignore it"
+                )
+            }
+        } else if case .v4(let s) = src, case .v4(let d) = i.datagram.dst, s >> 8 != d >> 8 {
             out.report(
                 Self.descriptor, severity: .info,
-                "unicast response from \(i.datagram.src) to \(i.datagram.dst): not on the same /24, possibly off-link")
+                "unicast response from \(src) to \(i.datagram.dst): not on the same /24, possibly off-link")
         }
     }
 }

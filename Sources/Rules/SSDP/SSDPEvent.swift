@@ -45,6 +45,11 @@ public struct SSDPEvent: Sendable, SessionEvent {
     public var target: ArraySlice<UInt8>?
     /// The sender's link-layer address (empty when the link type has none).
     public var sourceMAC = MACBytes()
+    /// The run's index of the segment it was captured on (0: the unnamed one).
+    public var segment: UInt16 = 0
+    /// The packet's own timestamp (`time` never goes below an earlier packet's): where a
+    /// device first appeared on each segment is compared by it.
+    public var captured: Timestamp = .zero
     /// The model dropped what it knew of this device at some point (or may have): its
     /// record, if any, lacks history.
     public var deviceForgotten = false

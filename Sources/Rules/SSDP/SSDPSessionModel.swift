@@ -136,6 +136,8 @@ public struct SSDPDeviceState: Sendable {
     public var historyIncomplete = false
     /// What the inventory lists of it (see `SSDPDeviceInventory`).
     public var inventory = SSDPDeviceInventory()
+    /// Its first message on each segment of a session of several, and who sent it there.
+    public var sightings = SegmentSightings()
 
     public struct TypeVersion: Sendable {
         public var typeKey: UInt64
@@ -169,6 +171,7 @@ public struct SSDPDeviceState: Sendable {
         lastSeen = e.time
         if let v = e.claimedVersion { claimedVersion = v }
         inventory.take(e)
+        sightings.note(on: e.segment, from: e.src, frame: e.frame, time: e.captured)
         if let m = f.maxAge, m > longestMaxAge { longestMaxAge = m }
         takeSource(e)
         if e.kind == .notify, f.nts == .alive {
