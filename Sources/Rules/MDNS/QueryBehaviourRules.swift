@@ -354,7 +354,7 @@ struct QueryBackoffRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-512", "query-backoff", .error, "Repeated queries back off: 1 s, then each interval doubles",
         spec: "RFC 6762 §5.2, §5.4",
-        "Per source and question (name, type; probes exempt, and so is a question for a name its sender probed in the last second: the plain copy of a probe's questions an avahi reflector sends beside the probe): the second transmission less than 1 s after the first, or a later one less than 1.5 times a previous interval shorter than 2 s after it (error; a longer pause may start a new sequence); the QU bit on a retransmission (warning).",
+        "Per source and question (name, type; probes exempt, and so is a question for a name its sender probed in the last 0.5 s, while it is probing: the plain copy of a probe's questions an avahi reflector sends beside the probe): the second transmission less than 1 s after the first, or a later one less than 1.5 times a previous interval shorter than 2 s after it (error; a longer pause may start a new sequence); the QU bit on a retransmission (warning).",
         example: "same question from the same host every 1 s", scope: .stateful, lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
@@ -367,6 +367,12 @@ struct QueryBackoffRule: SessionRule {
                 [
                     mdns(ask("printer.local", 255), at: 0), probe(src: "192.168.1.30", at: 0.1),
                     mdns(ask("printer.local", 255), at: 0.25),
+                ], severity: .error),
+            // Probing is over (the last probe 0.7 s before): its question is judged.
+            RuleExample(
+                [
+                    probe(at: 0), mdns(ask("printer.local", 255), at: 0.2),
+                    mdns(ask("printer.local", 255), at: 0.7),
                 ], severity: .error),
         ],
         nonTriggering: [
@@ -381,8 +387,9 @@ struct QueryBackoffRule: SessionRule {
 
     static let growth = 1.5
     static let restart = 2.0
-    /// A question this soon after its sender's latest probe for the name belongs to the probing.
-    static let probing = 1.0
+    /// A question this soon after its sender's latest probe for the name belongs to the
+    /// probing: probes are 250 ms apart, so a host still probing sends its next one by then.
+    static let probing = 0.5
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isQuery, !i.isProbe, !e.atEnd, e.srcPort == 5353, e.dst.isMulticast,
