@@ -430,12 +430,14 @@ struct RecordsRewrittenInTransitRule: SessionRule {
         var nsec = false
     }
 
+    /// What a report of a dropped NSEC names: the forwarder's copy and the original it copied.
     struct Dropped {
         var copy: MDNSFrameTime
         var by: IPAddress
         var original: MDNSFrameTime
     }
 
+    /// Bounds on what one name's trail keeps, and on the NSEC names followed per response.
     static let maxForwarders = 4
     static let maxTypes = 8
     static let maxNSECNames = 16
