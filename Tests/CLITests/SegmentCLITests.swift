@@ -298,6 +298,49 @@ import Testing
         #expect(jsonRecords(pcapng).last?["segments"] as? [String] == ["lan", "iot"])
     }
 
+    /// Issue #34's acceptance on the two real testbed recordings (the avahi reflector, and the
+    /// multicast router with the reflector): each link recorded on its own (`--segments` of
+    /// the two files) and both bridges recorded at once by dumpcap (one pcapng, interfaces
+    /// `br-lan` and `br-iot`) give the same findings, and each form writes the same bytes with
+    /// one job and with three. The two forms are separate recordings of the same traffic:
+    /// frames are numbered apart (dumpcap wrote the two interfaces' packets up to 0.2 s out
+    /// of time order), so findings are compared as a multiset without their frame numbers,
+    /// each on its segment (the files' base names standing for the bridges).
+    @Test(arguments: [
+        ("reflector", "working-lan", "working-iot", "working-both"),
+        ("router", "routed-lan", "routed-iot", "routed-both"),
+    ])
+    func twoFilesAsSegmentsAndThePcapngOfBothGiveTheSameFindings(
+        dir: String, lan: String, iot: String, both: String
+    ) throws {
+        let dir = "captures/testbed/\(dir)/"
+        let files = ["--segments", dir + lan + ".pcap", dir + iot + ".pcap"]
+        let pcapng = [dir + both + ".pcapng"]
+        func findings(_ input: [String], segments: [String: String]) throws -> [String] {
+            let one = try analyze(input + ["--format", "jsonl", "-j", "1"])
+            let three = try analyze(input + ["--format", "jsonl", "-j", "3"])
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(one.stdout == three.stdout, "-j 1 and -j 3 differ on \(input)")
+            return jsonRecords(one).filter { $0["type"] as? String == "finding" }.map { f in
+                let message = (f["message"] as? String ?? "").replacingOccurrences(
+                    of: #"\b(frames?) [0-9]+(, [0-9]+)*"#, with: "$1 #", options: .regularExpression)
+                let segment = f["segment"] as? String ?? "none"
+                return [
+                    f["rule"] as? String ?? "", f["severity"] as? String ?? "", segments[segment] ?? segment,
+                    f["source"] as? String ?? "", (f["at_end"] as? Bool ?? false) ? "at end" : "", message,
+                ].joined(separator: " | ")
+            }.sorted()
+        }
+        let apart = try findings(files, segments: [lan: "br-lan", iot: "br-iot"])
+        let together = try findings(pcapng, segments: [:])
+        #expect(apart.count > 80)
+        #expect(Set(apart.map { $0.split(separator: " | ")[2] }) == ["br-lan", "br-iot"])
+        #expect(
+            apart == together,
+            "only in the files: \(Set(apart).subtracting(together)); only in the pcapng: \(Set(together).subtracting(apart))"
+        )
+    }
+
     /// A pcapng file of several interfaces that attacks the reader: a clear error naming the
     /// file and the block, the packets before it analysed, the summary written, exit 2.
     @Test func aHostilePcapngOfSeveralInterfacesIsAClearInputError() throws {

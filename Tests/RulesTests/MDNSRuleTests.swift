@@ -62,3 +62,31 @@ import WireFormat
         }
     }
 }
+
+/// SEG-002's NSEC clause beyond its examples.
+@Suite struct NSECInTransitTests {
+    typealias Rule = RecordsRewrittenInTransitRule
+
+    func seg002(_ datagrams: [Datagram]) -> [Finding] { analyse(datagrams).findings.filter { $0.rule == "SEG-002" } }
+
+    @Test func aNameIsReportedOnceThoughEveryAnnouncementLosesItsNSEC() {
+        let seq = [0.0, 3, 6].flatMap { t in
+            [
+                on(1, mdns(aResponse("192.168.1.20"), src: "192.168.1.20", at: t)),
+                on(2, mdns(response { hostA(&$0) }, src: "192.168.2.1", at: t + 0.9)),
+            ]
+        }
+        let found = seg002(seq + [Rule.later])
+        #expect(found.map(\.frames) == [[2, 1]])
+    }
+
+    @Test func anNSECAfterTheWindowDoesNotClearIt() {
+        let late = on(2, mdns(Rule.nsecOnly(), src: "192.168.2.1", at: 2.5))
+        #expect(seg002(Rule.nsecForwarded([response { hostA(&$0) }]).dropLast() + [late, Rule.later]).count == 1)
+    }
+
+    @Test func anotherHostsNSECOnTheSegmentDoesNotStandForTheForwarders() {
+        let other = on(2, mdns(Rule.nsecOnly(), src: "192.168.2.2", at: 1.2))
+        #expect(seg002(Rule.nsecForwarded([response { hostA(&$0) }]).dropLast() + [other, Rule.later]).count == 1)
+    }
+}

@@ -57,6 +57,18 @@ import WireFormat
         #expect(atEnd.filter { $0.rule == "MDNS-511" }.isEmpty, "not reported twice")
     }
 
+    @Test func anNSECDroppedInTransitIsReportedOnceTheWindowIsOverOnTheCopysSegment() {
+        let copy = on(2, mdns(response { hostA(&$0) }, src: "192.168.2.1", at: 0.9))
+        let original = on(1, mdns(aResponse("192.168.1.20"), src: "192.168.1.20", at: 0))
+        let (byTimer, atEnd) = run([original, copy], concludingAt: [1.5, 3])
+        #expect(byTimer[0].filter { $0.rule == "SEG-002" }.isEmpty, "the NSEC may still come at 1.5 s")
+        let fired = byTimer[1].filter { $0.rule == "SEG-002" }
+        #expect(fired.map(\.frames) == [[2, 1]])
+        #expect(fired.first?.segment == 2)
+        #expect(fired.first?.message.contains("dropped the NSEC") == true)
+        #expect(atEnd.filter { $0.rule == "SEG-002" }.isEmpty, "not reported twice")
+    }
+
     @Test func withoutTheTimerTheSameFindingsComeAtTheEndOfTheInput() {
         let seq = [notify(byebye11, at: 0), notify(alive11, at: 0.5), otherSearch(at: 20)]
         let (_, atEnd) = run(seq, concludingAt: [])

@@ -258,6 +258,11 @@ struct MDNSVerdicts {
     /// reads it has judged an event (`followsRecordTrails`).
     var recordTrails = SessionTable<MDNSRecordKey, MDNSRecordTrail>(cap: 16384, horizon: 2, activity: \.last)
     var followsRecordTrails = false
+    /// SEG-002: each name multicast with its NSEC, by name key: its origin and the forwarders
+    /// that passed it on (a row stays after its window for the finding it may hold, reported
+    /// at the end or on live capture's timer, and for reporting each name once).
+    var nsecTrails = SessionTable<UInt64, RecordsRewrittenInTransitRule.NSECTrail>(
+        cap: 4096, horizon: 3600, activity: \.last)
 }
 
 // MARK: Phases

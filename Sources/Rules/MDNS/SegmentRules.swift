@@ -287,10 +287,10 @@ struct RecordsRewrittenInTransitRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "SEG-002", "records-rewritten-in-transit", .warning, "A forwarder passes records on unchanged",
         spec:
-            "RFC 6762 §10 (TTLs; a goodbye is TTL 0), §10.2 (cache-flush bit: unique records), §11 (link-local scope); RFC 3927 §2.6, RFC 4291 §2.5.6 (link-local addresses are not forwarded)",
-        "On a session of several segments: a record multicast by one source on one segment is forwarded when another source multicasts the same record (name, type, class, RDATA) on another segment within 2 s, and one of the two has the cache-flush bit (a unique record has one owner, so the other source copies it). The copy is reported once per record when its TTL differs from the original's by more than the seconds between them (a cache may pass on what is left; a goodbye must stay TTL 0), when its cache-flush bit differs, or when it is an A or AAAA record of a link-local address (169.254/16, fe80::/10), which hosts on another link cannot reach. Our reading: shared records (neither copy has the cache-flush bit) may be sent by several hosts and are not judged; an address of the other segment's routable subnet is what a reflector is for (hosts reach it through a router) and is not reported.",
+            "RFC 6762 §6.1 (NSEC: the types a name has), §10 (TTLs; a goodbye is TTL 0), §10.2 (cache-flush bit: unique records), §11 (link-local scope); RFC 3927 §2.6, RFC 4291 §2.5.6 (link-local addresses are not forwarded)",
+        "On a session of several segments: a record multicast by one source on one segment is forwarded when another source multicasts the same record (name, type, class, RDATA) on another segment within 2 s, and one of the two has the cache-flush bit (a unique record has one owner, so the other source copies it). The copy is reported once per record when its TTL differs from the original's by more than the seconds between them (a cache may pass on what is left; a goodbye must stay TTL 0), when its cache-flush bit differs, or when it is an A or AAAA record of a link-local address (169.254/16, fe80::/10), which hosts on another link cannot reach. A name whose records the original response carried together with an NSEC for the name (the negative answer saying which types it has) is reported once, at the end of the input (live: on the timer), when a forwarder copied those records to another segment and sent no NSEC for the name there within 2 s of the original: hosts there wait for the types the name lacks. Our reading: shared records (neither copy has the cache-flush bit) may be sent by several hosts and are not judged; an address of the other segment's routable subnet is what a reflector is for (hosts reach it through a router) and is not reported; the NSEC is judged per name and forwarder over the 2 s window, not per packet (a forwarder may split or merge packets): any NSEC for the name from that forwarder on that segment within the window counts, also one in a later packet, and a name whose original carried no NSEC, or a capture that ends within the window, is not judged.",
         interop:
-            "avahi's reflector passes TTLs and cache-flush bits on unchanged and leaves link-local AAAA records out of what it reflects (the reflector recordings); a gateway that answers from its cache with fixed TTLs, or clears the cache-flush bit, makes caches on the other segment keep stale or duplicate records",
+            "avahi's reflector passes TTLs and cache-flush bits on unchanged and leaves link-local AAAA records out of what it reflects (the reflector recordings, whose avahi 0.8 hosts send no NSEC at all); a gateway that answers from its cache with fixed TTLs, or clears the cache-flush bit, makes caches on the other segment keep stale or duplicate records; one that drops NSEC records leaves an AAAA query for an IPv4-only host unanswered instead of answered negatively",
         example:
             "printer.local. A 192.168.1.20 (TTL 120, cache-flush) on segment 1; the forwarder's copy on segment 2 has TTL 4500 and no cache-flush bit",
         scope: .stateful)
@@ -304,6 +304,8 @@ struct RecordsRewrittenInTransitRule: SessionRule {
                 on(1, mdns(aResponse("169.254.7.7"), src: "169.254.7.7", at: 0)),
                 on(2, mdns(aResponse("169.254.7.7"), src: "192.168.2.1", at: 0.9)),
             ]),
+            // The A record passed on without its NSEC.
+            RuleExample(nsecForwarded([response { hostA(&$0) }])),
         ],
         nonTriggering: [
             // Passed on unchanged, a second later.
@@ -312,7 +314,32 @@ struct RecordsRewrittenInTransitRule: SessionRule {
             RuleExample(copied(ttl: 118, flush: true, at: 1.9)),
             // Too late to be a copy: the other segment's own record.
             RuleExample(copied(ttl: 4500, flush: false, at: 5)),
+            // The copy carries its NSEC.
+            RuleExample(nsecForwarded([aResponse("192.168.1.20")])),
+            // The forwarder splits the response: the NSEC follows in its next packet, within 2 s.
+            RuleExample(nsecForwarded([response { hostA(&$0) }, nsecOnly()])),
+            // The original had no NSEC.
+            RuleExample(copied(ttl: 120, flush: true) + [later]),
+            // The capture ends within the window: the NSEC may still come.
+            RuleExample(Array(nsecForwarded([response { hostA(&$0) }]).dropLast())),
         ])
+
+    /// printer.local. A with its NSEC (A only) on segment 1 from 192.168.1.20, the responses
+    /// `copies` on segment 2 from 192.168.2.1 from 0.9 s on (0.2 s apart), and a query 5 s in
+    /// that shows the capture went on past the window.
+    static func nsecForwarded(_ copies: [DNSBuilder]) -> [Datagram] {
+        [on(1, mdns(aResponse("192.168.1.20"), src: "192.168.1.20", at: 0))]
+            + copies.enumerated().map { k, c in on(2, mdns(c, src: "192.168.2.1", at: 0.9 + 0.2 * Double(k))) }
+            + [later]
+    }
+
+    /// A response with printer.local.'s NSEC (A only) and nothing else.
+    static func nsecOnly() -> DNSBuilder {
+        response { $0.record(.additional, "printer.local", 47, flush: true, rdata: B.nsec("printer.local", [1])) }
+    }
+
+    /// A query on segment 1, 5 s in.
+    static let later = on(1, mdns(ask("_http._tcp.local"), src: "192.168.1.5", at: 5))
 
     /// printer.local. A on segment 1 from 192.168.1.20 (TTL 120, cache-flush), and a copy on
     /// segment 2 from 192.168.2.1 at `at` seconds.
@@ -328,14 +355,20 @@ struct RecordsRewrittenInTransitRule: SessionRule {
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         store.verdicts.followsRecordTrails = true
+        if e.atEnd {
+            conclude(by: e.time, in: &store, into: &out)
+            return
+        }
         guard let records = MDNSRecordTrail.followed(e), let i = e.input else { return }
         let segment = i.datagram.segment
+        followNSEC(records, e, i, segment, in: &store, evicted: &out.evictions)
         for r in records {
             guard
                 case .forwarded(let t) = MDNSRecordTrail.role(
-                    of: r, e, segment: segment, in: store.verdicts.recordTrails),
-                !t.rewriteReported
+                    of: r, e, segment: segment, in: store.verdicts.recordTrails)
             else { continue }
+            noteCopy(r, of: t, e, segment, in: &store)
+            guard !t.rewriteReported else { continue }
             let rr = r.record
             let held = MDNSSession.since(t.at.time, e.time)
             var changes: [String] = []
@@ -359,6 +392,170 @@ struct RecordsRewrittenInTransitRule: SessionRule {
                 descriptor,
                 "\(i.name(rr.name)) \(rr.type) sent by \(t.source) on another segment (frame \(t.at.frame)) was forwarded here by \(e.src) \(ResponseDelayRule.ms(held)) ms later, rewritten: \(changes.joined(separator: "; "))",
                 related: [t.at.frame])
+        }
+    }
+
+    // MARK: NSEC records dropped in transit
+
+    /// A name whose records one host multicast with an NSEC for it (RFC 6762 §6.1: the types
+    /// the name has) on one segment, and what forwarders passed on of it to other segments
+    /// within the window (`MDNSVerdicts.nsecTrails`, by name key).
+    struct NSECTrail {
+        var segment: UInt16
+        var host: MulticastHost
+        var source: IPAddress
+        var name: String
+        /// The types the NSEC lists (the first `maxTypes`), as text.
+        var types: String
+        /// The origin's latest response with records of the name and its NSEC.
+        var at: MDNSFrameTime
+        /// The forwarders of the name on other segments since `at` (the first `maxForwarders`).
+        var forwarders: [Forwarder] = []
+        /// The first forwarder seen to pass the records on without an NSEC for the name, once
+        /// its window had ended; kept until reported.
+        var dropped: Dropped?
+        var reported = false
+        var last: Timestamp
+    }
+
+    /// Another host on another segment that sent the name's records (copies of the origin's)
+    /// or an NSEC for it within the window.
+    struct Forwarder {
+        var segment: UInt16
+        var host: MulticastHost
+        var source: IPAddress
+        /// Its first copy of the name's records, and the origin's response it copied.
+        var copy: (at: MDNSFrameTime, of: MDNSFrameTime)?
+        /// It sent an NSEC for the name on its segment.
+        var nsec = false
+    }
+
+    /// What a report of a dropped NSEC names: the forwarder's copy and the original it copied.
+    struct Dropped {
+        var copy: MDNSFrameTime
+        var by: IPAddress
+        var original: MDNSFrameTime
+    }
+
+    /// Bounds on what one name's trail keeps, and on the NSEC names followed per response.
+    static let maxForwarders = 4
+    static let maxTypes = 8
+    static let maxNSECNames = 16
+
+    /// The NSECs of a response: the origin's response with records of a name and its NSEC
+    /// starts the name's trail (or renews it: the trail before is settled first); another
+    /// host's NSEC for the name on another segment within the window is noted as passed on.
+    private static func followNSEC(
+        _ records: ArraySlice<MDNSInput.RecordInfo>, _ e: MDNSEvent, _ i: MDNSInput, _ segment: UInt16,
+        in store: inout MDNSSessionStore, evicted: inout Int
+    ) {
+        var seen: [UInt64] = []
+        for n in records where n.record.type == .nsec && !seen.contains(n.nameKey) {
+            guard seen.count < maxNSECNames else { break }
+            seen.append(n.nameKey)
+            let key = n.nameKey
+            let host = MDNSRecordTrail.sender(e)
+            let now = MDNSFrameTime(frame: e.frame, time: e.time)
+            let withRecords =
+                n.record.ttl > 0
+                && records.contains { $0.nameKey == key && $0.record.type != .nsec && $0.record.ttl > 0 }
+            if let t = store.verdicts.nsecTrails[key], MDNSSession.since(t.at.time, e.time) <= MDNSRecordTrail.window {
+                if t.segment == segment, t.host == host {
+                    if withRecords {
+                        store.verdicts.nsecTrails.modify(key) { t in
+                            t.at = now
+                            t.last = e.time
+                        }
+                    }
+                } else if t.segment != segment, t.host != host {
+                    store.verdicts.nsecTrails.modify(key) { t in
+                        t.forwarder(segment, host, e.src) { $0.nsec = true }
+                        t.last = e.time
+                    }
+                }
+                continue
+            }
+            guard withRecords else { continue }
+            var types = ""
+            if case .nsec(_, let bitmap) = n.record.value {
+                types = i.message.nsecTypes(bitmap).prefix(maxTypes).map { "\($0)" }.joined(separator: ", ")
+            }
+            var fresh = NSECTrail(
+                segment: segment, host: host, source: e.src, name: i.name(n.record.name), types: types, at: now,
+                last: e.time)
+            if var before = store.verdicts.nsecTrails[key] {
+                settle(&before, at: e.time)
+                fresh.dropped = before.dropped
+                fresh.reported = before.reported
+            }
+            store.verdicts.nsecTrails.insert(fresh, for: key, at: e.time, evicted: &evicted)
+        }
+    }
+
+    /// A forwarded record `r` (the copy of trail `t`): a copy of the records of a name whose
+    /// origin sent them with its NSEC, when `t` is that origin's.
+    private static func noteCopy(
+        _ r: MDNSInput.RecordInfo, of t: MDNSRecordTrail, _ e: MDNSEvent, _ segment: UInt16,
+        in store: inout MDNSSessionStore
+    ) {
+        guard r.record.type != .nsec, r.record.ttl > 0 else { return }
+        let host = MDNSRecordTrail.sender(e)
+        store.verdicts.nsecTrails.modify(r.nameKey) { n in
+            guard n.segment == t.segment, n.host == t.host,
+                MDNSSession.since(n.at.time, e.time) <= MDNSRecordTrail.window
+            else { return }
+            let origin = n.at
+            n.forwarder(segment, host, e.src) { f in
+                if f.copy == nil { f.copy = (MDNSFrameTime(frame: e.frame, time: e.time), origin) }
+            }
+            n.last = e.time
+        }
+    }
+
+    /// Settles a trail whose window ended by `now`: the first forwarder that copied the
+    /// name's records and sent no NSEC for it dropped the NSEC.
+    private static func settle(_ n: inout NSECTrail, at now: Timestamp) {
+        guard n.dropped == nil, MDNSSession.since(n.at.time, now) > MDNSRecordTrail.window,
+            let f = n.forwarders.first(where: { $0.copy != nil && !$0.nsec }), let c = f.copy
+        else { return }
+        n.dropped = Dropped(copy: c.at, by: f.source, original: c.of)
+    }
+
+    /// Reports each name whose NSEC a forwarder certainly dropped by `now`, once.
+    static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        var due: [(UInt64, NSECTrail)] = []
+        for (key, row) in store.verdicts.nsecTrails.rows where !row.reported {
+            var n = row
+            settle(&n, at: now)
+            if n.dropped != nil { due.append((key, n)) }
+        }
+        for (key, n) in due.sorted(by: { ($0.1.dropped?.copy.frame ?? 0) < ($1.1.dropped?.copy.frame ?? 0) }) {
+            guard let d = n.dropped else { continue }
+            store.verdicts.nsecTrails.modify(key) { row in
+                row = n
+                row.reported = true
+            }
+            let only = n.types.isEmpty ? "no type" : "\(n.types) only"
+            out.reportAtEnd(
+                descriptor,
+                "\(n.name) went out from \(n.source) on another segment with an NSEC saying it has \(only) (frame \(d.original.frame)); \(d.by) forwarded its records here \(ResponseDelayRule.ms(MDNSSession.since(d.original.time, d.copy.time))) ms later (frame \(d.copy.frame)) with no NSEC for the name within \(Int(MDNSRecordTrail.window)) s: the forwarder dropped the NSEC, so hosts here wait for records the name does not have (an AAAA query for an IPv4-only host)",
+                frames: [d.copy.frame, d.original.frame], time: d.copy.time, source: d.by)
+        }
+    }
+}
+
+extension RecordsRewrittenInTransitRule.NSECTrail {
+    /// Changes the entry of the forwarder `host` on `segment`, added first when there is room.
+    mutating func forwarder(
+        _ segment: UInt16, _ host: MulticastHost, _ source: IPAddress,
+        _ body: (inout RecordsRewrittenInTransitRule.Forwarder) -> Void
+    ) {
+        if let k = forwarders.firstIndex(where: { $0.segment == segment && $0.host == host }) {
+            body(&forwarders[k])
+        } else if forwarders.count < RecordsRewrittenInTransitRule.maxForwarders {
+            var f = RecordsRewrittenInTransitRule.Forwarder(segment: segment, host: host, source: source)
+            body(&f)
+            forwarders.append(f)
         }
     }
 }
