@@ -212,41 +212,32 @@ struct RecordRateRule: SessionRule {
     /// The latest probe for a name: when, from where, and who answered it since.
     struct ProbeSeen {
         var time: Timestamp
-        var prober: Host
+        /// By link-layer address where the link has one: a dual-stack host probes over IPv4
+        /// and IPv6 from two addresses.
+        var prober: MulticastHost
         /// The addresses whose answer to it came (a few at most: more answer nothing more). By
         /// address, as the rule counts: a dual-stack host answers over each family.
         var answeredBy: [IPAddress] = []
         static let maxAnswers = 8
 
-        /// Whether a response from `responder` at `time` answers this probe: the first from
-        /// its address since the probe, soon after, and not the prober's own.
-        func isAnswered(by responder: Host, at time: Timestamp) -> Bool {
-            !responder.isSame(as: prober) && MDNSSession.since(self.time, time) <= RecordRateRule.probeAnswer
-                && !answeredBy.contains(responder.address)
-        }
-    }
-
-    /// A sender, told apart by its link-layer address where the link has one (a dual-stack
-    /// host probes and answers over IPv4 and IPv6 from two addresses), else by its address.
-    struct Host {
-        var address: IPAddress
-        var mac: MACBytes
-
-        func isSame(as other: Host) -> Bool {
-            mac.count > 0 && other.mac.count > 0 ? mac == other.mac : address == other.address
+        /// Whether a response from `responder` (on `host`) at `time` answers this probe: the
+        /// first from its address since the probe, soon after, and not the prober's own.
+        func isAnswered(by responder: IPAddress, _ host: MulticastHost, at time: Timestamp) -> Bool {
+            host != prober && MDNSSession.since(self.time, time) <= RecordRateRule.probeAnswer
+                && !answeredBy.contains(responder)
         }
     }
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd else { return }
-        let sender = Host(address: e.src, mac: i.datagram.sourceMAC)
+        let sender = MulticastHost(mac: i.datagram.sourceMAC, address: e.src)
         if i.isProbe {
             // The last probe for each name, and who sent it (`MDNSVerdicts.probedNames`); the
             // prober's copy over its other address family, in the same round, is the same probe.
             let probe = ProbeSeen(time: e.time, prober: sender)
             for r in i.records where r.section == .authority {
                 store.verdicts.probedNames.update(r.nameKey, default: probe, at: e.time, evicted: &out.evictions) {
-                    if !($0.prober.isSame(as: sender) && MDNSSession.since($0.time, e.time) <= ProbingRule.round) {
+                    if !($0.prober == sender && MDNSSession.since($0.time, e.time) <= ProbingRule.round) {
                         $0 = probe
                     }
                 }
@@ -258,7 +249,9 @@ struct RecordRateRule: SessionRule {
         // then not the answer.
         var answersProbe = false
         for r in i.records where r.section != .authority {
-            guard let p = store.verdicts.probedNames[r.nameKey], p.isAnswered(by: sender, at: e.time) else { continue }
+            guard let p = store.verdicts.probedNames[r.nameKey], p.isAnswered(by: e.src, sender, at: e.time) else {
+                continue
+            }
             answersProbe = true
             store.verdicts.probedNames.modify(r.nameKey) {
                 if $0.answeredBy.count < ProbeSeen.maxAnswers { $0.answeredBy.append(e.src) }
