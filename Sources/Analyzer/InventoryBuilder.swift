@@ -22,24 +22,28 @@ enum InventoryBuilder {
         names: [String] = [], file: String?, to inventory: inout Inventory
     ) {
         var segments = segments
+        let listed = model.inventories
         let records = model.devices.sorted {
             $0.value.firstFrame != $1.value.firstFrame
-                ? $0.value.firstFrame < $1.value.firstFrame : $0.value.inventory.uuid < $1.value.inventory.uuid
+                ? $0.value.firstFrame < $1.value.firstFrame
+                : (listed[$0.key]?.uuid ?? "") < (listed[$1.key]?.uuid ?? "")
         }
         var roots: [UInt64] = []
         var standalone: [UInt64] = []
         var entries: [UInt64: InventoryDevice] = [:]
         var sightings: [UInt64: SegmentSightings] = [:]
         for (key, d) in records {
-            entries[key] = entry(d, findings: findings[key] ?? SeverityCounts(), file: file)
-            sightings[key] = d.sightings
-            if d.inventory.isRoot { roots.append(key) }
+            let inv = listed[key] ?? SSDPDeviceInventory()
+            entries[key] = entry(d, inv, findings: findings[key] ?? SeverityCounts(), file: file)
+            sightings[key] = inv.sightings
+            if inv.isRoot { roots.append(key) }
         }
-        for (key, d) in records where !d.inventory.isRoot {
+        for (key, d) in records where listed[key]?.isRoot != true {
+            let locations = listed[key]?.locationKeys ?? []
             let owner = roots.first { r in
-                guard let root = model.devices[r] else { return false }
+                guard let root = model.devices[r], let rootLocations = listed[r]?.locationKeys else { return false }
                 return d.sources.contains { s in root.sources.contains { $0.address == s.address } }
-                    && d.inventory.locationKeys.contains { root.inventory.locationKeys.contains($0) }
+                    && locations.contains { rootLocations.contains($0) }
             }
             guard let owner, var root = entries[owner], let child = entries[key] else {
                 standalone.append(key)
@@ -48,7 +52,7 @@ enum InventoryBuilder {
             merge(child, into: &root)
             entries[owner] = root
             if let seen = segments[key] { segments[owner] = Array(Set(seen + (segments[owner] ?? []))).sorted() }
-            sightings[owner, default: SegmentSightings()].merge(d.sightings)
+            sightings[owner, default: SegmentSightings()].merge(listed[key]?.sightings ?? SegmentSightings())
         }
         for key in roots + standalone {
             guard var e = entries[key] else { continue }
@@ -187,8 +191,9 @@ enum InventoryBuilder {
         ASCII.isAlpha(b) || ASCII.isDigit(b) || b == 0x2D || b == 0x5F || b == 0x2E || b == 0x5C || b >= 0x80
     }
 
-    private static func entry(_ d: SSDPDeviceState, findings: SeverityCounts, file: String?) -> InventoryDevice {
-        let inv = d.inventory
+    private static func entry(
+        _ d: SSDPDeviceState, _ inv: SSDPDeviceInventory, findings: SeverityCounts, file: String?
+    ) -> InventoryDevice {
         var e = InventoryDevice(proto: .ssdp, id: inv.uuid)
         e.file = file
         e.addresses = d.sources.map { $0.address.description }

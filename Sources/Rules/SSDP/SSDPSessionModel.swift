@@ -40,6 +40,10 @@ public struct SSDPSessionModel: Sendable {
 
     public func device(_ key: UInt64) -> SSDPDeviceState? { devices[key] }
 
+    /// What the inventory lists of each device in `devices`, by the same key: kept apart from
+    /// the records the rules read, which are copied into every event of their device.
+    public private(set) var inventories: [UInt64: SSDPDeviceInventory] = [:]
+
     /// Whether what the model knew of device `key` may have been dropped (a record of it, or
     /// of any device once the list of dropped keys is full).
     public func mayHaveForgotten(_ key: UInt64) -> Bool { forgottenOverflow || forgotten.contains(key) }
@@ -51,13 +55,15 @@ public struct SSDPSessionModel: Sendable {
         if devices[key] == nil {
             if devices.count >= Self.maxDevices { evictOldest() }
             var fresh = SSDPDeviceState(firstFrame: e.frame, firstSeen: e.time)
+            var listed = SSDPDeviceInventory()
             if let usn = e.usn, let u = SSDPSyntax.uuid(inUSN: usn) {
-                fresh.inventory.uuid = String(decoding: u.prefix(SSDPDeviceInventory.maxText), as: UTF8.self)
-                    .lowercased()
+                listed.uuid = String(decoding: u.prefix(SSDPDeviceInventory.maxText), as: UTF8.self).lowercased()
             }
             fresh.historyIncomplete = forgottenOverflow || forgotten.contains(key)
             devices[key] = fresh
+            inventories[key] = listed
         }
+        if let k = inventories.index(forKey: key) { inventories.values[k].take(e) }
         let before = devices[key]?.usns.count ?? 0
         let wasIncomplete = devices[key]?.historyIncomplete ?? false
         devices[key]?.take(e, mayAddUSN: usnCount < Self.maxUSNs)
@@ -94,6 +100,7 @@ public struct SSDPSessionModel: Sendable {
     private mutating func forget(_ k: UInt64) {
         usnCount -= devices[k]?.usns.count ?? 0
         devices[k] = nil
+        inventories[k] = nil
         if forgotten.count < Self.maxForgotten { forgotten.insert(k) } else { forgottenOverflow = true }
     }
 }
@@ -134,10 +141,6 @@ public struct SSDPDeviceState: Sendable {
     /// Some of its state could not be kept (USN table full, or an earlier record of it was
     /// dropped): conclusions from absence are not drawn.
     public var historyIncomplete = false
-    /// What the inventory lists of it (see `SSDPDeviceInventory`).
-    public var inventory = SSDPDeviceInventory()
-    /// Its first message on each segment of a session of several, and who sent it there.
-    public var sightings = SegmentSightings()
 
     public struct TypeVersion: Sendable {
         public var typeKey: UInt64
@@ -170,8 +173,6 @@ public struct SSDPDeviceState: Sendable {
         lastFrame = e.frame
         lastSeen = e.time
         if let v = e.claimedVersion { claimedVersion = v }
-        inventory.take(e)
-        sightings.note(on: e.segment, from: e.src, frame: e.frame, time: e.captured)
         if let m = f.maxAge, m > longestMaxAge { longestMaxAge = m }
         takeSource(e)
         if e.kind == .notify, f.nts == .alive {
@@ -476,6 +477,8 @@ public struct SSDPDeviceInventory: Sendable {
     public private(set) var macs: [MACBytes] = []
     /// A list reached its bound.
     public private(set) var incomplete = false
+    /// Its first message on each segment of a session of several, and who sent it there.
+    public private(set) var sightings = SegmentSightings()
 
     static let maxTypes = 64
     static let maxLocations = 8
@@ -492,6 +495,7 @@ public struct SSDPDeviceInventory: Sendable {
     mutating func take(_ e: SSDPEvent) {
         let f = e.facts
         messages &+= 1
+        sightings.note(on: e.segment, from: e.src, frame: e.frame, time: e.captured)
         if let s = f.serverKey, s != serverKey, let v = e.server {
             serverKey = s
             server = Self.text(v)
