@@ -3,6 +3,17 @@ import Findings
 import NetLayers
 import WireFormat
 
+extension RData {
+    /// The address an A or AAAA record gives (nil for other types).
+    var address: IPAddress? {
+        switch self {
+        case .a(let v): .v4(v)
+        case .aaaa(let hi, let lo): .v6(hi, lo)
+        default: nil
+        }
+    }
+}
+
 /// What several mDNS rules share.
 enum MDNSRuleSupport {
     /// Reports each decoder anomaly of `kinds` as a finding of `descriptor`, unless the snap

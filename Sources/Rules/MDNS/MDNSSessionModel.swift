@@ -185,12 +185,7 @@ public struct MDNSSessionModel: Sendable {
                 frame: e.frame, time: e.time)
             switch rr.type {
             case .a, .aaaa:
-                let address: IPAddress? =
-                    switch rr.value {
-                    case .a(let v): .v4(v)
-                    case .aaaa(let hi, let lo): .v6(hi, lo)
-                    default: nil
-                    }
+                let address = rr.value.address
                 touchHost(nameKey, rr.name, p, e) { h in
                     if let address, rr.ttl > 0, !h.addresses.contains(address),
                         h.addresses.count < MDNSHostState.maxAddresses

@@ -333,14 +333,14 @@ struct AddressValidOnLinkRule: DatagramRule {
         var onLinkCount = 0
         if !i.subnets.isEmpty {
             for r in i.records where onLinkCount < onLink.count {
-                if let a = address(r), i.subnets.knowsFamily(of: a), i.subnets.isOnLink(a), !a.isLinkLocal {
+                if let a = r.record.value.address, i.subnets.knowsFamily(of: a), i.subnets.isOnLink(a), !a.isLinkLocal {
                     onLink[onLinkCount] = r.nameKey
                     onLinkCount += 1
                 }
             }
         }
         for r in i.records {
-            guard let addr = address(r) else { continue }
+            guard let addr = r.record.value.address else { continue }
             if addr.isLoopback || addr.isUnspecified || addr.isMulticast {
                 out.report(
                     Self.descriptor, severity: .error,
@@ -364,15 +364,6 @@ struct AddressValidOnLinkRule: DatagramRule {
                     "\(i.name(r.record.name)) A \(addr) is outside the sender's /24 (\(i.datagram.src)); another interface's address?"
                 )
             }
-        }
-    }
-
-    /// The address an A or AAAA record gives.
-    private static func address(_ r: MDNSInput.RecordInfo) -> IPAddress? {
-        switch r.record.value {
-        case .a(let v): .v4(v)
-        case .aaaa(let hi, let lo): .v6(hi, lo)
-        default: nil
         }
     }
 }

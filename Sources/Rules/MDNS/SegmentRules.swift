@@ -377,14 +377,8 @@ struct RecordsRewrittenInTransitRule: SessionRule {
             if rr.cacheFlush != t.flush {
                 changes.append("its cache-flush bit was \(t.flush ? "cleared" : "set")")
             }
-            switch rr.value {
-            case .a(let a) where IPAddress.v4(a).isLinkLocal:
-                changes.append("it carries the link-local address \(IPAddress.v4(a)), unreachable from another link")
-            case .aaaa(let hi, let lo) where IPAddress.v6(hi, lo).isLinkLocal:
-                changes.append(
-                    "it carries the link-local address \(IPAddress.v6(hi, lo)), unreachable from another link")
-            default:
-                break
+            if let a = rr.value.address, a.isLinkLocal {
+                changes.append("it carries the link-local address \(a), unreachable from another link")
             }
             guard !changes.isEmpty else { continue }
             store.verdicts.recordTrails.modify(MDNSRecordKey(r)) { $0.rewriteReported = true }
