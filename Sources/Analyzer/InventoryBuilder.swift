@@ -38,12 +38,21 @@ enum InventoryBuilder {
             sightings[key] = inv.sightings
             if inv.isRoot { roots.append(key) }
         }
+        // A device belongs to the first root (in `roots`' order) that shares a source address
+        // and a LOCATION with it: the roots are indexed by address once, so each device looks
+        // only at the roots it shares an address with.
+        var rootsByAddress: [IPAddress: [Int]] = [:]
+        for (index, r) in roots.enumerated() {
+            for s in model.devices[r]?.sources ?? [] where rootsByAddress[s.address]?.last != index {
+                rootsByAddress[s.address, default: []].append(index)
+            }
+        }
         for (key, d) in records where listed[key]?.isRoot != true {
             let locations = listed[key]?.locationKeys ?? []
-            let owner = roots.first { r in
-                guard let root = model.devices[r], let rootLocations = listed[r]?.locationKeys else { return false }
-                return d.sources.contains { s in root.sources.contains { $0.address == s.address } }
-                    && locations.contains { rootLocations.contains($0) }
+            let candidates = Set(d.sources.flatMap { rootsByAddress[$0.address] ?? [] }).sorted()
+            let owner = candidates.lazy.map { roots[$0] }.first { r in
+                guard let rootLocations = listed[r]?.locationKeys else { return false }
+                return locations.contains { rootLocations.contains($0) }
             }
             guard let owner, var root = entries[owner], let child = entries[key] else {
                 standalone.append(key)
