@@ -35,9 +35,27 @@ public struct SessionTable<Key: Hashable, Row> {
         }
     }
 
+    /// Where the row of `key` is: a rule that reads a row and then changes it resolves the key
+    /// once. A slot stays valid until a row is added or removed.
+    public typealias Slot = Dictionary<Key, Row>.Index
+    public func slot(of key: Key) -> Slot? { rows.index(forKey: key) }
+
+    /// The row at `slot`, changed in place.
+    public subscript(slot: Slot) -> Row {
+        get { rows.values[slot] }
+        _modify { yield &rows.values[slot] }
+    }
+
     /// Sets the row of `key`, making room first when the key is new and the table is full.
     public mutating func insert(_ row: Row, for key: Key, at now: Timestamp, evicted: inout Int) {
         if rows[key] == nil { makeRoom(at: now, evicted: &evicted) }
+        rows[key] = row
+    }
+
+    /// Adds the row of a key `slot(of:)` just found absent, making room first when the table
+    /// is full (one lookup fewer than `insert`).
+    public mutating func add(_ row: Row, forAbsent key: Key, at now: Timestamp, evicted: inout Int) {
+        makeRoom(at: now, evicted: &evicted)
         rows[key] = row
     }
 

@@ -269,21 +269,22 @@ struct PeriodicAnnouncementRule: SessionRule {
         var revealed: Key? = nil
         for r in i.records where r.section != .authority && r.record.ttl > 0 && r.record.type != .opt {
             let key = Key(source: e.src, record: MDNSRecordKey(r))
-            guard let last = store.verdicts.unsolicited[key]?.last else {
+            guard let slot = store.verdicts.unsolicited.slot(of: key) else {
                 if !steady { continue }
-                store.verdicts.unsolicited.insert(
-                    Series(frames: [e.frame], last: e.time, count: 1), for: key, at: e.time, evicted: &out.evictions)
+                store.verdicts.unsolicited.add(
+                    Series(frames: [e.frame], last: e.time, count: 1), forAbsent: key, at: e.time,
+                    evicted: &out.evictions)
                 continue
             }
-            let gap = MDNSSession.since(last, e.time)
-            let answered = store.windows.asked[key.record.set.name]?.inOrder.map { $0 >= last } ?? false
+            let last = store.verdicts.unsolicited[slot].last
+            let answered = steady && store.windows.asked[key.record.set.name]?.inOrder.map { $0 >= last } ?? false
             if !steady || answered {
                 store.verdicts.unsolicited.remove(key)
                 continue
             }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
-            let periodic = store.verdicts.unsolicited.modify(key) { s in Self.extend(&s, now, gap: gap) } ?? false
-            if periodic, revealed == nil { revealed = key }
+            let gap = MDNSSession.since(last, e.time)
+            if Self.extend(&store.verdicts.unsolicited[slot], now, gap: gap), revealed == nil { revealed = key }
         }
         guard let first = revealed, let s = store.verdicts.unsolicited[first],
             let r = i.records.first(where: {

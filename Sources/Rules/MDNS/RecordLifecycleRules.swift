@@ -679,14 +679,16 @@ struct WholeRRSetRule: SessionRule {
         var reported = false
         for (set, now) in groups {
             let key = Key(source: e.src, set: set)
-            let claim = store.verdicts.rrsetClaims[key].map { (last: $0.time, first: $0.frame, omission: $0.omission) }
-            guard let (last, first, previous) = claim else {
-                store.verdicts.rrsetClaims.insert(
-                    Claim(rdata: now, frame: e.frame, time: e.time), for: key, at: e.time, evicted: &out.evictions)
+            // Nothing adds or removes a claim until this group's is written back.
+            guard let slot = store.verdicts.rrsetClaims.slot(of: key) else {
+                store.verdicts.rrsetClaims.add(
+                    Claim(rdata: now, frame: e.frame, time: e.time), forAbsent: key, at: e.time,
+                    evicted: &out.evictions)
                 continue
             }
+            let (last, first) = (store.verdicts.rrsetClaims[slot].time, store.verdicts.rrsetClaims[slot].frame)
             var omission: Omission? = nil
-            if let o = previous {
+            if let o = store.verdicts.rrsetClaims[slot].omission {
                 if MDNSSession.since(o.time, e.time) <= Self.burst {
                     let left = o.rdata.filter { !now.contains($0) }
                     omission =
@@ -707,15 +709,11 @@ struct WholeRRSetRule: SessionRule {
                 }
             }
             if MDNSSession.since(last, e.time) <= Self.burst {
-                // The same burst: its members add up.
-                store.verdicts.rrsetClaims.modify(key) { c in
-                    c.omission = omission
-                    for r in now where !c.rdata.contains(r) && c.rdata.count < Self.maxMembers { c.rdata.append(r) }
-                    c.time = e.time
-                }
+                Self.addToBurst(&store.verdicts.rrsetClaims[slot], now, omission: omission, at: e.time)
                 continue
             }
-            if omission == nil, let sent = store.verdicts.rrsetClaims[key]?.rdata {
+            if omission == nil {
+                let sent = store.verdicts.rrsetClaims[slot].rdata
                 let left = sent.filter { r in
                     !now.contains(r) && !listed(MDNSRecordKey(set: set, rdata: r), store, at: e.time)
                         && !(store.model.rrsets[set]?.members.contains {
@@ -727,10 +725,15 @@ struct WholeRRSetRule: SessionRule {
                     omission = Omission(rdata: left, frame: e.frame, time: e.time, before: first)
                 }
             }
-            store.verdicts.rrsetClaims.modify(key) { c in
-                c = Claim(rdata: now, frame: e.frame, time: e.time, omission: omission)
-            }
+            store.verdicts.rrsetClaims[slot] = Claim(rdata: now, frame: e.frame, time: e.time, omission: omission)
         }
+    }
+
+    /// The same burst: its members add up.
+    private static func addToBurst(_ c: inout Claim, _ now: [UInt64], omission: Omission?, at time: Timestamp) {
+        c.omission = omission
+        for r in now where !c.rdata.contains(r) && c.rdata.count < Self.maxMembers { c.rdata.append(r) }
+        c.time = time
     }
 
     /// Whether a query of the last second listed `record` as a Known-Answer (not those whose
