@@ -3,6 +3,17 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     case v4(UInt32)
     case v6(UInt64, UInt64)
 
+    /// The address's bits alone, without the case's discriminator (4 bytes are an IPv4
+    /// address, 16 an IPv6 one): addresses key most tables of session state.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .v4(let a): hasher.combine(a)
+        case .v6(let hi, let lo):
+            hasher.combine(hi)
+            hasher.combine(lo)
+        }
+    }
+
     public var isIPv6: Bool {
         if case .v6 = self { return true }
         return false

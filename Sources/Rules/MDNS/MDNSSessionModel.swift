@@ -483,6 +483,12 @@ public struct MDNSRRSetKey: Sendable, Hashable {
     public var name: UInt64
     public var type: UInt16
     public var rrclass: UInt16
+
+    /// Type and class in one word.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(UInt32(type) << 16 | UInt32(rrclass))
+    }
 }
 
 /// One RRSet as responses have shown it: its members, each by RDATA and the source that
