@@ -295,37 +295,46 @@ public struct MDNSPhases {
         let now = MDNSFrameTime(frame: e.frame, time: e.time)
         for n in roles.names {
             let key = MDNSProbeKey(source: e.src, name: n.key)
+            if let slot = rows.slot(of: key) {
+                Self.advance(&rows[slot], n, e, i, roles, now)
+                continue
+            }
             // A row is made by what it must remember (a sequence, a goodbye); answers and
             // steady repeats only change a row that exists.
             switch n.role {
             case .starts, .goodbye:
-                if rows[key] == nil {
-                    rows.insert(MDNSNamePhase(last: e.time), for: key, at: e.time, evicted: &evicted)
-                }
+                var row = MDNSNamePhase(last: e.time)
+                Self.advance(&row, n, e, i, roles, now)
+                rows.add(row, forAbsent: key, at: e.time, evicted: &evicted)
             case .answer, .continues, .steady:
-                guard rows[key] != nil else { continue }
+                continue
             }
-            rows.modify(key) { row in
-                row.last = e.time
-                if n.live { row.goodbye = false }
-                switch n.role {
-                case .goodbye:
-                    row.goodbye = true
-                    row.sequence?.goodbye = true
-                case .answer:
-                    // The responder may fold an announcement due now into its answer: what the
-                    // sequence counted is not the whole story.
-                    if let s = row.sequence, s.isOpen(at: e.time) { row.sequence?.uncertain = true }
-                case .starts(let start):
-                    let name = i.answerRecords.first { $0.nameKey == n.key }.map { i.name($0.record.name) } ?? ""
-                    row.sequence = MDNSAnnouncementSequence(start: start, name: name, first: now)
-                    // A first announcement that also answers a query: the sequence may go on
-                    // as answers.
-                    row.sequence?.uncertain = roles.solicited
-                case .continues, .steady:
-                    row.sequence?.take(now)
-                }
-            }
+        }
+    }
+
+    /// What response `e` (`i`) does to the row of its name `n`.
+    private static func advance(
+        _ row: inout MDNSNamePhase, _ n: MDNSResponseRoles.Name, _ e: MDNSEvent, _ i: MDNSInput,
+        _ roles: MDNSResponseRoles, _ now: MDNSFrameTime
+    ) {
+        row.last = e.time
+        if n.live { row.goodbye = false }
+        switch n.role {
+        case .goodbye:
+            row.goodbye = true
+            row.sequence?.goodbye = true
+        case .answer:
+            // The responder may fold an announcement due now into its answer: what the
+            // sequence counted is not the whole story.
+            if let s = row.sequence, s.isOpen(at: e.time) { row.sequence?.uncertain = true }
+        case .starts(let start):
+            let name = i.answerRecords.first { $0.nameKey == n.key }.map { i.name($0.record.name) } ?? ""
+            row.sequence = MDNSAnnouncementSequence(start: start, name: name, first: now)
+            // A first announcement that also answers a query: the sequence may go on as
+            // answers.
+            row.sequence?.uncertain = roles.solicited
+        case .continues, .steady:
+            row.sequence?.take(now)
         }
     }
 }
