@@ -323,9 +323,10 @@ struct AliveStormRule: SessionRule {
         // The table is scanned only once its oldest window may have ended.
         guard let oldest = store.verdicts.oldestInitialSet, Timestamp.seconds(from: oldest, to: now) > Self.repeatWindow
         else { return }
+        // In frame order, not the table's: the window of sets sent once is capped.
         let over = store.verdicts.initialSets.rows.filter {
             Timestamp.seconds(from: $0.value.time, to: now) > Self.repeatWindow
-        }
+        }.sorted { $0.value.frame < $1.value.frame }
         for (key, set) in over {
             store.verdicts.initialSets.remove(key)
             guard set.alives.values.allSatisfy({ $0 == 1 }) else { continue }

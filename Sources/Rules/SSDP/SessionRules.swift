@@ -182,7 +182,11 @@ struct ResponseWithinMXRule: SessionRule {
         let t = now.asDouble
         // The table is scanned only once its earliest window may have ended.
         guard let earliest = store.verdicts.earliestAllClose, earliest < t else { return }
-        let closed = store.verdicts.allAnswers.rows.filter { $0.value.closes < t }
+        // In the order of their first responses, not the table's: the window of bursts is
+        // capped, and what it drops must not depend on hashing.
+        let closed = store.verdicts.allAnswers.rows.filter { $0.value.closes < t }.sorted {
+            ($0.value.frames.first ?? $0.value.search) < ($1.value.frames.first ?? $1.value.search)
+        }
         for (key, a) in closed {
             store.verdicts.allAnswers.remove(key)
             if a.isBurst { store.verdicts.bursts.append(a, evicted: &out.evictions) }
@@ -624,7 +628,10 @@ struct SearchResponseSetRule: SessionRule {
         let t = now.asDouble
         // The table is scanned only once its earliest window may have ended.
         guard let earliest = store.verdicts.earliestSetExpiry, earliest < t else { return }
-        let closed = store.verdicts.setAnswers.rows.filter { $0.value.expires < t }
+        // In frame order, not the table's: the window of incomplete sets is capped.
+        let closed = store.verdicts.setAnswers.rows.filter { $0.value.expires < t }.sorted {
+            ($0.value.frames.first ?? 0) < ($1.value.frames.first ?? 0)
+        }
         for (key, a) in closed {
             store.verdicts.setAnswers.remove(key)
             guard !a.announced.isSubset(of: a.answered) else { continue }
