@@ -142,7 +142,9 @@ public struct MDNSRecentQuery: Sendable {
     /// the bit of the key's name is set, so most non-matching queries cost one test.
     private var nameBits: UInt64
 
-    init(_ e: MDNSEvent, _ i: MDNSInput) {
+    /// The query of `e`; without its Known-Answers when `knownAnswers` is false (a reader of
+    /// its questions only keeps less).
+    init(_ e: MDNSEvent, _ i: MDNSInput, knownAnswers: Bool = true) {
         frame = e.frame
         time = e.time
         source = e.src
@@ -151,7 +153,7 @@ public struct MDNSRecentQuery: Sendable {
         qm = i.message.questions.map { !$0.unicastResponse }
         truncated = i.header.tc
         timeWentBack = e.timeWentBack
-        known = i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) }
+        known = knownAnswers ? i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) } : []
         moreNames = i.questionNames.dropFirst(i.questionIDs.count).map(\.key)
         nameBits = i.questionNames.reduce(0) { $0 | MDNSSession.nameBit($1.key) }
     }
@@ -375,9 +377,9 @@ public struct MDNSAnnouncementSequence: Sendable {
     /// Announcements counted: unsolicited responses at least `MDNSPhases.spacing` apart
     /// (past `MDNSPhases.maxAnnouncements` too, while they keep the sequence's pace).
     public var count = 1
-    /// The frames and times of the first nine counted.
-    public var frames: [Int]
-    public var times: [Timestamp]
+    /// The first nine counted.
+    public private(set) var counted: [MDNSFrameTime]
+    public var frames: [Int] { counted.map(\.frame) }
     /// The host answered a query for the name while the sequence was open: an announcement
     /// may have gone out as that answer.
     public var uncertain = false
@@ -389,15 +391,14 @@ public struct MDNSAnnouncementSequence: Sendable {
         self.name = name
         self.first = first
         last = first
-        frames = [first.frame]
-        times = [first.time]
+        counted = [first]
     }
 
     /// How long after its latest announcement the next may still come: four times the latest
     /// interval (intervals at least double, §8.3), at least four seconds.
     public var reach: Double {
-        guard times.count >= 2 else { return 4 }
-        return max(4, 4 * MDNSSession.since(times[times.count - 2], times[times.count - 1]))
+        guard counted.count >= 2 else { return 4 }
+        return max(4, 4 * MDNSSession.since(counted[counted.count - 2].time, counted[counted.count - 1].time))
     }
 
     /// Whether the sequence's pace allows another announcement at `now`.
@@ -412,10 +413,7 @@ public struct MDNSAnnouncementSequence: Sendable {
         guard paced(at: now.time), MDNSSession.since(last.time, now.time) >= MDNSPhases.spacing else { return }
         count &+= 1
         last = now
-        if frames.count < 9 {
-            frames.append(now.frame)
-            times.append(now.time)
-        }
+        if counted.count < 9 { counted.append(now) }
     }
 }
 

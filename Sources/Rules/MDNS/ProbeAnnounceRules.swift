@@ -176,15 +176,15 @@ struct AnnouncingRule: SessionRule {
     /// second or more may start announcing afresh what the wire shows no change of (a link
     /// change): only an interval under a second (never "one second apart") is judged then.
     private static func nonDoubling(_ s: MDNSAnnouncementSequence) -> (frame: Int, gap: Double, previous: Double)? {
-        let times = s.times
-        guard times.count >= 3 else { return nil }
-        for k in 2..<times.count {
-            let previous = MDNSSession.since(times[k - 2], times[k - 1])
-            let gap = MDNSSession.since(times[k - 1], times[k])
+        let counted = s.counted
+        guard counted.count >= 3 else { return nil }
+        for k in 2..<counted.count {
+            let previous = MDNSSession.since(counted[k - 2].time, counted[k - 1].time)
+            let gap = MDNSSession.since(counted[k - 1].time, counted[k].time)
             let shortPrevious = previous < restart
             let underASecond = gap < 1 - MDNSSession.jitter
-            if gap < growth * previous - MDNSSession.jitter, shortPrevious || underASecond, k < s.frames.count {
-                return (s.frames[k], gap, previous)
+            if gap < growth * previous - MDNSSession.jitter, shortPrevious || underASecond {
+                return (counted[k].frame, gap, previous)
             }
         }
         return nil

@@ -291,8 +291,10 @@ struct TruncatedQueryDelayRule: SessionRule {
             guard !i.isProbe, e.dst.isMulticast else { return }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             if i.header.tc, !i.message.questions.isEmpty {
+                // The list's questions are what a response is paired with.
                 store.verdicts.knownAnswerLists.insert(
-                    List(query: MDNSRecentQuery(e, i), last: now), for: e.src, at: e.time, evicted: &out.evictions)
+                    List(query: MDNSRecentQuery(e, i, knownAnswers: false), last: now), for: e.src, at: e.time,
+                    evicted: &out.evictions)
             } else if i.message.questions.isEmpty {
                 if let l = store.verdicts.knownAnswerLists[e.src],
                     MDNSSession.since(l.last.time, e.time) <= Self.continuationGap
@@ -305,8 +307,11 @@ struct TruncatedQueryDelayRule: SessionRule {
         let lists = store.verdicts.knownAnswerLists
         guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !lists.isEmpty else { return }
         let plain = store.windows.queries(within: Self.window, of: e.time)
-        for (querier, l) in lists.rows.sorted(by: { $0.value.query.frame < $1.value.query.frame })
-        where querier != e.src && MDNSSession.since(l.last.time, e.time) <= Self.window {
+        // The lists of other queriers still open, oldest query first.
+        let open = lists.rows.values.lazy.filter {
+            $0.query.source != e.src && MDNSSession.since($0.last.time, e.time) <= Self.window
+        }
+        for l in open.sorted(by: { $0.query.frame < $1.query.frame }) {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
                 guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, by: e.src, at: e.time),
