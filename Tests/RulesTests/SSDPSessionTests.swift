@@ -28,6 +28,37 @@ import WireFormat
         #expect(overdue.map(\.firstFrame) == [4])
     }
 
+    @Test func burstsPastTheirWindowsCapDropTheEarliestWhateverTheHashSeed() {
+        // 1,100 devices answer one ssdp:all search, each with its set within 2 ms: every
+        // window closes at once, past the 1,024 bursts that wait to be reported. The earliest
+        // go (counted), the same in every process: they were once dropped in the order of a
+        // hash table, which the per-process hash seed changes from run to run.
+        let devices = 1100
+        let kept = 1024
+        var seq = [multicast(ssdp(mSearchLine, search11.setting("MX", "5")), src: "192.168.1.10", sport: 50000)]
+        for n in 0..<devices {
+            let uuid = "4d696e69-444c-164e-9d41-\(twelveDigits(n))"
+            for (k, nt) in ["upnp:rootdevice", "uuid:\(uuid)", deviceTypeNT].enumerated() {
+                let usn = nt.hasPrefix("uuid:") ? nt : "uuid:\(uuid)::\(nt)"
+                let payload = ssdp(okLine, response11.setting("ST", nt).setting("USN", usn))
+                let source = "10.1.\(n / 250).\(n % 250 + 1)"
+                let seconds: Double = 1 + Double(n) * 0.003 + Double(k) * 0.001
+                seq.append(
+                    exampleDatagram(
+                        payload, src: source, srcPort: 1900, dst: "192.168.1.10", dstPort: 50000, hopLimit: 64,
+                        time: exampleTime(seconds)))
+            }
+        }
+        seq.append(otherSearch(at: 10))
+        let (findings, summary) = analyse(seq)
+        let bursts = findings.filter { $0.rule == ResponseWithinMXRule.descriptor.id }
+        // Frame 1 is the search; device n's responses are frames 2 + 3n, 3 + 3n and 4 + 3n.
+        let latest: [Int] = (devices - kept..<devices).map { n in 2 + 3 * n }
+        let reported: [Int] = bursts.compactMap(\.firstFrame).sorted()
+        #expect(reported == latest)
+        #expect(summary.stateEvicted >= devices - kept)
+    }
+
     @Test func theDeviceTableIsBoundedAndCountsItsEvictions() {
         let n = SSDPSessionModel.maxDevices + 100
         let (findings, summary) = analyse((0..<n).map { alive(device: $0, at: Double($0) * 0.001) })
