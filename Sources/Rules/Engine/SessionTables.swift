@@ -84,6 +84,9 @@ public struct SessionTable<Key: Hashable, Row> {
     /// Removes the row of `key`.
     public mutating func remove(_ key: Key) { rows[key] = nil }
 
+    /// Removes the row at `slot` (`slot(of:)`), without looking its key up again.
+    public mutating func remove(at slot: Slot) { rows.remove(at: slot) }
+
     /// Keeps the rows that satisfy `keep`.
     public mutating func keep(where keep: (Row) -> Bool) {
         rows = rows.filter { keep($0.value) }

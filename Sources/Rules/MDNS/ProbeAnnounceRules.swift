@@ -279,7 +279,7 @@ struct PeriodicAnnouncementRule: SessionRule {
             let last = store.verdicts.unsolicited[slot].last
             let answered = steady && store.windows.asked[key.record.set.name]?.inOrder.map { $0 >= last } ?? false
             if !steady || answered {
-                store.verdicts.unsolicited.remove(key)
+                store.verdicts.unsolicited.remove(at: slot)
                 continue
             }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
