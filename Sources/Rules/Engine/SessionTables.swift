@@ -114,11 +114,17 @@ public struct SessionTable<Key: Hashable, Row> {
 
 /// Events of the last `span` seconds, oldest first, at most `cap` (past it the oldest goes,
 /// counted as evicted). Event times never decrease, so what ages out is a prefix.
+///
+/// What goes out of the window is skipped, not moved: `elements` is the live part of the
+/// storage, and the storage is compacted once as much is dead as live, so a full window does
+/// not shift every event at each new one. Indices of `elements` hold until the next change.
 public struct SessionWindow<Element> {
     public let cap: Int
     public let span: Double
     private let time: KeyPath<Element, Timestamp>
-    public private(set) var elements: [Element] = []
+    private var storage: [Element] = []
+    /// Where the live events start in `storage`.
+    private var start = 0
 
     public init(cap: Int, span: Double, time: KeyPath<Element, Timestamp>) {
         self.cap = cap
@@ -126,39 +132,55 @@ public struct SessionWindow<Element> {
         self.time = time
     }
 
-    public var isEmpty: Bool { elements.isEmpty }
+    /// The events in the window, oldest first.
+    public var elements: ArraySlice<Element> { storage[start...] }
+
+    public var isEmpty: Bool { start == storage.endIndex }
 
     /// Drops what is more than `span` seconds older than `now`.
     public mutating func age(to now: Timestamp) {
         let time = time
         let span = span
-        let stale = { (e: Element) in Timestamp.seconds(from: e[keyPath: time], to: now) > span }
-        guard let first = elements.first, stale(first) else { return }
-        if let fresh = elements.firstIndex(where: { !stale($0) }) {
-            elements.removeFirst(fresh)
-        } else {
-            elements.removeAll(keepingCapacity: true)
+        while start < storage.endIndex, Timestamp.seconds(from: storage[start][keyPath: time], to: now) > span {
+            start += 1
         }
+        compact()
     }
 
     /// The event at `k` (an index of `elements`), changed in place; its time stays.
     public subscript(k: Int) -> Element {
-        get { elements[k] }
-        _modify { yield &elements[k] }
+        get { storage[k] }
+        _modify { yield &storage[k] }
     }
 
     /// Removes the events that satisfy `remove` (the others stay in order).
-    public mutating func removeAll(where remove: (Element) -> Bool) { elements.removeAll(where: remove) }
+    public mutating func removeAll(where remove: (Element) -> Bool) {
+        storage.removeFirst(start)
+        start = 0
+        storage.removeAll(where: remove)
+    }
 
     /// Removes every event.
-    public mutating func removeAll() { elements.removeAll(keepingCapacity: true) }
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        start = 0
+    }
 
     /// Appends the newest event (the oldest goes when the window is full, counted).
     public mutating func append(_ e: Element, evicted: inout Int) {
-        if elements.count >= cap {
-            elements.removeFirst()
+        if storage.endIndex - start >= cap {
+            start += 1
             evicted &+= 1
         }
-        elements.append(e)
+        storage.append(e)
+        compact()
+    }
+
+    /// Moves the live events to the front once the dead ones are as many (each event is
+    /// moved about once on average).
+    private mutating func compact() {
+        guard start > 0, start >= storage.endIndex - start else { return }
+        storage.removeFirst(start)
+        start = 0
     }
 }
