@@ -26,6 +26,9 @@ public struct MDNSEvent: Sendable, SessionEvent {
     /// For a multicast response: what it is to the announcing of each of its names, as the
     /// store settled it before the rules judged it (`MDNSSessionStore.resolve`).
     public var roles: MDNSResponseRoles?
+    /// For a response from port 5353: the queries of the last second that asked for each of
+    /// its answer names, as the store found them before the rules judged it.
+    public var askers: MDNSAskers?
     /// The end of the input: no message (`input` is nil), the store is the final one and
     /// `time` the latest packet time. Rules that conclude from the whole session do it here.
     public var atEnd = false

@@ -32,8 +32,43 @@ public struct MDNSSessionStore: SessionStore {
     /// Entries the model and the windows dropped because a table was full.
     public var evicted: Int { model.evicted + windowEvictions }
 
-    /// A multicast response's roles (`roles(_:)`), read by the rules and by `update`.
-    public func resolve(_ e: inout MDNSEvent) { e.roles = roles(e) }
+    /// What an event is to the session as it stands, settled once for every rule: a
+    /// multicast response's roles (`roles(_:)`, read by the rules and by `update`), and the
+    /// queries a response from port 5353 may answer (`askers(_:)`).
+    public func resolve(_ e: inout MDNSEvent) {
+        e.roles = roles(e)
+        e.askers = askers(e)
+    }
+
+    /// For each answer name of a response from port 5353 (a record with a TTL above 0), the
+    /// multicast queries of the last second (`MDNSAskers.span`) that asked for it: one pass
+    /// over the window, read by the rules that pair answers with queries (MDNS-507, 508, 509,
+    /// 519) instead of each scanning the window per record.
+    public func askers(_ e: MDNSEvent) -> MDNSAskers? {
+        guard let i = e.input, !e.atEnd, i.isResponse, e.srcPort == 5353 else { return nil }
+        var names: [UInt64] = []
+        var bits: UInt64 = 0
+        for r in i.answerRecords where r.record.ttl > 0 && !names.contains(r.nameKey) {
+            names.append(r.nameKey)
+            bits |= MDNSSession.nameBit(r.nameKey)
+        }
+        let recent = windows.queries(within: MDNSAskers.span, of: e.time)
+        // Each (name, query) asked, in window order, then grouped by name (a counting sort).
+        var pairs: [(name: Int, query: Int)] = []
+        for k in recent.indices where recent[k].asksAny(of: bits) {
+            for (n, name) in names.enumerated() where recent[k].asks(name: name) { pairs.append((n, k)) }
+        }
+        var starts = [Int](repeating: 0, count: names.count + 1)
+        for p in pairs { starts[p.name + 1] += 1 }
+        for n in names.indices { starts[n + 1] += starts[n] }
+        var next = starts
+        var queries = [Int](repeating: 0, count: pairs.count)
+        for p in pairs {
+            queries[next[p.name]] = p.query
+            next[p.name] += 1
+        }
+        return MDNSAskers(names: names, bits: bits, starts: starts, queries: queries)
+    }
 
     /// Takes in `e` as `resolve` left it.
     public mutating func update(with e: MDNSEvent) {
@@ -58,10 +93,16 @@ public struct MDNSWindows {
 
     /// The queries of the window at most `span` seconds before `now`, oldest first.
     public func queries(within span: Double, of now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
+        // Times never decrease along the window: the queries within `span` are a suffix,
+        // found by bisection.
         let all = queries.elements
-        var start = all.endIndex
-        while start > all.startIndex, MDNSSession.since(all[start - 1].time, now) <= span { start -= 1 }
-        return all[start...]
+        var low = all.startIndex
+        var high = all.endIndex
+        while low < high {
+            let mid = low + (high - low) / 2
+            if MDNSSession.since(all[mid].time, now) <= span { high = mid } else { low = mid + 1 }
+        }
+        return all[low...]
     }
 
     /// When each name (by its key) was last asked for, in the two ways rules read it
@@ -163,6 +204,10 @@ public struct MDNSRecentQuery: Sendable {
         nameBits & MDNSSession.nameBit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
     }
 
+    /// Whether a question may name one of the names whose `MDNSSession.nameBit`s are `bits`
+    /// (false: none does).
+    func asksAny(of bits: UInt64) -> Bool { nameBits & bits != 0 }
+
     /// Whether a question names `name` (any type; any of its questions, not only the first 64).
     func asks(name: UInt64) -> Bool {
         nameBits & MDNSSession.nameBit(name) != 0
@@ -172,6 +217,38 @@ public struct MDNSRecentQuery: Sendable {
     /// The TTL the query listed `key` with as a Known-Answer (the last listing when listed
     /// twice), if it did.
     func listed(_ key: MDNSRecordKey) -> UInt32? { known.last { $0.key == key }?.ttl }
+}
+
+/// The multicast queries a response from port 5353 may answer, by its answer names, found
+/// once per response (`MDNSSessionStore.askers(_:)`).
+public struct MDNSAskers: Sendable {
+    /// How far back queries are paired with a response: the longest window of the rules that
+    /// read this (each narrows it to its own).
+    public static let span = 1.0
+
+    /// The response's answer names (records with a TTL above 0), each once, in order.
+    private let names: [UInt64]
+    /// Their `MDNSSession.nameBit`s: a query whose `asksAny(of: bits)` is false asks for none.
+    let bits: UInt64
+    /// The indices in `MDNSWindows.queries.elements` of the queries at most `span` seconds
+    /// before the response that ask for each name (any type), oldest first: those of
+    /// `names[n]` are `queries[starts[n] ..< starts[n + 1]]`.
+    private let starts: [Int]
+    private let queries: [Int]
+
+    fileprivate init(names: [UInt64], bits: UInt64, starts: [Int], queries: [Int]) {
+        self.names = names
+        self.bits = bits
+        self.starts = starts
+        self.queries = queries
+    }
+
+    /// The queries that asked for `name` (indices of the window, oldest first); none when it
+    /// is not one of the response's answer names.
+    public func of(_ name: UInt64) -> ArraySlice<Int> {
+        guard let n = names.firstIndex(of: name) else { return [] }
+        return queries[starts[n]..<starts[n + 1]]
+    }
 }
 
 /// What the mDNS session rules still have to decide, kept for them by the store: one set of

@@ -121,17 +121,22 @@ struct KnownAnswerSuppressionRule: SessionRule {
         noteDue(e, i, &store, &out)
         guard i.isResponse, e.srcPort == 5353 else { return }
         let recent = compared(store, at: e.time)
-        guard recent.contains(where: { !$0.known.isEmpty }) else { return }
+        guard recent.contains(where: { !$0.known.isEmpty }), let askers = e.askers else { return }
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 }.map { ($0, MDNSRecordKey($0)) }
-        for k in recent.indices where !recent[k].known.isEmpty {
-            for (r, key) in answers {
-                // The question first: most queries ask about other names.
-                guard recent[k].asks(name: key.set.name), let listed = recent[k].listed(key),
+        // The earliest query with an answer it listed, and of its answers the first: the
+        // queries that asked for each answer's name, in order.
+        var found: (query: Int, answer: Int, listed: UInt32)? = nil
+        for (a, (r, key)) in answers.enumerated() {
+            let asked = askers.of(key.set.name)
+            for n in asked.indices where asked[n] >= recent.startIndex {
+                let k = asked[n]
+                if let f = found, k >= f.query { break }
+                guard !recent[k].known.isEmpty, let listed = recent[k].listed(key),
                     UInt64(listed) * 2 >= UInt64(r.record.ttl)
                 else { continue }
                 let source = recent[k].source
-                let askedPlainly = recent[(k + 1)...].contains {
-                    $0.source != source && $0.asks(name: key.set.name) && $0.listed(key) == nil
+                let askedPlainly = asked[(n + 1)...].contains {
+                    recent[$0].source != source && recent[$0].listed(key) == nil
                 }
                 if askedPlainly { continue }
                 // Records the responder first sent in the last 10 s are in their announcing
@@ -139,15 +144,18 @@ struct KnownAnswerSuppressionRule: SessionRule {
                 if let m = store.model.rrsets[key.set]?.member(rdata: key.rdata, owner: e.src),
                     MDNSSession.since(m.firstSeen, e.time) <= Self.announcing
                 {
-                    continue
+                    break
                 }
-                out.report(
-                    Self.descriptor,
-                    "answers with \(i.name(r.record.name)) \(r.record.type), which the query of frame \(recent[k].frame) listed as a Known-Answer with TTL \(listed) (at least half of \(r.record.ttl))",
-                    related: [recent[k].frame])
-                return
+                found = (k, a, listed)
+                break
             }
         }
+        guard let found else { return }
+        let r = answers[found.answer].0
+        out.report(
+            Self.descriptor,
+            "answers with \(i.name(r.record.name)) \(r.record.type), which the query of frame \(recent[found.query].frame) listed as a Known-Answer with TTL \(found.listed) (at least half of \(r.record.ttl))",
+            related: [recent[found.query].frame])
     }
 }
 
@@ -565,10 +573,15 @@ struct DuplicateSuppressionRule: SessionRule {
             judgeQuestion(e, i, recent, &out)
             return
         }
-        guard i.isResponse else { return }
+        guard i.isResponse, let askers = e.askers else { return }
+        let start = comparedStart(recent, at: e.time)
         for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
             let key = MDNSRecordKey(r)
-            guard let qi = latest(asking: key.set, in: recent, at: e.time), recent[qi].source != e.src,
+            // The latest query compared with that asks for it.
+            guard
+                let qi = askers.of(key.set.name).last(where: {
+                    $0 >= start && isCompared(recent[$0]) && recent[$0].asks(key.set)
+                }), recent[qi].source != e.src,
                 let set = store.model.rrsets[key.set]
             else { continue }
             let q = (source: recent[qi].source, time: recent[qi].time, frame: recent[qi].frame)
@@ -588,25 +601,24 @@ struct DuplicateSuppressionRule: SessionRule {
         }
     }
 
-    /// The index in `recent` of the latest query compared with (of the last second, among the
-    /// latest `capacity`) that asks for `set`.
-    private static func latest(asking set: MDNSRRSetKey, in recent: [MDNSRecentQuery], at now: Timestamp) -> Int? {
-        var k = recent.endIndex
+    /// Where the queries an answer is compared with start in `recent`: those of the last
+    /// second, back to the `capacity`-th that `isCompared` keeps.
+    private static func comparedStart(_ recent: ArraySlice<MDNSRecentQuery>, at now: Timestamp) -> Int {
+        var start = recent.endIndex
         var n = 0
-        while k > recent.startIndex, n < Self.capacity {
-            k -= 1
-            if MDNSSession.since(recent[k].time, now) > Self.window { break }
-            guard isCompared(recent[k]) else { continue }
-            n += 1
-            if recent[k].asks(set) { return k }
+        while start > recent.startIndex, n < Self.capacity,
+            MDNSSession.since(recent[start - 1].time, now) <= Self.window
+        {
+            start -= 1
+            if isCompared(recent[start]) { n += 1 }
         }
-        return nil
+        return start
     }
 
     /// A QM question of a query without TC that another host of its family asked 20–100 ms
     /// before, with no Known-Answer for it this query lacks.
     private static func judgeQuestion(
-        _ e: MDNSEvent, _ i: MDNSInput, _ recent: [MDNSRecentQuery], _ out: inout SessionReports
+        _ e: MDNSEvent, _ i: MDNSInput, _ recent: ArraySlice<MDNSRecentQuery>, _ out: inout SessionReports
     ) {
         // This query's Known-Answers, made when a question is first compared with an earlier one.
         var listed: Set<MDNSRecordKey>? = nil

@@ -133,18 +133,18 @@ struct ResponseDelayRule: SessionRule {
         }
         guard let i = e.input, !e.timeWentBack, i.isResponse, e.srcPort == 5353, e.dstPort == 5353 else { return }
         let recent = pairable(store, at: e.time)
-        guard !recent.isEmpty else { return }
+        guard !recent.isEmpty, let askers = e.askers else { return }
         let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
         for r in answers {
             let key = MDNSRecordKey(r)
             // The queries from other hosts that ask for it: the first, the latest, how many
-            // (one pass, nothing copied).
+            // (among those that asked for its name, nothing copied).
             var first: Int? = nil
             var last = recent.startIndex
             var count = 0
             var truncated = false
-            for k in recent.indices
-            where !recent[k].questions.isEmpty && !recent[k].timeWentBack && recent[k].asks(key.set)
+            for k in askers.of(key.set.name)
+            where k >= recent.startIndex && !recent[k].timeWentBack && recent[k].asks(key.set)
                 && recent[k].source != e.src
             {
                 if first == nil { first = k }
@@ -306,17 +306,26 @@ struct TruncatedQueryDelayRule: SessionRule {
         }
         let lists = store.verdicts.knownAnswerLists
         guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !lists.isEmpty else { return }
+        guard let askers = e.askers else { return }
         let plain = store.windows.queries(within: Self.window, of: e.time)
-        // The lists of other queriers still open, oldest query first.
+        // Found when a list first asks for an answer.
+        var plainStart: Int? = nil
+        // The lists of other queriers still open that may ask for an answer, oldest query first.
         let open = lists.rows.values.lazy.filter {
             $0.query.source != e.src && MDNSSession.since($0.last.time, e.time) <= Self.window
+                && $0.query.asksAny(of: askers.bits)
         }
         for l in open.sorted(by: { $0.query.frame < $1.query.frame }) {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
-                guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, by: e.src, at: e.time),
-                    !askedPlainly(plain, key.set, since: l.query.time, other: e.src)
-                else { continue }
+                guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, by: e.src, at: e.time) else { continue }
+                let start = plainStart ?? Self.plainStart(plain)
+                plainStart = start
+                let askedPlainly = askers.of(key.set.name).contains { k in
+                    k >= start && Self.isPlain(plain[k]) && plain[k].time >= l.query.time && plain[k].source != e.src
+                        && plain[k].asks(key.set)
+                }
+                guard !askedPlainly else { continue }
                 let wait = MDNSSession.since(l.last.time, e.time)
                 guard wait < Self.pause - MDNSSession.jitter else { continue }
                 out.report(
@@ -328,19 +337,17 @@ struct TruncatedQueryDelayRule: SessionRule {
         }
     }
 
-    /// Whether a plain query (questions, no TC, not stamped before an earlier packet) among
-    /// the latest `capacity` of the window asked for `key`, from a host other than `responder`,
-    /// at or after `since`.
-    private static func askedPlainly(
-        _ plain: ArraySlice<MDNSRecentQuery>, _ key: MDNSRRSetKey, since: Timestamp, other responder: IPAddress
-    ) -> Bool {
+    /// Where the latest `capacity` plain queries (questions, no TC, not stamped before an
+    /// earlier packet) of `window` start: a response answers the Known-Answer list when one of
+    /// them, at or after the list's query, asked another host for the record.
+    private static func plainStart(_ window: ArraySlice<MDNSRecentQuery>) -> Int {
+        var start = window.endIndex
         var n = 0
-        for k in plain.indices.reversed() where isPlain(plain[k]) {
-            n += 1
-            if n > capacity { return false }
-            if plain[k].time >= since && plain[k].source != responder && plain[k].asks(key) { return true }
+        while start > window.startIndex, n < capacity {
+            start -= 1
+            if isPlain(window[start]) { n += 1 }
         }
-        return false
+        return start
     }
 
     private static func isPlain(_ q: MDNSRecentQuery) -> Bool {
