@@ -194,6 +194,20 @@ enum InventoryBuilder {
         return named
     }
 
+    /// The part of `text` that `named(in:among:)` can find an instance name in: up to the last
+    /// dot followed by a byte that is not a name byte (or by the end), empty when there is
+    /// none. An instance name's presentation ends with a dot and must not be followed by a
+    /// name byte, so nothing after that point is part of a name found; a finding's message
+    /// keeps its names first and its explanation after them, and only this part is kept to
+    /// the end of the input.
+    static func nameable(_ text: String) -> String {
+        let t = text.utf8.span
+        var end = t.count
+        while end > 0, !(t[end - 1] == 0x2E && (end == t.count || !isNameByte(t[end]))) { end -= 1 }
+        if end == t.count { return text }
+        return String(decoding: text.utf8.prefix(end), as: UTF8.self)
+    }
+
     /// A byte that can continue a name's presentation: a letter, digit, `-`, `_`, `.`, `\\`
     /// or part of a UTF-8 sequence.
     private static func isNameByte(_ b: UInt8) -> Bool {

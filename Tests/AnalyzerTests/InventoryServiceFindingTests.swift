@@ -26,4 +26,29 @@ import Testing
         #expect(InventoryBuilder.named(in: "a._http._tcp.local.", among: ["a._http._tcp.local."]) == [0])
         #expect(InventoryBuilder.named(in: "a._http._tcp.local", among: ["a._http._tcp.local."]).isEmpty)
     }
+
+    /// The emitter keeps only `nameable(text)` of each finding to the end of the input: it
+    /// must name exactly what the whole message names, and drop the explanation after it.
+    @Test func theKeptPartOfAMessageNamesWhatTheWholeMessageNames() {
+        let names = [plain, office, "a._http._tcp.local."]
+        let texts = [
+            "\(office) SRV was announced once, not twice [RFC 6762 §8.3]",
+            "\(plain) TXT changed; \(office) SRV too",
+            "\(plain) TXT",
+            "(a._http._tcp.local.)",
+            "a._http._tcp.local.lan. SRV",
+            "a._http._tcp.local",
+            "_ipp._tcp.local. PTR answered 3 ms after the last Known-Answer packet (frame 12) of the TC query of frame 10",
+            "answered 3 ms after the query of frame 10",
+            "",
+        ]
+        for t in texts {
+            #expect(
+                InventoryBuilder.named(in: InventoryBuilder.nameable(t), among: names)
+                    == InventoryBuilder.named(in: t, among: names), "\(t)")
+        }
+        #expect(InventoryBuilder.nameable(texts[6]) == "_ipp._tcp.local.")
+        #expect(InventoryBuilder.nameable(texts[1]) == "\(plain) TXT changed; \(office)")
+        #expect(InventoryBuilder.nameable(texts[7]).isEmpty)
+    }
 }

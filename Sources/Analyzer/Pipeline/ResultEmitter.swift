@@ -14,8 +14,9 @@ struct ResultEmitter {
     /// Findings of the current input by device key, for the inventory; bounded like the
     /// session model (keys beyond the bound are not counted).
     private(set) var deviceFindings: [UInt64: SeverityCounts] = [:]
-    /// Stateful mDNS findings by host key, with their messages (for the services' counts):
-    /// bounded by `maxDeviceFindings` hosts and `maxFindingTextsPerHost` findings each.
+    /// Stateful mDNS findings by host key, each with the part of its message that can name a
+    /// service instance (`InventoryBuilder.nameable`, for the services' counts): bounded by
+    /// `maxDeviceFindings` hosts and `maxFindingTextsPerHost` findings each.
     private(set) var hostFindingTexts: [UInt64: [(message: String, severity: Severity)]] = [:]
     /// The named segments each device, host and service instance of the current input was
     /// seen on (by the session models' keys), in increasing order: the inventory's
@@ -58,7 +59,7 @@ struct ResultEmitter {
         for t in r.hostFindingTexts
         where hostFindingTexts.count < Self.maxDeviceFindings || hostFindingTexts[t.key] != nil {
             if hostFindingTexts[t.key, default: []].count < Self.maxFindingTextsPerHost {
-                hostFindingTexts[t.key, default: []].append((t.message, t.severity))
+                hostFindingTexts[t.key, default: []].append((InventoryBuilder.nameable(t.message), t.severity))
             }
         }
         for s in r.sightings { noteSighting(s.key, s.segment) }
