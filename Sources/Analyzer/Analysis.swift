@@ -246,6 +246,32 @@ public final class Analysis {
     /// state start afresh for the next input.
     private func concludeSessions() {
         scheduler.drain(emit: emit)
+        let models = finishSessions()
+        // The inventory of this input, once its end-of-input findings are counted too.
+        let found = emitter.takeInputFindings()
+        let memberships = intake.takeMemberships()
+        summary.stateEvicted += memberships.untracked
+        let firstOfSession = inventory.devices.count
+        InventoryBuilder.addSSDP(
+            models.ssdp, findings: found.devices, segments: found.segments, names: segmentNames,
+            file: sessionFileName, to: &inventory)
+        InventoryBuilder.addMDNS(
+            models.mdns, findings: found.devices, texts: found.hostTexts, segments: found.segments,
+            names: segmentNames, file: sessionFileName, to: &inventory)
+        let joined = memberships.byAddressText()
+        if !joined.isEmpty {
+            for k in firstOfSession..<inventory.devices.count {
+                inventory.devices[k].memberships = MembershipTracker.memberships(
+                    of: inventory.devices[k].addresses, in: joined)
+            }
+        }
+        segmentRuns.removeAll()
+    }
+
+    /// Ends the input's session stages, their end-of-input findings emitted, and returns the
+    /// two models, which is all the inventory reads: the rules' verdicts, the windows and the
+    /// stages' caches are gone before the inventory is built.
+    private func finishSessions() -> (ssdp: SSDPSessionModel, mdns: MDNSSessionModel) {
         var reports = SessionReports()
         var mdns = scheduler.settler.takeStage()
         var ssdp = intake.takeSSDP()
@@ -258,25 +284,7 @@ public final class Analysis {
         if !reports.isEmpty {
             emit(concluded(reports, atEnd: true, mdnsModel: mdns.model))
         }
-        // The inventory of this input, once its end-of-input findings are counted too.
-        let found = emitter.takeInputFindings()
-        let memberships = intake.takeMemberships()
-        summary.stateEvicted += memberships.untracked
-        let firstOfSession = inventory.devices.count
-        InventoryBuilder.addSSDP(
-            ssdp.model, findings: found.devices, segments: found.segments, names: segmentNames, file: sessionFileName,
-            to: &inventory)
-        InventoryBuilder.addMDNS(
-            mdns.model, findings: found.devices, texts: found.hostTexts, segments: found.segments,
-            names: segmentNames, file: sessionFileName, to: &inventory)
-        let joined = memberships.byAddressText()
-        if !joined.isEmpty {
-            for k in firstOfSession..<inventory.devices.count {
-                inventory.devices[k].memberships = MembershipTracker.memberships(
-                    of: inventory.devices[k].addresses, in: joined)
-            }
-        }
-        segmentRuns.removeAll()
+        return (ssdp.model, mdns.model)
     }
 
     /// Live capture's timer: the session rules report what became certain by `now` (a
