@@ -83,7 +83,7 @@ enum InventoryBuilder {
     /// name a place in the message, not an instance, and count for the host only.
     static func addMDNS(
         _ model: MDNSSessionModel, findings: [UInt64: SeverityCounts],
-        texts: [UInt64: [(message: String, severity: Severity)]], segments: [UInt64: [UInt16]] = [:],
+        texts: [UInt64: HostFindingTexts], segments: [UInt64: [UInt16]] = [:],
         names: [String] = [], file: String?, to inventory: inout Inventory
     ) {
         if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
@@ -121,8 +121,8 @@ enum InventoryBuilder {
         var serviceFindings = [SeverityCounts](repeating: SeverityCounts(), count: services.count)
         for (hk, indices) in byHost {
             let names = indices.map { services[$0].instance }
-            for t in texts[hk] ?? [] {
-                for n in named(in: t.message, among: names) { serviceFindings[indices[n]].add(t.severity) }
+            for t in texts[hk]?.texts ?? [] {
+                for n in named(in: t.message, among: names) { serviceFindings[indices[n]].add(t.counts) }
             }
         }
         for (i, s) in services.enumerated() {

@@ -14,10 +14,9 @@ struct ResultEmitter {
     /// Findings of the current input by device key, for the inventory; bounded like the
     /// session model (keys beyond the bound are not counted).
     private(set) var deviceFindings: [UInt64: SeverityCounts] = [:]
-    /// Stateful mDNS findings by host key, each with the part of its message that can name a
-    /// service instance (`InventoryBuilder.nameable`, for the services' counts): bounded by
+    /// Stateful mDNS findings by host key, for the services' counts: bounded by
     /// `maxDeviceFindings` hosts and `maxFindingTextsPerHost` findings each.
-    private(set) var hostFindingTexts: [UInt64: [(message: String, severity: Severity)]] = [:]
+    private(set) var hostFindingTexts: [UInt64: HostFindingTexts] = [:]
     /// The named segments each device, host and service instance of the current input was
     /// seen on (by the session models' keys), in increasing order: the inventory's
     /// `segments`. Bounded by `Inventory.maxEntries` keys and `maxSegmentsPerKey` each.
@@ -58,8 +57,8 @@ struct ResultEmitter {
         }
         for t in r.hostFindingTexts
         where hostFindingTexts.count < Self.maxDeviceFindings || hostFindingTexts[t.key] != nil {
-            if hostFindingTexts[t.key, default: []].count < Self.maxFindingTextsPerHost {
-                hostFindingTexts[t.key, default: []].append((InventoryBuilder.nameable(t.message), t.severity))
+            if hostFindingTexts[t.key, default: HostFindingTexts()].taken < Self.maxFindingTextsPerHost {
+                hostFindingTexts[t.key, default: HostFindingTexts()].take(t.message, t.severity)
             }
         }
         for s in r.sightings { noteSighting(s.key, s.segment) }
@@ -99,7 +98,7 @@ struct ResultEmitter {
     /// The end of an input: its findings and segments per device, for its inventory, and
     /// fresh tallies for the next input.
     mutating func takeInputFindings() -> (
-        devices: [UInt64: SeverityCounts], hostTexts: [UInt64: [(message: String, severity: Severity)]],
+        devices: [UInt64: SeverityCounts], hostTexts: [UInt64: HostFindingTexts],
         segments: [UInt64: [UInt16]]
     ) {
         defer {
@@ -117,4 +116,27 @@ struct ResultEmitter {
     mutating func beginFile(_ index: Int, name: String) { reporter.beginFile(index, name: name) }
     mutating func inventory(_ inventory: Inventory) { reporter.inventory(inventory) }
     mutating func finish(_ summary: RunSummary) { reporter.finish(summary) }
+}
+
+/// The stateful mDNS findings of one host, as the inventory counts them for its services:
+/// of each message only the part that can name a service instance
+/// (`InventoryBuilder.nameable`), each distinct part once with the severities of the findings
+/// that had it.
+struct HostFindingTexts {
+    /// Findings taken, whatever their messages.
+    private(set) var taken = 0
+    private(set) var texts: [(message: String, counts: SeverityCounts)] = []
+
+    mutating func take(_ message: String, _ severity: Severity) {
+        taken += 1
+        let part = InventoryBuilder.nameable(message)
+        guard !part.isEmpty else { return }
+        if let k = texts.firstIndex(where: { $0.message == part }) {
+            texts[k].counts.add(severity)
+        } else {
+            var counts = SeverityCounts()
+            counts.add(severity)
+            texts.append((part, counts))
+        }
+    }
 }
