@@ -46,6 +46,14 @@ public struct SessionTable<Key: Hashable, Row> {
         _modify { yield &rows.values[slot] }
     }
 
+    /// The slots of the rows that satisfy `include`, in increasing `order` (a frame): a rule
+    /// that judges a whole table at the end sorts slots, not copies of its rows.
+    public func slots(where include: (Row) -> Bool, by order: (Row) -> Int) -> [Slot] {
+        var keyed: [(order: Int, slot: Slot)] = []
+        for k in rows.indices where include(rows.values[k]) { keyed.append((order(rows.values[k]), k)) }
+        return keyed.sorted { $0.order < $1.order }.map(\.slot)
+    }
+
     /// Sets the row of `key`, making room first when the key is new and the table is full.
     public mutating func insert(_ row: Row, for key: Key, at now: Timestamp, evicted: inout Int) {
         if rows[key] == nil { makeRoom(at: now, evicted: &evicted) }

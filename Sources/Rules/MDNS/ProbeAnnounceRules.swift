@@ -130,9 +130,11 @@ struct AnnouncingRule: SessionRule {
     }
 
     private static func conclude(_ e: MDNSEvent, _ store: borrowing MDNSSessionStore, into out: inout SessionReports) {
-        let open = store.phases.rows.rows.lazy.compactMap { k, row in row.sequence.map { (k, $0) } }
-        for (key, s) in open.sorted(by: { $0.1.first.frame < $1.1.first.frame }) {
-            guard let v = verdict(s, end: e.time) else { continue }
+        let rows = store.phases.rows
+        let open = rows.slots(where: { $0.sequence != nil }, by: { $0.sequence?.first.frame ?? 0 })
+        for k in open {
+            let key = rows.rows.keys[k]
+            guard let s = rows[k].sequence, let v = verdict(s, end: e.time) else { continue }
             out.reportAtEnd(
                 Self.descriptor, severity: v.severity, v.message, frames: v.frames, time: s.first.time,
                 source: key.source)

@@ -148,7 +148,9 @@ struct DiscoveryWithoutMembershipRule: SessionRule {
         guard e.atEnd, !store.verdicts.unreported else { return }
         store.verdicts.unreported = true
         let end = e.time
-        for (key, u) in store.users.rows.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
+        for k in store.users.slots(where: { _ in true }, by: \.first.frame) {
+            let key = store.users.rows.keys[k]
+            let u = store.users[k]
             guard store.members[key] == nil, store.reports(of: key.group) != nil else { continue }
             // A version 3 (MLDv2) query that asked while the host was active, whose answers
             // the capture holds: the host's first discovery message before its response time
