@@ -64,11 +64,21 @@ public struct SSDPSessionModel: Sendable {
             inventories[key] = listed
         }
         if let k = inventories.index(forKey: key) { inventories.values[k].take(e) }
-        let before = devices[key]?.usns.count ?? 0
-        let wasIncomplete = devices[key]?.historyIncomplete ?? false
-        devices[key]?.take(e, mayAddUSN: usnCount < Self.maxUSNs)
-        usnCount += (devices[key]?.usns.count ?? 0) - before
-        if !wasIncomplete, devices[key]?.historyIncomplete == true { evicted += 1 }
+        guard let k = devices.index(forKey: key) else { return }
+        let mayAdd = usnCount < Self.maxUSNs
+        // Found once and changed in place: reading the record through its key would copy it.
+        let (added, lostHistory) = Self.take(e, into: &devices.values[k], mayAddUSN: mayAdd)
+        usnCount += added
+        if lostHistory { evicted += 1 }
+    }
+
+    /// Takes `e` into device `d`; returns how many USNs it added and whether the device's
+    /// history became incomplete with it.
+    private static func take(_ e: SSDPEvent, into d: inout SSDPDeviceState, mayAddUSN: Bool) -> (Int, Bool) {
+        let before = d.usns.count
+        let wasIncomplete = d.historyIncomplete
+        d.take(e, mayAddUSN: mayAddUSN)
+        return (d.usns.count - before, !wasIncomplete && d.historyIncomplete)
     }
 
     /// Drops, every `sweepInterval` of packet time, the records of devices silent for longer
