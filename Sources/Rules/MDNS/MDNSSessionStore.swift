@@ -47,6 +47,7 @@ public struct MDNSSessionStore: SessionStore {
     public func askers(_ e: MDNSEvent) -> MDNSAskers? {
         guard let i = e.input, !e.atEnd, i.isResponse, e.srcPort == 5353 else { return nil }
         var names: [UInt64] = []
+        names.reserveCapacity(i.records.count)
         var bits: UInt64 = 0
         for r in i.answerRecords where r.record.ttl > 0 && !names.contains(r.nameKey) {
             names.append(r.nameKey)
@@ -55,9 +56,11 @@ public struct MDNSSessionStore: SessionStore {
         let recent = windows.queries(within: MDNSAskers.span, of: e.time)
         // Each (name, query) asked, in window order, then grouped by name (a counting sort).
         var pairs: [(name: Int, query: Int)] = []
+        pairs.reserveCapacity(4 * names.count)
         for k in recent.indices where recent[k].asksAny(of: bits) {
             for (n, name) in names.enumerated() where recent[k].asks(name: name) { pairs.append((n, k)) }
         }
+        guard !pairs.isEmpty else { return MDNSAskers(names: names, bits: bits, starts: [], queries: []) }
         var starts = [Int](repeating: 0, count: names.count + 1)
         for p in pairs { starts[p.name + 1] += 1 }
         for n in names.indices { starts[n + 1] += starts[n] }
@@ -232,7 +235,7 @@ public struct MDNSAskers: Sendable {
     let bits: UInt64
     /// The indices in `MDNSWindows.queries.elements` of the queries at most `span` seconds
     /// before the response that ask for each name (any type), oldest first: those of
-    /// `names[n]` are `queries[starts[n] ..< starts[n + 1]]`.
+    /// `names[n]` are `queries[starts[n] ..< starts[n + 1]]` (both empty when no query asked).
     private let starts: [Int]
     private let queries: [Int]
 
@@ -246,7 +249,7 @@ public struct MDNSAskers: Sendable {
     /// The queries that asked for `name` (indices of the window, oldest first); none when it
     /// is not one of the response's answer names.
     public func of(_ name: UInt64) -> ArraySlice<Int> {
-        guard let n = names.firstIndex(of: name) else { return [] }
+        guard !queries.isEmpty, let n = names.firstIndex(of: name) else { return [] }
         return queries[starts[n]..<starts[n + 1]]
     }
 }
