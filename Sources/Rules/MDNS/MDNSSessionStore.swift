@@ -512,6 +512,9 @@ public struct MDNSResponseRoles: Sendable {
         public var role: MDNSAnnouncementRole
         /// A record of the name with a TTL above 0 (else the name's records are goodbyes).
         public var live: Bool
+        /// The responder was announcing the name before this response
+        /// (`MDNSSessionStore.isAnnouncing`).
+        public var announcing = false
     }
 
     /// It starts or continues an announcement sequence of one of its names: it is an
@@ -572,12 +575,17 @@ extension MDNSSessionStore {
             && model.start.map { MDNSSession.since($0, e.time) > Self.answerWindow } ?? false
         for n in names.indices {
             let k = names[n].key
+            // The host's probes and phase of the name, found once for all that reads them.
+            let key = MDNSProbeKey(source: e.src, name: k)
+            let probe = model.probes[key]?.probes.last
+            let row = phases.rows[key]
+            names[n].announcing = Self.isAnnouncing(probe, row, at: e.time)
             names[n].role =
                 !names[n].live
                 ? .goodbye
-                : probedStart(k, from: e.src, at: e.time)
+                : Self.probedStart(probe, row, at: e.time)
                     ? .starts(.probed)
-                    : solicited ? .answer : role(of: k, i, from: e.src, at: e.time, hostStart: hostStart)
+                    : solicited ? .answer : role(of: k, row, i, from: e.src, at: e.time, hostStart: hostStart)
         }
         // What an announcement carries beside the names it announces is announced with them.
         var roles = MDNSResponseRoles(solicited: solicited, names: names)
@@ -602,9 +610,9 @@ extension MDNSSessionStore {
 
     /// What an unsolicited response from `source` is for `name`.
     private func role(
-        of name: UInt64, _ i: MDNSInput, from source: IPAddress, at now: Timestamp, hostStart: Bool
+        of name: UInt64, _ row: MDNSNamePhase?, _ i: MDNSInput, from source: IPAddress, at now: Timestamp,
+        hostStart: Bool
     ) -> MDNSAnnouncementRole {
-        let row = phases.rows[MDNSProbeKey(source: source, name: name)]
         let sequence = row?.sequence
         if row?.goodbye == true { return .starts(.returned) }
         if changedData(of: name, i, from: source) { return .starts(.update) }
@@ -616,11 +624,9 @@ extension MDNSSessionStore {
     /// Whether a response from `source` with `name` is its first since it probed the name
     /// (within `MDNSPhases.afterProbes`): the first announcement, also when a query for the
     /// name came meanwhile (it answers that too).
-    private func probedStart(_ name: UInt64, from source: IPAddress, at now: Timestamp) -> Bool {
-        let key = MDNSProbeKey(source: source, name: name)
-        guard let probe = model.probes[key]?.probes.last, MDNSSession.since(probe.time, now) <= MDNSPhases.afterProbes
-        else { return false }
-        return phases.rows[key]?.sequence.map { $0.first.frame < probe.frame } ?? true
+    private static func probedStart(_ probe: MDNSFrameTime?, _ row: MDNSNamePhase?, at now: Timestamp) -> Bool {
+        guard let probe, MDNSSession.since(probe.time, now) <= MDNSPhases.afterProbes else { return false }
+        return row?.sequence.map { $0.first.frame < probe.frame } ?? true
     }
 
     /// Whether the response carries a record of `name`'s unique RRSets with RDATA `source` did
@@ -641,9 +647,20 @@ extension MDNSSessionStore {
     /// evidence only: a record never seen before is not taken as announcing.
     public func isAnnouncing(_ name: UInt64, by source: IPAddress, at now: Timestamp) -> Bool {
         let key = MDNSProbeKey(source: source, name: name)
-        if let probe = model.probes[key]?.probes.last, MDNSSession.since(probe.time, now) <= MDNSPhases.afterProbes {
-            return true
-        }
-        return phases.rows[key]?.sequence?.isOpen(at: now) ?? false
+        return Self.isAnnouncing(model.probes[key]?.probes.last, phases.rows[key], at: now)
+    }
+
+    /// `isAnnouncing` for a name of event `e`: as its roles say when the store resolved them
+    /// (a multicast response), else looked up.
+    public func isAnnouncing(_ name: UInt64, in e: MDNSEvent) -> Bool {
+        if let n = e.roles?.names.first(where: { $0.key == name }) { return n.announcing }
+        return isAnnouncing(name, by: e.src, at: e.time)
+    }
+
+    /// Whether a host whose last probe of a name is `probe` and whose phase of it is `row` is
+    /// announcing it at `now`.
+    private static func isAnnouncing(_ probe: MDNSFrameTime?, _ row: MDNSNamePhase?, at now: Timestamp) -> Bool {
+        if let probe, MDNSSession.since(probe.time, now) <= MDNSPhases.afterProbes { return true }
+        return row?.sequence?.isOpen(at: now) ?? false
     }
 }

@@ -152,7 +152,7 @@ struct ResponseDelayRule: SessionRule {
                 count += 1
                 truncated = truncated || recent[k].truncated
             }
-            guard let first, !truncated, !store.isAnnouncing(key.set.name, by: e.src, at: e.time) else { continue }
+            guard let first, !truncated, !store.isAnnouncing(key.set.name, in: e) else { continue }
             let latest = recent[last]
             let delay = MDNSSession.since(latest.time, e.time)
             if i.isShared(r) {
@@ -318,7 +318,7 @@ struct TruncatedQueryDelayRule: SessionRule {
         for l in open.sorted(by: { $0.query.frame < $1.query.frame }) {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
-                guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, by: e.src, at: e.time) else { continue }
+                guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, in: e) else { continue }
                 let start = plainStart ?? Self.plainStart(plain)
                 plainStart = start
                 let askedPlainly = askers.of(key.set.name).contains { k in
