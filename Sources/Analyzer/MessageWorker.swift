@@ -117,7 +117,10 @@ struct FindingTally: Sendable {
 
     /// The entries by the position of their first message; ties in the order they were added.
     var inOrder: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] {
-        entries.enumerated().sorted { ($0.element.first, $0.offset) < ($1.element.first, $1.offset) }.map(\.element)
+        // With one job a tally holds one message's findings: mostly none or one, in order.
+        guard entries.count > 1 else { return entries }
+        return entries.enumerated().sorted { ($0.element.first, $0.offset) < ($1.element.first, $1.offset) }.map(
+            \.element)
     }
 }
 
