@@ -84,7 +84,7 @@ final class CollectingSink: OutputSink {
     @Test(arguments: [1, 2])
     func repeatedPayloadIsJudgedAndShownPerDatagram(jobs: Int) {
         let sink = CollectingSink()
-        var text = TextReporter.Options()
+        let text = TextReporter.Options()
         var options = Analysis.Options()
         options.jobs = jobs
         options.messageFields = false
@@ -135,7 +135,7 @@ final class CollectingSink: OutputSink {
     /// The text output of `datagrams` (UTC), one analysis.
     static func text(_ datagrams: [Datagram], jobs: Int) -> [String] {
         let sink = CollectingSink()
-        var text = TextReporter.Options()
+        let text = TextReporter.Options()
         var options = Analysis.Options()
         options.jobs = jobs
         let analysis = Analysis(
