@@ -75,6 +75,27 @@ import WireFormat
         w.age(to: Self.at(100))
         #expect(w.isEmpty)
     }
+
+    /// What leaves a window is skipped and compacted away later: through many appends past
+    /// the cap and agings, the window holds exactly the latest events in order, its indices
+    /// address them, and a removal by predicate keeps the others in order.
+    @Test func aWindowKeepsTheLatestEventsInOrderThroughCompaction() {
+        var w = SessionWindow<Row>(cap: 100, span: 50, time: \.last)
+        var evicted = 0
+        for s in 0..<1000 as Range<Int64> {
+            w.append(Row(last: Self.at(s / 4)), evicted: &evicted)
+            w.age(to: Self.at(s / 4))
+        }
+        #expect(evicted == 900)
+        #expect(w.elements.count == 100)
+        #expect(w.elements.map(\.last) == (900..<1000 as Range<Int64>).map { Self.at($0 / 4) })
+        for k in w.elements.indices { #expect(w[k].last == w.elements[k].last) }
+        w.age(to: Self.at(280))
+        #expect(w.elements.map(\.last) == (920..<1000 as Range<Int64>).map { Self.at($0 / 4) })
+        w.removeAll { $0.last == Self.at(240) }
+        let kept = Array(920..<960 as Range<Int64>) + Array(964..<1000 as Range<Int64>)
+        #expect(w.elements.map(\.last) == kept.map { Self.at($0 / 4) })
+    }
 }
 
 extension Rule {
