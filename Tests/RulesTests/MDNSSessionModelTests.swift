@@ -41,6 +41,21 @@ import WireFormat
         #expect(view.records[1].target?.key == view.records[2].nameKey)
     }
 
+    /// A query the store pairs responses with asks for every name of its questions, also
+    /// past the first 64 (kept apart, sorted), in whatever order they came, and for no other.
+    @Test func aRecentQueryAsksForEveryQuestionNamePastTheFirst64() {
+        let names = (0..<100).map { "h\((37 * $0) % 100).local" }
+        let d = mdns(query { b in for n in names { b.question(n, 1) } })
+        let input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+        let q = MDNSRecentQuery(MDNSEvent(input, time: d.time, timeWentBack: false), input)
+        let keys = input.questionNames.map(\.key)
+        #expect(keys.count == 100)
+        for k in keys { #expect(q.asks(name: k)) }
+        let other = response { $0.record(.answer, "h100.local", 1, ttl: 120, rdata: B.a("192.168.1.9")) }
+        let o = DNSMessage(parsing: mdns(other).payload)
+        #expect(!q.asks(name: MDNSMessageView(message: o).records[0].nameKey))
+    }
+
     @Test func anAnnouncedServiceGivesItsHostAndInstance() throws {
         var model = MDNSSessionModel()
         let sub = response { b in
