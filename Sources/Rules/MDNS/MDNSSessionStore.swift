@@ -108,6 +108,22 @@ public struct MDNSWindows {
         return all[low...]
     }
 
+    /// The queries of the window at most `span` seconds before `now`, from the `latest`-th
+    /// newest that `counts` on (all of them when fewer do), oldest first: the queries a rule
+    /// compares a response with, its capacity counted among those it reads.
+    public func queries(
+        within span: Double, of now: Timestamp, latest: Int, counting counts: (MDNSRecentQuery) -> Bool
+    ) -> ArraySlice<MDNSRecentQuery> {
+        let recent = queries(within: span, of: now)
+        var start = recent.endIndex
+        var n = 0
+        while start > recent.startIndex, n < latest {
+            start -= 1
+            if counts(recent[start]) { n += 1 }
+        }
+        return recent[start...]
+    }
+
     /// When each name (by its key) was last asked for, in the two ways rules read it
     /// (`MDNSNameAsked`).
     private(set) var asked = SessionTable<UInt64, MDNSNameAsked>(cap: 65536, horizon: 3600, activity: \.last)

@@ -101,14 +101,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
     /// (those without a question and those stamped before an earlier packet included), the
     /// latest `capacity`.
     static func compared(_ store: borrowing MDNSSessionStore, at now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
-        let all = store.windows.queries.elements
-        var start = all.endIndex
-        while start > all.startIndex, all.endIndex - start < capacity,
-            MDNSSession.since(all[start - 1].time, now) <= window
-        {
-            start -= 1
-        }
-        return all[start...]
+        store.windows.queries(within: window, of: now, latest: capacity) { _ in true }
     }
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
@@ -574,7 +567,8 @@ struct DuplicateSuppressionRule: SessionRule {
             return
         }
         guard i.isResponse, let askers = e.askers else { return }
-        let start = comparedStart(recent, at: e.time)
+        let start = store.windows.queries(within: Self.window, of: e.time, latest: Self.capacity, counting: isCompared)
+            .startIndex
         for r in i.records where r.section == .answer && r.record.ttl > 0 && r.record.type != .opt {
             let key = MDNSRecordKey(r)
             // The latest query compared with that asks for it.
@@ -599,20 +593,6 @@ struct DuplicateSuppressionRule: SessionRule {
                 related: [t.frame, q.frame])
             return
         }
-    }
-
-    /// Where the queries an answer is compared with start in `recent`: those of the last
-    /// second, back to the `capacity`-th that `isCompared` keeps.
-    private static func comparedStart(_ recent: ArraySlice<MDNSRecentQuery>, at now: Timestamp) -> Int {
-        var start = recent.endIndex
-        var n = 0
-        while start > recent.startIndex, n < Self.capacity,
-            MDNSSession.since(recent[start - 1].time, now) <= Self.window
-        {
-            start -= 1
-            if isCompared(recent[start]) { n += 1 }
-        }
-        return start
     }
 
     /// A QM question of a query without TC that another host of its family asked 20–100 ms

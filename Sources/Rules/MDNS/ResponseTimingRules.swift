@@ -116,14 +116,7 @@ struct ResponseDelayRule: SessionRule {
     /// The queries a response from 5353 is paired with: multicast queries with questions of
     /// the last second (not those stamped before an earlier packet), the latest `capacity`.
     static func pairable(_ store: borrowing MDNSSessionStore, at now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
-        let recent = store.windows.queries(within: window, of: now)
-        var start = recent.endIndex
-        var n = 0
-        while start > recent.startIndex, n < capacity {
-            start -= 1
-            if !recent[start].questions.isEmpty, !recent[start].timeWentBack { n += 1 }
-        }
-        return recent[start...]
+        store.windows.queries(within: window, of: now, latest: capacity) { !$0.questions.isEmpty && !$0.timeWentBack }
     }
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
@@ -307,9 +300,11 @@ struct TruncatedQueryDelayRule: SessionRule {
         let lists = store.verdicts.knownAnswerLists
         guard i.isResponse, e.srcPort == 5353, e.dstPort == 5353, !lists.isEmpty else { return }
         guard let askers = e.askers else { return }
-        let plain = store.windows.queries(within: Self.window, of: e.time)
-        // Found when a list first asks for an answer.
-        var plainStart: Int? = nil
+        // The latest `capacity` plain queries (questions, no TC, not stamped before an earlier
+        // packet): a response answers the Known-Answer list when one of them, at or after the
+        // list's query, asked another host for the record. Found when a list first asks for an
+        // answer.
+        var plain: ArraySlice<MDNSRecentQuery>? = nil
         // The lists of other queriers still open that may ask for an answer, oldest query first.
         let open = lists.rows.values.lazy.filter {
             $0.query.source != e.src && MDNSSession.since($0.last.time, e.time) <= Self.window
@@ -319,11 +314,13 @@ struct TruncatedQueryDelayRule: SessionRule {
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
                 guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, in: e) else { continue }
-                let start = plainStart ?? Self.plainStart(plain)
-                plainStart = start
+                let latest =
+                    plain
+                    ?? store.windows.queries(within: Self.window, of: e.time, latest: Self.capacity, counting: isPlain)
+                plain = latest
                 let askedPlainly = askers.of(key.set.name).contains { k in
-                    k >= start && Self.isPlain(plain[k]) && plain[k].time >= l.query.time && plain[k].source != e.src
-                        && plain[k].asks(key.set)
+                    k >= latest.startIndex && Self.isPlain(latest[k]) && latest[k].time >= l.query.time
+                        && latest[k].source != e.src && latest[k].asks(key.set)
                 }
                 guard !askedPlainly else { continue }
                 let wait = MDNSSession.since(l.last.time, e.time)
@@ -335,19 +332,6 @@ struct TruncatedQueryDelayRule: SessionRule {
                 return
             }
         }
-    }
-
-    /// Where the latest `capacity` plain queries (questions, no TC, not stamped before an
-    /// earlier packet) of `window` start: a response answers the Known-Answer list when one of
-    /// them, at or after the list's query, asked another host for the record.
-    private static func plainStart(_ window: ArraySlice<MDNSRecentQuery>) -> Int {
-        var start = window.endIndex
-        var n = 0
-        while start > window.startIndex, n < capacity {
-            start -= 1
-            if isPlain(window[start]) { n += 1 }
-        }
-        return start
     }
 
     private static func isPlain(_ q: MDNSRecentQuery) -> Bool {
