@@ -46,12 +46,9 @@ public struct SessionTable<Key: Hashable, Row> {
         _modify { yield &rows.values[slot] }
     }
 
-    /// The slots of the rows that satisfy `include`, in increasing `order` (a frame): a rule
-    /// that judges a whole table at the end sorts slots, not copies of its rows.
+    /// The slots of the rows that satisfy `include`, in increasing `order` (a frame).
     public func slots(where include: (Row) -> Bool, by order: (Row) -> Int) -> [Slot] {
-        var keyed: [(order: Int, slot: Slot)] = []
-        for k in rows.indices where include(rows.values[k]) { keyed.append((order(rows.values[k]), k)) }
-        return keyed.sorted { $0.order < $1.order }.map(\.slot)
+        rows.positions(where: include, by: order)
     }
 
     /// Sets the row of `key`, making room first when the key is new and the table is full.
@@ -190,5 +187,15 @@ public struct SessionWindow<Element> {
         guard start > 0, start >= storage.endIndex - start else { return }
         storage.removeFirst(start)
         start = 0
+    }
+}
+
+extension Dictionary {
+    /// The positions of the values that satisfy `include`, in increasing `order` (a frame): a
+    /// rule that judges a whole table at the end sorts positions, not copies of its rows.
+    public func positions(where include: (Value) -> Bool, by order: (Value) -> Int) -> [Index] {
+        var keyed: [(order: Int, at: Index)] = []
+        for k in indices where include(values[k]) { keyed.append((order(values[k]), k)) }
+        return keyed.sorted { $0.order < $1.order }.map(\.at)
     }
 }

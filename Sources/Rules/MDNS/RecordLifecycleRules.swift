@@ -126,15 +126,11 @@ struct ServiceCompletenessRule: SessionRule {
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard e.atEnd else { return }
-        // Positions in the table, not copies of the services: every service is judged at once.
         let services = store.model.services
-        var judged: [(frame: Int, at: Dictionary<UInt64, MDNSServiceState>.Index)] = []
-        for k in services.indices {
-            let s = services.values[k]
-            guard s.srvMessages >= 2, !s.goodbye, !s.historyIncomplete, let frame = s.firstSRVFrame else { continue }
-            judged.append((frame, k))
-        }
-        for (_, k) in judged.sorted(by: { $0.frame < $1.frame }) {
+        let judged = services.positions(
+            where: { $0.srvMessages >= 2 && !$0.goodbye && !$0.historyIncomplete && $0.firstSRVFrame != nil },
+            by: { $0.firstSRVFrame ?? 0 })
+        for k in judged {
             let s = services.values[k]
             let frame = s.firstSRVFrame ?? s.firstFrame
             let source = s.firstSRVSource ?? .v4(0)
