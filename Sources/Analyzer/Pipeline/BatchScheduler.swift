@@ -8,10 +8,12 @@ import Rules
 /// thread (`MDNSSessionSettler`); results come back in capture order to `emit`.
 ///
 /// With one job, or no pool to run on (`BatchPool`: the driver's threads; the pipeline starts
-/// none itself), each datagram is processed at once on the calling thread, session rules
-/// included. With more, the calling thread (the reading thread) is one of the jobs: it
-/// processes a queued batch itself when the workers are behind. Results are the same for any
-/// number of jobs.
+/// none itself), the calling thread processes each batch itself, session rules included,
+/// when it is full, when the input ends, when a live capture has caught up (`caughtUp`) and
+/// when a caller drains (`drain`: conclusions, an embedder's `feed`). Each stage runs over a
+/// whole batch before the next starts, as on a pool. With more jobs, the calling thread (the
+/// reading thread) is one of the jobs: it processes a queued batch itself when the workers
+/// are behind. Results are the same for any number of jobs.
 struct BatchScheduler {
     /// The batch being filled (its buffer also holds the payloads `Intake` copied into it).
     var batch = Batch()
@@ -53,22 +55,21 @@ struct BatchScheduler {
             if let p = makePool(workers, { [settler] in settler.settle(&$0) }), p.isRunning { pool = p }
         }
         pooled = pool != nil
-        // Inline (one job), a batch holds one datagram at a time.
-        if pooled { batch.items.reserveCapacity(Self.batchSize) }
+        batch.items.reserveCapacity(Self.batchSize)
     }
 
-    /// Adds one datagram; hands on what is ready. Inline, the datagram is processed at once;
-    /// pooled, a full batch goes to the pool, and once per batch (not per datagram: each look
-    /// takes the pool's lock, which the workers contend for) what is ready is emitted. When
-    /// the workers are too far behind (bounded memory), this thread works on a batch still
-    /// queued for them, and waits only when none is.
+    /// Adds one datagram; hands on what is ready. A full batch is processed here (one job) or
+    /// goes to the pool, and once per batch (not per datagram: each look takes the pool's
+    /// lock, which the workers contend for) what is ready is emitted. When the workers are too
+    /// far behind (bounded memory), this thread works on a batch still queued for them, and
+    /// waits only when none is.
     mutating func add(_ item: WorkItem, emit: (borrowing BatchOutput) -> Void) {
         batch.items.append(item)
+        guard batch.items.count >= Self.batchSize else { return }
         guard pooled else {
             processHere(emit: emit)
             return
         }
-        guard batch.items.count >= Self.batchSize else { return }
         submitBatch()
         guard let pool else { return }
         let limit = jobs * Self.batchesPerWorker
@@ -103,7 +104,7 @@ struct BatchScheduler {
     /// The batch filled so far, replaced by a spare one.
     private mutating func takeBatch() -> Batch {
         var next = spare.popLast() ?? Batch()
-        if pooled && next.items.capacity == 0 { next.items.reserveCapacity(Self.batchSize) }
+        if next.items.capacity == 0 { next.items.reserveCapacity(Self.batchSize) }
         swap(&next, &batch)
         next.segmentNames = segmentNames
         return next
@@ -127,8 +128,8 @@ struct BatchScheduler {
     /// a few packets); otherwise it joins the batches in flight and all are waited for.
     /// Under load the kernel always has packets waiting, so whole batches go to the pool.
     mutating func caughtUp(emit: (borrowing BatchOutput) -> Void) {
-        guard let pool, !batch.items.isEmpty || pool.inFlight > 0 else { return }
-        if pool.inFlight == 0 {
+        guard !batch.items.isEmpty || (pool?.inFlight ?? 0) > 0 else { return }
+        if (pool?.inFlight ?? 0) == 0 {
             // Every earlier batch has been through the in-order step and emitted: this one
             // comes next in capture order on every worker and on the session stage.
             processHere(emit: emit)
@@ -140,16 +141,20 @@ struct BatchScheduler {
     /// Processes the batch filled so far on this thread, session rules included, and emits
     /// it: only when no batch is in flight (one job, or a pool with nothing pending).
     private mutating func processHere(emit: (borrowing BatchOutput) -> Void) {
+        guard !batch.items.isEmpty else { return }
         var r = inline.process(takeBatch())
         settler.settle(&r)
         emit(r)
         recycle(&r)
     }
 
-    /// Waits for every batch in flight and emits its results.
+    /// Processes (one job) or waits for every batch not yet emitted, and emits its results.
     mutating func drain(emit: (borrowing BatchOutput) -> Void) {
+        guard let pool else {
+            processHere(emit: emit)
+            return
+        }
         submitBatch()
-        guard let pool else { return }
         while var r = pool.next(wait: true) {
             emit(r)
             recycle(&r)
