@@ -8,17 +8,27 @@ import WireFormat
 /// table is full first drops the rows inactive for longer than the horizon, then, if the
 /// table is still full, the least recently active eighth (in bulk: a flood of new keys costs
 /// a sort every few hundred insertions, not a scan each), counted as evicted.
+///
+/// A table whose rows can change no judgement once inactive past the horizon (a window's
+/// rows: a query waiting a second for its answer) `expires` them: they are dropped once per
+/// horizon of packet time, when a row is added, not only when the table is full, so such a
+/// table holds about a horizon's rows, not its cap's (not counted as evicted).
 public struct SessionTable<Key: Hashable, Row> {
     public let cap: Int
     /// Seconds of packet time a row stays after its last activity when room is needed.
     public let horizon: Double
     private let activity: KeyPath<Row, Timestamp>
+    /// Rows past the horizon go without waiting for the cap (see above).
+    private let expires: Bool
+    /// When rows past the horizon were last dropped (`expires`).
+    private var expiredAt: Timestamp = .zero
     public private(set) var rows: [Key: Row] = [:]
 
-    public init(cap: Int, horizon: Double, activity: KeyPath<Row, Timestamp>) {
+    public init(cap: Int, horizon: Double, activity: KeyPath<Row, Timestamp>, expires: Bool = false) {
         self.cap = cap
         self.horizon = horizon
         self.activity = activity
+        self.expires = expires && horizon.isFinite
     }
 
     public var isEmpty: Bool { rows.isEmpty }
@@ -101,19 +111,30 @@ public struct SessionTable<Key: Hashable, Row> {
     public mutating func removeAll() { rows.removeAll(keepingCapacity: true) }
 
     /// Past the cap: the rows inactive for longer than the horizon go, then the least recently
-    /// active eighth (counted as evicted).
+    /// active eighth (counted as evicted). A table that `expires` rows drops those past the
+    /// horizon once per horizon of packet time too.
     public mutating func makeRoom(at now: Timestamp, evicted: inout Int) {
+        if expires, Timestamp.seconds(from: expiredAt, to: now) > horizon {
+            expiredAt = now
+            dropInactive(at: now)
+        }
         guard rows.count >= cap else { return }
-        let horizon = horizon
-        let activity = activity
         if horizon.isFinite {
-            rows = rows.filter { max(0, Timestamp.seconds(from: $0.value[keyPath: activity], to: now)) <= horizon }
+            dropInactive(at: now)
             guard rows.count >= cap else { return }
         }
+        let activity = activity
         let order = rows.map { ($0.key, $0.value[keyPath: activity]) }.sorted { $0.1 < $1.1 }
         let gone = order.prefix(max(1, rows.count / 8))
         for (k, _) in gone { rows[k] = nil }
         evicted &+= gone.count
+    }
+
+    /// Drops the rows inactive for longer than the horizon at `now`.
+    private mutating func dropInactive(at now: Timestamp) {
+        let horizon = horizon
+        let activity = activity
+        rows = rows.filter { max(0, Timestamp.seconds(from: $0.value[keyPath: activity], to: now)) <= horizon }
     }
 }
 

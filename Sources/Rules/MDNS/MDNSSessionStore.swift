@@ -283,7 +283,8 @@ public struct MDNSAskers: Sendable {
 
 /// What the mDNS session rules still have to decide, kept for them by the store: one set of
 /// rows per rule that keeps any, keyed by the identity of what the row is about (a responder,
-/// a querier, a probed name, a record). Each table is declared here with its cap and horizon.
+/// a querier, a probed name, a record). Each table is declared here with its cap and horizon;
+/// one whose rows can change no judgement past the horizon `expires` them (`SessionTable`).
 struct MDNSVerdicts {
     // MARK: Response timing (ResponseTimingRules.swift)
 
@@ -292,13 +293,13 @@ struct MDNSVerdicts {
         cap: 256, horizon: .infinity, activity: \.last)
     /// MDNS-508: the open Known-Answer list of each querier (a TC query and its continuations).
     var knownAnswerLists = SessionTable<IPAddress, TruncatedQueryDelayRule.List>(
-        cap: 256, horizon: 1, activity: \.last.time)
+        cap: 256, horizon: 1, activity: \.last.time, expires: true)
 
     // MARK: Query behaviour (QueryBehaviourRules.swift, MDNSSessionRules.swift)
 
     /// MDNS-403: the pending legacy query of each querier endpoint (its window is 1 s).
     var legacyQueries = SessionTable<Endpoint, LegacyResponseIDRule.Query>(
-        cap: 16384, horizon: 1, activity: \.time)
+        cap: 16384, horizon: 1, activity: \.time, expires: true)
     /// MDNS-403: the legacy queries of the last second, with the responses to them.
     var legacyAnswers = SessionWindow<LegacyResponseIDRule.Exchange>(cap: 256, span: 1, time: \.time)
     /// MDNS-403: responders that answered a legacy query only by multicast, reported at the
@@ -330,18 +331,20 @@ struct MDNSVerdicts {
     var sharedProbes = SessionTable<MDNSProbeKey, ProbingRule.SharedProbes>(
         cap: 16384, horizon: 600, activity: \.last)
     /// MDNS-502: each prober's probes for a name of the last 10 s.
-    var probeRates = SessionTable<MDNSProbeKey, ProbeRateRule.Probes>(cap: 16384, horizon: 10, activity: \.last)
+    var probeRates = SessionTable<MDNSProbeKey, ProbeRateRule.Probes>(
+        cap: 16384, horizon: 10, activity: \.last, expires: true)
     /// MDNS-502: the latest probe for each name (per address family), which a defence answers.
     var probeClaims = SessionTable<ProbeRateRule.ClaimKey, ProbeRateRule.Claim>(
-        cap: 16384, horizon: 1, activity: \.probe.time)
+        cap: 16384, horizon: 1, activity: \.probe.time, expires: true)
     /// MDNS-502: each prober's conflicts of the last 10 s, from its first conflict on.
     var probeConflicts = SessionTable<IPAddress, ProbeRateRule.Conflicts>(
-        cap: 4096, horizon: 10, activity: \.activity)
+        cap: 4096, horizon: 10, activity: \.activity, expires: true)
     /// MDNS-505: each source's unsolicited multicasts of a record.
     var unsolicited = SessionTable<PeriodicAnnouncementRule.Key, PeriodicAnnouncementRule.Series>(
         cap: 65536, horizon: 3600, activity: \.last)
     /// MDNS-506: the last probe for each name (any prober), by its key.
-    var probedNames = SessionTable<UInt64, RecordRateRule.ProbeSeen>(cap: 16384, horizon: 2, activity: \.time)
+    var probedNames = SessionTable<UInt64, RecordRateRule.ProbeSeen>(
+        cap: 16384, horizon: 2, activity: \.time, expires: true)
     /// MDNS-514: the conflicts noted, by RRSet and the two hosts.
     var conflicts = SessionTable<ConflictRule.Pair, ConflictRule.Noted>(cap: 16384, horizon: 3600, activity: \.time)
     /// MDNS-515: the sources whose start the capture shows (first packet a probe, more than

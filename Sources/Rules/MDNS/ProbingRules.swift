@@ -345,7 +345,8 @@ struct ProbeRateRule: SessionRule {
         var recent: [MDNSFrameTime] = []
         /// The latest probe.
         var last: Timestamp
-        /// Reported: nothing more to decide.
+        /// Reported: nothing more to decide while the probes go on (the row expires 10 s after
+        /// the last one: a flood after that is another).
         var reported = false
     }
 
