@@ -52,6 +52,29 @@ import WireFormat
         #expect(t.count == 15)
     }
 
+    /// A table that expires its rows drops those inactive past its horizon once a horizon of
+    /// packet time has gone by, when a row is added, far below its cap and uncounted; one that
+    /// does not keeps them until it is full.
+    @Test func anExpiringTableHoldsAboutAHorizonOfRowsBelowItsCap() {
+        var expiring = SessionTable<Int, Row>(cap: 1000, horizon: 10, activity: \.last, expires: true)
+        var kept = SessionTable<Int, Row>(cap: 1000, horizon: 10, activity: \.last)
+        var evicted = 0
+        for k in 0..<100 {
+            let now = Self.at(Int64(k))
+            expiring.insert(Row(last: now), for: k, at: now, evicted: &evicted)
+            kept.insert(Row(last: now), for: k, at: now, evicted: &evicted)
+        }
+        #expect(evicted == 0)
+        #expect(kept.count == 100)
+        // Swept at seconds 0, 11, 22, …, 88, 99: what was inactive over 10 s at 99 is gone.
+        #expect(expiring.rows.keys.sorted() == Array(89..<100))
+        // A row changed in place stays active.
+        expiring[89]?.last = Self.at(105)
+        expiring.insert(Row(last: Self.at(111)), for: 111, at: Self.at(111), evicted: &evicted)
+        #expect(expiring.rows.keys.sorted() == [89, 111])
+        #expect(evicted == 0)
+    }
+
     /// Changing an existing row never evicts.
     @Test func replacingARowNeedsNoRoom() {
         var t = SessionTable<Int, Row>(cap: 2, horizon: .infinity, activity: \.last)
