@@ -220,3 +220,19 @@ extension Dictionary {
         return keyed.sorted { $0.order < $1.order }.map(\.at)
     }
 }
+
+extension Dictionary {
+    /// Changes the value of `key` in place, made from `fresh` first when there is none: one
+    /// lookup when it exists. (`self[key, default: fresh]` copies the fresh value and
+    /// allocates on every access: Benchmarks/README.md.)
+    @discardableResult
+    public mutating func change<R>(_ key: Key, default fresh: @autoclosure () -> Value, _ body: (inout Value) -> R)
+        -> R
+    {
+        if let k = index(forKey: key) { return body(&values[k]) }
+        var value = fresh()
+        let result = body(&value)
+        self[key] = value
+        return result
+    }
+}

@@ -117,8 +117,9 @@ public struct MDNSSessionModel: Sendable {
         if senders.count >= Self.maxSenders, senders[e.src] == nil {
             noteEvicted(MDNSSession.dropOldest(&senders, by: \.lastSeen))
         }
-        // One lookup: the entry is made (when new) and changed in place.
-        Self.note(e, input, in: &senders[e.src, default: MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)])
+        senders.change(e.src, default: MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)) {
+            Self.note(e, input, in: &$0)
+        }
     }
 
     private static func note(_ e: Arrival, _ input: MDNSInput, in s: inout MDNSSenderState) {
@@ -146,11 +147,10 @@ public struct MDNSSessionModel: Sendable {
                 if probes.count >= Self.maxProbes, probes[key] == nil {
                     noteEvicted(MDNSSession.dropOldest(&probes, by: \.lastSeen))
                 }
-                probes[key, default: MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)].take(
-                    frame: e.frame, time: e.time,
-                    qu: input.message.questions.contains {
-                        $0.unicastResponse && $0.name.equals(rr.name, in: p)
-                    })
+                let qu = input.message.questions.contains { $0.unicastResponse && $0.name.equals(rr.name, in: p) }
+                probes.change(key, default: MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)) {
+                    $0.take(frame: e.frame, time: e.time, qu: qu)
+                }
             }
             return
         }
@@ -159,8 +159,9 @@ public struct MDNSSessionModel: Sendable {
             if questions.count >= Self.maxQuestions, questions[key] == nil {
                 noteEvicted(MDNSSession.dropOldest(&questions, by: \.lastSeen))
             }
-            questions[key, default: MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)].take(
-                frame: e.frame, time: e.time, qu: q.unicastResponse)
+            questions.change(key, default: MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)) {
+                $0.take(frame: e.frame, time: e.time, qu: q.unicastResponse)
+            }
         }
     }
 
@@ -176,13 +177,16 @@ public struct MDNSSessionModel: Sendable {
             if rrsets.count >= Self.maxRRSets, rrsets[key] == nil {
                 noteEvicted(MDNSSession.dropOldest(&rrsets, by: \.lastSeen))
             }
-            let rdata = info.rdataKey
-            let fresh = MDNSRRSetState(
-                firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info),
-                historyIncomplete: mayHaveForgotten(nameKey))
-            rrsets[key, default: fresh].take(
-                rdata: rdata, owner: e.src, ttl: rr.ttl, cacheFlush: rr.cacheFlush, multicast: e.multicast,
-                frame: e.frame, time: e.time)
+            let forgotten = mayHaveForgotten(nameKey)
+            rrsets.change(
+                key,
+                default: MDNSRRSetState(
+                    firstFrame: e.frame, firstSeen: e.time, unique: input.isUnique(info), historyIncomplete: forgotten)
+            ) {
+                $0.take(
+                    rdata: info.rdataKey, owner: e.src, ttl: rr.ttl, cacheFlush: rr.cacheFlush,
+                    multicast: e.multicast, frame: e.frame, time: e.time)
+            }
             switch rr.type {
             case .a, .aaaa:
                 let address = rr.value.address
@@ -258,12 +262,11 @@ public struct MDNSSessionModel: Sendable {
             noteEvicted(MDNSSession.dropOldest(&hosts, by: \.lastSeen))
         }
         let forgotten = mayHaveForgotten(key)
-        Self.touch(
-            &hosts[
-                key,
-                default: MDNSHostState(
-                    name: name.presentation(in: p), firstFrame: e.frame, firstSeen: e.time,
-                    historyIncomplete: forgotten)], e, body)
+        hosts.change(
+            key,
+            default: MDNSHostState(
+                name: name.presentation(in: p), firstFrame: e.frame, firstSeen: e.time, historyIncomplete: forgotten)
+        ) { Self.touch(&$0, e, body) }
     }
 
     private mutating func touchService(
@@ -274,15 +277,16 @@ public struct MDNSSessionModel: Sendable {
             noteEvicted(MDNSSession.dropOldest(&services, by: \.lastSeen))
         }
         let forgotten = mayHaveForgotten(key)
-        Self.touch(
-            &services[
-                key,
-                default: MDNSServiceState(
-                    instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
-                    firstSeen: e.time, historyIncomplete: forgotten)], e
-        ) { s in
-            body(&s)
-            s.sightings.note(on: e.segment, from: e.src, frame: e.frame, time: e.captured)
+        services.change(
+            key,
+            default: MDNSServiceState(
+                instance: name.presentation(in: p), serviceType: Self.serviceType(name, p), firstFrame: e.frame,
+                firstSeen: e.time, historyIncomplete: forgotten)
+        ) {
+            Self.touch(&$0, e) { s in
+                body(&s)
+                s.sightings.note(on: e.segment, from: e.src, frame: e.frame, time: e.captured)
+            }
         }
     }
 
