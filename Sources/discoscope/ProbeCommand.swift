@@ -125,6 +125,9 @@ extension DiscoScope {
                 if frontend.sink.failure != nil { return true }
                 return Frontend.now() >= driver.end
             }
+            // What was read is analysed now (one job processes a batch at a time): the count
+            // of findings on our own messages below needs all of it.
+            frontend.analysis.caughtUp()
             driver.stopFlag.store(true, ordering: .relaxed)
             // Both threads stop at the end of the run (each wait is bounded by it).
             if let t = sender { pthread_join(t, nil) }
