@@ -115,17 +115,19 @@ struct KnownAnswerSuppressionRule: SessionRule {
         guard i.isResponse, e.srcPort == 5353 else { return }
         let recent = compared(store, at: e.time)
         guard recent.contains(where: { !$0.known.isEmpty }), let askers = e.askers else { return }
-        let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 }.map { ($0, MDNSRecordKey($0)) }
-        // The earliest query with an answer it listed, and of its answers the first: the
-        // queries that asked for each answer's name, in order.
+        // The earliest query with an answer it listed, and of its answers the first (by its
+        // place in the message's records): the queries that asked for each answer's name, in
+        // order.
         var found: (query: Int, answer: Int, listed: UInt32)? = nil
-        for (a, (r, key)) in answers.enumerated() {
+        for a in i.records.indices where i.records[a].section == .answer && i.records[a].record.ttl > 0 {
+            let key = MDNSRecordKey(i.records[a])
+            let ttl = i.records[a].record.ttl
             let asked = askers.of(key.set.name)
             for n in asked.indices where asked[n] >= recent.startIndex {
                 let k = asked[n]
                 if let f = found, k >= f.query { break }
                 guard !recent[k].known.isEmpty, let listed = recent[k].listed(key),
-                    UInt64(listed) * 2 >= UInt64(r.record.ttl)
+                    UInt64(listed) * 2 >= UInt64(ttl)
                 else { continue }
                 let source = recent[k].source
                 let askedPlainly = asked[(n + 1)...].contains {
@@ -144,7 +146,7 @@ struct KnownAnswerSuppressionRule: SessionRule {
             }
         }
         guard let found else { return }
-        let r = answers[found.answer].0
+        let r = i.records[found.answer]
         out.report(
             Self.descriptor,
             "answers with \(i.name(r.record.name)) \(r.record.type), which the query of frame \(recent[found.query].frame) listed as a Known-Answer with TTL \(found.listed) (at least half of \(r.record.ttl))",
@@ -211,8 +213,8 @@ extension KnownAnswerSuppressionRule {
         }
         guard i.isResponse, e.srcPort == 5353, !store.verdicts.knownAnswersDue.isEmpty else { return }
         let sent = Set(
-            i.records.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0) })
-        let answered = Set(i.records.filter { $0.section == .answer }.map { MDNSRecordKey($0).set })
+            i.records.lazy.filter { $0.section != .authority && $0.record.ttl > 0 }.map { MDNSRecordKey($0) })
+        let answered = Set(i.records.lazy.filter { $0.section == .answer }.map { MDNSRecordKey($0).set })
         // Sent, by the responder or (duplicate answer suppression) by another host.
         store.verdicts.knownAnswersDue.removeAll { sent.contains($0.record) }
         for k in store.verdicts.knownAnswersDue.elements.indices

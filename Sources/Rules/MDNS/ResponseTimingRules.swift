@@ -127,7 +127,7 @@ struct ResponseDelayRule: SessionRule {
         guard let i = e.input, !e.timeWentBack, i.isResponse, e.srcPort == 5353, e.dstPort == 5353 else { return }
         let recent = pairable(store, at: e.time)
         guard !recent.isEmpty, let askers = e.askers else { return }
-        let answers = i.records.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
+        let answers = i.records.lazy.filter { $0.section == .answer && $0.record.ttl > 0 && $0.record.type != .opt }
         for r in answers {
             let key = MDNSRecordKey(r)
             // The queries from other hosts that ask for it: the first, the latest, how many
