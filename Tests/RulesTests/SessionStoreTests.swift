@@ -75,6 +75,18 @@ import WireFormat
         #expect(evicted == 0)
     }
 
+    /// The bisection the window and a query's sorted names are searched with finds the first
+    /// element past the split, at every place of it, in an empty collection and in a slice.
+    @Test func aPartitionPointIsTheFirstElementPastTheSplit() {
+        let sorted = [1, 3, 3, 5, 8, 13]
+        for split in 0...14 {
+            #expect(sorted.partitionPoint { $0 >= split } == (sorted.firstIndex { $0 >= split } ?? sorted.endIndex))
+        }
+        #expect([Int]().partitionPoint { $0 > 0 } == 0)
+        let slice = sorted[2...]
+        #expect(slice.partitionPoint { $0 >= 8 } == 4)
+    }
+
     /// Changing an existing row never evicts.
     @Test func replacingARowNeedsNoRoom() {
         var t = SessionTable<Int, Row>(cap: 2, horizon: .infinity, activity: \.last)

@@ -211,6 +211,27 @@ public struct SessionWindow<Element> {
     }
 }
 
+extension RandomAccessCollection {
+    /// The first index whose element satisfies `isAfter` (`endIndex` when none does), found
+    /// by bisection: every element that does not satisfy it must come before every one that
+    /// does (a window ordered by time, a sorted array).
+    public func partitionPoint(_ isAfter: (Element) -> Bool) -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let mid = index(low, offsetBy: half)
+            if isAfter(self[mid]) {
+                count = half
+            } else {
+                low = index(after: mid)
+                count -= half + 1
+            }
+        }
+        return low
+    }
+}
+
 extension Dictionary {
     /// The positions of the values that satisfy `include`, in increasing `order` (a frame): a
     /// rule that judges a whole table at the end sorts positions, not copies of its rows.
@@ -219,9 +240,7 @@ extension Dictionary {
         for k in indices where include(values[k]) { keyed.append((order(values[k]), k)) }
         return keyed.sorted { $0.order < $1.order }.map(\.at)
     }
-}
 
-extension Dictionary {
     /// Changes the value of `key` in place, made from `fresh` first when there is none: one
     /// lookup when it exists. (`self[key, default: fresh]` copies the fresh value and
     /// allocates on every access: Benchmarks/README.md.)

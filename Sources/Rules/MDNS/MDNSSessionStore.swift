@@ -96,16 +96,9 @@ public struct MDNSWindows {
 
     /// The queries of the window at most `span` seconds before `now`, oldest first.
     public func queries(within span: Double, of now: Timestamp) -> ArraySlice<MDNSRecentQuery> {
-        // Times never decrease along the window: the queries within `span` are a suffix,
-        // found by bisection.
+        // Times never decrease along the window: the queries within `span` are a suffix.
         let all = queries.elements
-        var low = all.startIndex
-        var high = all.endIndex
-        while low < high {
-            let mid = low + (high - low) / 2
-            if MDNSSession.since(all[mid].time, now) <= span { high = mid } else { low = mid + 1 }
-        }
-        return all[low...]
+        return all[all.partitionPoint { MDNSSession.since($0.time, now) <= span }...]
     }
 
     /// The queries of the window at most `span` seconds before `now`, from the `latest`-th
@@ -225,13 +218,8 @@ public struct MDNSRecentQuery: Sendable {
     }
 
     private func hasMoreName(_ name: UInt64) -> Bool {
-        var low = 0
-        var high = moreNames.count
-        while low < high {
-            let mid = low + (high - low) / 2
-            if moreNames[mid] < name { low = mid + 1 } else { high = mid }
-        }
-        return low < moreNames.count && moreNames[low] == name
+        let k = moreNames.partitionPoint { $0 >= name }
+        return k < moreNames.endIndex && moreNames[k] == name
     }
 
     /// Whether a question may name one of the names whose `MDNSSession.nameBit`s are `bits`
