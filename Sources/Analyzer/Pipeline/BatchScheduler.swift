@@ -128,14 +128,13 @@ struct BatchScheduler {
     /// a few packets); otherwise it joins the batches in flight and all are waited for.
     /// Under load the kernel always has packets waiting, so whole batches go to the pool.
     mutating func caughtUp(emit: (borrowing BatchOutput) -> Void) {
-        guard !batch.items.isEmpty || (pool?.inFlight ?? 0) > 0 else { return }
-        if (pool?.inFlight ?? 0) == 0 {
+        guard let pool, pool.inFlight > 0 else {
             // Every earlier batch has been through the in-order step and emitted: this one
             // comes next in capture order on every worker and on the session stage.
             processHere(emit: emit)
-        } else {
-            drain(emit: emit)
+            return
         }
+        drain(emit: emit)
     }
 
     /// Processes the batch filled so far on this thread, session rules included, and emits
