@@ -274,12 +274,8 @@ struct TruncatedQueryDelayRule: SessionRule {
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
-        // A list whose last packet is more than a second old can no longer be answered early.
-        if store.verdicts.knownAnswerLists.rows.values.contains(where: {
-            MDNSSession.since($0.last.time, e.time) > Self.window
-        }) {
-            store.verdicts.knownAnswerLists.keep { MDNSSession.since($0.last.time, e.time) <= Self.window }
-        }
+        // A list whose last packet is more than a second old can no longer be answered early:
+        // each use below reads only those of the last second, and the table expires the rest.
         if i.isQuery {
             guard !i.isProbe, e.dst.isMulticast else { return }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
