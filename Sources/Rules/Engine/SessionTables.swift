@@ -17,14 +17,16 @@ public struct SessionTable<Key: Hashable, Row> {
     public let cap: Int
     /// Seconds of packet time a row stays after its last activity when room is needed.
     public let horizon: Double
-    private let activity: KeyPath<Row, Timestamp>
+    /// A row's latest activity (a key path such as `\.last` serves): a function reads the
+    /// field of a row in place, where a key path's projection copied the whole row first.
+    private let activity: @Sendable (Row) -> Timestamp
     /// Rows past the horizon go without waiting for the cap (see above).
     private let expires: Bool
     /// When rows past the horizon were last dropped (`expires`).
     private var expiredAt: Timestamp = .zero
     public private(set) var rows: [Key: Row] = [:]
 
-    public init(cap: Int, horizon: Double, activity: KeyPath<Row, Timestamp>, expires: Bool = false) {
+    public init(cap: Int, horizon: Double, activity: @escaping @Sendable (Row) -> Timestamp, expires: Bool = false) {
         self.cap = cap
         self.horizon = horizon
         self.activity = activity
@@ -124,7 +126,7 @@ public struct SessionTable<Key: Hashable, Row> {
             guard rows.count >= cap else { return }
         }
         let activity = activity
-        let order = rows.map { ($0.key, $0.value[keyPath: activity]) }.sorted { $0.1 < $1.1 }
+        let order = rows.map { ($0.key, activity($0.value)) }.sorted { $0.1 < $1.1 }
         let gone = order.prefix(max(1, rows.count / 8))
         for (k, _) in gone { rows[k] = nil }
         evicted &+= gone.count
@@ -134,7 +136,7 @@ public struct SessionTable<Key: Hashable, Row> {
     private mutating func dropInactive(at now: Timestamp) {
         let horizon = horizon
         let activity = activity
-        rows = rows.filter { max(0, Timestamp.seconds(from: $0.value[keyPath: activity], to: now)) <= horizon }
+        rows = rows.filter { max(0, Timestamp.seconds(from: activity($0.value), to: now)) <= horizon }
     }
 }
 
@@ -147,12 +149,13 @@ public struct SessionTable<Key: Hashable, Row> {
 public struct SessionWindow<Element> {
     public let cap: Int
     public let span: Double
-    private let time: KeyPath<Element, Timestamp>
+    /// An event's time (a key path such as `\.time` serves; see `SessionTable.activity`).
+    private let time: @Sendable (Element) -> Timestamp
     private var storage: [Element] = []
     /// Where the live events start in `storage`.
     private var start = 0
 
-    public init(cap: Int, span: Double, time: KeyPath<Element, Timestamp>) {
+    public init(cap: Int, span: Double, time: @escaping @Sendable (Element) -> Timestamp) {
         self.cap = cap
         self.span = span
         self.time = time
@@ -167,7 +170,7 @@ public struct SessionWindow<Element> {
     public mutating func age(to now: Timestamp) {
         let time = time
         let span = span
-        while start < storage.endIndex, Timestamp.seconds(from: storage[start][keyPath: time], to: now) > span {
+        while start < storage.endIndex, Timestamp.seconds(from: time(storage[start]), to: now) > span {
             start += 1
         }
         compact()
