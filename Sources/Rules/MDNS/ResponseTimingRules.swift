@@ -301,12 +301,20 @@ struct TruncatedQueryDelayRule: SessionRule {
         // list's query, asked another host for the record. Found when a list first asks for an
         // answer.
         var plain: ArraySlice<MDNSRecentQuery>? = nil
-        // The lists of other queriers still open that may ask for an answer, oldest query first.
-        let open = lists.rows.values.lazy.filter {
-            $0.query.source != e.src && MDNSSession.since($0.last.time, e.time) <= Self.window
-                && $0.query.asksAny(of: askers.bits)
+        // The lists of other queriers still open that may ask for an answer, oldest query
+        // first: found by their places in the table, their fields read in place (a copy of a
+        // list, made for each list at each response, retained its query's arrays).
+        let rows = lists.rows.values
+        var open: [(frame: Int, slot: SessionTable<IPAddress, List>.Slot)] = []
+        for slot in rows.indices
+        where rows[slot].query.source != e.src && MDNSSession.since(rows[slot].last.time, e.time) <= Self.window
+            && rows[slot].query.asksAny(of: askers.bits)
+        {
+            open.append((rows[slot].query.frame, slot))
         }
-        for l in open.sorted(by: { $0.query.frame < $1.query.frame }) {
+        open.sort { $0.frame < $1.frame }
+        for (_, slot) in open {
+            let l = lists[slot]
             for r in i.records where r.section == .answer && r.record.ttl > 0 {
                 let key = MDNSRecordKey(r)
                 guard l.query.asks(key.set), !store.isAnnouncing(key.set.name, in: e) else { continue }
