@@ -27,6 +27,11 @@ final class MDNSSessionSettler: @unchecked Sendable {
     private let wantMessages: Bool
     /// How many of the run's segment names the renderer was given (the table only grows).
     private var segmentNamesGiven = 0
+    /// The buffer of the chunk a batch's output replaced, kept to write the next batch's
+    /// into: each batch's output is written again with its session findings in place, and a
+    /// fresh buffer for it each time came from pages the allocator had just returned (the
+    /// batches recycle their buffers for the same reason, `Batch`).
+    private var spare: [UInt8] = []
 
     init(
         options: Analysis.Options, renderer: (any MessageRenderer)?, policy: (@Sendable (Finding) -> Finding?)?
@@ -99,6 +104,8 @@ final class MDNSSessionSettler: @unchecked Sendable {
             // The chunk again, with each message's session findings after its lines (and the
             // interop note places moved with the bytes they follow).
             var out = RenderedChunk()
+            swap(&out.bytes, &spare)
+            out.bytes.removeAll(keepingCapacity: true)
             out.bytes.reserveCapacity(r.chunk.bytes.count + insertions.reduce(0) { $0 + $1.chunk.bytes.count })
             var copied = 0
             var note = 0
@@ -122,7 +129,8 @@ final class MDNSSessionSettler: @unchecked Sendable {
                 }
             }
             copy(upTo: r.chunk.bytes.count)
-            r.chunk = out
+            swap(&r.chunk, &out)
+            swap(&spare, &out.bytes)
         } else {
             // Back to front, so the places of earlier messages stay where they were.
             for ins in insertions.reversed() {
