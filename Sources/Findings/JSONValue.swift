@@ -43,21 +43,48 @@ public enum JSONValue: Sendable, Hashable {
             out.append(0x5D)  // ]
         case .object(let o):
             out.append(0x7B)  // {
-            for (k, (key, v)) in o.enumerated() {
-                if k > 0 { out.append(0x2C) }
-                JSONValue.writeString(key, into: &out)
-                out.append(0x3A)  // :
-                v.write(into: &out)
-            }
+            JSONValue.writeMembers(o, into: &out)
             out.append(0x7D)  // }
         }
     }
 
     /// A JSON string. Control characters JSON allows raw (DEL, C1, the invisible reordering
-    /// ones) are escaped too, so `cat` or `jq -c` of the output cannot drive a terminal. They
-    /// are rare: a string with other non-ASCII text (`§` in every spec reference) is looked at
-    /// once more, and copied as it is.
+    /// ones) are escaped too, so `cat` or `jq -c` of the output cannot drive a terminal. Most
+    /// strings are printable ASCII without a quote or backslash and are copied whole; a
+    /// string with other non-ASCII text (`§` in every spec reference) is looked at once more,
+    /// and copied as it is when safe.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
+        let copied = s.utf8.withContiguousStorageIfAvailable { u in
+            guard TerminalText.isPlainJSON(u) else { return false }
+            appendQuoted(u, to: &out)
+            return true
+        }
+        if copied != true { writeString(escaping: s, into: &out) }
+    }
+
+    /// `u` between quotes, in one append.
+    @inline(__always)
+    private static func appendQuoted(_ u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(sizedFor: u.count &+ 2) { o in
+            o.put(0x22)
+            o.put(u)
+            o.put(0x22)
+        }
+    }
+
+    /// `writeString` of the string whose UTF-8 is `u` (valid UTF-8: what a string holds),
+    /// without making the string when its bytes are plain.
+    public static func writeString(utf8 u: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        if TerminalText.isPlainJSON(u) {
+            appendQuoted(u, to: &out)
+        } else {
+            writeString(escaping: String(decoding: u, as: UTF8.self), into: &out)
+        }
+    }
+
+    /// A string that is not plain printable ASCII: copied as it is when only safe non-ASCII
+    /// text makes it so, else escaped scalar by scalar.
+    private static func writeString(escaping s: String, into out: inout [UInt8]) {
         out.append(0x22)
         var s = s
         let copied = s.withUTF8 { u in

@@ -20,7 +20,13 @@ public struct MessageRecord: Sendable {
     /// Extra lines shown with `-v` (every header, every section).
     public var detail: [String]
     /// Protocol fields for JSON lines, after the common ones (`kind`, `start_line`, `headers`…).
-    public var fields: [(String, JSONValue)]
+    public var fields: [(String, JSONValue)] {
+        didSet { fieldsJSON = nil }
+    }
+    /// `fields` written as JSON members (`JSONValue.writeMembers`), when the record's maker
+    /// wrote them once for many records (the fields of an mDNS payload, shared by every
+    /// datagram repeating it); nil otherwise, and once `fields` changes.
+    public private(set) var fieldsJSON: [UInt8]?
     /// Whether the datagram was cut short by the capture's snap length.
     public var truncated: Bool
     /// Frames of the IP fragments this datagram was reassembled from (empty if not fragmented).
@@ -66,5 +72,16 @@ public struct MessageRecord: Sendable {
         self.fields = fields
         self.truncated = truncated
         self.fragmentFrames = fragmentFrames
+    }
+
+    /// Shares `json`, the text `JSONValue.writeMembers` makes of `fields`, with the record.
+    public mutating func share(fieldsJSON json: [UInt8]) {
+        assert(
+            {
+                var expected: [UInt8] = []
+                JSONValue.writeMembers(fields, into: &expected)
+                return expected == json
+            }(), "shared JSON text differs from the record's fields")
+        fieldsJSON = json
     }
 }

@@ -37,9 +37,8 @@ public final class JSONLinesReporter: Reporter {
 
     public func finding(_ f: Finding) {
         sink.write(
-            Self.findingObject(
-                f, file: JSONLinesRenderer.name(files, f.fileIndex), segment: Segments.name(f.segment, in: segments)
-            ).serialized() + "\n")
+            Self.findingLine(
+                f, file: JSONLinesRenderer.name(files, f.fileIndex), segment: Segments.name(f.segment, in: segments)))
     }
 
     public func inventory(_ inventory: Inventory) {
@@ -51,36 +50,109 @@ public final class JSONLinesReporter: Reporter {
         sink.flush()
     }
 
-    /// `file`: the input the record came from (null when unknown, as in unit tests);
-    /// `segment`: the name of its segment, when the run names one for it.
-    public static func messageObject(_ m: MessageRecord, file: String? = nil, segment: String? = nil) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("type", .string("message")), ("file", file.map { .string($0) } ?? .null)]
-        if let segment { fields.append(("segment", .string(segment))) }
-        fields += [
-            ("frame", .int(m.frame)),
-            ("time", .rawNumber(m.time.microsecondText)),
-            ("src", .string(m.src)), ("sport", .int(m.sport)), ("dst", .string(m.dst)), ("dport", .int(m.dport)),
-            ("ip_ttl", .int(m.ipTTL)), ("protocol", .string(m.proto.rawValue)), ("kind", .string(m.kind)),
-        ]
-        fields += m.fields
-        if m.truncated { fields.append(("truncated", .bool(true))) }
-        if !m.fragmentFrames.isEmpty { fields.append(("fragment_frames", .array(m.fragmentFrames.map { .int($0) }))) }
-        return .object(fields)
+    /// A message's record (`file`: the input it came from, null when unknown, as in unit
+    /// tests; `segment`: the name of its segment, when the run names one for it).
+    public static func writeMessage(_ m: MessageRecord, file: String?, segment: String?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("type")
+        w.string("message")
+        w.key("file")
+        w.string(orNull: file)
+        if let segment {
+            w.key("segment")
+            w.string(segment)
+        }
+        w.key("frame")
+        w.int(m.frame)
+        w.key("time")
+        w.rawNumber(m.time.microsecondText)
+        w.key("src")
+        w.string(m.src)
+        w.key("sport")
+        w.int(Int(m.sport))
+        w.key("dst")
+        w.string(m.dst)
+        w.key("dport")
+        w.int(Int(m.dport))
+        w.key("ip_ttl")
+        w.int(Int(m.ipTTL))
+        w.key("protocol")
+        w.string(m.proto.rawValue)
+        w.key("kind")
+        w.string(m.kind)
+        if let json = m.fieldsJSON {
+            w.members(json: json)
+        } else {
+            for (k, v) in m.fields {
+                w.key(escaping: k)
+                w.value(v)
+            }
+        }
+        if m.truncated {
+            w.key("truncated")
+            w.bool(true)
+        }
+        if !m.fragmentFrames.isEmpty {
+            w.key("fragment_frames")
+            w.beginArray()
+            for f in m.fragmentFrames { w.int(f) }
+            w.endArray()
+        }
+        w.endObject()
     }
 
-    public static func findingObject(_ f: Finding, file: String? = nil, segment: String? = nil) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("type", .string("finding")), ("file", file.map { .string($0) } ?? .null)]
-        if let segment { fields.append(("segment", .string(segment))) }
-        fields += [
-            ("rule", .string(f.rule.rawValue)), ("name", .string(f.name)),
-            ("severity", .string(f.severity.rawValue)), ("frames", .array(f.frames.map { .int($0) })),
-            ("time", .rawNumber(f.time.microsecondText)), ("message", .string(f.message)), ("spec", .string(f.spec)),
-            ("interop", f.interop.map { .string($0) } ?? .null), ("source", .string(f.source)),
-        ]
-        if let d = f.device { fields.append(("device", .string(d))) }
-        if let fld = f.field { fields.append(("field", .string(fld))) }
-        if f.atEnd { fields.append(("at_end", .bool(true))) }
-        return .object(fields)
+    /// A finding's record (`file`, `segment` as for a message).
+    public static func writeFinding(_ f: Finding, file: String?, segment: String?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("type")
+        w.string("finding")
+        w.key("file")
+        w.string(orNull: file)
+        if let segment {
+            w.key("segment")
+            w.string(segment)
+        }
+        w.key("rule")
+        w.string(f.rule.rawValue)
+        w.key("name")
+        w.string(f.name)
+        w.key("severity")
+        w.string(f.severity.rawValue)
+        w.key("frames")
+        w.beginArray()
+        for frame in f.frames { w.int(frame) }
+        w.endArray()
+        w.key("time")
+        w.rawNumber(f.time.microsecondText)
+        w.key("message")
+        w.string(f.message)
+        w.key("spec")
+        w.string(f.spec)
+        w.key("interop")
+        w.string(orNull: f.interop)
+        w.key("source")
+        w.string(f.source)
+        if let d = f.device {
+            w.key("device")
+            w.string(d)
+        }
+        if let fld = f.field {
+            w.key("field")
+            w.string(fld)
+        }
+        if f.atEnd {
+            w.key("at_end")
+            w.bool(true)
+        }
+        w.endObject()
+    }
+
+    /// A finding's record as one line of text, line feed included.
+    public static func findingLine(_ f: Finding, file: String? = nil, segment: String? = nil) -> String {
+        var w = JSONWriter()
+        writeFinding(f, file: file, segment: segment, to: &w)
+        w.endLine()
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     public static func summaryObject(_ s: RunSummary) -> JSONValue {
@@ -145,20 +217,30 @@ public struct JSONLinesRenderer: MessageRenderer {
         index >= 0 && index < files.count ? files[index] : nil
     }
 
-    func line(_ f: Finding, into c: inout RenderedChunk) {
-        JSONLinesReporter.findingObject(
-            f, file: Self.name(files, f.fileIndex), segment: Segments.name(f.segment, in: segments)
-        ).write(into: &c.bytes)
-        c.append(byte: 0x0A)
+    func line(_ f: Finding, into w: inout JSONWriter) {
+        JSONLinesReporter.writeFinding(
+            f, file: Self.name(files, f.fileIndex), segment: Segments.name(f.segment, in: segments), to: &w)
+        w.endLine()
+    }
+
+    /// The chunk's buffer is lent to a writer for the lines (no copy).
+    private func write(into c: inout RenderedChunk, _ body: (inout JSONWriter) -> Void) {
+        var w = JSONWriter()
+        swap(&w.bytes, &c.bytes)
+        body(&w)
+        swap(&w.bytes, &c.bytes)
     }
 
     public mutating func render(_ m: MessageRecord, findings: [Finding], into c: inout RenderedChunk) {
-        JSONLinesReporter.messageObject(
-            m, file: Self.name(files, m.fileIndex), segment: Segments.name(m.segment, in: segments)
-        ).write(into: &c.bytes)
-        c.append(byte: 0x0A)
-        for f in findings { line(f, into: &c) }
+        write(into: &c) { w in
+            JSONLinesReporter.writeMessage(
+                m, file: Self.name(files, m.fileIndex), segment: Segments.name(m.segment, in: segments), to: &w)
+            w.endLine()
+            for f in findings { line(f, into: &w) }
+        }
     }
 
-    public mutating func render(finding f: Finding, into c: inout RenderedChunk) { line(f, into: &c) }
+    public mutating func render(finding f: Finding, into c: inout RenderedChunk) {
+        write(into: &c) { line(f, into: &$0) }
+    }
 }

@@ -20,24 +20,49 @@ public enum TerminalText {
     /// bytes at a time, which needs no escaping at all.
     @inlinable
     public static func isPlain(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        isPrintableASCII(u, except: 0x7F, 0x7F)
+    }
+
+    /// Whether every byte is printable ASCII other than `"` and `\`: the text of a JSON
+    /// string that needs no escaping (nor any for a terminal), eight bytes at a time.
+    @inlinable
+    public static func isPlainJSON(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        isPrintableASCII(u, except: 0x22, 0x5C)
+    }
+
+    /// Whether every byte is in 0x20–0x7E and neither `a` nor `b` (pass 0x7F, outside that
+    /// range already, for none).
+    @inlinable
+    static func isPrintableASCII(_ u: UnsafeBufferPointer<UInt8>, except a: UInt8, _ b: UInt8) -> Bool {
         guard let base = u.baseAddress else { return true }
         let n = u.count
         var i = 0
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        while i &+ 8 <= n {
-            let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            // A byte ≥ 0x80, a byte < 0x20 (subtracting 0x20 borrows into its high bit) or a
-            // 0x7F (which xor 0x7F makes zero) sets a high bit here.
+        // High bit set in each byte of `w` equal to `c`, exact as an "any" (a borrow can only
+        // mark bytes after a true match).
+        func matches(_ w: UInt64, _ c: UInt8) -> UInt64 {
+            let x = w ^ (UInt64(c) &* ones)
+            return (x &- ones) & ~x
+        }
+        // A byte ≥ 0x80, a byte < 0x20 (subtracting 0x20 borrows into its high bit), a 0x7F
+        // or one of the excepted bytes sets a high bit.
+        func isPlain(_ w: UInt64) -> Bool {
             let below = (w &- 0x20 &* ones) & ~w
-            let x = w ^ (0x7F &* ones)
-            let del = (x &- ones) & ~x
-            if (w | below | del) & highs != 0 { return false }
-            i &+= 8
+            let found = matches(w, 0x7F) | matches(w, a) | matches(w, b)
+            return (w | below | found) & highs == 0
+        }
+        if n >= 8 {
+            while i &+ 8 <= n {
+                if !isPlain(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { return false }
+                i &+= 8
+            }
+            // The last bytes as the word ending there (overlapping bytes already seen).
+            return i == n || isPlain(UnsafeRawPointer(base + (n &- 8)).loadUnaligned(as: UInt64.self))
         }
         while i < n {
-            let b = base[i]
-            if b < 0x20 || b >= 0x7F { return false }
+            let c = base[i]
+            if c < 0x20 || c >= 0x7F || c == a || c == b { return false }
             i &+= 1
         }
         return true

@@ -45,9 +45,8 @@ extension DiscoScope {
                 text =
                     InventoryRecords.lines(r.inventory)
                     + r.findings.map {
-                        JSONLinesReporter.findingObject(
-                            $0, file: files.indices.contains($0.fileIndex) ? files[$0.fileIndex] : nil
-                        ).serialized() + "\n"
+                        JSONLinesReporter.findingLine(
+                            $0, file: files.indices.contains($0.fileIndex) ? files[$0.fileIndex] : nil)
                     }.joined()
             case .text:
                 text = Self.text(r)

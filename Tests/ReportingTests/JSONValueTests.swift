@@ -1,5 +1,6 @@
 import Findings
 import Testing
+import WireFormat
 
 /// `JSONValue`'s serialiser: what JSON lines, SARIF and the inventory write.
 @Suite struct JSONValueTests {
@@ -26,5 +27,63 @@ import Testing
         var bytes: [UInt8] = Array("x".utf8)
         v.write(into: &bytes)
         #expect(bytes == Array(("x" + v.serialized()).utf8))
+    }
+
+    @Test func writerWritesWhatTheValueWouldWithItsCommasAndLines() {
+        let value = JSONValue.object([
+            ("a", .array([.object([("x", .int(1))]), .array([]), .string("q\"\u{7}§")])),
+            ("b", .null), ("c", .bool(false)), ("t", .rawNumber("1.000001")), ("v", .object([("k", .int(-3))])),
+            ("w", .int(7)),
+        ])
+        var w = JSONWriter()
+        for _ in 0..<2 {
+            w.beginObject()
+            w.key("a")
+            w.beginArray()
+            w.beginObject()
+            w.key("x")
+            w.int(1)
+            w.endObject()
+            w.beginArray()
+            w.endArray()
+            w.string(utf8: Array("q\"\u{7}§".utf8))
+            w.endArray()
+            w.key("b")
+            w.string(orNull: nil)
+            w.key(escaping: "c")
+            w.bool(false)
+            w.key("t")
+            w.rawNumber("1.000001")
+            w.key("v")
+            w.value(.object([("k", .int(-3))]))
+            var members: [UInt8] = []
+            JSONValue.writeMembers([("w", .int(7))], into: &members)
+            w.members(json: members)
+            w.members(json: [])
+            w.endObject()
+            w.endLine()
+        }
+        let line = value.serialized() + "\n"
+        #expect(String(decoding: w.bytes, as: UTF8.self) == line + line)
+    }
+
+    @Test func bytesOfAStringAreWrittenAsTheStringIs() {
+        for s in ["plain", "", "a\"b", "tab\there", "§ and 🖨", "\u{202E}x", "0123456789abcdef\\"] {
+            var fromBytes: [UInt8] = []
+            Array(s.utf8).withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, into: &fromBytes) }
+            #expect(String(decoding: fromBytes, as: UTF8.self) == JSONValue.string(s).serialized(), "\(s)")
+        }
+    }
+
+    @Test func recordForgetsItsSharedJSONTextWhenItsFieldsChange() {
+        var r = MessageRecord(
+            frame: 1, time: Timestamp(seconds: 0, nanoseconds: 0), src: "a", sport: 1, dst: "b", dport: 2, ipTTL: 1,
+            proto: .mdns, kind: "query", summary: "q", fields: [("id", .int(0))])
+        var text: [UInt8] = []
+        JSONValue.writeMembers(r.fields, into: &text)
+        r.share(fieldsJSON: text)
+        #expect(r.fieldsJSON == text)
+        r.fields.insert(("ours", .bool(true)), at: 0)
+        #expect(r.fieldsJSON == nil)
     }
 }

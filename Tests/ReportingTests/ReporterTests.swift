@@ -106,7 +106,7 @@ private let record = MessageRecord(
     }
 
     @Test func jsonFindingCarriesContractFields() {
-        let j = JSONLinesReporter.findingObject(finding(), file: "a.pcap").serialized()
+        let j = JSONLinesReporter.findingLine(finding(), file: "a.pcap")
         #expect(
             j.hasPrefix(
                 #"{"type":"finding","file":"a.pcap","rule":"SSDP-104","name":"mx-range","severity":"warning","frames":[7,3],"time":1700000000.000005,"message":"MX 10 is above 5","spec":"UDA 1.1 §1.3.2","interop":"gssdp waits MX seconds""#

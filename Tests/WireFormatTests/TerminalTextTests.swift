@@ -26,6 +26,22 @@ import WireFormat
         }
     }
 
+    @Test func fastJSONPlainCheckAgreesWithTheByteByByteDefinitionAtEveryPosition() {
+        // Lengths past a word read the last bytes as the word ending there, overlapping.
+        for length in [1, 7, 8, 9, 15, 16, 23] {
+            for position in 0..<length {
+                for b in 0...255 {
+                    var bytes = [UInt8](repeating: 0x41, count: length)
+                    bytes[position] = UInt8(b)
+                    let fast = bytes.withUnsafeBufferPointer { TerminalText.isPlainJSON($0) }
+                    let expected = reference(isPlain: bytes) && b != 0x22 && b != 0x5C
+                    #expect(fast == expected, "byte \(b) at \(position) of \(length)")
+                }
+            }
+        }
+        #expect([UInt8]().withUnsafeBufferPointer { TerminalText.isPlainJSON($0) })
+    }
+
     @Test func controlsAreShownAsCatDashVDoes() {
         #expect(escaped(Array("a\u{1B}]0;x\u{07}\r\n\t\u{0}\u{7F}b".utf8)) == Array("a^[]0;x^G^M^J^I^@^?b".utf8))
         // C1 as UTF-8 (U+009B) and as a raw byte; invalid UTF-8.

@@ -11,6 +11,8 @@ package enum MDNSRender {
     struct Content {
         var detail: [String]
         var fields: [(String, JSONValue)]
+        /// `fields` as JSON text, written once for every datagram that shows this content.
+        var fieldsJSON: [UInt8]
         var isResponse: Bool
     }
 
@@ -32,11 +34,13 @@ package enum MDNSRender {
     static func record(
         _ c: Content, _ d: borrowing Datagram, srcText: String, dstText: String, summary: [UInt8]
     ) -> MessageRecord {
-        MessageRecord(
+        var r = MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query",
             summaryUTF8: summary,
             detail: c.detail, fields: c.fields)
+        if !c.fields.isEmpty { r.share(fieldsJSON: c.fieldsJSON) }
+        return r
     }
 
     static func content(
@@ -124,7 +128,9 @@ package enum MDNSRender {
                 ("authorities", .array(m.authorities.map { json($0, m) })),
                 ("additionals", .array(m.additionals.map { json($0, m) })),
             ]
-        return Content(detail: detail, fields: fields, isResponse: h.qr)
+        var fieldsText: [UInt8] = []
+        JSONValue.writeMembers(fields, into: &fieldsText)
+        return Content(detail: detail, fields: fields, fieldsJSON: fieldsText, isResponse: h.qr)
     }
 
     package static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {

@@ -1,0 +1,151 @@
+import WireFormat
+
+/// JSON text written as it is made, for the records written once per message or finding:
+/// the bytes `JSONValue.write` makes of the same value, without building the value (its
+/// arrays and strings were most of the cost of `--format jsonl`). The writer puts the
+/// separators: a member or element after another gets its comma.
+///
+/// Keys are DiscoScope's own names (`StaticString`s of printable ASCII, no quote or
+/// backslash) and are copied as they are; values go through `JSONValue.writeString`.
+public struct JSONWriter {
+    /// The text so far. A writer can take over a buffer (`swap`) and give it back.
+    public var bytes: [UInt8]
+    /// Whether the last thing written was a value or a closing bracket, so that the next
+    /// member or element needs a comma first.
+    private var afterValue = false
+
+    public init(bytes: [UInt8] = []) { self.bytes = bytes }
+
+    @inline(__always)
+    private mutating func separate() {
+        if afterValue { bytes.append(0x2C) }
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(0x7B)
+        afterValue = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(0x7D)
+        afterValue = true
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(0x5B)
+        afterValue = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(0x5D)
+        afterValue = true
+    }
+
+    /// Ends a line of JSON lines: a line feed, after which the next value starts a new
+    /// record (no comma before it).
+    public mutating func endLine() {
+        bytes.append(0x0A)
+        afterValue = false
+    }
+
+    /// A member's key; its value comes next.
+    public mutating func key(_ k: StaticString) {
+        assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
+        separate()
+        bytes.append(0x22)
+        bytes.append(k)
+        bytes.append(0x22)
+        bytes.append(0x3A)
+        afterValue = false
+    }
+
+    /// A key that is not a literal (a field name carried by a record); escaped as any string.
+    public mutating func key(escaping k: String) {
+        separate()
+        JSONValue.writeString(k, into: &bytes)
+        bytes.append(0x3A)
+        afterValue = false
+    }
+
+    public mutating func string(_ s: String) {
+        separate()
+        JSONValue.writeString(s, into: &bytes)
+        afterValue = true
+    }
+
+    /// The string whose UTF-8 is `u` (valid UTF-8), written without making the string.
+    public mutating func string(utf8 u: UnsafeBufferPointer<UInt8>) {
+        separate()
+        JSONValue.writeString(utf8: u, into: &bytes)
+        afterValue = true
+    }
+
+    /// The string whose UTF-8 is `u` (valid UTF-8), written without making the string.
+    public mutating func string(utf8 u: [UInt8]) {
+        u.withUnsafeBufferPointer { string(utf8: $0) }
+    }
+
+    public mutating func int(_ i: Int) {
+        separate()
+        bytes.append(decimal: i)
+        afterValue = true
+    }
+
+    public mutating func bool(_ b: Bool) {
+        separate()
+        bytes.append(b ? "true" : "false")
+        afterValue = true
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append("null")
+        afterValue = true
+    }
+
+    /// A string, or null when there is none.
+    public mutating func string(orNull s: String?) {
+        if let s { string(s) } else { null() }
+    }
+
+    /// A number already formatted (`JSONValue.rawNumber`).
+    public mutating func rawNumber(_ s: String) {
+        separate()
+        bytes.append(string: s)
+        afterValue = true
+    }
+
+    public mutating func value(_ v: JSONValue) {
+        separate()
+        v.write(into: &bytes)
+        afterValue = true
+    }
+
+    /// Members written before as JSON text (`"a":1,"b":[]`, as `JSONValue.writeMembers`
+    /// makes them), inside the object being written.
+    public mutating func members(json: [UInt8]) {
+        guard !json.isEmpty else { return }
+        separate()
+        bytes.append(contentsOf: json)
+        afterValue = true
+    }
+
+    private static func isPlainKey(_ k: StaticString) -> Bool {
+        k.withUTF8Buffer { TerminalText.isPlainJSON($0) }
+    }
+}
+
+extension JSONValue {
+    /// An object's members as JSON text without the braces (`"a":1,"b":[]`), for
+    /// `JSONWriter.members(json:)`.
+    public static func writeMembers(_ members: [(String, JSONValue)], into out: inout [UInt8]) {
+        for (k, (key, v)) in members.enumerated() {
+            if k > 0 { out.append(0x2C) }
+            writeString(key, into: &out)
+            out.append(0x3A)
+            v.write(into: &out)
+        }
+    }
+}
