@@ -61,14 +61,6 @@ public struct JSONWriter {
         afterValue = false
     }
 
-    /// A key that is not a literal (a field name carried by a record); escaped as any string.
-    public mutating func key(escaping k: String) {
-        separate()
-        JSONValue.writeString(k, into: &bytes)
-        bytes.append(0x3A)
-        afterValue = false
-    }
-
     public mutating func string(_ s: String) {
         separate()
         JSONValue.writeString(s, into: &bytes)

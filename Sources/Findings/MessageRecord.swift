@@ -19,14 +19,30 @@ public struct MessageRecord: Sendable {
     public var summaryUTF8: [UInt8]
     /// Extra lines shown with `-v` (every header, every section).
     public var detail: [String]
-    /// Protocol fields for JSON lines, after the common ones (`kind`, `start_line`, `headers`…).
+    /// Protocol fields for JSON lines, after the common ones (`kind`, `start_line`,
+    /// `headers`…), as JSON text: the members of an object without its braces
+    /// (`"start_line":"…","headers":[…]`), written once by the record's maker (for mDNS, once
+    /// per payload, shared by every datagram repeating it). JSON lines copy it as it is.
+    public var fieldsJSON: [UInt8]
+    /// `fieldsJSON` as values, read afresh each time (for reporters and commands that look
+    /// into a message's fields: read it once per message); setting it writes the text.
     public var fields: [(String, JSONValue)] {
-        didSet { fieldsJSON = nil }
+        get {
+            guard !fieldsJSON.isEmpty else { return [] }
+            var text: [UInt8] = [0x7B]
+            text.append(contentsOf: fieldsJSON)
+            text.append(0x7D)
+            guard case .object(let members)? = try? JSONValue.parse(String(decoding: text, as: UTF8.self)) else {
+                assertionFailure("a record's fields are not JSON object members")
+                return []
+            }
+            return members
+        }
+        set {
+            fieldsJSON.removeAll()
+            JSONValue.writeMembers(newValue, into: &fieldsJSON)
+        }
     }
-    /// `fields` written as JSON members (`JSONValue.writeMembers`), when the record's maker
-    /// wrote them once for many records (the fields of an mDNS payload, shared by every
-    /// datagram repeating it); nil otherwise, and once `fields` changes.
-    public private(set) var fieldsJSON: [UInt8]?
     /// Whether the datagram was cut short by the capture's snap length.
     public var truncated: Bool
     /// Frames of the IP fragments this datagram was reassembled from (empty if not fragmented).
@@ -56,7 +72,21 @@ public struct MessageRecord: Sendable {
     public init(
         frame: Int, time: Timestamp, src: String, sport: UInt16, dst: String, dport: UInt16, ipTTL: UInt8,
         proto: RuleProtocol, kind: String, summaryUTF8: [UInt8], detail: [String] = [],
-        fields: [(String, JSONValue)] = [], truncated: Bool = false, fragmentFrames: [Int] = []
+        fields: [(String, JSONValue)], truncated: Bool = false, fragmentFrames: [Int] = []
+    ) {
+        var text: [UInt8] = []
+        JSONValue.writeMembers(fields, into: &text)
+        self.init(
+            frame: frame, time: time, src: src, sport: sport, dst: dst, dport: dport, ipTTL: ipTTL, proto: proto,
+            kind: kind, summaryUTF8: summaryUTF8, detail: detail, fieldsJSON: text, truncated: truncated,
+            fragmentFrames: fragmentFrames)
+    }
+
+    /// `fieldsJSON`: JSON object members without the braces (see `fieldsJSON`).
+    public init(
+        frame: Int, time: Timestamp, src: String, sport: UInt16, dst: String, dport: UInt16, ipTTL: UInt8,
+        proto: RuleProtocol, kind: String, summaryUTF8: [UInt8], detail: [String] = [],
+        fieldsJSON: [UInt8] = [], truncated: Bool = false, fragmentFrames: [Int] = []
     ) {
         self.frame = frame
         self.time = time
@@ -69,19 +99,8 @@ public struct MessageRecord: Sendable {
         self.kind = kind
         self.summaryUTF8 = summaryUTF8
         self.detail = detail
-        self.fields = fields
+        self.fieldsJSON = fieldsJSON
         self.truncated = truncated
         self.fragmentFrames = fragmentFrames
-    }
-
-    /// Shares `json`, the text `JSONValue.writeMembers` makes of `fields`, with the record.
-    public mutating func share(fieldsJSON json: [UInt8]) {
-        assert(
-            {
-                var expected: [UInt8] = []
-                JSONValue.writeMembers(fields, into: &expected)
-                return expected == json
-            }(), "shared JSON text differs from the record's fields")
-        fieldsJSON = json
     }
 }

@@ -127,9 +127,11 @@ public final class HTMLReporter: Reporter {
         let time = micros(m.time)
         let index = messages
         messages += 1
-        let (laneKey, laneLabel, role) = Self.lane(of: m)
+        // The record's fields are parsed from its JSON text: once per message.
+        let messageFields = m.fields
+        let (laneKey, laneLabel, role) = Self.lane(of: m, fields: messageFields)
         let laneIndex = lane(laneKey, label: laneLabel, role: role, proto: m.proto)
-        let (mark, pair) = classify(m, index: index)
+        let (mark, pair) = classify(m, fields: messageFields, index: index)
         let payloadRef = payload(m)
         var fields: [JSONValue] = [
             .string("m"), .int(m.fileIndex), .int(m.frame), time, interned(m.src), .int(m.sport), interned(m.dst),
@@ -311,8 +313,8 @@ public final class HTMLReporter: Reporter {
     }
 
     /// The first value of an SSDP header (names compared case-insensitively).
-    static func header(_ m: MessageRecord, _ name: String) -> String? {
-        for h in items(field(m.fields, "headers")) {
+    static func header(_ fields: [(String, JSONValue)], _ name: String) -> String? {
+        for h in items(field(fields, "headers")) {
             let pair = items(h)
             guard pair.count == 2, let n = text(pair[0]), n.lowercased() == name else { continue }
             return text(pair[1])
@@ -339,10 +341,10 @@ public final class HTMLReporter: Reporter {
     }
 
     /// Resource records of the given sections.
-    static func rrs(_ m: MessageRecord, _ sections: [String]) -> [RR] {
+    static func rrs(_ fields: [(String, JSONValue)], _ sections: [String]) -> [RR] {
         var out: [RR] = []
         for s in sections {
-            for rr in items(field(m.fields, s)) {
+            for rr in items(field(fields, s)) {
                 guard let name = text(member(rr, "name")), let type = text(member(rr, "type")) else { continue }
                 var ttl: Int64? = nil
                 if case .int(let t)? = member(rr, "ttl") { ttl = t }
@@ -355,16 +357,16 @@ public final class HTMLReporter: Reporter {
 
     /// The lane a message belongs on: the SSDP root device (USN), the mDNS host (address or
     /// SRV records), or the client that searched or queried (its address).
-    static func lane(of m: MessageRecord) -> (key: String, label: String, role: String) {
+    static func lane(of m: MessageRecord, fields: [(String, JSONValue)]) -> (key: String, label: String, role: String) {
         let client = ("c:" + m.src, m.src, "client")
         switch m.proto {
         case .ssdp:
             if m.kind == "m-search" { return client }
-            if let usn = header(m, "usn"), let id = uuid(fromUSN: usn) { return ("d:" + id, id, "device") }
+            if let usn = header(fields, "usn"), let id = uuid(fromUSN: usn) { return ("d:" + id, id, "device") }
             return ("s:" + m.src, m.src, "sender")
         case .mdns:
             let sections = m.kind == "query" ? ["authorities"] : ["answers", "authorities", "additionals"]
-            let records = rrs(m, sections)
+            let records = rrs(fields, sections)
             let host =
                 records.first { $0.type == "A" || $0.type == "AAAA" }?.name
                 ?? records.first { $0.type == "SRV" }?.target
@@ -378,12 +380,12 @@ public final class HTMLReporter: Reporter {
     /// none). SSDP: a response to the searcher's address and port within MX (plus slack) of
     /// its M-SEARCH. mDNS: an answer whose name (and type, unless ANY was asked) was asked
     /// within `mdnsAnswerWindow` before.
-    private func classify(_ m: MessageRecord, index: Int) -> (mark: String, pair: Int) {
+    private func classify(_ m: MessageRecord, fields: [(String, JSONValue)], index: Int) -> (mark: String, pair: Int) {
         switch m.proto {
         case .ssdp:
             switch m.kind {
             case "m-search":
-                let mx = Self.header(m, "mx").flatMap { Int64($0.trimmingSpaces) } ?? 3
+                let mx = Self.header(fields, "mx").flatMap { Int64($0.trimmingSpaces) } ?? 3
                 if searches.count >= Self.maxPending { searches.removeAll(keepingCapacity: true) }
                 searches["\(m.src) \(m.sport)"] = (index, m.time, (min(max(mx, 1), 120) + 3) * 1_000_000)
                 return ("m-search", -1)
@@ -392,22 +394,22 @@ public final class HTMLReporter: Reporter {
                 let dt = Self.elapsed(from: s.time, to: m.time)
                 return ("ssdp-response", dt >= 0 && dt <= s.window ? s.index : -1)
             case "notify":
-                let nts = Self.text(Self.field(m.fields, "nts")) ?? ""
+                let nts = Self.text(Self.field(fields, "nts")) ?? ""
                 return (["alive", "byebye", "update"].contains(nts) ? nts : "notify", -1)
             default:
                 return ("other", -1)
             }
         case .mdns:
             if m.kind == "query" {
-                let probe = !Self.items(Self.field(m.fields, "authorities")).isEmpty
+                let probe = !Self.items(Self.field(fields, "authorities")).isEmpty
                 if questions.count >= Self.maxPending { questions.removeAll(keepingCapacity: true) }
-                for q in Self.items(Self.field(m.fields, "questions")) {
+                for q in Self.items(Self.field(fields, "questions")) {
                     guard let name = Self.text(Self.member(q, "name")) else { continue }
                     questions[name.lowercased()] = (index, m.time, Self.text(Self.member(q, "type")) ?? "")
                 }
                 return (probe ? "probe" : "query", -1)
             }
-            let answers = Self.rrs(m, ["answers"])
+            let answers = Self.rrs(fields, ["answers"])
             var pair = -1
             for a in answers {
                 guard let q = questions[a.name.lowercased()], q.type == "ANY" || q.type == a.type else { continue }

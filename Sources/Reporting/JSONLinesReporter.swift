@@ -80,14 +80,7 @@ public final class JSONLinesReporter: Reporter {
         w.string(m.proto.rawValue)
         w.key("kind")
         w.string(m.kind)
-        if let json = m.fieldsJSON {
-            w.members(json: json)
-        } else {
-            for (k, v) in m.fields {
-                w.key(escaping: k)
-                w.value(v)
-            }
-        }
+        w.members(json: m.fieldsJSON)
         if m.truncated {
             w.key("truncated")
             w.bool(true)

@@ -50,7 +50,7 @@ import WireFormat
             w.endArray()
             w.key("b")
             w.string(orNull: nil)
-            w.key(escaping: "c")
+            w.key("c")
             w.bool(false)
             w.key("t")
             w.rawNumber("1.000001")
@@ -75,15 +75,15 @@ import WireFormat
         }
     }
 
-    @Test func recordForgetsItsSharedJSONTextWhenItsFieldsChange() {
+    @Test func recordFieldsAreReadFromAndWrittenToItsJSONText() {
         var r = MessageRecord(
             frame: 1, time: Timestamp(seconds: 0, nanoseconds: 0), src: "a", sport: 1, dst: "b", dport: 2, ipTTL: 1,
-            proto: .mdns, kind: "query", summary: "q", fields: [("id", .int(0))])
-        var text: [UInt8] = []
-        JSONValue.writeMembers(r.fields, into: &text)
-        r.share(fieldsJSON: text)
-        #expect(r.fieldsJSON == text)
+            proto: .mdns, kind: "query", summary: "q",
+            fields: [("id", .int(0)), ("q", .array([.object([("name", .string("a\"b§.local."))])]))])
+        #expect(String(decoding: r.fieldsJSON, as: UTF8.self) == #""id":0,"q":[{"name":"a\"b§.local."}]"#)
         r.fields.insert(("ours", .bool(true)), at: 0)
-        #expect(r.fieldsJSON == nil)
+        #expect(String(decoding: r.fieldsJSON, as: UTF8.self) == #""ours":true,"id":0,"q":[{"name":"a\"b§.local."}]"#)
+        #expect(r.fields.map(\.0) == ["ours", "id", "q"])
+        #expect(r.fields[2].1 == .array([.object([("name", .string("a\"b§.local."))])]))
     }
 }

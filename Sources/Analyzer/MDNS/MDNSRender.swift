@@ -10,8 +10,8 @@ package enum MDNSRender {
     /// `Context` alone, so a datagram repeating a payload reuses it.
     struct Content {
         var detail: [String]
-        var fields: [(String, JSONValue)]
-        /// `fields` as JSON text, written once for every datagram that shows this content.
+        /// The CONTRACT's JSON fields as text (`MessageRecord.fieldsJSON`), written once for
+        /// every datagram that shows this content.
         var fieldsJSON: [UInt8]
         var isResponse: Bool
     }
@@ -34,13 +34,11 @@ package enum MDNSRender {
     static func record(
         _ c: Content, _ d: borrowing Datagram, srcText: String, dstText: String, summary: [UInt8]
     ) -> MessageRecord {
-        var r = MessageRecord(
+        MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .mdns, kind: c.isResponse ? "response" : "query",
             summaryUTF8: summary,
-            detail: c.detail, fields: c.fields)
-        if !c.fields.isEmpty { r.share(fieldsJSON: c.fieldsJSON) }
-        return r
+            detail: c.detail, fieldsJSON: c.fieldsJSON)
     }
 
     static func content(
@@ -99,38 +97,187 @@ package enum MDNSRender {
             }
             for (s, rr) in m.records { detail.append("\(s.rawValue.dropLast()) \(full(rr, m))") }
         }
-        // JSON fields only for JSON lines, and only for a payload that holds a DNS header.
-        let fields: [(String, JSONValue)] =
-            !wantFields || m.payload.count < 12
-            ? []
-            : [
-                ("id", .int(h.id)),
-                (
-                    "flags",
-                    .object([
-                        ("qr", .bool(h.qr)), ("opcode", .int(h.opcode)), ("aa", .bool(h.aa)), ("tc", .bool(h.tc)),
-                        ("rd", .bool(h.rd)),
-                        ("ra", .bool(h.ra)), ("z", .bool(h.z)), ("ad", .bool(h.ad)), ("cd", .bool(h.cd)),
-                        ("rcode", .int(h.rcode)),
-                    ])
-                ),
-                (
-                    "questions",
-                    .array(
-                        m.questions.map { q in
-                            .object([
-                                ("name", .string(q.name.presentation(in: p))), ("type", .string(q.type.description)),
-                                ("class", .int(q.qclass)), ("unicast_response", .bool(q.unicastResponse)),
-                            ])
-                        })
-                ),
-                ("answers", .array(m.answers.map { json($0, m) })),
-                ("authorities", .array(m.authorities.map { json($0, m) })),
-                ("additionals", .array(m.additionals.map { json($0, m) })),
-            ]
-        var fieldsText: [UInt8] = []
-        JSONValue.writeMembers(fields, into: &fieldsText)
-        return Content(detail: detail, fields: fields, fieldsJSON: fieldsText, isResponse: h.qr)
+        // JSON fields only when asked for, and only for a payload that holds a DNS header.
+        var w = JSONWriter()
+        if wantFields && m.payload.count >= 12 { writeFields(m, to: &w) }
+        return Content(detail: detail, fieldsJSON: w.bytes, isResponse: h.qr)
+    }
+
+    /// The CONTRACT's fields of a DNS message (header, flags, every section), as JSON
+    /// members.
+    static func writeFields(_ m: DNSMessage, to w: inout JSONWriter) {
+        let h = m.header
+        // Names and other text are made in one buffer, reused.
+        var text: [UInt8] = []
+        w.key("id")
+        w.int(Int(h.id))
+        w.key("flags")
+        w.beginObject()
+        w.key("qr")
+        w.bool(h.qr)
+        w.key("opcode")
+        w.int(Int(h.opcode))
+        w.key("aa")
+        w.bool(h.aa)
+        w.key("tc")
+        w.bool(h.tc)
+        w.key("rd")
+        w.bool(h.rd)
+        w.key("ra")
+        w.bool(h.ra)
+        w.key("z")
+        w.bool(h.z)
+        w.key("ad")
+        w.bool(h.ad)
+        w.key("cd")
+        w.bool(h.cd)
+        w.key("rcode")
+        w.int(Int(h.rcode))
+        w.endObject()
+        w.key("questions")
+        w.beginArray()
+        for q in m.questions {
+            w.beginObject()
+            w.key("name")
+            writeName(q.name, m, text: &text, to: &w)
+            w.key("type")
+            writeType(q.type, text: &text, to: &w)
+            w.key("class")
+            w.int(Int(q.qclass))
+            w.key("unicast_response")
+            w.bool(q.unicastResponse)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("answers")
+        writeRecords(m.answers, m, text: &text, to: &w)
+        w.key("authorities")
+        writeRecords(m.authorities, m, text: &text, to: &w)
+        w.key("additionals")
+        writeRecords(m.additionals, m, text: &text, to: &w)
+    }
+
+    /// `text` emptied, filled by `make`, written as a JSON string.
+    private static func writeText(_ text: inout [UInt8], to w: inout JSONWriter, _ make: (inout [UInt8]) -> Void) {
+        text.removeAll(keepingCapacity: true)
+        make(&text)
+        w.string(utf8: text)
+    }
+
+    private static func writeName(_ n: DNSName, _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter) {
+        writeText(&text, to: &w) { n.appendPresentation(in: m.payload, to: &$0) }
+    }
+
+    private static func writeType(_ t: RecordType, text: inout [UInt8], to w: inout JSONWriter) {
+        writeText(&text, to: &w) { t.append(to: &$0) }
+    }
+
+    private static func writeRecords(
+        _ records: [ResourceRecord], _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter
+    ) {
+        w.beginArray()
+        for rr in records { writeRecord(rr, m, text: &text, to: &w) }
+        w.endArray()
+    }
+
+    /// A resource record: owner, type, class, cache-flush bit, TTL and its RDATA's fields.
+    static func writeRecord(_ rr: ResourceRecord, _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter) {
+        let p = m.payload
+        w.beginObject()
+        w.key("name")
+        writeName(rr.name, m, text: &text, to: &w)
+        w.key("type")
+        writeType(rr.type, text: &text, to: &w)
+        w.key("class")
+        w.int(Int(rr.rrclass))
+        w.key("cache_flush")
+        w.bool(rr.cacheFlush)
+        w.key("ttl")
+        w.int(Int(rr.ttl))
+        w.key("rdata")
+        w.beginObject()
+        switch rr.value {
+        case .a(let v):
+            w.key("address")
+            writeText(&text, to: &w) { IPAddress.v4(v).appendText(to: &$0) }
+        case .aaaa(let hi, let lo):
+            w.key("address")
+            writeText(&text, to: &w) { IPAddress.v6(hi, lo).appendText(to: &$0) }
+        case .name(let n):
+            w.key("target")
+            writeName(n, m, text: &text, to: &w)
+        case .srv(let pr, let wt, let port, let t):
+            w.key("priority")
+            w.int(Int(pr))
+            w.key("weight")
+            w.int(Int(wt))
+            w.key("port")
+            w.int(Int(port))
+            w.key("target")
+            writeName(t, m, text: &text, to: &w)
+        case .txt:
+            w.key("strings")
+            w.beginArray()
+            m.forEachCharacterString(rr) { s in
+                writeText(&text, to: &w) { DNSText.appendCharacterString(s, to: &$0) }
+                return true
+            }
+            w.endArray()
+        case .hinfo:
+            let s = m.characterStrings(rr)
+            w.key("cpu")
+            writeText(&text, to: &w) { t in s.first.map { DNSText.appendCharacterString($0, to: &t) } }
+            w.key("os")
+            writeText(&text, to: &w) { t in if s.count > 1 { DNSText.appendCharacterString(s[1], to: &t) } }
+        case .nsec(let n, let bitmap):
+            w.key("next")
+            writeName(n, m, text: &text, to: &w)
+            w.key("types")
+            w.beginArray()
+            for t in m.nsecTypes(bitmap) { writeType(t, text: &text, to: &w) }
+            w.endArray()
+        case .opt:
+            w.key("udp_payload_size")
+            w.int(Int(rr.rawClass))
+            w.key("extended_rcode")
+            w.int(Int((rr.ttl >> 24) & 0xFF))
+            w.key("version")
+            w.int(Int((rr.ttl >> 16) & 0xFF))
+            w.key("do")
+            w.bool(rr.ttl & 0x8000 != 0)
+            w.key("options")
+            w.beginArray()
+            for o in m.ednsOptions(rr) {
+                w.beginObject()
+                w.key("code")
+                w.int(Int(o.code))
+                if o.code == 4, let owner = EDNSOwnerOption(o.data) {
+                    w.key("owner")
+                    w.beginObject()
+                    w.key("version")
+                    w.int(Int(owner.version))
+                    w.key("sequence")
+                    w.int(Int(owner.sequence))
+                    w.key("primary_mac")
+                    w.string(mac(owner.primaryMAC))
+                    w.key("wakeup_mac")
+                    w.string(orNull: owner.wakeupMAC.map { mac($0) })
+                    w.key("password")
+                    w.string(orNull: owner.password.map { hexString($0) })
+                    w.endObject()
+                } else {
+                    w.key("hex")
+                    w.string(hexString(o.data))
+                }
+                w.endObject()
+            }
+            w.endArray()
+        case .unknown:
+            w.key("hex")
+            w.string(hexString(p[rr.rdata]))
+        }
+        w.endObject()
+        w.endObject()
     }
 
     package static func rdataText(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
@@ -205,65 +352,6 @@ package enum MDNSRender {
 
     static func full(_ rr: ResourceRecord, _ m: DNSMessage) -> String {
         "\(rr.name.presentation(in: m.payload)) \(rr.type) class \(rr.rrclass)\(rr.cacheFlush ? " (flush)" : "") TTL \(rr.ttl) \(rdataText(rr, m))"
-    }
-
-    static func json(_ rr: ResourceRecord, _ m: DNSMessage) -> JSONValue {
-        let p = m.payload
-        let rdata: JSONValue
-        switch rr.value {
-        case .a(let v): rdata = .object([("address", .string(IPAddress.v4(v).description))])
-        case .aaaa(let hi, let lo): rdata = .object([("address", .string(IPAddress.v6(hi, lo).description))])
-        case .name(let n): rdata = .object([("target", .string(n.presentation(in: p)))])
-        case .srv(let pr, let w, let port, let t):
-            rdata = .object([
-                ("priority", .int(pr)), ("weight", .int(w)), ("port", .int(port)),
-                ("target", .string(t.presentation(in: p))),
-            ])
-        case .txt:
-            rdata = .object([("strings", .array(m.characterStrings(rr).map { .string(DNSText.characterString($0)) }))])
-        case .hinfo:
-            let s = m.characterStrings(rr)
-            rdata = .object([
-                ("cpu", .string(s.first.map { DNSText.characterString($0) } ?? "")),
-                ("os", .string(s.count > 1 ? DNSText.characterString(s[1]) : "")),
-            ])
-        case .nsec(let n, let bitmap):
-            rdata = .object([
-                ("next", .string(n.presentation(in: p))),
-                ("types", .array(m.nsecTypes(bitmap).map { .string($0.description) })),
-            ])
-        case .opt:
-            var options: [JSONValue] = []
-            for o in m.ednsOptions(rr) {
-                var fields: [(String, JSONValue)] = [("code", .int(o.code))]
-                if o.code == 4, let owner = EDNSOwnerOption(o.data) {
-                    fields.append(
-                        (
-                            "owner",
-                            .object([
-                                ("version", .int(owner.version)), ("sequence", .int(owner.sequence)),
-                                ("primary_mac", .string(mac(owner.primaryMAC))),
-                                ("wakeup_mac", owner.wakeupMAC.map { .string(mac($0)) } ?? .null),
-                                ("password", owner.password.map { .string(hexString($0)) } ?? .null),
-                            ])
-                        ))
-                } else {
-                    fields.append(("hex", .string(hexString(o.data))))
-                }
-                options.append(.object(fields))
-            }
-            rdata = .object([
-                ("udp_payload_size", .int(rr.rawClass)), ("extended_rcode", .int((rr.ttl >> 24) & 0xFF)),
-                ("version", .int((rr.ttl >> 16) & 0xFF)), ("do", .bool(rr.ttl & 0x8000 != 0)),
-                ("options", .array(options)),
-            ])
-        case .unknown: rdata = .object([("hex", .string(hexString(p[rr.rdata])))])
-        }
-        return .object([
-            ("name", .string(rr.name.presentation(in: p))), ("type", .string(rr.type.description)),
-            ("class", .int(rr.rrclass)),
-            ("cache_flush", .bool(rr.cacheFlush)), ("ttl", .int(rr.ttl)), ("rdata", rdata),
-        ])
     }
 
     static func mac(_ b: ArraySlice<UInt8>) -> String {

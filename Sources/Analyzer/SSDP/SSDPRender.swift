@@ -77,31 +77,47 @@ enum SSDPRender {
             }
             if !m.body.isEmpty { detail.append("[\(m.body.count) byte(s) of body]") }
         }
-        var fields: [(String, JSONValue)] = []
-        if wantFields {
-            fields = [
-                ("start_line", .string(text(m.startLine))),
-                (
-                    "headers",
-                    .array(m.headers.map { .array([.string(text(m.name(of: $0))), .string(text(m.value(of: $0)))]) })
-                ),
-            ]
-            if let sub = m.notificationSubtype {
-                fields.append(
-                    (
-                        "nts",
-                        .string(
-                            sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")
-                    ))
-            }
-            if let v = m.claimedUPnPVersion { fields.append(("upnp_version", .string(v.description))) }
-        }
+        var w = JSONWriter()
+        if wantFields { writeFields(m, to: &w) }
         var r = MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summaryUTF8: [], detail: detail,
-            fields: fields)
+            fieldsJSON: w.bytes)
         // The summary's buffer is lent to the record (the caller takes it back).
         swap(&r.summaryUTF8, &b)
         return r
+    }
+
+    /// The CONTRACT's fields of an SSDP message: start line, headers in order, NTS and the
+    /// UPnP version it claims, as JSON members.
+    static func writeFields(_ m: SSDPMessage, to w: inout JSONWriter) {
+        w.key("start_line")
+        writeText(m.startLine, to: &w)
+        w.key("headers")
+        w.beginArray()
+        for h in m.headers {
+            w.beginArray()
+            writeText(m.name(of: h), to: &w)
+            writeText(m.value(of: h), to: &w)
+            w.endArray()
+        }
+        w.endArray()
+        if let sub = m.notificationSubtype {
+            w.key("nts")
+            w.string(sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")
+        }
+        if let v = m.claimedUPnPVersion {
+            w.key("upnp_version")
+            w.string(v.description)
+        }
+    }
+
+    /// `text(v)` as a JSON string: valid UTF-8 straight from the bytes.
+    static func writeText(_ v: ArraySlice<UInt8>, to w: inout JSONWriter) {
+        if ASCII.isValidUTF8(v) {
+            v.withUnsafeBufferPointer { w.string(utf8: $0) }
+        } else {
+            w.string(text(v))
+        }
     }
 }
