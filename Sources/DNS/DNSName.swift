@@ -147,12 +147,7 @@ public enum DNSText {
     /// valid UTF-8) bytes above 0x7F as `\DDD`.
     public static func appendEscapedLabel(_ label: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         // Most labels need no escape: copy them whole instead of byte by byte.
-        var plain = true
-        for b in label where b == 0x2E || b == 0x5C || b < 0x20 || b >= 0x7F {
-            plain = false
-            break
-        }
-        if plain {
+        if TerminalText.isPrintableASCII(label, except: 0x2E, 0x5C) {
             out.append(contentsOf: label)
             return
         }

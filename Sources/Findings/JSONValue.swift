@@ -62,14 +62,12 @@ public enum JSONValue: Sendable, Hashable {
         if copied != true { writeString(escaping: s, into: &out) }
     }
 
-    /// `u` between quotes, in one append.
+    /// `u` between quotes.
     @inline(__always)
     private static func appendQuoted(_ u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        out.append(sizedFor: u.count &+ 2) { o in
-            o.put(0x22)
-            o.put(u)
-            o.put(0x22)
-        }
+        out.append(0x22)
+        out.append(contentsOf: u)
+        out.append(0x22)
     }
 
     /// `writeString` of the string whose UTF-8 is `u` (valid UTF-8: what a string holds),

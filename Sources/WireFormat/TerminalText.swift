@@ -31,9 +31,9 @@ public enum TerminalText {
     }
 
     /// Whether every byte is in 0x20–0x7E and neither `a` nor `b` (pass 0x7F, outside that
-    /// range already, for none).
+    /// range already, for none), eight bytes at a time.
     @inlinable
-    static func isPrintableASCII(_ u: UnsafeBufferPointer<UInt8>, except a: UInt8, _ b: UInt8) -> Bool {
+    public static func isPrintableASCII(_ u: UnsafeBufferPointer<UInt8>, except a: UInt8, _ b: UInt8) -> Bool {
         guard let base = u.baseAddress else { return true }
         let n = u.count
         var i = 0
