@@ -109,6 +109,36 @@ public struct JSONWriter {
         afterValue = true
     }
 
+    /// A member: its key and value.
+    public mutating func member(_ k: StaticString, _ v: String) {
+        key(k)
+        string(v)
+    }
+
+    public mutating func member(_ k: StaticString, _ v: Int) {
+        key(k)
+        int(v)
+    }
+
+    public mutating func member(_ k: StaticString, _ v: Bool) {
+        key(k)
+        bool(v)
+    }
+
+    /// A member whose value is an array of integers.
+    public mutating func member(_ k: StaticString, _ v: [Int]) {
+        key(k)
+        beginArray()
+        for i in v { int(i) }
+        endArray()
+    }
+
+    /// A member whose value is a string, or null when there is none.
+    public mutating func member(_ k: StaticString, orNull v: String?) {
+        key(k)
+        string(orNull: v)
+    }
+
     public mutating func value(_ v: JSONValue) {
         separate()
         v.write(into: &bytes)

@@ -50,92 +50,62 @@ public final class JSONLinesReporter: Reporter {
         sink.flush()
     }
 
+    /// The start every record shares: its type, its input file and its segment.
+    private static func beginRecord(_ type: StaticString, file: String?, segment: String?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("type")
+        w.string(type.description)
+        w.member("file", orNull: file)
+        if let segment {
+            w.member("segment", segment)
+        }
+    }
+
     /// A message's record (`file`: the input it came from, null when unknown, as in unit
     /// tests; `segment`: the name of its segment, when the run names one for it).
     public static func writeMessage(_ m: MessageRecord, file: String?, segment: String?, to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("type")
-        w.string("message")
-        w.key("file")
-        w.string(orNull: file)
-        if let segment {
-            w.key("segment")
-            w.string(segment)
-        }
-        w.key("frame")
-        w.int(m.frame)
+        beginRecord("message", file: file, segment: segment, to: &w)
+        w.member("frame", m.frame)
         w.key("time")
         w.rawNumber(m.time.microsecondText)
-        w.key("src")
-        w.string(m.src)
-        w.key("sport")
-        w.int(Int(m.sport))
-        w.key("dst")
-        w.string(m.dst)
-        w.key("dport")
-        w.int(Int(m.dport))
-        w.key("ip_ttl")
-        w.int(Int(m.ipTTL))
-        w.key("protocol")
-        w.string(m.proto.rawValue)
-        w.key("kind")
-        w.string(m.kind)
+        w.member("src", m.src)
+        w.member("sport", Int(m.sport))
+        w.member("dst", m.dst)
+        w.member("dport", Int(m.dport))
+        w.member("ip_ttl", Int(m.ipTTL))
+        w.member("protocol", m.proto.rawValue)
+        w.member("kind", m.kind)
         w.members(json: m.fieldsJSON)
         if m.truncated {
-            w.key("truncated")
-            w.bool(true)
+            w.member("truncated", true)
         }
         if !m.fragmentFrames.isEmpty {
-            w.key("fragment_frames")
-            w.beginArray()
-            for f in m.fragmentFrames { w.int(f) }
-            w.endArray()
+            w.member("fragment_frames", m.fragmentFrames)
         }
         w.endObject()
     }
 
     /// A finding's record (`file`, `segment` as for a message).
     public static func writeFinding(_ f: Finding, file: String?, segment: String?, to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("type")
-        w.string("finding")
-        w.key("file")
-        w.string(orNull: file)
-        if let segment {
-            w.key("segment")
-            w.string(segment)
-        }
-        w.key("rule")
-        w.string(f.rule.rawValue)
-        w.key("name")
-        w.string(f.name)
-        w.key("severity")
-        w.string(f.severity.rawValue)
-        w.key("frames")
-        w.beginArray()
-        for frame in f.frames { w.int(frame) }
-        w.endArray()
+        beginRecord("finding", file: file, segment: segment, to: &w)
+        w.member("rule", f.rule.rawValue)
+        w.member("name", f.name)
+        w.member("severity", f.severity.rawValue)
+        w.member("frames", f.frames)
         w.key("time")
         w.rawNumber(f.time.microsecondText)
-        w.key("message")
-        w.string(f.message)
-        w.key("spec")
-        w.string(f.spec)
-        w.key("interop")
-        w.string(orNull: f.interop)
-        w.key("source")
-        w.string(f.source)
+        w.member("message", f.message)
+        w.member("spec", f.spec)
+        w.member("interop", orNull: f.interop)
+        w.member("source", f.source)
         if let d = f.device {
-            w.key("device")
-            w.string(d)
+            w.member("device", d)
         }
         if let fld = f.field {
-            w.key("field")
-            w.string(fld)
+            w.member("field", fld)
         }
         if f.atEnd {
-            w.key("at_end")
-            w.bool(true)
+            w.member("at_end", true)
         }
         w.endObject()
     }

@@ -109,43 +109,26 @@ package enum MDNSRender {
         let h = m.header
         // Names and other text are made in one buffer, reused.
         var text: [UInt8] = []
-        w.key("id")
-        w.int(Int(h.id))
+        w.member("id", Int(h.id))
         w.key("flags")
         w.beginObject()
-        w.key("qr")
-        w.bool(h.qr)
-        w.key("opcode")
-        w.int(Int(h.opcode))
-        w.key("aa")
-        w.bool(h.aa)
-        w.key("tc")
-        w.bool(h.tc)
-        w.key("rd")
-        w.bool(h.rd)
-        w.key("ra")
-        w.bool(h.ra)
-        w.key("z")
-        w.bool(h.z)
-        w.key("ad")
-        w.bool(h.ad)
-        w.key("cd")
-        w.bool(h.cd)
-        w.key("rcode")
-        w.int(Int(h.rcode))
+        w.member("qr", h.qr)
+        w.member("opcode", Int(h.opcode))
+        w.member("aa", h.aa)
+        w.member("tc", h.tc)
+        w.member("rd", h.rd)
+        w.member("ra", h.ra)
+        w.member("z", h.z)
+        w.member("ad", h.ad)
+        w.member("cd", h.cd)
+        w.member("rcode", Int(h.rcode))
         w.endObject()
         w.key("questions")
         w.beginArray()
         for q in m.questions {
             w.beginObject()
-            w.key("name")
-            writeName(q.name, m, text: &text, to: &w)
-            w.key("type")
-            writeType(q.type, text: &text, to: &w)
-            w.key("class")
-            w.int(Int(q.qclass))
-            w.key("unicast_response")
-            w.bool(q.unicastResponse)
+            writeOwner(q.name, q.type, q.qclass, m, text: &text, to: &w)
+            w.member("unicast_response", q.unicastResponse)
             w.endObject()
         }
         w.endArray()
@@ -172,6 +155,18 @@ package enum MDNSRender {
         writeText(&text, to: &w) { t.append(to: &$0) }
     }
 
+    /// What a question and a record start with: name, type and class.
+    private static func writeOwner(
+        _ name: DNSName, _ type: RecordType, _ rrclass: UInt16, _ m: DNSMessage, text: inout [UInt8],
+        to w: inout JSONWriter
+    ) {
+        w.key("name")
+        writeName(name, m, text: &text, to: &w)
+        w.key("type")
+        writeType(type, text: &text, to: &w)
+        w.member("class", Int(rrclass))
+    }
+
     private static func writeRecords(
         _ records: [ResourceRecord], _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter
     ) {
@@ -184,16 +179,9 @@ package enum MDNSRender {
     static func writeRecord(_ rr: ResourceRecord, _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter) {
         let p = m.payload
         w.beginObject()
-        w.key("name")
-        writeName(rr.name, m, text: &text, to: &w)
-        w.key("type")
-        writeType(rr.type, text: &text, to: &w)
-        w.key("class")
-        w.int(Int(rr.rrclass))
-        w.key("cache_flush")
-        w.bool(rr.cacheFlush)
-        w.key("ttl")
-        w.int(Int(rr.ttl))
+        writeOwner(rr.name, rr.type, rr.rrclass, m, text: &text, to: &w)
+        w.member("cache_flush", rr.cacheFlush)
+        w.member("ttl", Int(rr.ttl))
         w.key("rdata")
         w.beginObject()
         switch rr.value {
@@ -207,12 +195,9 @@ package enum MDNSRender {
             w.key("target")
             writeName(n, m, text: &text, to: &w)
         case .srv(let pr, let wt, let port, let t):
-            w.key("priority")
-            w.int(Int(pr))
-            w.key("weight")
-            w.int(Int(wt))
-            w.key("port")
-            w.int(Int(port))
+            w.member("priority", Int(pr))
+            w.member("weight", Int(wt))
+            w.member("port", Int(port))
             w.key("target")
             writeName(t, m, text: &text, to: &w)
         case .txt:
@@ -237,44 +222,32 @@ package enum MDNSRender {
             for t in m.nsecTypes(bitmap) { writeType(t, text: &text, to: &w) }
             w.endArray()
         case .opt:
-            w.key("udp_payload_size")
-            w.int(Int(rr.rawClass))
-            w.key("extended_rcode")
-            w.int(Int((rr.ttl >> 24) & 0xFF))
-            w.key("version")
-            w.int(Int((rr.ttl >> 16) & 0xFF))
-            w.key("do")
-            w.bool(rr.ttl & 0x8000 != 0)
+            w.member("udp_payload_size", Int(rr.rawClass))
+            w.member("extended_rcode", Int((rr.ttl >> 24) & 0xFF))
+            w.member("version", Int((rr.ttl >> 16) & 0xFF))
+            w.member("do", rr.ttl & 0x8000 != 0)
             w.key("options")
             w.beginArray()
             for o in m.ednsOptions(rr) {
                 w.beginObject()
-                w.key("code")
-                w.int(Int(o.code))
+                w.member("code", Int(o.code))
                 if o.code == 4, let owner = EDNSOwnerOption(o.data) {
                     w.key("owner")
                     w.beginObject()
-                    w.key("version")
-                    w.int(Int(owner.version))
-                    w.key("sequence")
-                    w.int(Int(owner.sequence))
-                    w.key("primary_mac")
-                    w.string(mac(owner.primaryMAC))
-                    w.key("wakeup_mac")
-                    w.string(orNull: owner.wakeupMAC.map { mac($0) })
-                    w.key("password")
-                    w.string(orNull: owner.password.map { hexString($0) })
+                    w.member("version", Int(owner.version))
+                    w.member("sequence", Int(owner.sequence))
+                    w.member("primary_mac", mac(owner.primaryMAC))
+                    w.member("wakeup_mac", orNull: owner.wakeupMAC.map { mac($0) })
+                    w.member("password", orNull: owner.password.map { hexString($0) })
                     w.endObject()
                 } else {
-                    w.key("hex")
-                    w.string(hexString(o.data))
+                    w.member("hex", hexString(o.data))
                 }
                 w.endObject()
             }
             w.endArray()
         case .unknown:
-            w.key("hex")
-            w.string(hexString(p[rr.rdata]))
+            w.member("hex", hexString(p[rr.rdata]))
         }
         w.endObject()
         w.endObject()

@@ -103,12 +103,10 @@ enum SSDPRender {
         }
         w.endArray()
         if let sub = m.notificationSubtype {
-            w.key("nts")
-            w.string(sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")
+            w.member("nts", sub == .alive ? "alive" : sub == .byebye ? "byebye" : sub == .update ? "update" : "other")
         }
         if let v = m.claimedUPnPVersion {
-            w.key("upnp_version")
-            w.string(v.description)
+            w.member("upnp_version", v.description)
         }
     }
 
