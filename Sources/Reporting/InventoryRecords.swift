@@ -116,10 +116,21 @@ public enum InventoryRecords {
 
     /// One line per device, then one per service instance.
     public static func lines(_ inventory: Inventory) -> String {
-        var out = ""
-        for d in inventory.devices { out += deviceObject(d).serialized() + "\n" }
-        for s in inventory.services { out += serviceObject(s).serialized() + "\n" }
-        return out
+        var out: [UInt8] = []
+        write(inventory, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `lines` as UTF-8, appended to `out` (no string made per record).
+    public static func write(_ inventory: Inventory, into out: inout [UInt8]) {
+        for d in inventory.devices {
+            deviceObject(d).write(into: &out)
+            out.append(0x0A)
+        }
+        for s in inventory.services {
+            serviceObject(s).write(into: &out)
+            out.append(0x0A)
+        }
     }
 
     /// The readable table: each device with its fields, its services under it. Every value

@@ -42,7 +42,9 @@ public final class JSONLinesReporter: Reporter {
     }
 
     public func inventory(_ inventory: Inventory) {
-        sink.write(InventoryRecords.lines(inventory))
+        var out: [UInt8] = []
+        InventoryRecords.write(inventory, into: &out)
+        out.withUnsafeBytes { sink.write(bytes: $0) }
     }
 
     public func finish(_ s: RunSummary) {

@@ -31,8 +31,9 @@ public enum TerminalText {
     }
 
     /// Whether every byte is in 0x20–0x7E and neither `a` nor `b` (pass 0x7F, outside that
-    /// range already, for none), eight bytes at a time.
-    @inlinable
+    /// range already, for none), eight bytes at a time. Inlined into each caller, so the
+    /// excepted bytes are constants there (`isPlain`'s repeated 0x7F tests fold into one).
+    @inlinable @inline(__always)
     public static func isPrintableASCII(_ u: UnsafeBufferPointer<UInt8>, except a: UInt8, _ b: UInt8) -> Bool {
         guard let base = u.baseAddress else { return true }
         let n = u.count

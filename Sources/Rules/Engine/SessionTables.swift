@@ -106,7 +106,7 @@ public struct SessionTable<Key: Hashable, Row> {
 
     /// Keeps the rows that satisfy `keep`.
     public mutating func keep(where keep: (Row) -> Bool) {
-        rows = rows.filter { keep($0.value) }
+        rows.removeValues { !keep($0) }
     }
 
     /// Removes every row.
@@ -136,7 +136,7 @@ public struct SessionTable<Key: Hashable, Row> {
     private mutating func dropInactive(at now: Timestamp) {
         let horizon = horizon
         let activity = activity
-        rows = rows.filter { max(0, Timestamp.seconds(from: activity($0.value), to: now)) <= horizon }
+        rows.removeValues { max(0, Timestamp.seconds(from: activity($0), to: now)) > horizon }
     }
 }
 
@@ -242,6 +242,15 @@ extension Dictionary {
         var keyed: [(order: Int, at: Index)] = []
         for k in indices where include(values[k]) { keyed.append((order(values[k]), k)) }
         return keyed.sorted { $0.order < $1.order }.map(\.at)
+    }
+
+    /// Removes the entries whose value `drop` is true of, in place: the table is not made
+    /// again and the values it keeps are not copied (`filter` makes a new table and copies
+    /// each value it keeps, retaining every array inside).
+    public mutating func removeValues(where drop: (Value) -> Bool) {
+        var gone: [Key] = []
+        for k in indices where drop(values[k]) { gone.append(keys[k]) }
+        for key in gone { removeValue(forKey: key) }
     }
 
     /// Changes the value of `key` in place, made from `fresh` first when there is none: one

@@ -304,14 +304,14 @@ public struct MDNSSessionModel: Sendable {
         guard now.seconds &- lastSweep.seconds >= Self.sweepInterval else { return }
         lastSweep = now
         let s = now.seconds
-        rrsets = rrsets.filter { _, r in
-            s &- r.lastSeen.seconds <= max(Self.horizon, 2 &* min(Int64(r.longestTTL), Self.longestTTL))
+        rrsets.removeValues { r in
+            s &- r.lastSeen.seconds > max(Self.horizon, 2 &* min(Int64(r.longestTTL), Self.longestTTL))
         }
-        hosts = hosts.filter { s &- $0.value.lastSeen.seconds <= 2 &* Self.longestTTL }
-        services = services.filter { s &- $0.value.lastSeen.seconds <= 2 &* Self.longestTTL }
-        probes = probes.filter { s &- $0.value.lastSeen.seconds <= Self.phaseHorizon }
-        questions = questions.filter { s &- $0.value.lastSeen.seconds <= Self.horizon }
-        senders = senders.filter { s &- $0.value.lastSeen.seconds <= 2 &* Self.longestTTL }
+        hosts.removeValues { s &- $0.lastSeen.seconds > 2 &* Self.longestTTL }
+        services.removeValues { s &- $0.lastSeen.seconds > 2 &* Self.longestTTL }
+        probes.removeValues { s &- $0.lastSeen.seconds > Self.phaseHorizon }
+        questions.removeValues { s &- $0.lastSeen.seconds > Self.horizon }
+        senders.removeValues { s &- $0.lastSeen.seconds > 2 &* Self.longestTTL }
     }
 
     /// Counts dropped entries and remembers their keys.
