@@ -12,7 +12,12 @@ extension JSONValue {
 
     /// Parses `text` as one JSON value (surrounding white space allowed).
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
-        var p = JSONReader(bytes: Array(text.utf8))
+        try parse(utf8: Array(text.utf8))
+    }
+
+    /// Parses JSON text held as UTF-8 bytes (no string made first).
+    public static func parse(utf8 bytes: [UInt8]) throws(ParseError) -> JSONValue {
+        var p = JSONReader(bytes: bytes)
         let v = try p.value(depth: 0)
         p.skipSpace()
         guard p.at == p.bytes.count else { throw p.fail("trailing characters") }

@@ -9,12 +9,12 @@ import WireFormat
 /// backslash) and are copied as they are; values go through `JSONValue.writeString`.
 public struct JSONWriter {
     /// The text so far. A writer can take over a buffer (`swap`) and give it back.
-    public var bytes: [UInt8]
+    public var bytes: [UInt8] = []
     /// Whether the last thing written was a value or a closing bracket, so that the next
     /// member or element needs a comma first.
     private var afterValue = false
 
-    public init(bytes: [UInt8] = []) { self.bytes = bytes }
+    public init() {}
 
     @inline(__always)
     private mutating func separate() {
@@ -137,12 +137,6 @@ public struct JSONWriter {
     public mutating func member(_ k: StaticString, orNull v: String?) {
         key(k)
         string(orNull: v)
-    }
-
-    public mutating func value(_ v: JSONValue) {
-        separate()
-        v.write(into: &bytes)
-        afterValue = true
     }
 
     /// Members written before as JSON text (`"a":1,"b":[]`, as `JSONValue.writeMembers`

@@ -32,7 +32,7 @@ public struct MessageRecord: Sendable {
             var text: [UInt8] = [0x7B]
             text.append(contentsOf: fieldsJSON)
             text.append(0x7D)
-            guard case .object(let members)? = try? JSONValue.parse(String(decoding: text, as: UTF8.self)) else {
+            guard case .object(let members)? = try? JSONValue.parse(utf8: text) else {
                 assertionFailure("a record's fields are not JSON object members")
                 return []
             }

@@ -55,7 +55,9 @@ import WireFormat
             w.key("t")
             w.rawNumber("1.000001")
             w.key("v")
-            w.value(.object([("k", .int(-3))]))
+            w.beginObject()
+            w.member("k", -3)
+            w.endObject()
             var members: [UInt8] = []
             JSONValue.writeMembers([("w", .int(7))], into: &members)
             w.members(json: members)
