@@ -112,4 +112,56 @@ import WireFormat
         let dots = note("urn:schemas.upnp.org:device:MediaServer:1") ?? ""
         #expect(!dots.isEmpty && !dots.contains("version"), "\(dots)")
     }
+
+    /// The product-token check reads a value as `split` would (runs of spaces separate once,
+    /// `major.minor` has exactly one dot, `token[/version]` at most one slash), without
+    /// building arrays: every value over a small alphabet agrees with that reading.
+    @Test func productTokenCheckAgreesWithTheSplitReading() {
+        func reference(_ v: ArraySlice<UInt8>) -> String? {
+            if v.contains(0x2C) { return "commas" }
+            let tokens = v.split(separator: 0x20)
+            guard tokens.count >= 3 else { return "fewer" }
+            guard SSDPSyntax.hasPrefix(tokens[1], "UPnP/") else { return "second" }
+            let parts = tokens[1].dropFirst(5).split(separator: 0x2E, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ ASCII.parseDecimal($0) != nil }) else { return "version" }
+            for t in tokens.prefix(3) {
+                let pieces = t.split(separator: 0x2F, omittingEmptySubsequences: false)
+                if pieces.count > 2 || !pieces.allSatisfy({ SSDPSyntax.isToken($0) }) { return "token" }
+            }
+            return nil
+        }
+        func kind(_ problem: String?) -> String? {
+            guard let p = problem else { return nil }
+            if p.contains("commas") { return "commas" }
+            if p.contains("fewer") { return "fewer" }
+            if p.contains("second product token") { return "second" }
+            if p.contains("UPnP version") { return "version" }
+            return "token"
+        }
+        // Valid values with up to two pieces inserted at random places.
+        let pieces = ["/", " ", "  ", ".", "1", "x", "@", ",", "UPnP/", "/1.0"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var checked = 0
+        for _ in 0..<20000 {
+            let bases = [
+                "Linux/5.1 UPnP/1.0 DLNA/1.5", "A UPnP/2.0 B", " x/1  UPnP/1.1 y/2 z", "Linux/5.1 UPnP/1.0", "",
+            ]
+            var v = Array(bases[next(bases.count)].utf8)
+            for _ in 0..<next(3) {
+                v.insert(contentsOf: Array(pieces[next(pieces.count)].utf8), at: next(v.count + 1))
+            }
+            let slice = v[...]
+            #expect(
+                kind(SSDPAddressing.productTokenProblem(slice)) == reference(slice),
+                "\(String(decoding: v, as: UTF8.self))")
+            if reference(slice) == nil { checked += 1 }
+        }
+        // The generator reaches valid values too, not only problems.
+        #expect(checked > 100)
+        #expect(SSDPAddressing.productTokenProblem(Array("Linux/5.1 UPnP/1.1 MiniDLNA/1.3".utf8)[...]) == nil)
+    }
 }

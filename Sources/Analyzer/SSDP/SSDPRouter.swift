@@ -203,9 +203,7 @@ struct SSDPRouter {
             event.st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
             event.search = links[k].store.searches[Endpoint(address: d.dst, port: d.dstPort)]
             if event.search == nil {
-                event.searchFromOtherPort =
-                    links[k].store.searches.rows.first { $0.key.address == d.dst && $0.value.expires >= d.time }?
-                    .value
+                event.searchFromOtherPort = links[k].store.search(toAnotherPortOf: d.dst, than: d.dstPort, at: d.time)
             }
         }
         var fromSearchPort = false

@@ -72,25 +72,42 @@ enum SSDPAddressing {
     }
 
     /// Why a SERVER / USER-AGENT value is not `OS/version UPnP/x.y product/version`, or nil.
+    /// Tokens are separated by runs of spaces; only the first three are read.
     static func productTokenProblem(_ v: ArraySlice<UInt8>) -> String? {
         if v.contains(0x2C) { return "product tokens are separated by commas, not spaces" }
-        let tokens = v.split(separator: 0x20)
-        guard tokens.count >= 3 else { return "fewer than three product tokens (OS/version UPnP/x.y product/version)" }
-        guard SSDPSyntax.hasPrefix(tokens[1], "UPnP/", caseInsensitive: false) else {
-            return "the second product token is \(SSDPText.show(tokens[1])), not UPnP/x.y"
+        let none = v[v.startIndex..<v.startIndex]
+        var tokens = (none, none, none)
+        var count = 0
+        ASCII.forEachPiece(of: v, separatedBy: 0x20) { t in
+            switch count {
+            case 0: tokens.0 = t
+            case 1: tokens.1 = t
+            default: tokens.2 = t
+            }
+            count += 1
+            return count < 3
         }
-        let ver = tokens[1].dropFirst(5)
-        let parts = ver.split(separator: 0x2E, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ ASCII.parseDecimal($0) != nil }) else {
+        guard count == 3 else { return "fewer than three product tokens (OS/version UPnP/x.y product/version)" }
+        guard SSDPSyntax.hasPrefix(tokens.1, "UPnP/", caseInsensitive: false) else {
+            return "the second product token is \(SSDPText.show(tokens.1)), not UPnP/x.y"
+        }
+        let ver = tokens.1.dropFirst(5)
+        guard let dot = ver.firstIndex(of: 0x2E), ASCII.parseDecimal(ver[..<dot]) != nil,
+            ASCII.parseDecimal(ver[(dot + 1)...]) != nil
+        else {
             return "UPnP version \(SSDPText.show(ver)) is not major.minor"
         }
-        for t in tokens.prefix(3) {
-            let pieces = t.split(separator: 0x2F, omittingEmptySubsequences: false)
-            if pieces.count > 2 || !pieces.allSatisfy({ SSDPSyntax.isToken($0) }) {
-                return "\(SSDPText.show(t)) is not token[/version]"
-            }
+        for t in [tokens.0, tokens.1, tokens.2] where !isProductToken(t) {
+            return "\(SSDPText.show(t)) is not token[/version]"
         }
         return nil
+    }
+
+    /// `token` or `token/token`.
+    private static func isProductToken(_ t: ArraySlice<UInt8>) -> Bool {
+        guard let slash = t.firstIndex(of: 0x2F) else { return SSDPSyntax.isToken(t) }
+        let version = t[(slash + 1)...]
+        return SSDPSyntax.isToken(t[..<slash]) && SSDPSyntax.isToken(version)
     }
 
     enum TargetForm { case valid, empty, list, vendor, invalid }

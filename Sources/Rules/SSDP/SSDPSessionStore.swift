@@ -5,7 +5,8 @@ import WireFormat
 /// All SSDP session state of one session, kept once:
 /// - `model`: the devices the capture has shown, by UUID key (see `SSDPSessionModel`);
 /// - `searches`: the latest M-SEARCH of each searcher endpoint, which the analyzer pairs
-///   responses with (`SSDPEvent.search`), and `versions`, the UPnP version each device
+///   responses with (`SSDPEvent.search`; `searchers`, by address, for a response to another
+///   port of the searcher), and `versions`, the UPnP version each device
 ///   claimed last, which a NOTIFY claiming none is judged by;
 /// - `verdicts`: what each rule still has to decide, in rows keyed by the identity of what it
 ///   is about (a device, a searcher endpoint, a USN).
@@ -26,6 +27,11 @@ public struct SSDPSessionStore: SessionStore {
     /// them (counted).
     public private(set) var searches = SessionTable<Endpoint, RecentSearch>(
         cap: 1024, horizon: .infinity, activity: \.time)
+    /// Of each searcher address, the M-SEARCH (from any of its ports) whose window for
+    /// responses closes last: a response to a port of that address that sent no search is
+    /// paired with it (SSDP-503) in one lookup. Rows go a second after their window closed.
+    public private(set) var searchers = SessionTable<IPAddress, RecentSearch>(
+        cap: 1024, horizon: 1, activity: \.expires, expires: true)
     /// The UPnP version each device (UUID key) claimed last in a message other than an
     /// M-SEARCH.
     public private(set) var versions = SessionTable<UInt64, SSDPClaimedVersion>(
@@ -44,7 +50,8 @@ public struct SSDPSessionStore: SessionStore {
 
     public init() {}
 
-    /// Entries the model, `searches` and `versions` dropped because a table was full.
+    /// Entries the model, `searches`, `searchers` and `versions` dropped because a table was
+    /// full.
     public var evicted: Int { model.evicted + tableEvictions }
 
     public mutating func update(with e: SSDPEvent) {
@@ -80,6 +87,18 @@ public struct SSDPSessionStore: SessionStore {
         s.manValid = e.facts.manValid
         if !multicast { s.unicastTo = e.dst }
         searches.insert(s, for: Endpoint(address: e.src, port: e.srcPort), at: e.time, evicted: &tableEvictions)
+        // A newer search from the same port replaces the address's row, as it does its
+        // endpoint's; one from another port does when its window closes no earlier.
+        if searchers[e.src].map({ $0.port == s.port || $0.expires <= s.expires }) ?? true {
+            searchers.insert(s, for: e.src, at: e.time, evicted: &tableEvictions)
+        }
+    }
+
+    /// For a response to `address`:`port` that no M-SEARCH of that endpoint awaits: the search
+    /// from another port of the address whose window is still open at `time`, if any.
+    public func search(toAnotherPortOf address: IPAddress, than port: UInt16, at time: Timestamp) -> RecentSearch? {
+        guard let s = searchers[address], s.port != port, s.expires >= time else { return nil }
+        return s
     }
 }
 
