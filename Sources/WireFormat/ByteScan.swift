@@ -59,10 +59,7 @@ extension Span where Element == UInt8 {
         let end = Swift.min(range.upperBound, count)
         var i = Swift.max(range.lowerBound, 0)
         while i &+ 8 <= end {
-            let w = word(at: i)
-            // Any byte below 0x20 (exact as an "any"), 0x7F, or with the high bit set.
-            let below = (w &- Self.ones &* 0x20) & ~w & Self.highs
-            if below | Self.matches(w, 0x7F) | (w & Self.highs) != 0 { return false }
+            if !TerminalText.isPrintableASCII(word: word(at: i), except: 0x7F, 0x7F) { return false }
             i &+= 8
         }
         while i < end {

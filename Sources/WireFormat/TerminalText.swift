@@ -38,28 +38,15 @@ public enum TerminalText {
         guard let base = u.baseAddress else { return true }
         let n = u.count
         var i = 0
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        // High bit set in each byte of `w` equal to `c`, exact as an "any" (a borrow can only
-        // mark bytes after a true match).
-        func matches(_ w: UInt64, _ c: UInt8) -> UInt64 {
-            let x = w ^ (UInt64(c) &* ones)
-            return (x &- ones) & ~x
-        }
-        // A byte ≥ 0x80, a byte < 0x20 (subtracting 0x20 borrows into its high bit), a 0x7F
-        // or one of the excepted bytes sets a high bit.
-        func isPlain(_ w: UInt64) -> Bool {
-            let below = (w &- 0x20 &* ones) & ~w
-            let found = matches(w, 0x7F) | matches(w, a) | matches(w, b)
-            return (w | below | found) & highs == 0
-        }
         if n >= 8 {
             while i &+ 8 <= n {
-                if !isPlain(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { return false }
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if !isPrintableASCII(word: w, except: a, b) { return false }
                 i &+= 8
             }
             // The last bytes as the word ending there (overlapping bytes already seen).
-            return i == n || isPlain(UnsafeRawPointer(base + (n &- 8)).loadUnaligned(as: UInt64.self))
+            let last = UnsafeRawPointer(base + (n &- 8)).loadUnaligned(as: UInt64.self)
+            return i == n || isPrintableASCII(word: last, except: a, b)
         }
         while i < n {
             let c = base[i]
@@ -67,6 +54,24 @@ public enum TerminalText {
             i &+= 1
         }
         return true
+    }
+
+    /// Whether each of the eight bytes of `w` is in 0x20–0x7E and neither `a` nor `b`: the
+    /// word test behind every eight-bytes-at-a-time printable check (`Span.isPrintableASCII`
+    /// too). A byte ≥ 0x80, a byte < 0x20 (subtracting 0x20 borrows into its high bit), a 0x7F
+    /// or one of the excepted bytes sets a high bit; a borrow can only mark bytes after a
+    /// true match, so the test is exact as an "any".
+    @inlinable @inline(__always)
+    public static func isPrintableASCII(word w: UInt64, except a: UInt8, _ b: UInt8) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func matches(_ w: UInt64, _ c: UInt8) -> UInt64 {
+            let x = w ^ (UInt64(c) &* ones)
+            return (x &- ones) & ~x
+        }
+        let below = (w &- 0x20 &* ones) & ~w
+        let found = matches(w, 0x7F) | matches(w, a) | matches(w, b)
+        return (w | below | found) & highs == 0
     }
 
     /// Whether a scalar decoded from valid UTF-8 is shown escaped: C1 controls and the
