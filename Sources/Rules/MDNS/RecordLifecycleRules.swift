@@ -661,6 +661,7 @@ struct WholeRRSetRule: SessionRule {
         // This message's members per RRSet, in order (a message holds a few RRSets: searched
         // in a list); goodbyes end ownership.
         var groups: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
+        groups.reserveCapacity(i.records.count)
         for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
             let k = MDNSRecordKey(r)
             if r.record.ttl == 0 {
@@ -688,9 +689,10 @@ struct WholeRRSetRule: SessionRule {
                     evicted: &out.evictions)
                 continue
             }
-            let (last, first) = (store.verdicts.rrsetClaims[slot].time, store.verdicts.rrsetClaims[slot].frame)
+            let claim = store.verdicts.rrsetClaims[slot]
+            let (last, first) = (claim.time, claim.frame)
             var omission: Omission? = nil
-            if let o = store.verdicts.rrsetClaims[slot].omission {
+            if let o = claim.omission {
                 if MDNSSession.since(o.time, e.time) <= Self.burst {
                     let left = o.rdata.filter { !now.contains($0) }
                     omission =
@@ -715,7 +717,7 @@ struct WholeRRSetRule: SessionRule {
                 continue
             }
             if omission == nil {
-                let sent = store.verdicts.rrsetClaims[slot].rdata
+                let sent = claim.rdata
                 let left = sent.filter { r in
                     !now.contains(r) && !listed(MDNSRecordKey(set: set, rdata: r), store, at: e.time)
                         && !(store.model.rrsets[set]?.members.contains {
