@@ -16,6 +16,31 @@ import WireFormat
         return notify(targeting("upnp:rootdevice", uuid: uuid), at: seconds)
     }
 
+    /// A response to a port of a searcher that sent no M-SEARCH from it is paired with the
+    /// searcher's search whose window closes last, whichever order the searches came in and
+    /// whatever the hash seed (it was the first open one in the table's order).
+    @Test func aResponseToAnotherPortIsPairedWithTheSearcherSearchOpenLongest() {
+        func pairedPort(responseAt t: Double, swapped: Bool = false) -> String? {
+            func search(mx: String, from port: UInt16, at time: Double) -> Datagram {
+                multicast(ssdp(mSearchLine, search11.setting("MX", mx)), src: "192.168.1.10", sport: port, at: time)
+            }
+            let searches =
+                swapped
+                ? [search(mx: "1", from: 50002, at: 0), search(mx: "5", from: 50000, at: 0.5)]
+                : [search(mx: "5", from: 50000, at: 0), search(mx: "1", from: 50002, at: 0.5)]
+            let f = ssdpFindings(searches + [response(ssdp(okLine, response11), dport: 50001, at: t)])
+            guard let m = f.first(where: { $0.rule == "SSDP-205" && $0.message.contains("came from port") }) else {
+                return nil
+            }
+            return m.message.contains("port 50000") ? "50000" : m.message.contains("port 50002") ? "50002" : "?"
+        }
+        // Both windows open (MX 5 closes 6 s after, MX 1 2 s after): the longer one.
+        #expect(pairedPort(responseAt: 1) == "50000")
+        #expect(pairedPort(responseAt: 1, swapped: true) == "50000")
+        // After both windows closed: no search awaits it.
+        #expect(pairedPort(responseAt: 8) == nil)
+    }
+
     @Test func aUSNThatExpiresWhileItsDeviceIsActiveViolatesBoth506And507() {
         // The catalog's precise reading: SSDP-506 where the expiry is evident, SSDP-507 where
         // the overdue refresh first was (SSDP-506's own example: the root device USN
