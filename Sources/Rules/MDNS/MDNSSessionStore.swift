@@ -54,23 +54,20 @@ public struct MDNSSessionStore: SessionStore {
             bits |= MDNSSession.nameBit(r.nameKey)
         }
         let recent = windows.queries(within: MDNSAskers.span, of: e.time)
-        // Each (name, query) asked, in window order, then grouped by name (a counting sort).
-        var pairs: [(name: Int, query: Int)] = []
-        pairs.reserveCapacity(4 * names.count)
-        for k in recent.indices where recent[k].asksAny(of: bits) {
-            for (n, name) in names.enumerated() where recent[k].asks(name: name) { pairs.append((n, k)) }
+        // The queries that may ask for one of the names (by their bits), then, name by name,
+        // those that do: grouped by name, each group in window order.
+        var candidates: [Int] = []
+        candidates.reserveCapacity(recent.count)
+        for k in recent.indices where recent[k].asksAny(of: bits) { candidates.append(k) }
+        guard !candidates.isEmpty else { return MDNSAskers(names: names, bits: bits, layout: []) }
+        var layout: [Int] = []
+        layout.reserveCapacity(names.count + 1 + candidates.count)
+        layout.append(contentsOf: repeatElement(0, count: names.count + 1))
+        for (n, name) in names.enumerated() {
+            for k in candidates where recent[k].asks(name: name) { layout.append(k) }
+            layout[n + 1] = layout.count - names.count - 1
         }
-        guard !pairs.isEmpty else { return MDNSAskers(names: names, bits: bits, starts: [], queries: []) }
-        var starts = [Int](repeating: 0, count: names.count + 1)
-        for p in pairs { starts[p.name + 1] += 1 }
-        for n in names.indices { starts[n + 1] += starts[n] }
-        var next = starts
-        var queries = [Int](repeating: 0, count: pairs.count)
-        for p in pairs {
-            queries[next[p.name]] = p.query
-            next[p.name] += 1
-        }
-        return MDNSAskers(names: names, bits: bits, starts: starts, queries: queries)
+        return MDNSAskers(names: names, bits: bits, layout: layout)
     }
 
     /// Takes in `e` as `resolve` left it.
@@ -249,23 +246,24 @@ public struct MDNSAskers: Sendable {
     /// Their `MDNSSession.nameBit`s: a query whose `asksAny(of: bits)` is false asks for none.
     let bits: UInt64
     /// The indices in `MDNSWindows.queries.elements` of the queries at most `span` seconds
-    /// before the response that ask for each name (any type), oldest first: those of
-    /// `names[n]` are `queries[starts[n] ..< starts[n + 1]]` (both empty when no query asked).
-    private let starts: [Int]
-    private let queries: [Int]
+    /// before the response that ask for each name (any type), oldest first, in one array:
+    /// `layout[0 ... names.count]` are where each name's group starts among the indices that
+    /// follow (`layout[n] ..< layout[n + 1]`, counted from `names.count + 1`); empty when no
+    /// query may ask for any.
+    private let layout: [Int]
 
-    fileprivate init(names: [UInt64], bits: UInt64, starts: [Int], queries: [Int]) {
+    fileprivate init(names: [UInt64], bits: UInt64, layout: [Int]) {
         self.names = names
         self.bits = bits
-        self.starts = starts
-        self.queries = queries
+        self.layout = layout
     }
 
     /// The queries that asked for `name` (indices of the window, oldest first); none when it
     /// is not one of the response's answer names.
     public func of(_ name: UInt64) -> ArraySlice<Int> {
-        guard !queries.isEmpty, let n = names.firstIndex(of: name) else { return [] }
-        return queries[starts[n]..<starts[n + 1]]
+        guard !layout.isEmpty, let n = names.firstIndex(of: name) else { return [] }
+        let base = names.count + 1
+        return layout[(base + layout[n])..<(base + layout[n + 1])]
     }
 }
 
@@ -577,6 +575,7 @@ extension MDNSSessionStore {
     public func roles(_ e: MDNSEvent) -> MDNSResponseRoles? {
         guard let i = e.input, !e.atEnd, i.isResponse, e.dst.isMulticast, e.srcPort == 5353 else { return nil }
         var names: [MDNSResponseRoles.Name] = []
+        names.reserveCapacity(i.records.count)
         var solicited = false
         for r in i.answerRecords where r.record.type != .opt {
             let k = r.nameKey
