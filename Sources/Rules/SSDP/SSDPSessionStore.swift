@@ -29,7 +29,7 @@ public struct SSDPSessionStore: SessionStore {
         cap: 1024, horizon: .infinity, activity: \.time)
     /// Of each searcher address, the M-SEARCH (from any of its ports) whose window for
     /// responses closes last: a response to a port of that address that sent no search is
-    /// paired with it (SSDP-503) in one lookup. Rows go a second after their window closed.
+    /// paired with it (SSDP-205: the port it came from) in one lookup. Rows go a second after their window closed.
     public private(set) var searchers = SessionTable<IPAddress, RecentSearch>(
         cap: 1024, horizon: 1, activity: \.expires, expires: true)
     /// The UPnP version each device (UUID key) claimed last in a message other than an
