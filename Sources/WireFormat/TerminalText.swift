@@ -44,9 +44,10 @@ public enum TerminalText {
                 if !isPrintableASCII(word: w, except: a, b) { return false }
                 i &+= 8
             }
+            if i == n { return true }
             // The last bytes as the word ending there (overlapping bytes already seen).
             let last = UnsafeRawPointer(base + (n &- 8)).loadUnaligned(as: UInt64.self)
-            return i == n || isPrintableASCII(word: last, except: a, b)
+            return isPrintableASCII(word: last, except: a, b)
         }
         while i < n {
             let c = base[i]
