@@ -24,6 +24,8 @@ public final class JUnitReporter: Reporter {
     /// index (`beginFile`): an input that could not be opened has no suite of its own.
     private var positions: [Int: Int] = [:]
     private var opened = 0
+    /// The escaped line of the finding being kept, reused from finding to finding.
+    private var scratch: [UInt8] = []
 
     public init(sink: any OutputSink, spill: any SpillStore = MemorySpill()) {
         self.sink = sink
@@ -43,8 +45,9 @@ public final class JUnitReporter: Reporter {
     public func finding(_ f: Finding) {
         guard kept < Self.maxFindings else { return }
         kept += 1
-        var text = Self.escape(Self.line(f))
-        let line = text.withUTF8 { spill.append(UnsafeRawBufferPointer($0)) }
+        scratch.removeAll(keepingCapacity: true)
+        Self.writeLine(f, into: &scratch)
+        let line = spill.append(scratch)
         // Without `beginFile` (findings given directly), the index is taken as the position.
         byFile[positions[f.fileIndex] ?? f.fileIndex, default: [:]][f.rule, default: []].append((f.severity, line))
     }
@@ -129,6 +132,29 @@ public final class JUnitReporter: Reporter {
         return "\(frames) \(f.severity.rawValue) from \(f.source): \(f.message) [\(f.spec)]"
     }
 
+    /// `escape(line(f))`, written into `out` piece by piece: the fixed words and numbers need
+    /// no escaping, the finding's own texts are escaped as they are copied.
+    static func writeLine(_ f: Finding, into out: inout [UInt8]) {
+        if f.frames.isEmpty {
+            out.append("end of capture")
+        } else {
+            out.append("frame ")
+            for (k, frame) in f.frames.enumerated() {
+                if k > 0 { out.append(0x2C) }
+                out.append(decimal: frame)
+            }
+        }
+        out.append(0x20)
+        out.append(string: f.severity.rawValue)
+        out.append(" from ")
+        appendEscaped(f.source, into: &out)
+        out.append(": ")
+        appendEscaped(f.message, into: &out)
+        out.append(" [")
+        appendEscaped(f.spec, into: &out)
+        out.append("]")
+    }
+
     static func seconds(_ s: Double) -> String {
         let ms = Int((s * 1000).rounded())
         let frac = String(ms % 1000)
@@ -137,24 +163,44 @@ public final class JUnitReporter: Reporter {
 
     /// XML 1.0 text and attribute escaping; characters XML 1.0 cannot carry become U+FFFD.
     public static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\t", "\r": out += "&#\(u.value);"
-            default:
-                if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(u)
+        var out: [UInt8] = []
+        appendEscaped(s, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `escape(s)`, appended to `out` as UTF-8. Works on the string's UTF-8 (every character
+    /// it changes is ASCII, or U+FFFE or U+FFFF, whose encodings are `EF BF BE` and
+    /// `EF BF BF`); runs of bytes that need nothing are copied whole.
+    public static func appendEscaped(_ s: String, into out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { u in
+            var run = 0
+            var i = 0
+            while i < u.count {
+                let b = u[i]
+                let width: Int
+                let replacement: StaticString
+                switch b {
+                case 0x26: (width, replacement) = (1, "&amp;")
+                case 0x3C: (width, replacement) = (1, "&lt;")
+                case 0x3E: (width, replacement) = (1, "&gt;")
+                case 0x22: (width, replacement) = (1, "&quot;")
+                case 0x0A: (width, replacement) = (1, "&#10;")
+                case 0x09: (width, replacement) = (1, "&#9;")
+                case 0x0D: (width, replacement) = (1, "&#13;")
+                case ..<0x20: (width, replacement) = (1, "\u{FFFD}")
+                case 0xEF where i + 2 < u.count && u[i + 1] == 0xBF && u[i + 2] >= 0xBE:
+                    (width, replacement) = (3, "\u{FFFD}")
+                default:
+                    i += 1
+                    continue
                 }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: u[run..<i]))
+                out.append(replacement)
+                i += width
+                run = i
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[run..<u.count]))
         }
-        return out
     }
 }

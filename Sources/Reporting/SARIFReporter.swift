@@ -26,7 +26,7 @@ public final class SARIFReporter: Reporter {
     /// Inputs by command-line index (`beginFile`): the name, and the artifact index, which
     /// is the position among the files opened (`RunSummary.files`): an input that could not
     /// be opened has no artifact.
-    private var inputs: [Int: (name: String, artifact: Int)] = [:]
+    private var inputs: [Int: (name: String, uri: String, artifact: Int)] = [:]
     private var opened = 0
     private var lastName: String? = nil
     private var scratch: [UInt8] = []
@@ -41,7 +41,7 @@ public final class SARIFReporter: Reporter {
     public var isStreaming: Bool { false }
 
     public func beginFile(_ index: Int, name: String) {
-        inputs[index] = (name, opened)
+        inputs[index] = (name, Self.uri(name), opened)
         opened += 1
         lastName = name
     }
@@ -61,49 +61,60 @@ public final class SARIFReporter: Reporter {
         let input = inputs[f.fileIndex]
         let file = input?.name ?? lastName ?? "-"
         let frame = f.frames.first ?? 0
-        var artifact: [(String, JSONValue)] = [("uri", .string(Self.uri(file)))]
-        if let input { artifact.append(("index", .int(input.artifact))) }
-        var location: [(String, JSONValue)] = [
-            (
-                "physicalLocation",
-                .object([
-                    ("artifactLocation", .object(artifact)), ("region", .object([("startLine", .int(1))])),
-                ])
-            )
-        ]
+        var w = JSONWriter()
+        swap(&w.bytes, &scratch)
+        w.bytes.removeAll(keepingCapacity: true)
+        w.beginObject()
+        w.member("level", Self.level(f.severity))
+        w.key("message")
+        w.beginObject()
+        w.member("text", frame > 0 ? "Frame \(frame): " + f.message : f.message)
+        w.endObject()
+        w.key("locations")
+        w.beginArray()
+        w.beginObject()
+        w.key("physicalLocation")
+        w.beginObject()
+        w.key("artifactLocation")
+        w.beginObject()
+        w.member("uri", input?.uri ?? Self.uri(file))
+        if let input { w.member("index", input.artifact) }
+        w.endObject()
+        w.key("region")
+        w.beginObject()
+        w.member("startLine", 1)
+        w.endObject()
+        w.endObject()
         if frame > 0 {
-            location.append(
-                (
-                    "logicalLocations",
-                    .array([
-                        .object([
-                            ("name", .string("frame \(frame)")),
-                            ("fullyQualifiedName", .string("\(file)#frame=\(frame)")),
-                            ("kind", .string("element")),
-                        ])
-                    ])
-                ))
+            w.key("logicalLocations")
+            w.beginArray()
+            w.beginObject()
+            w.member("name", "frame \(frame)")
+            w.member("fullyQualifiedName", "\(file)#frame=\(frame)")
+            w.member("kind", "element")
+            w.endObject()
+            w.endArray()
         }
-        let text = (frame > 0 ? "Frame \(frame): " : "") + f.message
-        let result: [(String, JSONValue)] = [
-            ("level", .string(Self.level(f.severity))),
-            ("message", .object([("text", .string(text))])),
-            ("locations", .array([.object(location)])),
-            ("partialFingerprints", .object([("discoscopeFinding/v1", .string(Self.fingerprint(f)))])),
-            (
-                "properties",
-                .object(
-                    [
-                        ("frames", .array(f.frames.map { .int($0) })),
-                        ("time", .rawNumber(f.time.microsecondText)),
-                        ("source", .string(f.source)), ("device", f.device.map { .string($0) } ?? .null),
-                        ("spec", .string(f.spec)), ("interop", f.interop.map { .string($0) } ?? .null),
-                    ] + (f.atEnd ? [("at_end", .bool(true))] : [])
-                        + (Segments.name(f.segment, in: segments).map { [("segment", .string($0))] } ?? []))
-            ),
-        ]
-        scratch.removeAll(keepingCapacity: true)
-        JSONValue.object(result).write(into: &scratch)
+        w.endObject()
+        w.endArray()
+        w.key("partialFingerprints")
+        w.beginObject()
+        w.member("discoscopeFinding/v1", Self.fingerprint(f))
+        w.endObject()
+        w.key("properties")
+        w.beginObject()
+        w.member("frames", f.frames)
+        w.key("time")
+        w.rawNumber(f.time.microsecondText)
+        w.member("source", f.source)
+        w.member("device", orNull: f.device)
+        w.member("spec", f.spec)
+        w.member("interop", orNull: f.interop)
+        if f.atEnd { w.member("at_end", true) }
+        if let segment = Segments.name(f.segment, in: segments) { w.member("segment", segment) }
+        w.endObject()
+        w.endObject()
+        swap(&w.bytes, &scratch)
         // `{"level":…}` becomes `,"level":…}`: the members that follow `ruleId` (and
         // `ruleIndex`) in the result object.
         scratch[0] = 0x2C

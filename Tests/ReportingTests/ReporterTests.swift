@@ -116,6 +116,45 @@ private let record = MessageRecord(
     @Test func xmlEscapingCoversMarkupAndForbiddenCharacters() {
         #expect(JUnitReporter.escape(#"a<b>&"c""#) == "a&lt;b&gt;&amp;&quot;c&quot;")
         #expect(JUnitReporter.escape("x\u{1}y\nz") == "x\u{FFFD}y&#10;z")
+        #expect(
+            JUnitReporter.escape("\u{FFFE}\u{FFFF}\u{FFFD}\u{EFBF}\t\r") == "\u{FFFD}\u{FFFD}\u{FFFD}\u{EFBF}&#9;&#13;")
+    }
+
+    /// The escaping works on UTF-8 bytes; it must change exactly the characters the reading
+    /// by Unicode scalars changes, on text of every kind of character it treats apart.
+    @Test func xmlEscapingOnBytesAgreesWithTheScalarReading() {
+        func byScalars(_ s: String) -> String {
+            var out = ""
+            for u in s.unicodeScalars {
+                switch u {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                case "\n": out += "&#10;"
+                case "\t", "\r": out += "&#\(u.value);"
+                default:
+                    if u.value < 0x20 || u.value == 0xFFFE || u.value == 0xFFFF {
+                        out += "\u{FFFD}"
+                    } else {
+                        out.unicodeScalars.append(u)
+                    }
+                }
+            }
+            return out
+        }
+        let pieces: [Unicode.Scalar] = [
+            "a", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}", "\u{7F}", "é", "\u{FFFD}", "\u{FFFE}",
+            "\u{FFFF}", "\u{FFEF}", "\u{EFBF}", "\u{1F642}", "§",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            var s = ""
+            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+                s.unicodeScalars.append(pieces.randomElement(using: &generator) ?? "a")
+            }
+            #expect(JUnitReporter.escape(s) == byScalars(s), "\(Array(s.unicodeScalars))")
+        }
     }
 
     @Test func sarifURIsArePercentEncodedAndFingerprintsIgnoreFrames() {
