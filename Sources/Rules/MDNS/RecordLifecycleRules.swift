@@ -630,12 +630,27 @@ struct WholeRRSetRule: SessionRule {
         /// A cache-flush message that left members out, until they are sent again.
         var omission: Omission?
     }
-    /// A cache-flush message that left members out.
-    struct Omission {
-        var rdata: [UInt64]
-        var frame: Int
-        var time: Timestamp
-        var before: Int
+    /// A cache-flush message that left members out. Few claims have one: it is kept by
+    /// reference (immutable, so a copy of the store shares it safely) to keep every claim
+    /// small.
+    final class Omission: Sendable {
+        let rdata: [UInt64]
+        let frame: Int
+        let time: Timestamp
+        let before: Int
+
+        init(rdata: [UInt64], frame: Int, time: Timestamp, before: Int) {
+            self.rdata = rdata
+            self.frame = frame
+            self.time = time
+            self.before = before
+        }
+
+        /// The same omission without `member` (nil when nothing is left out then).
+        func without(_ member: UInt64) -> Omission? {
+            let left = rdata.filter { $0 != member }
+            return left.isEmpty ? nil : Omission(rdata: left, frame: frame, time: time, before: before)
+        }
     }
     /// The Known-Answers of a query `MDNSWindows.queries` does not hold (a probe, or a query
     /// sent by unicast), kept for a second in `MDNSVerdicts.otherKnownAnswers`.
@@ -667,7 +682,7 @@ struct WholeRRSetRule: SessionRule {
             if r.record.ttl == 0 {
                 store.verdicts.rrsetClaims.modify(Key(source: e.src, set: k.set)) { c in
                     c.rdata.removeAll { $0 == k.rdata }
-                    c.omission?.rdata.removeAll { $0 == k.rdata }
+                    c.omission = c.omission?.without(k.rdata)
                 }
                 continue
             }
