@@ -64,7 +64,7 @@ struct SegmentEngines<Event: SessionEvent> {
     /// The end of the input on every segment: each judges `end` (when given), then finishes.
     mutating func finish(judging end: Event?, into out: inout SessionReports) {
         for k in engines.indices {
-            if let end { engines[k].judge(end, into: &out) }
+            if var end { engines[k].judge(&end, into: &out) }
             engines[k].finish(into: &out)
         }
     }

@@ -82,7 +82,7 @@ struct MDNSSessionStage {
         end.atEnd = true
         let before = out.evictions
         links.finish(judging: end, into: &out)
-        network?.judge(end, into: &out)
+        network?.judge(&end, into: &out)
         network?.finish(into: &out)
         ruleEvictions += out.evictions - before
     }

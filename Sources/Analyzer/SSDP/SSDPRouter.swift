@@ -217,7 +217,7 @@ struct SSDPRouter {
             }
         }
         var reports = SessionReports()
-        links[k].judge(event, into: &reports)
+        links[k].judge(&event, into: &reports)
         ruleEvictions += reports.evictions
         // The rules' copy of the record goes first, so the model updates it in place.
         event.device = nil

@@ -106,20 +106,20 @@ public struct SessionEngine<Event: SessionEvent> {
 
     /// Judges `event` with every rule, then takes it into the store.
     public mutating func observe(_ event: Event, into out: inout SessionReports) {
-        store.update(with: judge(event, into: &out))
+        var event = event
+        judge(&event, into: &out)
+        store.update(with: event)
     }
 
     /// Takes `event` (as `judge` returned it) into the store.
     public mutating func update(with event: Event) { store.update(with: event) }
 
     /// Judges `event` with every rule, without taking it in (`update(with:)` does; the end of
-    /// the input is judged only). Returns the event as the store resolved it, for `update`.
-    @discardableResult
-    public mutating func judge(_ event: Event, into out: inout SessionReports) -> Event {
-        var event = event
+    /// the input is judged only). The store resolves the event in place first (an event is
+    /// not copied: an SSDP event is close to a kilobyte), and `update` takes it so.
+    public mutating func judge(_ event: inout Event, into out: inout SessionReports) {
         store.resolve(&event)
         for rule in rules { rule.judge(event, in: &store, into: &out) }
-        return event
     }
 
     /// Live capture's timer: what became certain by `now` (see `SessionRule`).
