@@ -1,16 +1,19 @@
+import WireFormat
+
 /// An IPv4 or IPv6 address held as integers (no allocation).
-public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
+public enum IPAddress: WordHashable, Sendable, CustomStringConvertible {
     case v4(UInt32)
     case v6(UInt64, UInt64)
 
-    /// The address's bits alone, without the case's discriminator (4 bytes are an IPv4
-    /// address, 16 an IPv6 one): addresses key most tables of session state.
-    public func hash(into hasher: inout Hasher) {
+    /// The address's bits alone, without the case's discriminator (one word is an IPv4
+    /// address, two an IPv6 one): addresses key most tables of session state.
+    @inlinable
+    public func feedWords<S: WordSink>(into sink: inout S) {
         switch self {
-        case .v4(let a): hasher.combine(a)
+        case .v4(let a): sink.add(UInt64(a))
         case .v6(let hi, let lo):
-            hasher.combine(hi)
-            hasher.combine(lo)
+            sink.add(hi)
+            sink.add(lo)
         }
     }
 

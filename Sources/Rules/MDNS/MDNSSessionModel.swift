@@ -483,15 +483,15 @@ public struct MDNSServiceState: Sendable {
 }
 
 /// An RRSet's identity: owner name key, type, class (cache-flush bit masked).
-public struct MDNSRRSetKey: Sendable, Hashable {
+public struct MDNSRRSetKey: Sendable, WordHashable {
     public var name: UInt64
     public var type: UInt16
     public var rrclass: UInt16
 
     /// Type and class in one word.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(name)
-        hasher.combine(UInt32(type) << 16 | UInt32(rrclass))
+    public func feedWords<S: WordSink>(into sink: inout S) {
+        sink.add(name)
+        sink.add(UInt64(type) << 16 | UInt64(rrclass))
     }
 }
 
@@ -588,9 +588,14 @@ public struct MDNSRecordState: Sendable {
 }
 
 /// A prober and the name it probes.
-public struct MDNSProbeKey: Sendable, Hashable {
+public struct MDNSProbeKey: Sendable, WordHashable {
     public var source: IPAddress
     public var name: UInt64
+
+    public func feedWords<S: WordSink>(into sink: inout S) {
+        source.feedWords(into: &sink)
+        sink.add(name)
+    }
 }
 
 /// A host's probes for one name (its probing phase).
@@ -627,10 +632,16 @@ public struct MDNSProbeState: Sendable {
 }
 
 /// A querier and one question (name key and QTYPE).
-public struct MDNSQuestionKey: Sendable, Hashable {
+public struct MDNSQuestionKey: Sendable, WordHashable {
     public var source: IPAddress
     public var name: UInt64
     public var type: UInt16
+
+    public func feedWords<S: WordSink>(into sink: inout S) {
+        source.feedWords(into: &sink)
+        sink.add(name)
+        sink.add(UInt64(type))
+    }
 }
 
 /// A querier's transmissions of one question.
