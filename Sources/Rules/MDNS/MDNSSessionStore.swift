@@ -116,7 +116,7 @@ public struct MDNSWindows {
 
     /// When each name (by its key) was last asked for, in the two ways rules read it
     /// (`MDNSNameAsked`).
-    private(set) var asked = SessionTable<UInt64, MDNSNameAsked>(cap: 65536, horizon: 3600, activity: \.last)
+    private(set) var asked = SessionTable<MDNSNameKey, MDNSNameAsked>(cap: 65536, horizon: 3600, activity: \.last)
 
     mutating func take(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
         queries.age(to: e.time)
@@ -133,7 +133,7 @@ public struct MDNSWindows {
             guard plain || inOrder else { break }
             let time = e.time
             let source = e.src
-            asked.update(q.key, default: MDNSNameAsked(last: time), at: time, evicted: &evicted) { a in
+            asked.update(MDNSNameKey(q.key), default: MDNSNameAsked(last: time), at: time, evicted: &evicted) { a in
                 a.last = time
                 if inOrder { a.inOrder = time }
                 if plain {
@@ -329,7 +329,7 @@ struct MDNSVerdicts {
     var unsolicited = SessionTable<PeriodicAnnouncementRule.Key, PeriodicAnnouncementRule.Series>(
         cap: 65536, horizon: 3600, activity: \.last)
     /// MDNS-506: the last probe for each name (any prober), by its key.
-    var probedNames = SessionTable<UInt64, RecordRateRule.ProbeSeen>(
+    var probedNames = SessionTable<MDNSNameKey, RecordRateRule.ProbeSeen>(
         cap: 16384, horizon: 2, activity: \.time, expires: true)
     /// MDNS-514: the conflicts noted, by RRSet and the two hosts.
     var conflicts = SessionTable<ConflictRule.Pair, ConflictRule.Noted>(cap: 16384, horizon: 3600, activity: \.time)
@@ -585,7 +585,7 @@ extension MDNSSessionStore {
                 continue
             }
             names.append(MDNSResponseRoles.Name(key: k, role: .steady, live: live))
-            if !solicited, let a = windows.asked[k] { solicited = asks(a, k, from: e.src, at: e.time) }
+            if !solicited, let a = windows.asked[MDNSNameKey(k)] { solicited = asks(a, k, from: e.src, at: e.time) }
         }
         let hostStart =
             model.senders[e.src] == nil

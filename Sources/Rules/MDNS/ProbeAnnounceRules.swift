@@ -279,7 +279,8 @@ struct PeriodicAnnouncementRule: SessionRule {
                 continue
             }
             let last = store.verdicts.unsolicited[slot].last
-            let answered = steady && store.windows.asked[key.record.set.name]?.inOrder.map { $0 >= last } ?? false
+            let answered =
+                steady && store.windows.asked[MDNSNameKey(key.record.set.name)]?.inOrder.map { $0 >= last } ?? false
             if !steady || answered {
                 store.verdicts.unsolicited.remove(at: slot)
                 continue

@@ -238,7 +238,9 @@ struct RecordRateRule: SessionRule {
             // prober's copy over its other address family, in the same round, is the same probe.
             let probe = ProbeSeen(time: e.time, prober: sender)
             for r in i.records where r.section == .authority {
-                store.verdicts.probedNames.update(r.nameKey, default: probe, at: e.time, evicted: &out.evictions) {
+                store.verdicts.probedNames.update(
+                    MDNSNameKey(r.nameKey), default: probe, at: e.time, evicted: &out.evictions
+                ) {
                     if !($0.prober == sender && MDNSSession.since($0.time, e.time) <= ProbingRule.round) {
                         $0 = probe
                     }
@@ -251,11 +253,13 @@ struct RecordRateRule: SessionRule {
         // then not the answer.
         var answersProbe = false
         for r in i.records where r.section != .authority {
-            guard let p = store.verdicts.probedNames[r.nameKey], p.isAnswered(by: e.src, sender, at: e.time) else {
+            guard let p = store.verdicts.probedNames[MDNSNameKey(r.nameKey)],
+                p.isAnswered(by: e.src, sender, at: e.time)
+            else {
                 continue
             }
             answersProbe = true
-            store.verdicts.probedNames.modify(r.nameKey) {
+            store.verdicts.probedNames.modify(MDNSNameKey(r.nameKey)) {
                 if $0.answeredBy.count < ProbeSeen.maxAnswers { $0.answeredBy.append(e.src) }
             }
         }

@@ -87,13 +87,19 @@ public struct MulticastEvent: Sendable, SessionEvent {
 
 /// A host on a link, as membership is judged: its link-layer address, or its IP address on
 /// a link without one.
-public struct MulticastHost: Hashable, Sendable {
+public struct MulticastHost: WordHashable, Sendable {
     var mac: MACBytes
     var address: IPAddress?
 
     init(mac: MACBytes, address: IPAddress) {
         self.mac = mac
         self.address = mac.count > 0 ? nil : address
+    }
+
+    public func feedWords<S: WordSink>(into sink: inout S) {
+        sink.add(mac.bits)
+        sink.add(UInt64(mac.count))
+        address?.feedWords(into: &sink)
     }
 }
 
@@ -140,9 +146,14 @@ public struct MulticastStore: SessionStore {
     func lastQuery(for group: IPAddress) -> Query? { group.isIPv6 ? lastQueryV6 : lastQueryV4 }
 
     /// A host's membership of a discovery group.
-    public struct MemberKey: Hashable, Sendable {
+    public struct MemberKey: WordHashable, Sendable {
         public var host: MulticastHost
         public var group: IPAddress
+
+        public func feedWords<S: WordSink>(into sink: inout S) {
+            host.feedWords(into: &sink)
+            group.feedWords(into: &sink)
+        }
     }
     public struct Member: Sendable {
         public var first: MulticastFrameTime
