@@ -656,16 +656,17 @@ public struct MDNSQuestionKey: Sendable, WordHashable {
 
 /// A querier's transmissions of one question.
 public struct MDNSQuestionState: Sendable {
-    /// The last transmissions, oldest first (at most `maxKept`).
-    public var sent: [MDNSFrameTime] = []
+    /// The latest transmission, and the one before it (what the interval between
+    /// transmissions is judged by, MDNS-512). Kept in the row: a list per question was an
+    /// allocation for each of the model's tens of thousands of questions.
+    public var last: MDNSFrameTime?
+    public var previous: MDNSFrameTime?
     /// Whether the last transmission had the QU bit.
     public var lastQU = false
     public var count = 0
     public var firstFrame: Int
     public var firstSeen: Timestamp
     public var lastSeen: Timestamp
-
-    public static let maxKept = 4
 
     init(firstFrame: Int, firstSeen: Timestamp) {
         self.firstFrame = firstFrame
@@ -674,8 +675,8 @@ public struct MDNSQuestionState: Sendable {
     }
 
     mutating func take(frame: Int, time: Timestamp, qu: Bool) {
-        if sent.count >= Self.maxKept { sent.removeFirst() }
-        sent.append(MDNSFrameTime(frame: frame, time: time))
+        if let last { previous = last }
+        last = MDNSFrameTime(frame: frame, time: time)
         lastQU = qu
         count &+= 1
         lastSeen = time

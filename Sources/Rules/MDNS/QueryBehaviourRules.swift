@@ -407,10 +407,10 @@ struct QueryBackoffRule: SessionRule {
                 continue
             }
             let key = MDNSQuestionKey(source: e.src, name: name, type: q.type.rawValue)
-            guard let s = store.model.questions[key], let last = s.sent.last else { continue }
+            guard let s = store.model.questions[key], let last = s.last else { continue }
             let gap = MDNSSession.since(last.time, e.time)
             guard gap <= 3600 else { continue }
-            if s.sent.count == 1 || s.count == 1 {
+            if s.previous == nil || s.count == 1 {
                 if gap < 1 - MDNSSession.jitter {
                     out.report(
                         Self.descriptor,
@@ -418,7 +418,7 @@ struct QueryBackoffRule: SessionRule {
                         related: [last.frame])
                     return
                 }
-            } else if let before = s.sent.dropLast().last {
+            } else if let before = s.previous {
                 let previous = MDNSSession.since(before.time, last.time)
                 // After a long pause a new sequence may start again at 1 s (another
                 // application asks the same question): only shorter intervals are compared.
