@@ -68,14 +68,10 @@ public final class DeviceJUnitReporter: Reporter {
                     let worst = failing.map(\.severity).max() ?? .error
                     cases +=
                         "      <failure type=\"\(worst.rawValue)\" message=\"\(JUnitReporter.escape("\(failing.count) finding(s): \(d.title)"))\">"
-                    cases +=
-                        JUnitReporter.escape(failing.map(JUnitReporter.line).joined(separator: "\n")) + "</failure>\n"
+                    cases += JUnitReporter.escapedLines(failing) + "</failure>\n"
                 }
                 if !rest.isEmpty {
-                    cases +=
-                        "      <system-out>"
-                        + JUnitReporter.escape(rest.map(JUnitReporter.line).joined(separator: "\n"))
-                        + "</system-out>\n"
+                    cases += "      <system-out>" + JUnitReporter.escapedLines(rest) + "</system-out>\n"
                 }
                 cases += "    </testcase>\n"
             }

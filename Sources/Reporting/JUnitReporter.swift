@@ -127,13 +127,9 @@ public final class JUnitReporter: Reporter {
         sink.flush()
     }
 
-    static func line(_ f: Finding) -> String {
-        let frames = f.frames.isEmpty ? "end of capture" : "frame " + f.frames.map(String.init).joined(separator: ",")
-        return "\(frames) \(f.severity.rawValue) from \(f.source): \(f.message) [\(f.spec)]"
-    }
-
-    /// `escape(line(f))`, written into `out` piece by piece: the fixed words and numbers need
-    /// no escaping, the finding's own texts are escaped as they are copied.
+    /// A finding's line in a test case (`frame 7,3 warning from 192.168.1.7: … [spec]`, or
+    /// `end of capture …`), escaped, written into `out` piece by piece: the fixed words and
+    /// numbers need no escaping, the finding's own texts are escaped as they are copied.
     static func writeLine(_ f: Finding, into out: inout [UInt8]) {
         if f.frames.isEmpty {
             out.append("end of capture")
@@ -161,6 +157,16 @@ public final class JUnitReporter: Reporter {
         return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
     }
 
+    /// The findings' lines, escaped, joined by an escaped line feed (as `escape` writes one).
+    static func escapedLines(_ findings: [Finding]) -> String {
+        var out: [UInt8] = []
+        for (k, f) in findings.enumerated() {
+            if k > 0 { out.append("&#10;") }
+            writeLine(f, into: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// XML 1.0 text and attribute escaping; characters XML 1.0 cannot carry become U+FFFD.
     public static func escape(_ s: String) -> String {
         var out: [UInt8] = []
@@ -171,7 +177,7 @@ public final class JUnitReporter: Reporter {
     /// `escape(s)`, appended to `out` as UTF-8. Works on the string's UTF-8 (every character
     /// it changes is ASCII, or U+FFFE or U+FFFF, whose encodings are `EF BF BE` and
     /// `EF BF BF`); runs of bytes that need nothing are copied whole.
-    public static func appendEscaped(_ s: String, into out: inout [UInt8]) {
+    static func appendEscaped(_ s: String, into out: inout [UInt8]) {
         var s = s
         s.withUTF8 { u in
             var run = 0
