@@ -52,6 +52,27 @@ import WireFormat
         #expect(t.count == 15)
     }
 
+    /// Dropping the least recently active eighth sorts only the activities; it must drop the
+    /// same entries, in the same order, as a stable sort of every entry by activity would
+    /// (the model remembers the keys it dropped in that order, up to a bound), ties included.
+    @Test func theLeastActiveEighthIsWhatAStableSortOfEveryEntryWouldDrop() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<200 {
+            var table: [Int: Row] = [:]
+            let size = Int.random(in: 1...300, using: &generator)
+            // Few distinct times: many entries tie at the threshold.
+            let spread = Int64(round % 4 == 0 ? 2 : 40)
+            for k in 0..<size { table[k &* 7919] = Row(last: Self.at(Int64.random(in: 0..<spread, using: &generator))) }
+            let order = table.map { ($0.key, $0.value.last) }.sorted { $0.1 < $1.1 }
+            let expected = order.prefix(max(1, table.count / 8)).map(\.0)
+            var reduced = table
+            let gone = reduced.removeLeastActive(by: \.last)
+            #expect(gone == expected, "round \(round), \(size) entries")
+            #expect(reduced.count == table.count - expected.count)
+            #expect(expected.allSatisfy { reduced[$0] == nil })
+        }
+    }
+
     /// A table that expires its rows drops those inactive past its horizon once a horizon of
     /// packet time has gone by, when a row is added, far below its cap and uncounted; one that
     /// does not keeps them until it is full.

@@ -125,11 +125,7 @@ public struct SessionTable<Key: Hashable, Row> {
             dropInactive(at: now)
             guard rows.count >= cap else { return }
         }
-        let activity = activity
-        let order = rows.map { ($0.key, activity($0.value)) }.sorted { $0.1 < $1.1 }
-        let gone = order.prefix(max(1, rows.count / 8))
-        for (k, _) in gone { rows[k] = nil }
-        evicted &+= gone.count
+        evicted &+= rows.removeLeastActive(by: activity).count
     }
 
     /// Drops the rows inactive for longer than the horizon at `now`.
@@ -236,6 +232,37 @@ extension RandomAccessCollection {
 }
 
 extension Dictionary {
+    /// Removes the least recently active eighth of the entries (at least one) by `activity`,
+    /// and returns their keys, least recently active first; of entries equally active, those
+    /// earlier in the dictionary's order go first (as a stable sort of all the entries would
+    /// take them). Only the activities are sorted, not copies of the entries: a full table of
+    /// 65,536 rows made two arrays of 3.7 MB each to drop 8,192 of them.
+    @discardableResult
+    public mutating func removeLeastActive(by activity: (Value) -> Timestamp) -> [Key] {
+        guard !isEmpty else { return [] }
+        let n = Swift.max(1, count / 8)
+        var times = values.map(activity)
+        times.sort()
+        let threshold = times[n - 1]
+        // Every entry less active than the threshold goes, and as many as the eighth still
+        // needs of those exactly at it.
+        var ties = n - times[..<n].count { $0 < threshold }
+        var gone: [(key: Key, time: Timestamp)] = []
+        gone.reserveCapacity(n)
+        for k in indices {
+            let t = activity(values[k])
+            guard t <= threshold else { continue }
+            if t == threshold {
+                guard ties > 0 else { continue }
+                ties -= 1
+            }
+            gone.append((keys[k], t))
+        }
+        gone.sort { $0.time < $1.time }
+        for entry in gone { removeValue(forKey: entry.key) }
+        return gone.map(\.key)
+    }
+
     /// The positions of the values that satisfy `include`, in increasing `order` (a frame): a
     /// rule that judges a whole table at the end sorts positions, not copies of its rows.
     public func positions(where include: (Value) -> Bool, by order: (Value) -> Int) -> [Index] {

@@ -115,7 +115,7 @@ public struct MDNSSessionModel: Sendable {
 
     private mutating func noteSender(_ e: Arrival, _ input: MDNSInput) {
         if senders.count >= Self.maxSenders, senders[e.src] == nil {
-            noteEvicted(MDNSSession.dropOldest(&senders, by: \.lastSeen))
+            noteEvicted(senders.removeLeastActive(by: \.lastSeen))
         }
         senders.change(e.src, default: MDNSSenderState(firstFrame: e.frame, firstSeen: e.time)) {
             Self.note(e, input, in: &$0)
@@ -145,7 +145,7 @@ public struct MDNSSessionModel: Sendable {
                 let rr = r.record
                 let key = MDNSProbeKey(source: e.src, name: r.nameKey)
                 if probes.count >= Self.maxProbes, probes[key] == nil {
-                    noteEvicted(MDNSSession.dropOldest(&probes, by: \.lastSeen))
+                    noteEvicted(probes.removeLeastActive(by: \.lastSeen))
                 }
                 let qu = input.message.questions.contains { $0.unicastResponse && $0.name.equals(rr.name, in: p) }
                 probes.change(key, default: MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)) {
@@ -157,7 +157,7 @@ public struct MDNSSessionModel: Sendable {
         for (q, name) in zip(input.message.questions, input.questionNames) {
             let key = MDNSQuestionKey(source: e.src, name: name.key, type: q.type.rawValue)
             if questions.count >= Self.maxQuestions, questions[key] == nil {
-                noteEvicted(MDNSSession.dropOldest(&questions, by: \.lastSeen))
+                noteEvicted(questions.removeLeastActive(by: \.lastSeen))
             }
             questions.change(key, default: MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)) {
                 $0.take(frame: e.frame, time: e.time, qu: q.unicastResponse)
@@ -175,7 +175,7 @@ public struct MDNSSessionModel: Sendable {
             let nameKey = info.nameKey
             let key = MDNSRRSetKey(name: nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
             if rrsets.count >= Self.maxRRSets, rrsets[key] == nil {
-                noteEvicted(MDNSSession.dropOldest(&rrsets, by: \.lastSeen))
+                noteEvicted(rrsets.removeLeastActive(by: \.lastSeen))
             }
             let forgotten = mayHaveForgotten(nameKey)
             rrsets.change(
@@ -259,7 +259,7 @@ public struct MDNSSessionModel: Sendable {
         _ key: UInt64, _ name: DNSName, _ p: [UInt8], _ e: Arrival, _ body: (inout MDNSHostState) -> Void
     ) {
         if hosts.count >= Self.maxHosts, hosts[key] == nil {
-            noteEvicted(MDNSSession.dropOldest(&hosts, by: \.lastSeen))
+            noteEvicted(hosts.removeLeastActive(by: \.lastSeen))
         }
         let forgotten = mayHaveForgotten(key)
         hosts.change(
@@ -274,7 +274,7 @@ public struct MDNSSessionModel: Sendable {
         _ body: (inout MDNSServiceState) -> Void
     ) {
         if services.count >= Self.maxServices, services[key] == nil {
-            noteEvicted(MDNSSession.dropOldest(&services, by: \.lastSeen))
+            noteEvicted(services.removeLeastActive(by: \.lastSeen))
         }
         let forgotten = mayHaveForgotten(key)
         services.change(

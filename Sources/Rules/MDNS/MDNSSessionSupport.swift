@@ -15,14 +15,6 @@ enum MDNSSession {
     /// in one test that a name is not among them (a set bit still needs the names compared).
     static func nameBit(_ name: UInt64) -> UInt64 { 1 &<< ((name &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
 
-    /// Drops the least recently active eighth of a table (in bulk: a flood of new keys costs
-    /// a sort every few hundred insertions, not a scan each); returns their keys.
-    static func dropOldest<K: Hashable, V>(_ t: inout [K: V], by time: (V) -> Timestamp) -> [K] {
-        let order = t.map { ($0.key, time($0.value)) }.sorted { $0.1 < $1.1 }
-        let gone = order.prefix(max(1, t.count / 8)).map(\.0)
-        for k in gone { t[k] = nil }
-        return gone
-    }
 }
 
 /// A probe from 192.168.1.20 for `name` (qtype ANY, QU) proposing `printer.local. A`.
