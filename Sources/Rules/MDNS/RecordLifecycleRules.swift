@@ -650,9 +650,9 @@ struct WholeRRSetRule: SessionRule {
             self.before = before
         }
 
-        /// The same omission without `member` (nil when nothing is left out then).
-        func without(_ member: UInt64) -> Omission? {
-            let left = rdata.filter { $0 != member }
+        /// The same omission of the members that `stillLeftOut` keeps (nil when none is).
+        func keeping(_ stillLeftOut: (UInt64) -> Bool) -> Omission? {
+            let left = rdata.filter(stillLeftOut)
             return left.isEmpty ? nil : Omission(rdata: left, frame: frame, time: time, before: before)
         }
     }
@@ -686,7 +686,7 @@ struct WholeRRSetRule: SessionRule {
             if r.record.ttl == 0 {
                 store.verdicts.rrsetClaims.modify(Key(source: e.src, set: k.set)) { c in
                     c.rdata.removeAll { $0 == k.rdata }
-                    c.omission = c.omission?.without(k.rdata)
+                    c.omission = c.omission?.keeping { $0 != k.rdata }
                 }
                 continue
             }
@@ -713,9 +713,7 @@ struct WholeRRSetRule: SessionRule {
             var omission: Omission? = nil
             if let o = claim.omission {
                 if MDNSSession.since(o.time, e.time) <= Self.burst {
-                    let left = o.rdata.filter { !now.contains($0) }
-                    omission =
-                        left.isEmpty ? nil : Omission(rdata: left, frame: o.frame, time: o.time, before: o.before)
+                    omission = o.keeping { !now.contains($0) }
                 } else {
                     let back = o.rdata.filter { now.contains($0) }
                     if !back.isEmpty, !reported,
