@@ -9,11 +9,11 @@ import WireFormat
 /// input file is a session of its own.
 ///
 /// Three parts, each in its own file (docs/ARCHITECTURE.md draws the whole flow):
-/// - `Intake` (reading): frames to datagrams, IP reassembly, routing, and SSDP's in-order
-///   stage, on the reading thread in capture order;
+/// - `Intake` (reading): frames to datagrams, IP reassembly and routing, on the reading
+///   thread in capture order;
 /// - `BatchScheduler` (scheduling): batches of datagrams decoded, judged and formatted on
-///   worker threads, the mDNS session rules over each batch in capture order on the pool's
-///   ordering thread; results back in capture order, so the output is the same for any
+///   worker threads, the SSDP and mDNS session rules over each batch in capture order on the
+///   pool's ordering thread; results back in capture order, so the output is the same for any
 ///   number of jobs;
 /// - `ResultEmitter` (emitting): results to the reporter, counted into the summary.
 /// This class owns them, and concludes each session (end-of-input findings, inventory).
@@ -36,8 +36,8 @@ public final class Analysis {
         /// Rules switched off (by `--disable`, `--enable`, configuration).
         public var disabledRules: Set<RuleID> = []
         /// Threads for per-message work, the calling thread included, when the analysis has a
-        /// pool to run them (`makePool`; above 1, the pool's ordering thread runs the mDNS
-        /// session rules besides); 1 (or less), or no pool, does everything on the calling
+        /// pool to run them (`makePool`; above 1, the pool's ordering thread runs the session
+        /// rules besides); 1 (or less), or no pool, does everything on the calling
         /// thread, message by message (live capture: each line appears at once).
         public var jobs: Int = 1
         /// Message records carry the sender's MAC address (text `-e`).
@@ -205,7 +205,7 @@ public final class Analysis {
         if d.wasFragmented { summary.reassembledDatagrams += 1 }
         let message: WorkItem.Message
         switch route {
-        case .ssdp(let c): message = .ssdp(d, c)
+        case .ssdp: message = .ssdp(d)
         case .mdns: message = .mdns(d)
         }
         scheduler.add(WorkItem(message: message, fileIndex: fileIndex), emit: emit)
@@ -273,8 +273,7 @@ public final class Analysis {
     /// stages' caches are gone before the inventory is built.
     private func finishSessions() -> (ssdp: SSDPSessionModel, mdns: MDNSSessionModel) {
         var reports = SessionReports()
-        var mdns = scheduler.settler.takeStage()
-        var ssdp = intake.takeSSDP()
+        var (ssdp, mdns) = scheduler.settler.takeStages()
         var multicast = intake.takeMulticast()
         ssdp.finish(into: &reports)
         mdns.finish(into: &reports)
@@ -293,10 +292,11 @@ public final class Analysis {
     public func conclude(by now: Timestamp) {
         scheduler.drain(emit: emit)
         var reports = SessionReports()
+        scheduler.settler.concludeSSDP(by: now, into: &reports)
         intake.conclude(by: now, into: &reports)
-        scheduler.settler.conclude(by: now, into: &reports)
+        scheduler.settler.concludeMDNS(by: now, into: &reports)
         guard !reports.isEmpty else { return }
-        emit(concluded(reports, atEnd: false, mdnsModel: scheduler.settler.stage.model))
+        emit(concluded(reports, atEnd: false, mdnsModel: scheduler.settler.mdns.model))
     }
 
     /// Findings of session rules that concluded without a message to show them under, sorted

@@ -9,10 +9,10 @@ import WireFormat
 /// One datagram handed from the in-order stage to the per-message stage.
 struct WorkItem: Sendable {
     enum Message: Sendable {
-        /// With its version context and pairing findings settled in order; decoded by the
-        /// worker. When the datagram's `framePayload` is set, the payload is that part of the
-        /// batch's bytes (`payload` is empty).
-        case ssdp(Datagram, SSDPContext)
+        /// Decoded and judged by the worker; the session rules see its event afterwards, in
+        /// capture order (`BatchOutput.ssdpSession`). When the datagram's `framePayload` is
+        /// set, the payload is that part of the batch's bytes (`payload` is empty).
+        case ssdp(Datagram)
         /// Decoded by the worker, payload as for SSDP; the session rules see the decoded
         /// message afterwards, in capture order (`BatchOutput.mdnsSession`).
         case mdns(Datagram)
@@ -77,6 +77,11 @@ package struct BatchOutput: Sendable {
     /// the in-order stage runs the session rules over them and places what they find under
     /// each message (`MDNSSessionSettler.settle`).
     var mdnsSession: [MDNSSessionItem] = []
+    /// The batch's SSDP messages as their bytes settle them, in capture order, with where
+    /// their output ends: the in-order stage runs the session rules over them, places what
+    /// they find under each message, and judges and formats the messages whose context the
+    /// session decides (`SessionSettler.settle`).
+    var ssdpSession: [SSDPSessionItem] = []
     /// The batch, handed back with its results so that the reading thread reuses (or frees)
     /// what it allocated. Freed by a worker instead, each of those objects went back to the
     /// reading thread's allocator arena under its lock, against the reading thread's own
@@ -97,30 +102,74 @@ struct MDNSSessionItem: Sendable {
     var hasEntry: Bool
 }
 
+/// One SSDP message of a batch, for the in-order stage: the datagram, what its bytes settle
+/// (`SSDPRouter.start`), and where its output ends in the batch's chunk (`chunkEnd`), list of
+/// messages (`messagesEnd`; `hasEntry`: the entry before it is this message's) and device
+/// counts (`deviceFindingsEnd`). A message whose context the session decides was shown
+/// without findings, and judged in each context it may have (`alternatives`, with what the
+/// stateless rules found in each): the in-order stage places the findings of the one it
+/// settles.
+struct SSDPSessionItem: Sendable {
+    var datagram: Datagram
+    var facts: SSDPRouter.Facts
+    var payloadKey: UInt64
+    var alternatives: [(context: SSDPContext, findings: [Finding])]
+    /// The UUID of its USN, as the message was decoded (its findings' device).
+    var usnUUID: ArraySlice<UInt8>?
+    var fileIndex: Int
+    var position: Int
+    var chunkEnd: Int
+    var messagesEnd: Int
+    var hasEntry: Bool
+    var deviceFindingsEnd: Int
+}
+
 /// Counts of reported findings by rule and severity.
 ///
-/// Each entry remembers the position in its batch of the first message that had it: the
-/// in-order stage adds session findings after the batch's others, and the summary takes
-/// entries in order of that position (`inOrder`), as if they had been counted message by
-/// message (the same order for any number of jobs).
+/// Each entry remembers where the first finding that had it stands: the position in its
+/// batch of its message, and its place among that message's findings. The in-order stage
+/// adds session findings (and the findings of messages it judges itself) after the batch's
+/// others, and the summary takes entries in order of that place (`inOrder`), as if they had
+/// been counted finding by finding in capture order (the same order for any number of jobs).
 struct FindingTally: Sendable {
-    private(set) var entries: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] = []
+    struct Entry: Sendable {
+        var rule: RuleID
+        var name: String
+        var severity: Severity
+        var count: Int
+        /// Where its first finding stands: its message's position, its place among them.
+        var first: Int
+        var firstIndex: Int
+    }
+    private(set) var entries: [Entry] = []
 
-    mutating func add(_ f: borrowing Finding, at position: Int) {
-        for k in entries.indices where entries[k].rule == f.rule && entries[k].severity == f.severity {
-            entries[k].count += 1
-            entries[k].first = min(entries[k].first, position)
-            return
-        }
-        entries.append((f.rule, f.name, f.severity, 1, position))
+    /// Counts `f`, the finding at `index` among the findings of the message at `position`.
+    mutating func add(_ f: borrowing Finding, at position: Int, index: Int) {
+        add(Entry(rule: f.rule, name: f.name, severity: f.severity, count: 1, first: position, firstIndex: index))
     }
 
-    /// The entries by the position of their first message; ties in the order they were added.
-    var inOrder: [(rule: RuleID, name: String, severity: Severity, count: Int, first: Int)] {
+    /// Adds another tally's counts (findings made apart from this tally's, of the same batch).
+    mutating func add(_ other: FindingTally) {
+        for k in other.entries.indices { add(other.entries[k]) }
+    }
+
+    private mutating func add(_ e: Entry) {
+        for k in entries.indices where entries[k].rule == e.rule && entries[k].severity == e.severity {
+            entries[k].count += e.count
+            if (e.first, e.firstIndex) < (entries[k].first, entries[k].firstIndex) {
+                entries[k].first = e.first
+                entries[k].firstIndex = e.firstIndex
+            }
+            return
+        }
+        entries.append(e)
+    }
+
+    /// The entries by the place of their first finding.
+    var inOrder: [Entry] {
         // With one job a tally holds one message's findings: mostly none or one, in order.
         guard entries.count > 1 else { return entries }
-        return entries.enumerated().sorted { ($0.element.first, $0.offset) < ($1.element.first, $1.offset) }.map(
-            \.element)
+        return entries.sorted { ($0.first, $0.firstIndex) < ($1.first, $1.firstIndex) }
     }
 }
 
@@ -193,12 +242,12 @@ package struct MessageWorker: BatchWorker {
         for k in items.indices {
             out.position = k
             switch items[k].message {
-            case .ssdp(var d, let c):
+            case .ssdp(var d):
                 if let range = d.framePayload {
                     d.payload = batch.bytes.withUnsafeBytes { Array(UnsafeRawBufferPointer(rebasing: $0[range])) }
                     d.framePayload = nil
                 }
-                ssdp(d, c, fileIndex: items[k].fileIndex, into: &out)
+                ssdp(d, fileIndex: items[k].fileIndex, into: &out)
             case .mdns(var d):
                 if let range = d.framePayload {
                     d.payload = batch.bytes.withUnsafeBytes {
@@ -213,14 +262,56 @@ package struct MessageWorker: BatchWorker {
         return out
     }
 
+    /// An SSDP message: judged and formatted here when its bytes settle its context, else
+    /// left for the in-order stage (`judgeInOrder`); either way handed to the session stage.
+    private mutating func ssdp(_ d: consuming Datagram, fileIndex: Int, into out: inout BatchOutput) {
+        let start = SSDPRouter.start(d)
+        let messagesEnd = out.messages.count
+        let usnUUID: ArraySlice<UInt8>?
+        var alternatives: [(context: SSDPContext, findings: [Finding])] = []
+        if let c = start.context {
+            var none: [Finding] = []
+            usnUUID = ssdp(copy d, c, fileIndex: fileIndex, shown: true, found: &none, into: &out)
+        } else {
+            // Shown without findings; judged in each context it may have.
+            var found: [Finding] = []
+            usnUUID = ssdp(copy d, start.alternatives[0], fileIndex: fileIndex, shown: false, found: &found, into: &out)
+            alternatives.append((start.alternatives[0], found))
+            for c in start.alternatives.dropFirst() {
+                alternatives.append((c, ssdpFindings(copy d, c, fileIndex: fileIndex)))
+            }
+        }
+        out.ssdpSession.append(
+            SSDPSessionItem(
+                datagram: d, facts: start.facts, payloadKey: start.payloadKey, alternatives: alternatives,
+                usnUUID: usnUUID, fileIndex: fileIndex, position: out.position, chunkEnd: out.chunk.bytes.count,
+                messagesEnd: out.messages.count, hasEntry: out.messages.count > messagesEnd,
+                deviceFindingsEnd: out.deviceFindings.count))
+    }
+
+    /// What the stateless rules find in an SSDP message in context `c` (and the device they
+    /// name), before the configuration's policy.
+    mutating func ssdpFindings(_ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int) -> [Finding] {
+        var sink = FindingSink(datagram: d, fileIndex: fileIndex)
+        sink.sourceText = addressText(d.src)
+        sink.buildsDetails = options.findingDetails
+        _ = ssdpJudge.judge(d, c, into: &sink)
+        return sink.findings
+    }
+
+    /// Judges and formats an SSDP message in context `c`, its findings shown under it; or
+    /// (`shown` false) shows it alone and returns its findings in `found`. Returns the UUID
+    /// of its USN.
     private mutating func ssdp(
-        _ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, into out: inout BatchOutput
-    ) {
+        _ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, shown: Bool,
+        found: inout [Finding], into out: inout BatchOutput
+    ) -> ArraySlice<UInt8>? {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
         let input = ssdpJudge.judge(d, c, into: &sink)
+        if !shown { found = sink.takeFindings() }
         if options.wantMessages {
             let record = SSDPRender.record(
                 input, srcText: srcText, dstText: addressText(input.datagram.dst),
@@ -232,6 +323,7 @@ package struct MessageWorker: BatchWorker {
         if input.datagram.segment != 0 && sink.deviceKey != 0 {
             out.sightings.append((sink.deviceKey, input.datagram.segment))
         }
+        return input.message.usnUUID
     }
 
     private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
@@ -351,23 +443,25 @@ package struct MessageWorker: BatchWorker {
         }
     }
 
+    /// The findings of the message at `out.position` that the policy keeps, counted. The
+    /// `k`th of them is counted at place `firstIndex + k` among the message's findings.
     static func accept(
-        _ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, into out: inout BatchOutput
+        _ raw: [Finding], policy: (@Sendable (Finding) -> Finding?)?, firstIndex: Int = 0, into out: inout BatchOutput
     ) -> [Finding] {
         guard !raw.isEmpty else { return raw }
         guard let policy else {
             // Through the buffer: iterating copies each finding (retaining its strings).
             raw.withUnsafeBufferPointer { fs in
-                for k in fs.indices { out.tally.add(fs[k], at: out.position) }
+                for k in fs.indices { out.tally.add(fs[k], at: out.position, index: firstIndex + k) }
             }
             return raw
         }
         var kept: [Finding] = []
         kept.reserveCapacity(raw.count)
-        for f in raw {
+        for (n, f) in raw.enumerated() {
             if let k = policy(f) {
                 kept.append(k)
-                out.tally.add(k, at: out.position)
+                out.tally.add(k, at: out.position, index: firstIndex + n)
             } else {
                 out.suppressed += 1
             }
@@ -375,7 +469,7 @@ package struct MessageWorker: BatchWorker {
         return kept
     }
 
-    private static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
+    static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
         guard key != 0, !findings.isEmpty else { return }
         var c = SeverityCounts()
         for k in findings.indices { c.add(findings[k].severity) }

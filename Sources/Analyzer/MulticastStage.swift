@@ -39,10 +39,10 @@ struct MulticastStage {
     }
 
     /// An SSDP datagram of `kind`.
-    mutating func ssdp(_ d: borrowing Datagram, kind: SSDPMessage.Kind) {
+    mutating func ssdp(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) {
         guard enabled, !d.src.isMulticast, !d.src.isUnspecified else { return }
         let role: MulticastEvent.Discovery.Role
-        switch kind {
+        switch SSDPKeyHeaders.kind(bytes, range) {
         case .mSearch:
             guard d.dst.isMulticast else { return }
             role = .query

@@ -116,6 +116,20 @@ public struct SSDPKeyHeaders {
             searchPort
     }
 
+    /// What the message at `range` of `bytes` is, from its start line alone (as `kind` of a
+    /// whole scan says).
+    public static func kind(_ bytes: [UInt8], _ range: Range<Int>) -> SSDPMessage.Kind {
+        typealias Lines = SSDPMessage.Lines
+        let sp = bytes.span
+        let n = min(range.upperBound, sp.count)
+        var i = min(range.lowerBound, n)
+        while i < n, sp[i] == 0x0D || sp[i] == 0x0A { i += 1 }
+        guard i < n else { return .other }
+        let j = Lines.next(sp, from: i, end: n).end
+        guard j != i else { return .other }
+        return Lines.kind(bytes, Lines.startTokens(sp, i..<j), i..<j).0
+    }
+
     /// Scans the message at `range` of `bytes`.
     public init(_ bytes: [UInt8], _ range: Range<Int>) {
         typealias Lines = SSDPMessage.Lines

@@ -4,8 +4,8 @@ import Rules
 
 /// Scheduling, the middle of the pipeline: datagrams are gathered into batches; a batch is
 /// decoded, judged by the stateless rules and formatted on a worker thread (`MessageWorker`),
-/// then the mDNS session rules run over its messages in capture order on the pool's ordering
-/// thread (`MDNSSessionSettler`); results come back in capture order to `emit`.
+/// then the session rules run over its messages in capture order on the pool's ordering
+/// thread (`SessionSettler`); results come back in capture order to `emit`.
 ///
 /// With one job, or no pool to run on (`BatchPool`: the driver's threads; the pipeline starts
 /// none itself), the calling thread processes each batch itself, session rules included,
@@ -28,9 +28,9 @@ struct BatchScheduler {
     /// retains it, an atomic update of a line the worker threads write (the pool's lock and
     /// queue).
     private let pooled: Bool
-    /// The mDNS session rules, run over each batch in capture order (by the pool's ordering
+    /// The session rules, run over each batch in capture order (by the pool's ordering
     /// thread, or by this one with one job).
-    let settler: MDNSSessionSettler
+    let settler: SessionSettler
     private let jobs: Int
     /// Datagrams per batch: fewer hand-offs, each freeing more at once (the size was chosen
     /// by measurement: Benchmarks/README.md).
@@ -44,7 +44,9 @@ struct BatchScheduler {
         makePool: BatchPoolMaker?
     ) {
         jobs = options.jobs
-        settler = MDNSSessionSettler(options: options, renderer: reporter.makeRenderer(), policy: policy)
+        settler = SessionSettler(
+            options: options, renderer: reporter.makeRenderer(),
+            worker: MessageWorker(options: options, policy: policy, renderer: nil), policy: policy)
         inline = MessageWorker(options: options, policy: policy, renderer: reporter.makeRenderer())
         if options.jobs > 1, let makePool {
             // The reading thread is one of the `jobs`: it processes a batch itself when the

@@ -6,12 +6,10 @@ import WireFormat
 
 /// Reading, the first part of the pipeline (on the reading thread, in capture order): a frame
 /// becomes a datagram (IP reassembly included), and a datagram goes to the analysis that
-/// takes it — SSDP, whose in-order stage (`SSDPRouter`) runs here, or mDNS — or nowhere.
+/// takes it — SSDP or mDNS — or nowhere.
 /// Counts what the summary says of frames and datagrams, and why frames were skipped.
 struct Intake {
     private var decoder = PacketDecoder()
-    /// SSDP's in-order stage of the current input (a new one for each input).
-    private(set) var ssdp: SSDPRouter
     /// The session's multicast memberships (IGMP/MLD), for the inventory.
     private(set) var memberships = MembershipTracker()
     /// The membership rules' stage of the current input (a new one for each input).
@@ -27,7 +25,7 @@ struct Intake {
 
     /// Where a routed datagram goes.
     enum Route {
-        case ssdp(SSDPContext)
+        case ssdp
         case mdns
     }
 
@@ -49,16 +47,8 @@ struct Intake {
 
     init(disabled: Set<RuleID>) {
         self.disabled = disabled
-        ssdp = SSDPRouter(disabled: disabled)
         multicast = MulticastStage(disabled: disabled)
         decoder.copiesPayloads = false
-    }
-
-    /// The SSDP stage of the input that ended, replaced by a fresh one for the next.
-    mutating func takeSSDP() -> SSDPRouter {
-        var ended = SSDPRouter(disabled: disabled)
-        swap(&ended, &ssdp)
-        return ended
     }
 
     /// The membership stage of the input that ended, replaced by a fresh one for the next.
@@ -175,25 +165,23 @@ struct Intake {
         return .none
     }
 
-    /// Live capture's timer: SSDP's session rules report what became certain by `now`, and
-    /// the membership rules what they found.
+    /// Live capture's timer: the membership rules report what they found by `now`.
     mutating func conclude(by now: Timestamp, into reports: inout SessionReports) {
-        ssdp.conclude(by: now, into: &reports)
         multicast.conclude(by: now, into: &reports)
     }
 
     /// Which analysis takes a datagram whose payload is `payload` of `bytes` (none: neither
-    /// SSDP nor mDNS), with the in-order part of SSDP's done, and the datagram counted.
+    /// SSDP nor mDNS), the datagram counted.
     mutating func route(
         _ d: borrowing Datagram, _ bytes: [UInt8], _ payload: Range<Int>, _ summary: inout RunSummary
     ) -> Route? {
         if d.srcPort == 1900 || d.dstPort == 1900 || d.srcPort == 5353 || d.dstPort == 5353 {
             summary.portDatagrams += 1
         }
-        if let c = ssdp.settle(d, bytes, payload) {
+        if SSDPRouter.claims(d, bytes, payload) {
             summary.ssdpMessages += 1
-            multicast.ssdp(d, kind: c.kind)
-            return .ssdp(c)
+            multicast.ssdp(d, bytes, payload)
+            return .ssdp
         }
         if MDNSRouter.claims(d) {
             summary.mdnsMessages += 1

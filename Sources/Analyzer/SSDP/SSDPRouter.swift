@@ -4,19 +4,13 @@ import Rules
 import SSDP
 import WireFormat
 
-/// The in-order part of SSDP analysis, on the thread that reads the capture: decides which
-/// datagrams are SSDP, settles the UPnP version each is judged by (claimed, or remembered for
-/// its root device), pairs responses with the M-SEARCHes they answer, and runs the session
-/// rules over each message in capture order. The session store (`SSDPSessionStore`, owned by
-/// the session engine) keeps what this reads of earlier messages: the latest M-SEARCH of each
-/// endpoint, the version each device claimed, the devices. Decoding the message and the
-/// stateless rules (`SSDPJudge`) run afterwards, on any thread.
-///
-/// It reads a message through a scan of a few headers (`SSDPKeyHeaders`), kept for payloads
-/// seen again.
-struct SSDPRouter {
+/// Which datagrams are SSDP (`claims`, on the reading thread), and what a message's own bytes
+/// settle for its analysis (`start`, on the worker that decodes it): the facts the session
+/// rules read, its event as far as the message alone says, and, when the session cannot
+/// change it, the context its stateless rules judge it in.
+enum SSDPRouter {
     /// What the in-order stage reads from a message, without decoding it (`SSDPKeyHeaders`):
-    /// a function of its bytes alone, kept for payloads seen again.
+    /// a function of its bytes alone.
     struct Facts {
         var kind: SSDPMessage.Kind
         var claimed: UPnPVersion?
@@ -90,36 +84,6 @@ struct SSDPRouter {
         }
     }
 
-    /// Facts of recent payloads: slots of up to 640 bytes (SSDP messages are rarely longer,
-    /// and a longer one is scanned each time). It starts small and grows as `CacheGrowth`
-    /// says, up to 8192 slots (5 MB): a session of a few messages (a short capture, each of
-    /// many small files) does not clear megabytes it never uses.
-    private var facts = InlineRepeatTable<Facts>(bits: Self.firstFactsBits, stride: Self.factsStride)
-    private var factsGrowth = CacheGrowth(firstBits: Self.firstFactsBits, maxBits: 13)
-    static let firstFactsBits = 5
-    static let factsStride = 640
-
-    /// One session engine per segment (see `SegmentEngines`): a response is paired with the
-    /// M-SEARCHes of its own link.
-    private var links: SegmentEngines<SSDPEvent>
-    /// With several links: every message also taken into one model, for the inventory.
-    private var whole: SSDPSessionModel?
-    /// The devices seen so far on every link (see `SSDPSessionModel`), updated after the rules
-    /// saw a message.
-    var model: SSDPSessionModel { whole ?? links.first?.store.model ?? SSDPSessionModel() }
-    /// The latest packet time seen on any link.
-    private var latest: Timestamp = .zero
-    /// Packets whose timestamp was earlier than one before them on their link.
-    private(set) var timeWentBack = 0
-    /// Verdict rows the session rules' tables dropped.
-    private var ruleEvictions = 0
-    /// Table entries dropped because their table was full (the summary's `state_evicted`).
-    var stateEvicted: Int { links.evicted + ruleEvictions }
-
-    init(disabled: Set<RuleID> = []) {
-        links = SegmentEngines(RuleRegistry.ssdpSession, disabled: disabled)
-    }
-
     /// SSDP: port 1900 either side, or any UDP payload that starts like an HTTP response
     /// (`HTTP/1.`) or an SSDP request (`M-SEARCH * `, `NOTIFY * `, any case). So a search
     /// response from another port, sent to the searcher's port or not, in time or late, and a
@@ -129,9 +93,9 @@ struct SSDPRouter {
     /// ports devices advertised: it needs no state, does not depend on having seen the
     /// advertisement (a capture that starts later, another segment), and no other protocol
     /// starts a datagram with these request lines.
-    func claims(_ d: Datagram) -> Bool { claims(d, d.payload, d.payload.indices) }
+    static func claims(_ d: Datagram) -> Bool { claims(d, d.payload, d.payload.indices) }
 
-    private func claims(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+    static func claims(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> Bool {
         if d.srcPort == 1900 || d.dstPort == 1900 { return true }
         let b = range.lowerBound
         return range.count >= 7 && ASCII.equalsIgnoringCase(bytes, b..<(b + 7), "HTTP/1.")
@@ -139,124 +103,50 @@ struct SSDPRouter {
             || range.count >= 9 && ASCII.equalsIgnoringCase(bytes, b..<(b + 9), "NOTIFY * ")
     }
 
-    /// The in-order part of SSDP analysis for a datagram whose payload is `range` of `bytes` (nil when the
-    /// datagram is not SSDP, see `claims`): settles the UPnP version the rules judge it by
-    /// (claimed, remembered for the device, or 1.0), and pairs responses with recent M-SEARCHes
-    /// (`SSDPSessionStore.searches`).
-    /// (One mutating call: a separate non-mutating `claims` copied the analyzer, retaining
-    /// each of its tables, when called on the property of a class.)
-    mutating func settle(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> SSDPContext? {
-        guard claims(d, bytes, range) else { return nil }
-        return context(d, bytes, range)
+    /// What one SSDP message's bytes settle: its facts for the session stage, the key of its
+    /// payload, and its context when the session cannot change it. The session decides two
+    /// things, for a few messages only:
+    /// - the version of a NOTIFY with a USN and no `UPnP/x.y` token, inherited from its
+    ///   device when the device claimed one before;
+    /// - whether a response from a port other than 1900, with a USN and no SEARCHPORT of its
+    ///   own, came from the SEARCHPORT.UPNP.ORG its device advertised before.
+    /// For such a message, `alternatives` are the contexts it may be judged in: the worker
+    /// judges it in each, and the session stage picks the one it settles (`SessionSettler`).
+    struct Start {
+        var facts: Facts
+        var payloadKey: UInt64
+        var context: SSDPContext?
+        var alternatives: [SSDPContext] = []
     }
 
-    private mutating func context(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) -> SSDPContext {
-        let (m, payloadKey) = bytes.withUnsafeBytes { all in
-            let payload = UnsafeRawBufferPointer(rebasing: all[range])
-            let hash = payload.contentHash
-            if let known = facts.value(for: payload, hash: hash) { return (known, UInt64(truncatingIfNeeded: hash)) }
-            let m = Facts(bytes, range)
-            facts.store(m, for: payload, hash: hash)
-            if factsGrowth.missed() { facts = InlineRepeatTable(bits: factsGrowth.bits, stride: Self.factsStride) }
-            return (m, UInt64(truncatingIfNeeded: hash))
-        }
-        let candidate = d.srcPort != 1900 && d.dstPort != 1900
-        let claimed = m.claimed
-        let known = links.count
-        let k = links.index(of: d.segment)
-        // A second segment: the model of every segment starts from the first one's.
-        if known == 1, links.count == 2, let first = links.first { whole = first.store.model }
-        var version = claimed ?? .v1_0
-        if claimed == nil, m.kind == .notify, let u = m.uuidKey, let known = links[k].store.versions[u]?.version {
-            version = known
-        }
+    static func start(_ d: borrowing Datagram) -> Start {
+        let bytes = d.payload
+        let m = Facts(bytes, bytes.indices)
+        let payloadKey = bytes.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }
+        let inherits = m.claimed == nil && m.kind == .notify && m.uuidKey != nil
+        let asksSearchPort =
+            m.kind == .response && d.srcPort != 1900 && m.uuidKey != nil && m.session.searchPort == nil
+        var version = m.claimed ?? .v1_0
         if m.isUpdate, version < .v1_1 { version = .v1_1 }
-        // Times in events never decrease on a link (counted when a packet's would).
-        let (time, wentBack) = links.clock(k, d.time)
-        if wentBack { timeWentBack += 1 }
-        latest = max(latest, d.time)
-        var event = SSDPEvent(
-            frame: d.frame, time: time, src: d.src, srcPort: d.srcPort, dst: d.dst, dstPort: d.dstPort, kind: m.kind)
-        event.timeWentBack = wentBack
-        event.version = version
-        event.claimedVersion = claimed
-        event.facts = m.session
-        event.payloadKey = payloadKey
-        // LOCATION's, USN's, SERVER's and NT's (ST's) values in this payload (the facts hold
-        // their offsets).
-        event.location = m.location.map {
-            bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
+        let context = SSDPContext(
+            version: version, claimedVersion: m.claimed, isCandidateResponse: d.srcPort != 1900 && d.dstPort != 1900,
+            fromSearchPort: m.kind == .response && d.srcPort != 1900 && m.uuidKey != nil
+                && m.session.searchPort == UInt64(d.srcPort),
+            deviceKey: m.uuidKey ?? 0, sessionReports: [], kind: m.kind)
+        if inherits {
+            // Its device's version, or 1.0 (the rules tell 1.0 from 1.1 and later; a device
+            // that claimed 2.0 is rare, and its NOTIFYs are judged in order). An UPDATE is 1.1
+            // at least.
+            var v11 = context
+            v11.version = .v1_1
+            return Start(
+                facts: m, payloadKey: payloadKey, context: nil, alternatives: m.isUpdate ? [v11] : [context, v11])
         }
-        event.usn = m.usn.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
-        event.server = m.server.map {
-            bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
+        if asksSearchPort {
+            var fromPort = context
+            fromPort.fromSearchPort = true
+            return Start(facts: m, payloadKey: payloadKey, context: nil, alternatives: [context, fromPort])
         }
-        event.target = m.target.map {
-            bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)]
-        }
-        event.sourceMAC = d.sourceMAC
-        event.segment = d.segment
-        event.captured = d.time
-        if m.kind == .response {
-            // The M-SEARCH it answers: the latest from the endpoint it goes to (the store takes
-            // M-SEARCHes in after the rules judged them).
-            event.st = m.st.map { bytes[(range.lowerBound + $0.lowerBound)..<(range.lowerBound + $0.upperBound)] }
-            event.search = links[k].store.searches[Endpoint(address: d.dst, port: d.dstPort)]
-            if event.search == nil {
-                event.searchFromOtherPort = links[k].store.search(toAnotherPortOf: d.dst, than: d.dstPort, at: d.time)
-            }
-        }
-        var fromSearchPort = false
-        if let u = m.uuidKey {
-            event.device = links[k].store.model.device(u)
-            event.deviceForgotten = links[k].store.model.mayHaveForgotten(u)
-            // A response from the SEARCHPORT.UPNP.ORG it or its device advertised.
-            if m.kind == .response, d.srcPort != 1900 {
-                let port = m.session.searchPort ?? event.device?.source(d.src)?.searchPort.map(UInt64.init)
-                fromSearchPort = port == UInt64(d.srcPort)
-            }
-        }
-        var reports = SessionReports()
-        links[k].judge(&event, into: &reports)
-        ruleEvictions += reports.evictions
-        // The rules' copy of the record goes first, so the model updates it in place.
-        event.device = nil
-        links[k].update(with: event)
-        whole?.update(with: event)
-        return SSDPContext(
-            version: version, claimedVersion: claimed, isCandidateResponse: candidate, fromSearchPort: fromSearchPort,
-            deviceKey: m.uuidKey ?? 0, sessionReports: reports.reports, kind: m.kind)
+        return Start(facts: m, payloadKey: payloadKey, context: context)
     }
-
-    /// Live capture's timer: what became certain by `now` (never before the latest packet).
-    mutating func conclude(by now: Timestamp, into out: inout SessionReports) {
-        let before = out.evictions
-        links.conclude(by: max(now, latest), into: &out)
-        ruleEvictions += out.evictions - before
-    }
-
-    /// The end of the input: session rules conclude (reports carry the frames they name).
-    mutating func finish(into out: inout SessionReports) {
-        let before = out.evictions
-        links.finish(judging: nil, into: &out)
-        ruleEvictions += out.evictions - before
-    }
-}
-
-/// What the in-order stage settled about one SSDP message, for the stateless rules.
-struct SSDPContext: Sendable {
-    /// The UDA version the message is judged against.
-    var version: UPnPVersion
-    /// The version the message claims itself (else `version` was inherited or defaulted).
-    var claimedVersion: UPnPVersion?
-    /// Recognised by its payload alone (it starts like an HTTP response), port 1900 on neither side.
-    var isCandidateResponse: Bool
-    /// A response sent from the SEARCHPORT.UPNP.ORG its device advertised (in it or before).
-    var fromSearchPort = false
-    /// The root device's UUID as a key (0 when USN has none), for the device count.
-    var deviceKey: UInt64
-    /// What the session rules concluded on this message.
-    var sessionReports: [SessionReports.Report]
-    /// What the message is (from its start line).
-    var kind: SSDPMessage.Kind
 }

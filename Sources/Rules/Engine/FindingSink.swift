@@ -36,6 +36,13 @@ public struct FindingSink {
         self.init(frame: d.frame, time: d.time, source: d.src, fileIndex: fileIndex)
     }
 
+    /// The findings reported so far, taken out of the sink (which keeps its device key).
+    public mutating func takeFindings() -> [Finding] {
+        var taken: [Finding] = []
+        swap(&taken, &findings)
+        return taken
+    }
+
     /// Sets the device text of this datagram's findings; `text` runs only when there are
     /// findings that carry it (it builds a string, and may find none: nil leaves them as
     /// they are).
