@@ -134,7 +134,10 @@ final class SessionSettler: @unchecked Sendable {
                 if let a = r.ssdpSession[k].alternatives.first(where: { $0.context.judgesAlike(context) }) {
                     chosen = a.findings
                 } else {
-                    chosen = worker.ssdpFindings(r.ssdpSession[k].datagram, context, fileIndex: fileIndex)
+                    // The stateless rules' alone: the session's reports are placed below.
+                    var stateless = context
+                    stateless.sessionReports = []
+                    chosen = worker.ssdpFindings(r.ssdpSession[k].datagram, stateless, fileIndex: fileIndex)
                 }
             }
             guard !context.sessionReports.isEmpty || !chosen.isEmpty else { continue }
