@@ -75,12 +75,12 @@ package struct BatchOutput: Sendable {
     var sightings: [(key: UInt64, segment: UInt16)] = []
     /// The batch's mDNS messages as decoded, in capture order, with where their output ends:
     /// the in-order stage runs the session rules over them and places what they find under
-    /// each message (`MDNSSessionSettler.settle`).
+    /// each message (`SessionSettler.settle`).
     var mdnsSession: [MDNSSessionItem] = []
     /// The batch's SSDP messages as their bytes settle them, in capture order, with where
-    /// their output ends: the in-order stage runs the session rules over them, places what
-    /// they find under each message, and judges and formats the messages whose context the
-    /// session decides (`SessionSettler.settle`).
+    /// their output ends: the in-order stage runs the session rules over them and places
+    /// what they find under each message, with the stateless rules' findings of a message
+    /// whose context the session decides (`SessionSettler.settle`).
     var ssdpSession: [SSDPSessionItem] = []
     /// The batch, handed back with its results so that the reading thread reuses (or frees)
     /// what it allocated. Freed by a worker instead, each of those objects went back to the
@@ -146,11 +146,6 @@ struct FindingTally: Sendable {
     /// Counts `f`, the finding at `index` among the findings of the message at `position`.
     mutating func add(_ f: borrowing Finding, at position: Int, index: Int) {
         add(Entry(rule: f.rule, name: f.name, severity: f.severity, count: 1, first: position, firstIndex: index))
-    }
-
-    /// Adds another tally's counts (findings made apart from this tally's, of the same batch).
-    mutating func add(_ other: FindingTally) {
-        for k in other.entries.indices { add(other.entries[k]) }
     }
 
     private mutating func add(_ e: Entry) {
@@ -262,21 +257,22 @@ package struct MessageWorker: BatchWorker {
         return out
     }
 
-    /// An SSDP message: judged and formatted here when its bytes settle its context, else
-    /// left for the in-order stage (`judgeInOrder`); either way handed to the session stage.
+    /// An SSDP message: judged and formatted here, its findings under it, when its bytes
+    /// settle its context; else shown alone and judged in each context it may have, for the
+    /// in-order stage to place the findings of the one it settles. Either way handed to the
+    /// session stage.
     private mutating func ssdp(_ d: consuming Datagram, fileIndex: Int, into out: inout BatchOutput) {
         let start = SSDPRouter.start(d)
         let messagesEnd = out.messages.count
         let usnUUID: ArraySlice<UInt8>?
         var alternatives: [(context: SSDPContext, findings: [Finding])] = []
         if let c = start.context {
-            var none: [Finding] = []
-            usnUUID = ssdp(copy d, c, fileIndex: fileIndex, shown: true, found: &none, into: &out)
+            usnUUID = ssdp(copy d, c, fileIndex: fileIndex, holdingFindings: false, into: &out).usnUUID
         } else {
-            // Shown without findings; judged in each context it may have.
-            var found: [Finding] = []
-            usnUUID = ssdp(copy d, start.alternatives[0], fileIndex: fileIndex, shown: false, found: &found, into: &out)
-            alternatives.append((start.alternatives[0], found))
+            let first = ssdp(
+                copy d, start.alternatives[0], fileIndex: fileIndex, holdingFindings: true, into: &out)
+            usnUUID = first.usnUUID
+            alternatives.append((start.alternatives[0], first.held))
             for c in start.alternatives.dropFirst() {
                 alternatives.append((c, ssdpFindings(copy d, c, fileIndex: fileIndex)))
             }
@@ -299,19 +295,19 @@ package struct MessageWorker: BatchWorker {
         return sink.findings
     }
 
-    /// Judges and formats an SSDP message in context `c`, its findings shown under it; or
-    /// (`shown` false) shows it alone and returns its findings in `found`. Returns the UUID
-    /// of its USN.
+    /// Judges and formats an SSDP message in context `c`, its findings shown under it; or,
+    /// `holdingFindings`, shows it alone and returns its findings (`held`, before the
+    /// configuration's policy). Returns the UUID of its USN too.
     private mutating func ssdp(
-        _ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, shown: Bool,
-        found: inout [Finding], into out: inout BatchOutput
-    ) -> ArraySlice<UInt8>? {
+        _ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, holdingFindings: Bool,
+        into out: inout BatchOutput
+    ) -> (usnUUID: ArraySlice<UInt8>?, held: [Finding]) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
         let input = ssdpJudge.judge(d, c, into: &sink)
-        if !shown { found = sink.takeFindings() }
+        let held = holdingFindings ? sink.takeFindings() : []
         if options.wantMessages {
             let record = SSDPRender.record(
                 input, srcText: srcText, dstText: addressText(input.datagram.dst),
@@ -323,7 +319,7 @@ package struct MessageWorker: BatchWorker {
         if input.datagram.segment != 0 && sink.deviceKey != 0 {
             out.sightings.append((sink.deviceKey, input.datagram.segment))
         }
-        return input.message.usnUUID
+        return (input.message.usnUUID, held)
     }
 
     private mutating func mdns(_ d: Datagram, fileIndex: Int, into out: inout BatchOutput) {
@@ -469,7 +465,7 @@ package struct MessageWorker: BatchWorker {
         return kept
     }
 
-    static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
+    private static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
         guard key != 0, !findings.isEmpty else { return }
         var c = SeverityCounts()
         for k in findings.indices { c.add(findings[k].severity) }

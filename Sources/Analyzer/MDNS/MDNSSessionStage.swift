@@ -4,7 +4,7 @@ import NetLayers
 import Rules
 import WireFormat
 
-/// The in-order part of mDNS analysis (run by `MDNSSessionSettler`): takes each decoded
+/// The in-order part of mDNS analysis (run by `SessionSettler`): takes each decoded
 /// message (as the worker decoded it) in capture order and hands it to the session engine,
 /// which runs the session rules over it with the session store as it was before the
 /// message, then takes it into the store. One per session (an input file, or the segments

@@ -122,50 +122,36 @@ final class SessionSettler: @unchecked Sendable {
         var deviceCounts: [(at: Int, key: UInt64, counts: SeverityCounts)] = []
         // By index: copying an item retains its datagram's arrays.
         for k in r.ssdpSession.indices {
-            let context = ssdp.observe(
+            let (context, reports) = ssdp.observe(
                 r.ssdpSession[k].datagram, r.ssdpSession[k].facts, payloadKey: r.ssdpSession[k].payloadKey)
-            let position = r.ssdpSession[k].position
-            let fileIndex = r.ssdpSession[k].fileIndex
-            let deviceFindingsEnd = r.ssdpSession[k].deviceFindingsEnd
             // A message shown without findings: those of the context the session settled
-            // (judged here when the worker did not foresee it), then the session rules'.
+            // (judged here when the worker did not foresee it) count first among them.
             var chosen: [Finding] = []
-            if !r.ssdpSession[k].alternatives.isEmpty {
-                if let a = r.ssdpSession[k].alternatives.first(where: { $0.context.judgesAlike(context) }) {
+            let shownAlone = !r.ssdpSession[k].alternatives.isEmpty
+            if shownAlone {
+                if let a = r.ssdpSession[k].alternatives.first(where: { $0.context == context }) {
                     chosen = a.findings
                 } else {
-                    // The stateless rules' alone: the session's reports are placed below.
-                    var stateless = context
-                    stateless.sessionReports = []
-                    chosen = worker.ssdpFindings(r.ssdpSession[k].datagram, stateless, fileIndex: fileIndex)
+                    chosen = worker.ssdpFindings(
+                        r.ssdpSession[k].datagram, context, fileIndex: r.ssdpSession[k].fileIndex)
                 }
             }
-            guard !context.sessionReports.isEmpty || !chosen.isEmpty else { continue }
-            var sink = FindingSink(datagram: r.ssdpSession[k].datagram, fileIndex: fileIndex)
-            sink.buildsDetails = findingDetails
-            for rep in context.sessionReports {
-                sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
-            }
+            guard !reports.isEmpty || !chosen.isEmpty else { continue }
             let usnUUID = r.ssdpSession[k].usnUUID
-            sink.attachDevice { usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
-            r.position = position
-            // With the message's other findings, they count first among them.
-            let shownAlone = !r.ssdpSession[k].alternatives.isEmpty
-            var findings = MessageWorker.accept(
-                chosen + sink.findings, policy: policy, firstIndex: shownAlone ? 0 : Self.sessionFindingsIndex, into: &r
-            )
+            let findings = accepted(
+                chosen, reports, of: r.ssdpSession[k].datagram, fileIndex: r.ssdpSession[k].fileIndex,
+                at: r.ssdpSession[k].position, firstIndex: shownAlone ? 0 : Self.sessionFindingsIndex, into: &r
+            ) { usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
             guard !findings.isEmpty else { continue }
-            let segment = r.ssdpSession[k].datagram.segment
-            if segment != 0 { MessageWorker.place(&findings, on: segment) }
             if context.deviceKey != 0 {
                 var c = SeverityCounts()
                 for f in findings { c.add(f.severity) }
-                deviceCounts.append((deviceFindingsEnd, context.deviceKey, c))
+                deviceCounts.append((r.ssdpSession[k].deviceFindingsEnd, context.deviceKey, c))
             }
             insertions.append(
                 insertion(
-                    position, r.ssdpSession[k].chunkEnd, r.ssdpSession[k].messagesEnd, r.ssdpSession[k].hasEntry,
-                    findings))
+                    r.ssdpSession[k].position, r.ssdpSession[k].chunkEnd, r.ssdpSession[k].messagesEnd,
+                    r.ssdpSession[k].hasEntry, findings))
         }
         r.ssdpSession.removeAll()
         for d in deviceCounts.reversed() {
@@ -179,21 +165,12 @@ final class SessionSettler: @unchecked Sendable {
             reports.removeAll()
             mdns.observe(item.input, into: &reports)
             guard !reports.isEmpty else { continue }
-            var sink = FindingSink(datagram: item.input.datagram, fileIndex: item.fileIndex)
-            sink.buildsDetails = findingDetails
-            for rep in reports.reports {
-                sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
-            }
             let host = MDNSJudge.host(item.input)
-            if let host {
-                sink.attachDevice { host.presentation(in: item.input.message.payload) }
-            }
-            r.position = item.position
-            var findings = MessageWorker.accept(
-                sink.findings, policy: policy, firstIndex: Self.sessionFindingsIndex, into: &r)
+            let findings = accepted(
+                [], reports.reports, of: item.input.datagram, fileIndex: item.fileIndex, at: item.position,
+                firstIndex: Self.sessionFindingsIndex, into: &r
+            ) { host?.presentation(in: item.input.message.payload) }
             guard !findings.isEmpty else { continue }
-            let segment = item.input.datagram.segment
-            if segment != 0 { MessageWorker.place(&findings, on: segment) }
             // Counted for the host the message speaks for, as its message rules' findings are.
             if let key = host?.key(in: item.input.message.payload) {
                 var c = SeverityCounts()
@@ -206,6 +183,25 @@ final class SessionSettler: @unchecked Sendable {
             insertions.append(insertion(item.position, item.chunkEnd, item.messagesEnd, item.hasEntry, findings))
         }
         r.mdnsSession.removeAll()
+    }
+
+    /// The session rules' reports on the datagram `d` as findings (after `found`, findings
+    /// it already has), naming the device `device` gives, through the policy and counted as
+    /// the findings of the message at `position` from place `firstIndex` on.
+    private func accepted(
+        _ found: [Finding], _ reports: [SessionReports.Report], of d: borrowing Datagram, fileIndex: Int,
+        at position: Int, firstIndex: Int, into r: inout BatchOutput, device: () -> String?
+    ) -> [Finding] {
+        var sink = FindingSink(datagram: d, fileIndex: fileIndex)
+        sink.buildsDetails = findingDetails
+        for rep in reports {
+            sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
+        }
+        sink.attachDevice(device)
+        r.position = position
+        var findings = MessageWorker.accept(found + sink.findings, policy: policy, firstIndex: firstIndex, into: &r)
+        if d.segment != 0 { MessageWorker.place(&findings, on: d.segment) }
+        return findings
     }
 
     /// Session findings under a message: formatted, or as an entry.

@@ -5,8 +5,8 @@ import SSDP
 import WireFormat
 
 /// The per-message part of SSDP analysis: decodes a datagram's payload and runs the stateless
-/// SSDP rules on it in the context the in-order stage settled, then adds what the session
-/// rules concluded. One per worker thread.
+/// SSDP rules on it in a context its bytes or the session settled (`SSDPContext`). One per
+/// worker thread.
 ///
 /// It keeps no decodings: SSDP messages are cheaper to decode again than to keep (a table of
 /// them, as mDNS has, was measured: Benchmarks/README.md).
@@ -37,9 +37,6 @@ struct SSDPJudge: Sendable {
         if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
         // A message cut inside its start line has nothing whole to judge.
         if !(input.isTruncated && input.message.payload.isEmpty) { engine.run(input, into: &sink) }
-        for r in c.sessionReports {
-            sink.report(r.descriptor, severity: r.severity, r.message, related: r.related)
-        }
         // USN's UUID is looked up only when there are findings to carry it.
         sink.attachDevice { input.message.usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
         return input

@@ -132,7 +132,7 @@ enum SSDPRouter {
             version: version, claimedVersion: m.claimed, isCandidateResponse: d.srcPort != 1900 && d.dstPort != 1900,
             fromSearchPort: m.kind == .response && d.srcPort != 1900 && m.uuidKey != nil
                 && m.session.searchPort == UInt64(d.srcPort),
-            deviceKey: m.uuidKey ?? 0, sessionReports: [], kind: m.kind)
+            deviceKey: m.uuidKey ?? 0)
         if inherits {
             // Its device's version, or 1.0 (the rules tell 1.0 from 1.1 and later; a device
             // that claimed 2.0 is rare, and its NOTIFYs are judged in order). An UPDATE is 1.1

@@ -34,9 +34,11 @@ struct SSDPSessionStage {
     }
 
     /// What the session settles for one message, from what its bytes settled
-    /// (`SSDPRouter.start`): the context its stateless rules judge it in, with the session
+    /// (`SSDPRouter.start`): the context its stateless rules judge it in, and the session
     /// rules' reports on it.
-    mutating func observe(_ d: borrowing Datagram, _ m: borrowing SSDPRouter.Facts, payloadKey: UInt64) -> SSDPContext {
+    mutating func observe(
+        _ d: borrowing Datagram, _ m: borrowing SSDPRouter.Facts, payloadKey: UInt64
+    ) -> (context: SSDPContext, reports: [SessionReports.Report]) {
         let bytes = d.payload
         let claimed = m.claimed
         let known = links.count
@@ -94,9 +96,10 @@ struct SSDPSessionStage {
         event.device = nil
         links[k].update(with: event)
         whole?.update(with: event)
-        return SSDPContext(
+        let context = SSDPContext(
             version: version, claimedVersion: claimed, isCandidateResponse: d.srcPort != 1900 && d.dstPort != 1900,
-            fromSearchPort: fromSearchPort, deviceKey: m.uuidKey ?? 0, sessionReports: reports.reports, kind: m.kind)
+            fromSearchPort: fromSearchPort, deviceKey: m.uuidKey ?? 0)
+        return (context, reports.reports)
     }
 
     /// Live capture's timer: what became certain by `now` (never before the latest packet).
@@ -114,14 +117,9 @@ struct SSDPSessionStage {
     }
 }
 
-/// What the in-order stage settled about one SSDP message, for the stateless rules.
-struct SSDPContext: Sendable {
-    /// Whether the stateless rules judge a message alike in both contexts.
-    func judgesAlike(_ other: SSDPContext) -> Bool {
-        version == other.version && claimedVersion == other.claimedVersion
-            && isCandidateResponse == other.isCandidateResponse && fromSearchPort == other.fromSearchPort
-    }
-
+/// What the stateless rules judge one SSDP message in: settled by its own bytes
+/// (`SSDPRouter.start`) or by the session (`SSDPSessionStage.observe`).
+struct SSDPContext: Sendable, Equatable {
     /// The UDA version the message is judged against.
     var version: UPnPVersion
     /// The version the message claims itself (else `version` was inherited or defaulted).
@@ -132,8 +130,4 @@ struct SSDPContext: Sendable {
     var fromSearchPort = false
     /// The root device's UUID as a key (0 when USN has none), for the device count.
     var deviceKey: UInt64
-    /// What the session rules concluded on this message.
-    var sessionReports: [SessionReports.Report]
-    /// What the message is (from its start line).
-    var kind: SSDPMessage.Kind
 }
