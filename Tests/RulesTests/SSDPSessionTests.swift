@@ -127,6 +127,37 @@ import WireFormat
         #expect(fired.map(\.message) == [])
     }
 
+    /// A NOTIFY without a `UPnP/x.y` token is judged in the version its device claimed
+    /// before. The workers judge such a NOTIFY as 1.0 and as 1.1 ahead of time; a device that
+    /// claimed 2.0 matches neither, so the in-order stage judges it: as 1.1 or later, and with
+    /// each finding once (its session findings were once added twice on this path).
+    @Test func aNotifyInheritingUPnP20IsJudgedInOrderOnceAsAtLeast11() {
+        func findingsOnLastNotify(afterClaiming version: String) -> [Finding] {
+            let claim = alive11.setting("SERVER", "Linux/6.1 UPnP/\(version) test-dev/1.0").setting(
+                "BOOTID.UPNP.ORG", "3")
+            // No version token and no HOST (an error from 1.1 on, a warning under 1.0), from
+            // another host with another BOOTID while the first one's is live (SSDP-512, a
+            // session rule's finding, on the third).
+            let inheriting = alive11.setting("SERVER", "Linux/6.1 test-dev/1.0").removing("HOST")
+                .setting("BOOTID.UPNP.ORG", "77").setting("LOCATION", "http://192.168.1.21:80/d.xml")
+            let seq = [
+                notify(claim, src: "192.168.1.20", mac: exampleMAC, at: 0),
+                notify(inheriting, src: "192.168.1.21", mac: otherMAC, at: 10),
+                notify(inheriting, src: "192.168.1.21", mac: otherMAC, at: 20),
+            ]
+            return analyse(seq).findings.filter { $0.firstFrame == 3 }
+        }
+        let v20 = findingsOnLastNotify(afterClaiming: "2.0")
+        let v11 = findingsOnLastNotify(afterClaiming: "1.1")
+        let v10 = findingsOnLastNotify(afterClaiming: "1.0")
+
+        #expect(v20.filter { $0.rule == HostHeaderRule.descriptor.id }.map(\.severity) == [.error])
+        #expect(v10.filter { $0.rule == HostHeaderRule.descriptor.id }.map(\.severity) == [.warning])
+        #expect(v20.filter { $0.rule == UUIDUniqueRule.descriptor.id }.count == 1)
+        #expect(v20.map(\.rule) == v11.map(\.rule))
+        #expect(v20.map(\.message) == v11.map(\.message))
+    }
+
     @Test func endOfInputFindingsNameTheFrameThatShowsItFirst() {
         let (findings, _) = analyse([notify(byebye11, at: 0), otherSearch(at: 5), otherSearch(at: 20)])
         let f = findings.first { $0.rule == "SSDP-513" }
