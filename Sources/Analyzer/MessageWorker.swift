@@ -262,19 +262,21 @@ package struct MessageWorker: BatchWorker {
     /// in-order stage to place the findings of the one it settles. Either way handed to the
     /// session stage.
     private mutating func ssdp(_ d: consuming Datagram, fileIndex: Int, into out: inout BatchOutput) {
-        let start = SSDPRouter.start(d)
+        // Decoded once: for the session stage's facts and for each context it is judged in.
+        let captured = SSDPJudge.decode(d)
+        let start = SSDPRouter.start(d, captured)
         let messagesEnd = out.messages.count
         let usnUUID: ArraySlice<UInt8>?
         var alternatives: [(context: SSDPContext, findings: [Finding])] = []
         if let c = start.context {
-            usnUUID = ssdp(copy d, c, fileIndex: fileIndex, holdingFindings: false, into: &out).usnUUID
+            usnUUID = ssdp(copy d, captured, c, fileIndex: fileIndex, holdingFindings: false, into: &out).usnUUID
         } else {
             let first = ssdp(
-                copy d, start.alternatives[0], fileIndex: fileIndex, holdingFindings: true, into: &out)
+                copy d, captured, start.alternatives[0], fileIndex: fileIndex, holdingFindings: true, into: &out)
             usnUUID = first.usnUUID
             alternatives.append((start.alternatives[0], first.held))
             for c in start.alternatives.dropFirst() {
-                alternatives.append((c, ssdpFindings(copy d, c, fileIndex: fileIndex)))
+                alternatives.append((c, ssdpFindings(copy d, captured, c, fileIndex: fileIndex)))
             }
         }
         out.ssdpSession.append(
@@ -287,11 +289,13 @@ package struct MessageWorker: BatchWorker {
 
     /// What the stateless rules find in an SSDP message in context `c` (and the device they
     /// name), before the configuration's policy.
-    mutating func ssdpFindings(_ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int) -> [Finding] {
+    mutating func ssdpFindings(
+        _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, fileIndex: Int
+    ) -> [Finding] {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = addressText(d.src)
         sink.buildsDetails = options.findingDetails
-        _ = ssdpJudge.judge(d, c, into: &sink)
+        _ = ssdpJudge.judge(d, captured, c, into: &sink)
         return sink.findings
     }
 
@@ -299,14 +303,14 @@ package struct MessageWorker: BatchWorker {
     /// `holdingFindings`, shows it alone and returns its findings (`held`, before the
     /// configuration's policy). Returns the UUID of its USN too.
     private mutating func ssdp(
-        _ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int, holdingFindings: Bool,
-        into out: inout BatchOutput
+        _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, fileIndex: Int,
+        holdingFindings: Bool, into out: inout BatchOutput
     ) -> (usnUUID: ArraySlice<UInt8>?, held: [Finding]) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
-        let input = ssdpJudge.judge(d, c, into: &sink)
+        let input = ssdpJudge.judge(d, captured, c, into: &sink)
         let held = holdingFindings ? sink.takeFindings() : []
         if options.wantMessages {
             let record = SSDPRender.record(

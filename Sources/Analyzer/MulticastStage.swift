@@ -42,7 +42,7 @@ struct MulticastStage {
     mutating func ssdp(_ d: borrowing Datagram, _ bytes: [UInt8], _ range: Range<Int>) {
         guard enabled, !d.src.isMulticast, !d.src.isUnspecified else { return }
         let role: MulticastEvent.Discovery.Role
-        switch SSDPKeyHeaders.kind(bytes, range) {
+        switch SSDPMessage.kind(ofStartLineIn: bytes, range) {
         case .mSearch:
             guard d.dst.isMulticast else { return }
             role = .query

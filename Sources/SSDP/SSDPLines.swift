@@ -2,9 +2,9 @@ import WireFormat
 
 extension SSDPMessage {
     /// How an SSDP message splits into lines, start-line tokens, and header names and values:
-    /// the rules shared by the full decoding (`SSDPMessage`) and the key-header scan
-    /// (`SSDPKeyHeaders`), which must find the same values. Ranges are of the whole buffer
-    /// the span reads (a payload array, or a frame holding the payload).
+    /// the rules shared by the full decoding (`SSDPMessage`) and the start-line check
+    /// (`kind(ofStartLineIn:_:)`). Ranges are of the whole buffer the span reads (a payload
+    /// array, or a frame holding the payload).
     enum Lines {
         enum Terminator { case crlf, bareLF, bareCR, none }
 
@@ -89,37 +89,12 @@ extension SSDPMessage {
     }
 }
 
-/// The values of the headers that later messages depend on (SERVER, USER-AGENT, USN, NTS, MX,
-/// ST, and for the session model NT, MAN, LOCATION, CACHE-CONTROL and the `*.UPNP.ORG`
-/// numbers) and the message kind, found by the same rules as `SSDPMessage` (the first header of
-/// each name, folded lines included, at most `SSDPMessage.maxHeaders` header lines) without
-/// decoding the rest: no allocation. Ranges are of the buffer scanned.
-public struct SSDPKeyHeaders {
-    public private(set) var kind: SSDPMessage.Kind = .other
-    public private(set) var server: Range<Int>? = nil
-    public private(set) var userAgent: Range<Int>? = nil
-    public private(set) var usn: Range<Int>? = nil
-    public private(set) var nts: Range<Int>? = nil
-    public private(set) var mx: Range<Int>? = nil
-    public private(set) var st: Range<Int>? = nil
-    public private(set) var nt: Range<Int>? = nil
-    public private(set) var man: Range<Int>? = nil
-    public private(set) var location: Range<Int>? = nil
-    public private(set) var cacheControl: Range<Int>? = nil
-    public private(set) var bootID: Range<Int>? = nil
-    public private(set) var configID: Range<Int>? = nil
-    public private(set) var nextBootID: Range<Int>? = nil
-    public private(set) var searchPort: Range<Int>? = nil
-
-    private enum Key {
-        case server, userAgent, usn, nts, mx, st, nt, man, location, cacheControl, bootID, configID, nextBootID,
-            searchPort
-    }
-
-    /// What the message at `range` of `bytes` is, from its start line alone (as `kind` of a
-    /// whole scan says).
-    public static func kind(_ bytes: [UInt8], _ range: Range<Int>) -> SSDPMessage.Kind {
-        typealias Lines = SSDPMessage.Lines
+extension SSDPMessage {
+    /// What the message at `range` of `bytes` is, from its start line alone (as a whole
+    /// decoding's `kind` says), without decoding the rest: no allocation. For the reading
+    /// thread's multicast stage, which only needs to know whether a datagram queries,
+    /// announces or answers.
+    public static func kind(ofStartLineIn bytes: [UInt8], _ range: Range<Int>) -> Kind {
         let sp = bytes.span
         let n = min(range.upperBound, sp.count)
         var i = min(range.lowerBound, n)
@@ -128,148 +103,5 @@ public struct SSDPKeyHeaders {
         let j = Lines.next(sp, from: i, end: n).end
         guard j != i else { return .other }
         return Lines.kind(bytes, Lines.startTokens(sp, i..<j), i..<j).0
-    }
-
-    /// Scans the message at `range` of `bytes`.
-    public init(_ bytes: [UInt8], _ range: Range<Int>) {
-        typealias Lines = SSDPMessage.Lines
-        let sp = bytes.span
-        let n = min(range.upperBound, sp.count)
-        var i = min(range.lowerBound, n)
-        while i < n, sp[i] == 0x0D || sp[i] == 0x0A { i += 1 }
-        var lineIndex = 0
-        var kept = 0
-        // The header a folded line continues, when it is one whose value is kept here.
-        var last: Key? = nil
-        while i < n {
-            if lineIndex == 0 || Lines.isFolded(sp, i) {
-                let line = Lines.next(sp, from: i, end: n)
-                let j = line.end
-                if j == i { break }
-                if lineIndex == 0 {
-                    kind = Lines.kind(bytes, Lines.startTokens(sp, i..<j), i..<j).0
-                } else if let key = last {
-                    extend(key, to: Lines.trimEnd(sp, i..<j).upperBound)
-                }
-                lineIndex += 1
-                i = line.next
-                continue
-            }
-            // A header line: the colon and the line's end found in one pass (no line break
-            // lies before the first of them).
-            let c = sp.firstIndex(of: 0x3A, or: 0x0D, or: 0x0A, in: i..<n)
-            let line = Lines.next(sp, from: c, end: n)
-            if line.end == i { break }
-            if kept < SSDPMessage.maxHeaders {
-                kept += 1
-                last = nil
-                if c < line.end { last = keep(bytes, Lines.trimEnd(sp, i..<c), Lines.trim(sp, (c + 1)..<line.end)) }
-            }
-            lineIndex += 1
-            i = line.next
-        }
-    }
-
-    /// Keeps the value of the first header with one of the names needed; the key kept, if any.
-    /// Compares the names needed by length rather than classifying every name with
-    /// `SSDPHeaderName.code(in:)`, which also tries HOST, DATE, EXT and the rest, on the
-    /// reading thread.
-    private mutating func keep(_ bytes: [UInt8], _ name: Range<Int>, _ value: Range<Int>) -> Key? {
-        func named(_ n: SSDPHeaderName) -> Bool { ASCII.equalsIgnoringCase(bytes, name, n.staticText) }
-        switch name.count {
-        case 2:
-            if named(.mx) {
-                if mx == nil {
-                    mx = value
-                    return .mx
-                }
-            } else if named(.st) {
-                if st == nil {
-                    st = value
-                    return .st
-                }
-            } else if nt == nil, named(.nt) {
-                nt = value
-                return .nt
-            }
-        case 3:
-            if named(.usn) {
-                if usn == nil {
-                    usn = value
-                    return .usn
-                }
-            } else if named(.nts) {
-                if nts == nil {
-                    nts = value
-                    return .nts
-                }
-            } else if man == nil, named(.man) {
-                man = value
-                return .man
-            }
-        case 6:
-            if server == nil, named(.server) {
-                server = value
-                return .server
-            }
-        case 8:
-            if location == nil, named(.location) {
-                location = value
-                return .location
-            }
-        case 10:
-            if userAgent == nil, named(.userAgent) {
-                userAgent = value
-                return .userAgent
-            }
-        case 13:
-            if cacheControl == nil, named(.cacheControl) {
-                cacheControl = value
-                return .cacheControl
-            }
-        case 15:
-            if bootID == nil, named(.bootID) {
-                bootID = value
-                return .bootID
-            }
-        case 17:
-            if configID == nil, named(.configID) {
-                configID = value
-                return .configID
-            }
-        case 19:
-            if named(.nextBootID) {
-                if nextBootID == nil {
-                    nextBootID = value
-                    return .nextBootID
-                }
-            } else if searchPort == nil, named(.searchPort) {
-                searchPort = value
-                return .searchPort
-            }
-        default:
-            break
-        }
-        return nil
-    }
-
-    private mutating func extend(_ key: Key, to end: Int) {
-        func grow(_ r: inout Range<Int>?) { if let v = r { r = v.lowerBound..<end } }
-        switch key {
-        case .server: grow(&server)
-        case .userAgent: grow(&userAgent)
-        case .usn: grow(&usn)
-        case .nts: grow(&nts)
-        case .mx: grow(&mx)
-        case .st: grow(&st)
-        case .nt: grow(&nt)
-        case .man: grow(&man)
-        case .location: grow(&location)
-        case .cacheControl: grow(&cacheControl)
-        case .bootID: grow(&bootID)
-        case .configID: grow(&configID)
-        case .nextBootID: grow(&nextBootID)
-        case .searchPort: grow(&searchPort)
-        }
     }
 }

@@ -132,8 +132,9 @@ final class SessionSettler: @unchecked Sendable {
                 if let a = r.ssdpSession[k].alternatives.first(where: { $0.context == context }) {
                     chosen = a.findings
                 } else {
+                    let d = r.ssdpSession[k].datagram
                     chosen = worker.ssdpFindings(
-                        r.ssdpSession[k].datagram, context, fileIndex: r.ssdpSession[k].fileIndex)
+                        d, SSDPJudge.decode(d), context, fileIndex: r.ssdpSession[k].fileIndex)
                 }
             }
             guard !reports.isEmpty || !chosen.isEmpty else { continue }

@@ -17,20 +17,24 @@ struct SSDPJudge: Sendable {
         engine = RuleEngine(RuleRegistry.ssdp, disabled: disabled)
     }
 
-    /// The datagram and the message move into the input (each copy retains their arrays).
-    mutating func judge(_ d: consuming Datagram, _ c: borrowing SSDPContext, into sink: inout FindingSink) -> SSDPInput
-    {
+    /// The decoding of a datagram's whole payload, as captured (what `judge` takes).
+    static func decode(_ d: borrowing Datagram) -> SSDPMessage { SSDPMessage(parsing: d.payload) }
+
+    /// Judges `d`, whose whole payload `captured` decodes (`decode`). The datagram and the
+    /// message move into the input (each copy retains their arrays).
+    mutating func judge(
+        _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, into sink: inout FindingSink
+    ) -> SSDPInput {
         let input: SSDPInput
         if d.isTruncated {
             // Rules judge the complete lines only; the message is shown as captured.
             let complete = SSDPMessage(parsing: Array(d.payload[..<Self.endOfCompleteLines(d.payload)]))
-            let captured = SSDPMessage(parsing: d.payload)
             input = SSDPInput(
                 message: complete, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
                 isCandidateResponse: c.isCandidateResponse, fromSearchPort: c.fromSearchPort, captured: captured)
         } else {
             input = SSDPInput(
-                message: SSDPMessage(parsing: d.payload), datagram: d, version: c.version,
+                message: captured, datagram: d, version: c.version,
                 claimedVersion: c.claimedVersion, isCandidateResponse: c.isCandidateResponse,
                 fromSearchPort: c.fromSearchPort)
         }

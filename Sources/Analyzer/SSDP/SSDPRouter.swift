@@ -9,8 +9,9 @@ import WireFormat
 /// rules read, its event as far as the message alone says, and, when the session cannot
 /// change it, the context its stateless rules judge it in.
 enum SSDPRouter {
-    /// What the in-order stage reads from a message, without decoding it (`SSDPKeyHeaders`):
-    /// a function of its bytes alone.
+    /// What the in-order stage reads from a message: a function of its bytes alone, taken
+    /// from the worker's decoding of the whole captured payload (the first header of each
+    /// name, folded lines included).
     struct Facts {
         var kind: SSDPMessage.Kind
         var claimed: UPnPVersion?
@@ -18,7 +19,7 @@ enum SSDPRouter {
         var uuidKey: UInt64? { session.uuidKey }
         var isUpdate: Bool { session.nts == .update }
         var mx: UInt64?
-        /// Where ST's and LOCATION's values are, from the start of the payload.
+        /// Where ST's and LOCATION's values are in the payload.
         var st: Range<Int>?
         var location: Range<Int>?
         var usn: Range<Int>?
@@ -28,33 +29,28 @@ enum SSDPRouter {
         /// What the session rules and model read.
         var session = SSDPFacts()
 
-        init(_ bytes: [UInt8], _ range: Range<Int>) {
-            let h = SSDPKeyHeaders(bytes, range)
-            kind = h.kind
-            claimed = (kind == .mSearch ? h.userAgent : h.server).flatMap { UPnPVersion.find(in: bytes[$0]) }
-            func offsets(_ r: Range<Int>) -> Range<Int> {
-                (r.lowerBound - range.lowerBound)..<(r.upperBound - range.lowerBound)
-            }
-            func number(_ r: Range<Int>?) -> UInt64? { r.flatMap { ASCII.parseDecimal(bytes[$0]) } }
-            mx = number(h.mx)
-            st = h.st.map(offsets)
-            location = h.location.map(offsets)
-            usn = h.usn.map(offsets)
-            server = (kind == .mSearch ? h.userAgent : h.server).map(offsets)
-            target = (kind == .notify ? h.nt : h.st).map(offsets)
+        init(_ m: SSDPMessage) {
+            kind = m.kind
+            claimed = m.claimedUPnPVersion
+            func value(_ name: SSDPHeaderName) -> Range<Int>? { m.first(name)?.valueRange }
+            func number(_ name: SSDPHeaderName) -> UInt64? { m.value(name).flatMap { ASCII.parseDecimal($0) } }
+            mx = number(.mx)
+            st = value(.st)
+            location = value(.location)
+            usn = value(.usn)
+            server = value(kind == .mSearch ? .userAgent : .server)
+            target = value(kind == .notify ? .nt : .st)
             var f = SSDPFacts()
-            if let usn = h.usn {
-                f.usnKey = SSDPFacts.key(bytes[usn], foldingCase: true)
-                f.uuidKey = SSDPSyntax.uuid(inUSN: bytes[usn]).map { SSDPFacts.key($0, foldingCase: true) }
+            if let usn = m.value(.usn) {
+                f.usnKey = SSDPFacts.key(usn, foldingCase: true)
+                f.uuidKey = SSDPSyntax.uuid(inUSN: usn).map { SSDPFacts.key($0, foldingCase: true) }
             }
-            if kind == .notify, let v = h.nts {
-                let nts = bytes[v]
+            if kind == .notify, let nts = m.value(.nts) {
                 f.nts =
                     nts.equals("ssdp:alive")
                     ? .alive : nts.equals("ssdp:byebye") ? .byebye : nts.equals("ssdp:update") ? .update : .other
             }
-            if let t = kind == .notify ? h.nt : h.st {
-                let v = bytes[t]
+            if let v = m.value(kind == .notify ? .nt : .st) {
                 if v.equals("upnp:rootdevice") {
                     f.target = .rootDevice
                 } else if v.equals("ssdp:all") {
@@ -70,16 +66,16 @@ enum SSDPRouter {
                     f.target = .other
                 }
             }
-            f.locationKey = h.location.map { SSDPFacts.key(bytes[$0]) }
-            f.serverKey = h.server.map { SSDPFacts.key(bytes[$0]) }
-            f.maxAge = h.cacheControl.flatMap { SSDPSyntax.maxAge(in: bytes[$0]) }
-            f.bootID = number(h.bootID)
-            f.configID = number(h.configID)
-            f.nextBootID = number(h.nextBootID)
-            f.searchPort = number(h.searchPort)
+            f.locationKey = m.value(.location).map { SSDPFacts.key($0) }
+            f.serverKey = m.value(.server).map { SSDPFacts.key($0) }
+            f.maxAge = m.maxAge
+            f.bootID = number(.bootID)
+            f.configID = number(.configID)
+            f.nextBootID = number(.nextBootID)
+            f.searchPort = number(.searchPort)
             f.mx = mx
-            f.hasMX = h.mx != nil
-            f.manValid = h.man.map { bytes[$0].equals("\"ssdp:discover\"") } ?? false
+            f.hasMX = m.has(.mx)
+            f.manValid = m.value(.man)?.equals("\"ssdp:discover\"") ?? false
             session = f
         }
     }
@@ -119,10 +115,10 @@ enum SSDPRouter {
         var alternatives: [SSDPContext] = []
     }
 
-    static func start(_ d: borrowing Datagram) -> Start {
-        let bytes = d.payload
-        let m = Facts(bytes, bytes.indices)
-        let payloadKey = bytes.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }
+    /// `captured` is the decoding of the datagram's whole payload, as captured.
+    static func start(_ d: borrowing Datagram, _ captured: SSDPMessage) -> Start {
+        let m = Facts(captured)
+        let payloadKey = d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }
         let inherits = m.claimed == nil && m.kind == .notify && m.uuidKey != nil
         let asksSearchPort =
             m.kind == .response && d.srcPort != 1900 && m.uuidKey != nil && m.session.searchPort == nil
