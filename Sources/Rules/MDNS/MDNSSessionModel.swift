@@ -159,8 +159,10 @@ public struct MDNSSessionModel: Sendable {
             if questions.count >= Self.maxQuestions, questions[key] == nil {
                 noteEvicted(questions.removeLeastActive(by: \.lastSeen))
             }
-            questions.change(key, default: MDNSQuestionState(firstFrame: e.frame, firstSeen: e.time)) {
-                $0.take(frame: e.frame, time: e.time, qu: q.unicastResponse)
+            if let k = questions.index(forKey: key) {
+                questions.values[k].take(frame: e.frame, time: e.time)
+            } else {
+                questions[key] = MDNSQuestionState(frame: e.frame, time: e.time)
             }
         }
     }
@@ -654,32 +656,26 @@ public struct MDNSQuestionKey: Sendable, WordHashable {
     }
 }
 
-/// A querier's transmissions of one question.
+/// A querier's transmissions of one question. The model keeps tens of thousands of these,
+/// so a row holds only what MDNS-512 reads: the latest transmission and the one before it
+/// (what the interval between transmissions is judged by), and where the question was first
+/// asked.
 public struct MDNSQuestionState: Sendable {
-    /// The latest transmission, and the one before it (what the interval between
-    /// transmissions is judged by, MDNS-512). Kept in the row: a list per question was an
-    /// allocation for each of the model's tens of thousands of questions.
-    public var last: MDNSFrameTime?
-    public var previous: MDNSFrameTime?
-    /// Whether the last transmission had the QU bit.
-    public var lastQU = false
-    public var count = 0
-    public var firstFrame: Int
-    public var firstSeen: Timestamp
-    public var lastSeen: Timestamp
+    public private(set) var last: MDNSFrameTime
+    public private(set) var previous: MDNSFrameTime?
+    public let firstFrame: Int
+    public var lastSeen: Timestamp { last.time }
 
-    init(firstFrame: Int, firstSeen: Timestamp) {
-        self.firstFrame = firstFrame
-        self.firstSeen = firstSeen
-        lastSeen = firstSeen
+    /// The question's first transmission.
+    init(frame: Int, time: Timestamp) {
+        firstFrame = frame
+        last = MDNSFrameTime(frame: frame, time: time)
     }
 
-    mutating func take(frame: Int, time: Timestamp, qu: Bool) {
-        if let last { previous = last }
+    /// A later transmission.
+    mutating func take(frame: Int, time: Timestamp) {
+        previous = last
         last = MDNSFrameTime(frame: frame, time: time)
-        lastQU = qu
-        count &+= 1
-        lastSeen = time
     }
 }
 

@@ -407,18 +407,11 @@ struct QueryBackoffRule: SessionRule {
                 continue
             }
             let key = MDNSQuestionKey(source: e.src, name: name, type: q.type.rawValue)
-            guard let s = store.model.questions[key], let last = s.last else { continue }
+            guard let s = store.model.questions[key] else { continue }
+            let last = s.last
             let gap = MDNSSession.since(last.time, e.time)
             guard gap <= 3600 else { continue }
-            if s.previous == nil || s.count == 1 {
-                if gap < 1 - MDNSSession.jitter {
-                    out.report(
-                        Self.descriptor,
-                        "\(i.name(q.name)) \(q.type) asked again \(String(format1: gap)) s after frame \(last.frame); the first two transmissions are at least 1 s apart",
-                        related: [last.frame])
-                    return
-                }
-            } else if let before = s.previous {
+            if let before = s.previous {
                 let previous = MDNSSession.since(before.time, last.time)
                 // After a long pause a new sequence may start again at 1 s (another
                 // application asks the same question): only shorter intervals are compared.
@@ -429,6 +422,12 @@ struct QueryBackoffRule: SessionRule {
                         related: [last.frame, before.frame])
                     return
                 }
+            } else if gap < 1 - MDNSSession.jitter {
+                out.report(
+                    Self.descriptor,
+                    "\(i.name(q.name)) \(q.type) asked again \(String(format1: gap)) s after frame \(last.frame); the first two transmissions are at least 1 s apart",
+                    related: [last.frame])
+                return
             }
             if q.unicastResponse {
                 out.report(
