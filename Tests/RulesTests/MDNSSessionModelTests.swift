@@ -41,6 +41,38 @@ import WireFormat
         #expect(view.records[1].target?.key == view.records[2].nameKey)
     }
 
+    /// What the decoding worker groups for the session rules: each name a response claims
+    /// once (a cache-flush answer with a TTL), and each RRSet's cache-flush members outside
+    /// the authority section, distinct and at most 16, goodbyes and shared records left out.
+    @Test func precomputedClaimsAndFlushedRRSetsFollowTheRecords() throws {
+        let r = response { b in
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.20"))
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.20"))
+            // A goodbye, a shared PTR, a record without the bit: none is a claim or a member.
+            b.record(.answer, "printer.local", 28, flush: true, ttl: 0, rdata: [UInt8](repeating: 0, count: 16))
+            b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("office._ipp._tcp.local"))
+            b.record(.answer, "office._ipp._tcp.local", 16, ttl: 4500, rdata: [0])
+            for k in 1...20 {
+                b.record(.additional, "big.local", 1, flush: true, rdata: B.a("10.0.0.\(k)"))
+            }
+        }
+        let view = MDNSMessageView(message: DNSMessage(parsing: mdns(r).payload))
+        #expect(view.claimedAnswers == [0])
+        #expect(view.flushedRRSets.count == 2)
+        #expect(view.flushedRRSets[0].set == MDNSRecordKey(view.records[0]).set)
+        #expect(view.flushedRRSets[0].rdata == [view.records[0].rdataKey])
+        let big = view.records.filter { $0.section == DNSSection.additional }.map { $0.rdataKey }
+        #expect(view.flushedRRSets[1].rdata == Array(big.prefix(MDNSMessageView.maxFlushedMembers)))
+        #expect(MDNSMessageView.maxFlushedMembers == 16)
+        // A query claims nothing.
+        let q = query { b in
+            b.question("printer.local", 1)
+            b.record(.answer, "printer.local", 1, flush: true, rdata: B.a("192.168.1.20"))
+        }
+        let asked = MDNSMessageView(message: DNSMessage(parsing: mdns(q).payload))
+        #expect(asked.claimedAnswers.isEmpty && asked.flushedRRSets.isEmpty)
+    }
+
     /// A query the store pairs responses with asks for every name of its questions, also
     /// past the first 64 (kept apart, sorted), in whatever order they came, and for no other.
     @Test func aRecentQueryAsksForEveryQuestionNamePastTheFirst64() {

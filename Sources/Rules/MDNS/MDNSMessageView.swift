@@ -12,6 +12,16 @@ public final class MDNSMessageView: Sendable {
     public let records: [RecordInfo]
     /// The questions' names, in order.
     public let questionNames: [NameInfo]
+    /// What the session rules read of a response's unique records (RFC 6762 §10.2), made
+    /// once with the decoding, on the worker (datagrams repeating the payload share it): the
+    /// answers with the cache-flush bit and a TTL, the first of each owner name, as indices in
+    /// `records` (the names the response claims: MDNS-501, MDNS-502).
+    public let claimedAnswers: [Int]
+    /// The same for MDNS-517: the cache-flush records outside the authority section with a
+    /// TTL, by RRSet in order of appearance, each with the RDATA keys of its first
+    /// `maxFlushedMembers` distinct members.
+    let flushedRRSets: [(set: MDNSRRSetKey, rdata: [UInt64])]
+    static let maxFlushedMembers = 16
     public var header: DNSHeader { message.header }
     public var isResponse: Bool { message.header.qr }
     public var isQuery: Bool { !message.header.qr }
@@ -36,6 +46,27 @@ public final class MDNSMessageView: Sendable {
         for rr in message.authorities { info.append(MDNSInput.recordInfo(.authority, rr, p, &l, &seen)) }
         for rr in message.additionals { info.append(MDNSInput.recordInfo(.additional, rr, p, &l, &seen)) }
         records = info
+        var claimed: [Int] = []
+        var flushed: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
+        if message.header.qr {
+            for k in info.indices where info[k].record.cacheFlush && info[k].record.ttl > 0 {
+                let r = info[k]
+                guard r.section != .authority, Self.isUnique(r) else { continue }
+                if r.section == .answer, !claimed.contains(where: { info[$0].nameKey == r.nameKey }) {
+                    claimed.append(k)
+                }
+                let key = MDNSRecordKey(r)
+                if let g = flushed.firstIndex(where: { $0.set == key.set }) {
+                    if !flushed[g].rdata.contains(key.rdata), flushed[g].rdata.count < Self.maxFlushedMembers {
+                        flushed[g].rdata.append(key.rdata)
+                    }
+                } else {
+                    flushed.append((key.set, [key.rdata]))
+                }
+            }
+        }
+        claimedAnswers = claimed
+        flushedRRSets = flushed
     }
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }
@@ -56,7 +87,9 @@ public final class MDNSMessageView: Sendable {
             && (r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype || r.dnssd.kind == .serviceEnumeration)
     }
 
-    public func isUnique(_ r: RecordInfo) -> Bool {
+    public func isUnique(_ r: RecordInfo) -> Bool { Self.isUnique(r) }
+
+    static func isUnique(_ r: RecordInfo) -> Bool {
         switch r.record.type {
         case .a, .aaaa, .srv, .txt, .hinfo, .nsec: return true
         case .ptr: return r.isReverse

@@ -84,13 +84,8 @@ enum MDNSRuleSupport {
 }
 
 /// The unique answer names of a multicast response from 5353 (an announcement or an answer),
-/// as keys, each once.
-func claimedNames(_ i: MDNSInput) -> [(key: UInt64, record: MDNSInput.RecordInfo)] {
+/// each once: indices in `i.records` (`MDNSMessageView.claimedAnswers`).
+func claimedNames(_ i: MDNSInput) -> [Int] {
     guard i.isResponse, i.isMulticast, i.datagram.srcPort == 5353 else { return [] }
-    var out: [(key: UInt64, record: MDNSInput.RecordInfo)] = []
-    for r in i.records where r.section == .answer && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
-        let k = r.nameKey
-        if !out.contains(where: { $0.key == k }) { out.append((k, r)) }
-    }
-    return out
+    return i.decoded.claimedAnswers
 }

@@ -49,7 +49,8 @@ struct ProbeBeforeAnnounceRule: SessionRule {
         else { return }
         let claimed = claimedNames(i)
         guard !claimed.isEmpty, let roles = e.roles, !roles.solicited else { return }
-        for (k, r) in claimed where !store.model.probes.keys.contains(where: { $0.name == k }) {
+        for index in claimed where !store.model.probes.keys.contains(where: { $0.name == i.records[index].nameKey }) {
+            let r = i.records[index]
             out.report(
                 Self.descriptor,
                 "first packet from this host announces \(i.name(r.record.name)) \(r.record.type) (cache-flush) without probing for it",

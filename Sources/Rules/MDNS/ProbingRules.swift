@@ -124,7 +124,9 @@ struct ProbingRule: SessionRule {
             return
         }
         guard let start = store.model.start else { return }
-        for (k, r) in claimedNames(i) {
+        for index in claimedNames(i) {
+            let r = i.records[index]
+            let k = r.nameKey
             let key = MDNSProbeKey(source: e.src, name: k)
             var probes: [MDNSFrameTime]
             var qu: [Bool]

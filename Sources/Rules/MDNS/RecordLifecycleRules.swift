@@ -663,7 +663,7 @@ struct WholeRRSetRule: SessionRule {
         var records: [MDNSRecordKey]
     }
     static let burst = 1.0
-    static let maxMembers = 16
+    static let maxMembers = MDNSMessageView.maxFlushedMembers
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, !e.atEnd, !e.timeWentBack else { return }
@@ -677,29 +677,17 @@ struct WholeRRSetRule: SessionRule {
             return
         }
         guard i.isResponse, e.srcPort == 5353 else { return }
-        // This message's members per RRSet, in order (a message holds a few RRSets: searched
-        // in a list); goodbyes end ownership.
-        var groups: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
-        groups.reserveCapacity(i.records.count)
-        for r in i.records where r.section != .authority && i.isUnique(r) && r.record.cacheFlush {
+        // Goodbyes end ownership.
+        for r in i.records where r.record.ttl == 0 && r.record.cacheFlush && r.section != .authority && i.isUnique(r) {
             let k = MDNSRecordKey(r)
-            if r.record.ttl == 0 {
-                store.verdicts.rrsetClaims.modify(Key(source: e.src, set: k.set)) { c in
-                    c.rdata.removeAll { $0 == k.rdata }
-                    c.omission = c.omission?.keeping { $0 != k.rdata }
-                }
-                continue
-            }
-            if let g = groups.firstIndex(where: { $0.set == k.set }) {
-                if !groups[g].rdata.contains(k.rdata), groups[g].rdata.count < Self.maxMembers {
-                    groups[g].rdata.append(k.rdata)
-                }
-            } else {
-                groups.append((k.set, [k.rdata]))
+            store.verdicts.rrsetClaims.modify(Key(source: e.src, set: k.set)) { c in
+                c.rdata.removeAll { $0 == k.rdata }
+                c.omission = c.omission?.keeping { $0 != k.rdata }
             }
         }
+        // This message's members per RRSet, in order (made with its decoding).
         var reported = false
-        for (set, now) in groups {
+        for (set, now) in i.decoded.flushedRRSets {
             let key = Key(source: e.src, set: set)
             // Nothing adds or removes a claim until this group's is written back.
             guard let slot = store.verdicts.rrsetClaims.slot(of: key) else {
