@@ -88,6 +88,12 @@ import WireFormat
                 "header X-Foo is not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"
             ])
         #expect(one.map(\.severity) == [.info])
+        // A name longer than a shown value may be is cut like one.
+        let long = "X-" + String(repeating: "a", count: 130)
+        let cut = ssdpFindings([multicast(ssdp(notifyLine, alive11.adding(long, "1")))]).filter {
+            $0.rule.rawValue == "SSDP-011"
+        }
+        #expect(cut.map(\.field) == [String(long.prefix(120)) + "…"])
     }
 }
 

@@ -296,20 +296,20 @@ struct VendorHeaderNamesRule: MessageRule {
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         // One finding per message and severity, naming every such header (a Sonos
         // NOTIFY carries five; one line each would bury everything else).
-        let otherNames = NameList(i, legacy: false)
-        if otherNames.count > 0 {
+        let names = NameList(i)
+        if names.count(.other) > 0 {
             out.report(
                 Self.descriptor, severity: .warning,
-                otherNames.sentence("not defined by UDA and not vendor-qualified (name.domain)"),
-                field: otherNames.field)
+                names.sentence(.other, "not defined by UDA and not vendor-qualified (name.domain)"),
+                field: names.field(.other))
         }
-        let legacyNames = NameList(i, legacy: true)
-        if legacyNames.count > 0 {
+        if names.count(.legacy) > 0 {
             out.report(
                 Self.descriptor, severity: .info,
-                legacyNames.sentence(
+                names.sentence(
+                    .legacy,
                     "not defined by UDA and not vendor-qualified (X- or HTTP Extension Framework headers are common)"),
-                field: legacyNames.field)
+                field: names.field(.legacy))
         }
     }
 }

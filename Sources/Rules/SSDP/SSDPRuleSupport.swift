@@ -38,34 +38,55 @@ enum SSDPRuleSupport {
 
 }
 
-/// The header names of one SSDP-011 finding: headers that UDA and HTTP do not define and
-/// that are not vendor-qualified, in one of the two forms the rule tells apart. No list of
-/// names is kept, only which headers they are.
+/// The header names of SSDP-011's findings: headers that UDA and HTTP do not define and
+/// that are not vendor-qualified, split into the two forms the rule tells apart (one finding
+/// each). Each header is classified once; no list of names is kept, only which headers are
+/// in which form.
 struct NameList {
+    /// The legacy form (`X-…`, `OPT`, `NLS`, `…-NLS`, reported as info) or any other
+    /// unqualified name (a warning).
+    enum Form { case other, legacy }
+
     /// The message's header list and payload (not the message: a copy retains each of its
     /// arrays).
     private let headers: [SSDPMessage.Header]
     private let payload: [UInt8]
-    /// Which headers are listed, one bit each (a message keeps at most
+    /// Which headers are listed in each form, one bit each (a message keeps at most
     /// `SSDPMessage.maxHeaders` = 256).
-    private var listed = InlineArray<4, UInt64>(repeating: 0)
-    private(set) var count = 0
+    private var other = InlineArray<4, UInt64>(repeating: 0)
+    private var legacy = InlineArray<4, UInt64>(repeating: 0)
+    private var otherCount = 0
+    private var legacyCount = 0
+    /// The bytes of the listed names of each form, to size the text in one allocation.
+    private var otherBytes = 0
+    private var legacyBytes = 0
 
-    init(_ input: SSDPMessageView, legacy: Bool) {
+    init(_ input: SSDPMessageView) {
         headers = input.message.headers
         payload = input.message.payload
         for k in headers.indices where k < 256 && !headers[k].missingColon && headers[k].code == 0 {
             let r = headers[k].nameRange
-            guard Self.isLegacyForm(payload, r) == legacy else { continue }
-            listed[k >> 6] |= 1 << UInt64(k & 63)
-            count += 1
+            switch Self.isLegacyForm(payload, r) {
+            case true?:
+                legacy[k >> 6] |= 1 << UInt64(k & 63)
+                legacyCount += 1
+                legacyBytes += r.count
+            case false?:
+                other[k >> 6] |= 1 << UInt64(k & 63)
+                otherCount += 1
+                otherBytes += r.count
+            case nil: continue
+            }
         }
     }
+
+    /// How many names the form lists.
+    func count(_ form: Form) -> Int { form == .legacy ? legacyCount : otherCount }
 
     /// Whether an unknown header name (`p[r]`) is in the legacy form (`X-…`, `OPT`, `NLS`,
     /// `…-NLS`); nil for a vendor-qualified one (`name.domain`), which the rule leaves alone.
     static func isLegacyForm(_ p: [UInt8], _ r: Range<Int>) -> Bool? {
-        for k in r where p[k] == 0x2E { return nil }  // token.domain
+        if p[r].contains(0x2E) { return nil }  // token.domain
         return r.count >= 2 && ASCII.equalsIgnoringCase(p, r.lowerBound..<(r.lowerBound + 2), "X-")
             || ASCII.equalsIgnoringCase(p, r, "OPT")
             || r.count > 3 && ASCII.equalsIgnoringCase(p, (r.upperBound - 4)..<r.upperBound, "-NLS")
@@ -73,33 +94,47 @@ struct NameList {
     }
 
     /// `header A is <rest>` or `headers A, B are <rest>`.
-    func sentence(_ rest: StaticString) -> String {
+    func sentence(_ form: Form, _ rest: StaticString) -> String {
+        let one = count(form) == 1
         var text: [UInt8] = []
-        text.append(count == 1 ? "header " : "headers ")
-        appendNames(separator: ", ", to: &text)
-        text.append(count == 1 ? " is " : " are ")
+        // Plain names fill it exactly; an escaped one may grow it.
+        text.reserveCapacity(
+            (one ? 11 : 13) + (form == .legacy ? legacyBytes : otherBytes) + 2 * count(form)
+                + rest.utf8CodeUnitCount)
+        text.append(one ? "header " : "headers ")
+        appendNames(form, separator: ", ", to: &text)
+        text.append(one ? " is " : " are ")
         text.append(rest)
         return String(decoding: text, as: UTF8.self)
     }
 
     /// `A,B`.
-    var field: String {
+    func field(_ form: Form) -> String {
         var text: [UInt8] = []
-        appendNames(separator: ",", to: &text)
+        text.reserveCapacity((form == .legacy ? legacyBytes : otherBytes) + count(form))
+        appendNames(form, separator: ",", to: &text)
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The listed names in message order, unprintable bytes escaped.
-    private func appendNames(separator: StaticString, to text: inout [UInt8]) {
+    /// The form's names in message order, unprintable bytes escaped.
+    private func appendNames(_ form: Form, separator: StaticString, to text: inout [UInt8]) {
+        let listed = form == .legacy ? legacy : other
         var first = true
-        for k in headers.indices where k < 256 && listed[k >> 6] & (1 << UInt64(k & 63)) != 0 {
-            if !first { text.append(separator) }
-            first = false
-            let r = headers[k].nameRange
-            if SSDPText.isPlain(payload[r], limit: 120) {
-                text.append(contentsOf: payload[r])
-            } else {
-                text.append(string: SSDPText.show(payload[r]))
+        // Set bits only, lowest first: message order.
+        for w in listed.indices {
+            var bits = listed[w]
+            while bits != 0 {
+                let k = w << 6 | bits.trailingZeroBitCount
+                bits &= bits &- 1
+                if !first { text.append(separator) }
+                first = false
+                let r = headers[k].nameRange
+                // Token bytes are printable ASCII: such a name is shown as it is unless long.
+                if headers[k].nameIsToken && r.count <= 120 {
+                    text.append(contentsOf: payload[r])
+                } else {
+                    text.append(string: SSDPText.show(payload[r]))
+                }
             }
         }
     }
