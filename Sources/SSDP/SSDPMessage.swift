@@ -63,6 +63,9 @@ public struct SSDPMessage: Sendable {
     private var firstByCode = SIMD32<UInt8>(repeating: 0)
     /// For each known header code, how many headers have it (255: that many or more).
     private var countByCode = SIMD32<UInt8>(repeating: 0)
+    /// Whether some known name is on more than one header: when not, `count` is at most 1
+    /// for every known name.
+    public private(set) var repeatsAKnownName = false
     public private(set) var anomalies: [Anomaly] = []
     /// Bytes after the blank line that ends the header block.
     public private(set) var body: ArraySlice<UInt8> = []
@@ -136,6 +139,7 @@ public struct SSDPMessage: Sendable {
                 if code != 0, code < 32 {
                     if firstByCode[code] == 0, headers.count < 255 { firstByCode[code] = UInt8(headers.count + 1) }
                     if countByCode[code] < 255 { countByCode[code] += 1 }
+                    if countByCode[code] > 1 { repeatsAKnownName = true }
                 }
                 headers.append(h)
             }

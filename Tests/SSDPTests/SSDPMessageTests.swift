@@ -41,6 +41,21 @@ private let notify = Array(
         #expect(m.headers.first.map { Array(m.name(of: $0)) } == Array("st".utf8))
     }
 
+    /// A message repeats a known name exactly when `count` says so for one of them; unknown
+    /// names do not count.
+    @Test func repeatedKnownNamesAreSeenAtOnce() {
+        let cases: [(String, Bool)] = [
+            ("st: a\r\nMx: 3\r\nST: dup\r\n", true), ("ST: a\r\nMX: 3\r\n", false),
+            ("X-A: 1\r\nx-a: 2\r\nST: a\r\n", false), ("ST: a\r\n b\r\nnocolon\r\nnocolon\r\n", false),
+            ("", false),
+        ]
+        for (headers, repeats) in cases {
+            let m = SSDPMessage(parsing: Array(("M-SEARCH * HTTP/1.1\r\n" + headers + "\r\n").utf8))
+            #expect(m.repeatsAKnownName == repeats, "\(headers)")
+            #expect(SSDPHeaderName.known.contains { m.count($0) > 1 } == repeats, "\(headers)")
+        }
+    }
+
     /// A folded line continues the previous header's value, or the previous line itself when
     /// that line had no colon (it has no value to continue).
     @Test func foldedLinesContinueThePreviousHeaderOrLine() {

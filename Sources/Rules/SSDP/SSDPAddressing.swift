@@ -115,7 +115,7 @@ enum SSDPAddressing {
     /// ST / NT forms (SSDP-106, SSDP-303).
     static func targetForm(_ v: ArraySlice<UInt8>) -> TargetForm {
         if v.isEmpty { return .empty }
-        if v.contains(0x20) || v.contains(0x2C) { return .list }
+        if v.contains(where: { $0 == 0x20 || $0 == 0x2C }) { return .list }
         if v.equals("ssdp:all") || v.equals("upnp:rootdevice") { return .valid }
         if SSDPSyntax.hasPrefix(v, "uuid:") { return v.count > 5 ? .valid : .invalid }
         if SSDPSyntax.hasPrefix(v, "urn:") { return SSDPSyntax.parseURN(v) != nil ? .valid : .invalid }
