@@ -152,6 +152,7 @@ public struct SSDPMessage: Sendable {
             // Trailing NULs or whitespace only are common padding; still a body.
             note(.body, i)
         }
+        notificationSubtype = subtype()
     }
 
     private mutating func parseStartLine(_ sp: Span<UInt8>, _ line: Range<Int>) {
@@ -257,7 +258,11 @@ public struct SSDPMessage: Sendable {
     /// NTS value as a sub-kind of NOTIFY.
     public enum NotificationSubtype: Sendable { case alive, byebye, update, other }
 
-    public var notificationSubtype: NotificationSubtype? {
+    /// The NTS value as a sub-kind of a NOTIFY (nil for other kinds), read once while
+    /// decoding: most rules ask it first.
+    public private(set) var notificationSubtype: NotificationSubtype?
+
+    private func subtype() -> NotificationSubtype? {
         guard kind == .notify else { return nil }
         guard let v = value(.nts) else { return .other }
         if v.equals("ssdp:alive") { return .alive }

@@ -20,6 +20,19 @@ private let notify = Array(
         #expect(m.anomalies.isEmpty)
     }
 
+    /// The sub-kind comes from the first NTS, exactly as written; only a NOTIFY has one.
+    @Test func notificationSubtypeIsReadFromTheFirstNTS() {
+        let cases: [(String, SSDPMessage.NotificationSubtype?)] = [
+            ("NOTIFY * HTTP/1.1\r\nNTS: ssdp:byebye\r\nNTS: ssdp:alive\r\n", .byebye),
+            ("NOTIFY * HTTP/1.1\r\nnts:ssdp:update\r\n", .update), ("NOTIFY * HTTP/1.1\r\nNTS: SSDP:ALIVE\r\n", .other),
+            ("NOTIFY * HTTP/1.1\r\nNT: ssdp:alive\r\n", .other),
+            ("HTTP/1.1 200 OK\r\nNTS: ssdp:alive\r\n", nil), ("M-SEARCH * HTTP/1.1\r\nNTS: ssdp:alive\r\n", nil),
+        ]
+        for (text, subtype) in cases {
+            #expect(SSDPMessage(parsing: Array((text + "\r\n").utf8)).notificationSubtype == subtype, "\(text)")
+        }
+    }
+
     /// max-age is found among other CACHE-CONTROL directives, with spaces and quotes around
     /// its value; a max-age without `=` ends the search; empty directives are skipped.
     @Test func maxAgeAmongCacheControlDirectives() {
