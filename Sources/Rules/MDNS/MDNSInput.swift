@@ -16,9 +16,9 @@ public final class MDNSInput: RuleInput, Sendable {
     /// The questions' names, in order.
     public let questionNames: [NameInfo]
     /// The first 64 questions as the session rules pair answers with them (name key, QTYPE):
-    /// made once here, on the worker that decoded the message, and shared by every rule that
-    /// keeps the query.
-    let questionIDs: [MDNSQuestionID]
+    /// made once with the decoding, on the worker, and shared by every rule that keeps the
+    /// query.
+    var questionIDs: [MDNSQuestionID] { decoded.queryDigest.questions }
     public let datagram: Datagram
     /// The subnets known to be on the datagram's link (`--subnet`, the capture interface's
     /// addresses); empty when none is known, and the rules that need them fall back to a
@@ -47,9 +47,6 @@ public final class MDNSInput: RuleInput, Sendable {
         message = decoded.message
         records = decoded.records
         questionNames = decoded.questionNames
-        questionIDs = zip(decoded.message.questions.prefix(64), decoded.questionNames).map {
-            MDNSQuestionID(name: $0.1.key, type: $0.0.type.rawValue)
-        }
         self.datagram = datagram
         self.subnets = subnets
     }

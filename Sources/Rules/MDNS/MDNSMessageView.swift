@@ -22,6 +22,13 @@ public final class MDNSMessageView: Sendable {
     /// `maxFlushedMembers` distinct members.
     let flushedRRSets: [(set: MDNSRRSetKey, rdata: [UInt64])]
     static let maxFlushedMembers = 16
+    /// What the session rules pair responses with: the message's questions and, for a
+    /// query, its Known-Answers (`MDNSRecentQuery` keeps it).
+    let queryDigest: MDNSQueryDigest
+    /// A response's answer names with a TTL above 0, each once, in order, and their
+    /// `MDNSSession.nameBit`s (`MDNSSessionStore.askers` pairs them with recent queries).
+    let answerNames: [UInt64]
+    let answerNameBits: UInt64
     public var header: DNSHeader { message.header }
     public var isResponse: Bool { message.header.qr }
     public var isQuery: Bool { !message.header.qr }
@@ -67,6 +74,17 @@ public final class MDNSMessageView: Sendable {
         }
         claimedAnswers = claimed
         flushedRRSets = flushed
+        queryDigest = MDNSQueryDigest(message, q, info)
+        var names: [UInt64] = []
+        var bits: UInt64 = 0
+        if message.header.qr {
+            for r in info where r.section == .answer && r.record.ttl > 0 && !names.contains(r.nameKey) {
+                names.append(r.nameKey)
+                bits |= MDNSSession.nameBit(r.nameKey)
+            }
+        }
+        answerNames = names
+        answerNameBits = bits
     }
 
     public func bytes(_ r: Range<Int>) -> ArraySlice<UInt8> { message.payload[r] }

@@ -46,13 +46,8 @@ public struct MDNSSessionStore: SessionStore {
     /// 519) instead of each scanning the window per record.
     public func askers(_ e: MDNSEvent) -> MDNSAskers? {
         guard let i = e.input, !e.atEnd, i.isResponse, e.srcPort == 5353 else { return nil }
-        var names: [UInt64] = []
-        names.reserveCapacity(i.records.count)
-        var bits: UInt64 = 0
-        for r in i.answerRecords where r.record.ttl > 0 && !names.contains(r.nameKey) {
-            names.append(r.nameKey)
-            bits |= MDNSSession.nameBit(r.nameKey)
-        }
+        let names = i.decoded.answerNames
+        let bits = i.decoded.answerNameBits
         let recent = windows.queries(within: MDNSAskers.span, of: e.time)
         // The queries that may ask for one of the names (by their bits), then, name by name,
         // those that do: grouped by name, each group in window order.
@@ -170,68 +165,95 @@ struct MDNSNameAsked {
     static let inOrderQuestions = 64
 }
 
+/// What the session rules read of a message's own questions and Known-Answers, made once
+/// with its decoding, on the worker (`MDNSMessageView.queryDigest`; datagrams repeating the
+/// payload share it), and kept by reference in each `MDNSRecentQuery`.
+final class MDNSQueryDigest: Sendable {
+    /// Its first 64 questions, and whether each of its questions asked for a multicast (QM)
+    /// answer.
+    let questions: [MDNSQuestionID]
+    let qm: [Bool]
+    /// A query's Known-Answers (the first 256), with the TTLs listed (none for a response).
+    let known: [(key: MDNSRecordKey, ttl: UInt32)]
+    /// The names of its questions past the first 64 (`questions`), sorted, for
+    /// `MDNSRecentQuery.asks(name:)`: empty but for the rare query with more. Sorted, a
+    /// crafted query of a thousand questions costs a bisection per name a response is paired
+    /// on, not a scan.
+    let moreNames: [UInt64]
+    /// One bit per question name (chosen by its key): `asks` reads the questions only when
+    /// the bit of the key's name is set, so most non-matching queries cost one test.
+    let nameBits: UInt64
+
+    init(_ message: DNSMessage, _ names: [MDNSInput.NameInfo], _ records: [MDNSInput.RecordInfo]) {
+        questions = zip(message.questions.prefix(64), names).map {
+            MDNSQuestionID(name: $0.1.key, type: $0.0.type.rawValue)
+        }
+        qm = message.questions.map { !$0.unicastResponse }
+        known =
+            message.header.qr
+            ? [] : records.lazy.filter { $0.section == .answer }.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) }
+        moreNames = names.dropFirst(questions.count).map(\.key).sorted()
+        nameBits = names.reduce(0) { $0 | MDNSSession.nameBit($1.key) }
+    }
+}
+
 /// A multicast query (not a probe), as the rules pair responses with it.
 public struct MDNSRecentQuery: Sendable {
     public var frame: Int
     public var time: Timestamp
     public var source: IPAddress
     public var sourcePort: UInt16
-    /// Its questions, and whether each asked for a multicast (QM) answer.
-    var questions: [MDNSQuestionID]
-    var qm: [Bool]
     /// TC set: more Known-Answers follow.
     public var truncated: Bool
     /// The capture's clock went back at this query (its time is the latest before it).
     public var timeWentBack: Bool
+    private let digest: MDNSQueryDigest
+    private let withKnownAnswers: Bool
+    /// Its questions (the first 64), and whether each asked for a multicast (QM) answer.
+    var questions: [MDNSQuestionID] { digest.questions }
+    var qm: [Bool] { digest.qm }
     /// Its Known-Answers (the first 256), with the TTLs listed.
-    var known: [(key: MDNSRecordKey, ttl: UInt32)]
-    /// The names of its questions past the first 64 (`questions`), sorted, for `asks(name:)`:
-    /// empty but for the rare query with more. Sorted, a crafted query of a thousand
-    /// questions costs a bisection per name a response is paired on, not a scan.
-    private var moreNames: [UInt64]
-    /// One bit per question name (chosen by its key): `asks` reads the questions only when
-    /// the bit of the key's name is set, so most non-matching queries cost one test.
-    private var nameBits: UInt64
+    var known: [(key: MDNSRecordKey, ttl: UInt32)] { withKnownAnswers ? digest.known : [] }
 
-    /// The query of `e`; without its Known-Answers when `knownAnswers` is false (a reader of
-    /// its questions only keeps less).
+    /// The query of `e`; without its Known-Answers when `knownAnswers` is false (for a reader
+    /// of its questions only).
     init(_ e: MDNSEvent, _ i: MDNSInput, knownAnswers: Bool = true) {
         frame = e.frame
         time = e.time
         source = e.src
         sourcePort = e.srcPort
-        questions = i.questionIDs
-        qm = i.message.questions.map { !$0.unicastResponse }
         truncated = i.header.tc
         timeWentBack = e.timeWentBack
-        known = knownAnswers ? i.answerRecords.prefix(256).map { (MDNSRecordKey($0), $0.record.ttl) } : []
-        moreNames = i.questionNames.dropFirst(i.questionIDs.count).map(\.key).sorted()
-        nameBits = i.questionNames.reduce(0) { $0 | MDNSSession.nameBit($1.key) }
+        digest = i.decoded.queryDigest
+        withKnownAnswers = knownAnswers
     }
 
     /// Whether a question asks for the RRSet (same name, its type or ANY).
     func asks(_ key: MDNSRRSetKey) -> Bool {
-        nameBits & MDNSSession.nameBit(key.name) != 0 && questions.contains { $0.isAnswered(by: key) }
+        digest.nameBits & MDNSSession.nameBit(key.name) != 0 && digest.questions.contains { $0.isAnswered(by: key) }
     }
 
     private func hasMoreName(_ name: UInt64) -> Bool {
-        let k = moreNames.partitionPoint { $0 >= name }
-        return k < moreNames.endIndex && moreNames[k] == name
+        let more = digest.moreNames
+        let k = more.partitionPoint { $0 >= name }
+        return k < more.endIndex && more[k] == name
     }
 
     /// Whether a question may name one of the names whose `MDNSSession.nameBit`s are `bits`
     /// (false: none does).
-    func asksAny(of bits: UInt64) -> Bool { nameBits & bits != 0 }
+    func asksAny(of bits: UInt64) -> Bool { digest.nameBits & bits != 0 }
 
     /// Whether a question names `name` (any type; any of its questions, not only the first 64).
     func asks(name: UInt64) -> Bool {
-        nameBits & MDNSSession.nameBit(name) != 0
-            && (questions.contains { $0.name == name } || hasMoreName(name))
+        digest.nameBits & MDNSSession.nameBit(name) != 0
+            && (digest.questions.contains { $0.name == name } || hasMoreName(name))
     }
 
     /// The TTL the query listed `key` with as a Known-Answer (the last listing when listed
     /// twice), if it did.
-    func listed(_ key: MDNSRecordKey) -> UInt32? { known.last { $0.key == key }?.ttl }
+    func listed(_ key: MDNSRecordKey) -> UInt32? {
+        withKnownAnswers ? digest.known.last { $0.key == key }?.ttl : nil
+    }
 }
 
 /// The multicast queries a response from port 5353 may answer, by its answer names, found
