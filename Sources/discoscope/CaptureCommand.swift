@@ -75,8 +75,14 @@ extension DiscoScope {
 
         @Option(
             name: [.customShort("B"), .long],
-            help: ArgumentHelp("Kernel capture buffer size in KiB (absorbs announcement storms).", valueName: "KiB"))
-        var bufferSize: Int32 = 8192
+            help: ArgumentHelp(
+                "Kernel capture buffer size in KiB (absorbs announcement storms and pauses of the analysis).",
+                valueName: "KiB"))
+        // Packets are delivered as they arrive (immediate mode): libpcap then has the kernel
+        // hand over each 256 KiB block of the ring after about a millisecond, however few
+        // packets it holds, so the ring absorbs a pause of the analysis of about a millisecond
+        // per block. 32 MiB is 128 blocks (Benchmarks/README.md, "Live capture's buffer").
+        var bufferSize: Int32 = 32768
 
         @Option(
             name: .customShort("w"),
