@@ -73,15 +73,25 @@ extension DiscoScope {
         @Flag(name: .long, help: "Do not put the interface into promiscuous mode.")
         var noPromiscuous = false
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Hand each packet over as it arrives, even when the report does not go to a terminal.",
+                discussion:
+                    "Packets are handed over as they arrive when the report goes to a terminal and when several interfaces are captured."
+            ))
+        var immediateMode = false
+
         @Option(
             name: [.customShort("B"), .long],
             help: ArgumentHelp(
                 "Kernel capture buffer size in KiB (absorbs announcement storms and pauses of the analysis).",
                 valueName: "KiB"))
-        // Packets are delivered as they arrive (immediate mode): libpcap then has the kernel
-        // hand over each 256 KiB block of the ring after about a millisecond, however few
-        // packets it holds, so the ring absorbs a pause of the analysis of about a millisecond
-        // per block. 32 MiB is 128 blocks (Benchmarks/README.md, "Live capture's buffer").
+        // When packets are handed over as they arrive (`immediateMode`, a terminal), libpcap
+        // has the kernel hand over each 256 KiB block of the ring after about a millisecond,
+        // however few packets it holds, so the ring absorbs a pause of the analysis of about a
+        // millisecond per block: 32 MiB is 128 blocks. Filled blocks hold far more
+        // (Benchmarks/README.md, "Live capture: blocks and buffer").
         var bufferSize: Int32 = 32768
 
         @Option(
@@ -182,6 +192,12 @@ extension DiscoScope {
             var o = LiveSource.Options()
             o.snaplen = snaplen
             o.promiscuous = !noPromiscuous
+            // As tcpdump: packets as they arrive when the report goes to a terminal; else the
+            // kernel hands them over in blocks (within the read timeout), which takes far less
+            // work per packet and lets a busy link's packets reach the workers in whole batches.
+            // Several interfaces' packets are merged in the order they arrive: as they arrive.
+            o.immediate =
+                immediateMode || interfaces.count > 1 || (output.output == nil && isatty(STDOUT_FILENO) != 0)
             o.bufferSize = bufferSize.multipliedReportingOverflow(by: 1024).overflow ? Int32.max : bufferSize * 1024
             var expression = filterWords.joined(separator: " ")
             if let f = filter { expression = expression.isEmpty ? f : "(\(f)) and (\(expression))" }
