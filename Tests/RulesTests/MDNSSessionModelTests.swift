@@ -153,6 +153,37 @@ import WireFormat
         #expect(!model.mayHaveForgotten(nameKey("h\(MDNSSessionModel.maxHosts + 99).local")))
     }
 
+    /// Whether anyone probed a name is kept beside the probes (MDNS-503 asks it for a host's
+    /// first packet): it agrees with a scan of the probes as rows come, are evicted past the
+    /// cap, and age out.
+    @Test func probedNamesFollowTheProbesThroughEvictionAndAgeing() {
+        var model = MDNSSessionModel()
+        func probe(_ name: String, from src: String, at t: Double) -> Datagram {
+            mdns(query { $0.record(.authority, name, 1, rdata: B.a("10.0.0.9")) }, src: src, at: t)
+        }
+        func agrees(_ names: [String]) -> Bool {
+            names.allSatisfy { n in
+                model.isProbed(nameKey(n)) == model.probes.keys.contains { $0.name == nameKey(n) }
+            }
+        }
+        // Two probers of one name, then past the cap (the earliest rows go), then an age-out.
+        var seq = [probe("shared.local", from: "10.0.1.1", at: 0), probe("shared.local", from: "10.0.1.2", at: 0.1)]
+        for k in 0..<(MDNSSessionModel.maxProbes + 50) {
+            seq.append(probe("p\(k).local", from: "10.0.2.\(k % 200 + 1)", at: 1 + Double(k) * 0.001))
+        }
+        Self.feed(seq, into: &model)
+        let names = ["shared.local", "p0.local", "p49.local", "p50.local", "p\(MDNSSessionModel.maxProbes + 49).local"]
+        #expect(model.evicted > 0)
+        let late = nameKey("p\(MDNSSessionModel.maxProbes + 40).local")
+        #expect(
+            !model.isProbed(nameKey("shared.local")) && !model.isProbed(nameKey("p0.local")) && model.isProbed(late))
+        #expect(agrees(names))
+        // Past the phase horizon, a new packet sweeps every probe out.
+        Self.feed(seq + [mdns(ask("_ipp._tcp.local"), at: 2000)], into: &model)
+        #expect(model.probes.isEmpty && !model.isProbed(late))
+        #expect(agrees(names))
+    }
+
     @Test func entriesAgeOutByPacketTime() {
         var model = MDNSSessionModel()
         Self.feed(

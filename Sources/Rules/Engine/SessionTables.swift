@@ -271,13 +271,15 @@ extension Dictionary {
         return keyed.sorted { $0.order < $1.order }.map(\.at)
     }
 
-    /// Removes the entries whose value `drop` is true of, in place: the table is not made
-    /// again and the values it keeps are not copied (`filter` makes a new table and copies
-    /// each value it keeps, retaining every array inside).
-    public mutating func removeValues(where drop: (Value) -> Bool) {
+    /// Removes the entries whose value `drop` is true of, in place, and returns their keys:
+    /// the table is not made again and the values it keeps are not copied (`filter` makes a
+    /// new table and copies each value it keeps, retaining every array inside).
+    @discardableResult
+    public mutating func removeValues(where drop: (Value) -> Bool) -> [Key] {
         var gone: [Key] = []
         for k in indices where drop(values[k]) { gone.append(keys[k]) }
         for key in gone { removeValue(forKey: key) }
+        return gone
     }
 
     /// Changes the value of `key` in place, made from `fresh` first when there is none: one

@@ -32,6 +32,10 @@ public struct MDNSSessionModel: Sendable {
     public private(set) var rrsets: [MDNSRRSetKey: MDNSRRSetState] = [:]
     /// Probes by prober and probed name: the host's probing phase.
     public private(set) var probes: [MDNSProbeKey: MDNSProbeState] = [:]
+    /// How many of `probes`' rows each probed name has (a name is in it while some host's
+    /// probes for it are kept): whether anyone probed a name is one lookup, not a scan of
+    /// every row.
+    private var probers: [UInt64: Int] = [:]
     /// Questions by querier and question: the querier's history.
     public private(set) var questions: [MDNSQuestionKey: MDNSQuestionState] = [:]
     /// Senders by source address: when they were first and last heard, their last QU or
@@ -69,6 +73,9 @@ public struct MDNSSessionModel: Sendable {
 
     /// Whether what the model knew under `key` (a host, service or RRSet name key) may have
     /// been dropped: conclusions from absence are then not drawn.
+    /// Whether some host's probes for the name `key` are kept (`probes`).
+    public func isProbed(_ key: UInt64) -> Bool { probers[key] != nil }
+
     public func mayHaveForgotten(_ key: UInt64) -> Bool {
         forgottenOverflow || (!forgotten.isEmpty && forgotten.contains(key))
     }
@@ -144,13 +151,17 @@ public struct MDNSSessionModel: Sendable {
             for r in input.records where r.section == .authority && input.isUnique(r) {
                 let rr = r.record
                 let key = MDNSProbeKey(source: e.src, name: r.nameKey)
-                if probes.count >= Self.maxProbes, probes[key] == nil {
-                    noteEvicted(probes.removeLeastActive(by: \.lastSeen))
+                let isNew = probes.index(forKey: key) == nil
+                if probes.count >= Self.maxProbes, isNew {
+                    let gone = probes.removeLeastActive(by: \.lastSeen)
+                    dropProbers(gone)
+                    noteEvicted(gone)
                 }
                 let qu = input.message.questions.contains { $0.unicastResponse && $0.name.equals(rr.name, in: p) }
                 probes.change(key, default: MDNSProbeState(firstFrame: e.frame, firstSeen: e.time)) {
                     $0.take(frame: e.frame, time: e.time, qu: qu)
                 }
+                if isNew { probers[key.name, default: 0] += 1 }
             }
             return
         }
@@ -311,9 +322,17 @@ public struct MDNSSessionModel: Sendable {
         }
         hosts.removeValues { s &- $0.lastSeen.seconds > 2 &* Self.longestTTL }
         services.removeValues { s &- $0.lastSeen.seconds > 2 &* Self.longestTTL }
-        probes.removeValues { s &- $0.lastSeen.seconds > Self.phaseHorizon }
+        dropProbers(probes.removeValues { s &- $0.lastSeen.seconds > Self.phaseHorizon })
         questions.removeValues { s &- $0.lastSeen.seconds > Self.horizon }
         senders.removeValues { s &- $0.lastSeen.seconds > 2 &* Self.longestTTL }
+    }
+
+    /// Takes the dropped probe rows `gone` out of `probers`.
+    private mutating func dropProbers(_ gone: [MDNSProbeKey]) {
+        for key in gone {
+            guard let n = probers[key.name] else { continue }
+            probers[key.name] = n > 1 ? n - 1 : nil
+        }
     }
 
     /// Counts dropped entries and remembers their keys.

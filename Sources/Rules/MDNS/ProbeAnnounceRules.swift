@@ -49,7 +49,7 @@ struct ProbeBeforeAnnounceRule: SessionRule {
         else { return }
         let claimed = claimedNames(i)
         guard !claimed.isEmpty, let roles = e.roles, !roles.solicited else { return }
-        for index in claimed where !store.model.probes.keys.contains(where: { $0.name == i.records[index].nameKey }) {
+        for index in claimed where !store.model.isProbed(i.records[index].nameKey) {
             let r = i.records[index]
             out.report(
                 Self.descriptor,
