@@ -15,7 +15,7 @@ public final class MDNSMessageView: Sendable {
     /// What the session rules read of a response's unique records (RFC 6762 §10.2), made
     /// once with the decoding, on the worker (datagrams repeating the payload share it): the
     /// answers with the cache-flush bit and a TTL, the first of each owner name, as indices in
-    /// `records` (the names the response claims: MDNS-501, MDNS-502).
+    /// `records` (the names the response claims: MDNS-501, MDNS-503).
     public let claimedAnswers: [Int]
     /// The same for MDNS-517: the cache-flush records outside the authority section with a
     /// TTL, by RRSet in order of appearance, each with the RDATA keys of its first
