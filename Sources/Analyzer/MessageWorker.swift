@@ -89,26 +89,39 @@ package struct BatchOutput: Sendable {
     var spent = Batch()
 }
 
-/// One decoded mDNS message of a batch, for the in-order stage: the decoding the worker made
-/// (by reference), and where the message's output ends in the batch's chunk (`chunkEnd`) or
-/// list of messages (`messagesEnd`; `hasEntry`: the entry before it is this message's).
-struct MDNSSessionItem: Sendable {
-    var input: MDNSInput
-    var fileIndex: Int
-    /// Its position in the batch.
+/// Where a message's output stands in its batch's output, for what the in-order stage puts
+/// under it: its position in the batch, where its output ends in the chunk (`chunkEnd`) and
+/// in the list of messages (`messagesEnd`), and whether the entry before `messagesEnd` is the
+/// message's own (`hasEntry`: findings go into it).
+struct OutputPlace: Sendable {
     var position: Int
     var chunkEnd: Int
     var messagesEnd: Int
     var hasEntry: Bool
+
+    /// The place right after the message being processed in `out`, which had `entriesBefore`
+    /// entries before it.
+    init(after out: borrowing BatchOutput, entriesBefore: Int) {
+        position = out.position
+        chunkEnd = out.chunk.bytes.count
+        messagesEnd = out.messages.count
+        hasEntry = out.messages.count > entriesBefore
+    }
+}
+
+/// One decoded mDNS message of a batch, for the in-order stage: the decoding the worker made
+/// (by reference), and where its output stands (`place`).
+struct MDNSSessionItem: Sendable {
+    var input: MDNSInput
+    var fileIndex: Int
+    var place: OutputPlace
 }
 
 /// One SSDP message of a batch, for the in-order stage: the datagram, what its bytes settle
-/// (`SSDPRouter.start`), and where its output ends in the batch's chunk (`chunkEnd`), list of
-/// messages (`messagesEnd`; `hasEntry`: the entry before it is this message's) and device
-/// counts (`deviceFindingsEnd`). A message whose context the session decides was shown
-/// without findings, and judged in each context it may have (`alternatives`, with what the
-/// stateless rules found in each): the in-order stage places the findings of the one it
-/// settles.
+/// (`SSDPRouter.start`), and where its output stands (`place`) and its device counts end
+/// (`deviceFindingsEnd`). A message whose context the session decides was shown without
+/// findings, and judged in each context it may have (`alternatives`, with what the stateless
+/// rules found in each): the in-order stage places the findings of the one it settles.
 struct SSDPSessionItem: Sendable {
     var datagram: Datagram
     var facts: SSDPRouter.Facts
@@ -117,10 +130,7 @@ struct SSDPSessionItem: Sendable {
     /// The UUID of its USN, as the message was decoded (its findings' device).
     var usnUUID: ArraySlice<UInt8>?
     var fileIndex: Int
-    var position: Int
-    var chunkEnd: Int
-    var messagesEnd: Int
-    var hasEntry: Bool
+    var place: OutputPlace
     var deviceFindingsEnd: Int
 }
 
@@ -265,7 +275,7 @@ package struct MessageWorker: BatchWorker {
         // Decoded once: for the session stage's facts and for each context it is judged in.
         let captured = SSDPJudge.decode(d)
         let start = SSDPRouter.start(d, captured)
-        let messagesEnd = out.messages.count
+        let entriesBefore = out.messages.count
         let usnUUID: ArraySlice<UInt8>?
         var alternatives: [(context: SSDPContext, findings: [Finding])] = []
         if let c = start.context {
@@ -282,8 +292,7 @@ package struct MessageWorker: BatchWorker {
         out.ssdpSession.append(
             SSDPSessionItem(
                 datagram: d, facts: start.facts, payloadKey: start.payloadKey, alternatives: alternatives,
-                usnUUID: usnUUID, fileIndex: fileIndex, position: out.position, chunkEnd: out.chunk.bytes.count,
-                messagesEnd: out.messages.count, hasEntry: out.messages.count > messagesEnd,
+                usnUUID: usnUUID, fileIndex: fileIndex, place: OutputPlace(after: out, entriesBefore: entriesBefore),
                 deviceFindingsEnd: out.deviceFindings.count))
     }
 
@@ -365,9 +374,7 @@ package struct MessageWorker: BatchWorker {
         if tracksSessions {
             out.mdnsSession.append(
                 MDNSSessionItem(
-                    input: input, fileIndex: fileIndex, position: out.position, chunkEnd: out.chunk.bytes.count,
-                    messagesEnd: out.messages.count,
-                    hasEntry: out.messages.count > entries))
+                    input: input, fileIndex: fileIndex, place: OutputPlace(after: out, entriesBefore: entries)))
         }
     }
 

@@ -76,12 +76,8 @@ final class SessionSettler: @unchecked Sendable {
 
     /// What goes into a batch's output at one message's place.
     private struct Insertion {
-        var position: Int
-        var chunkEnd: Int
-        var messagesEnd: Int
-        /// The entry before `messagesEnd` is the message's: findings go into it.
-        var hasEntry: Bool
-        /// Entries for reporters that take records (findings only, with `hasEntry`).
+        var place: OutputPlace
+        /// Entries for reporters that take records (findings only, with `place.hasEntry`).
         var entries: [(MessageRecord?, [Finding])]
         var chunk: RenderedChunk
     }
@@ -101,14 +97,14 @@ final class SessionSettler: @unchecked Sendable {
         settleMDNS(&r, into: &insertions)
         guard !insertions.isEmpty else { return }
         // In capture order (each protocol's are; together they interleave).
-        insertions.sort { $0.position < $1.position }
+        insertions.sort { $0.place.position < $1.place.position }
         if renderer != nil {
             splice(insertions, into: &r.chunk)
         } else {
             // Back to front, so the places of earlier messages stay where they were.
             for ins in insertions.reversed() {
-                let end = min(ins.messagesEnd, r.messages.count)
-                if ins.hasEntry, end > 0 {
+                let end = min(ins.place.messagesEnd, r.messages.count)
+                if ins.place.hasEntry, end > 0 {
                     for e in ins.entries { r.messages[end - 1].1 += e.1 }
                 } else {
                     r.messages.insert(contentsOf: ins.entries, at: end)
@@ -141,7 +137,7 @@ final class SessionSettler: @unchecked Sendable {
             let usnUUID = r.ssdpSession[k].usnUUID
             let findings = accepted(
                 chosen, reports, of: r.ssdpSession[k].datagram, fileIndex: r.ssdpSession[k].fileIndex,
-                at: r.ssdpSession[k].position, firstIndex: shownAlone ? 0 : Self.sessionFindingsIndex, into: &r
+                at: r.ssdpSession[k].place.position, firstIndex: shownAlone ? 0 : Self.sessionFindingsIndex, into: &r
             ) { usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
             guard !findings.isEmpty else { continue }
             if context.deviceKey != 0 {
@@ -149,10 +145,7 @@ final class SessionSettler: @unchecked Sendable {
                 for f in findings { c.add(f.severity) }
                 deviceCounts.append((r.ssdpSession[k].deviceFindingsEnd, context.deviceKey, c))
             }
-            insertions.append(
-                insertion(
-                    r.ssdpSession[k].position, r.ssdpSession[k].chunkEnd, r.ssdpSession[k].messagesEnd,
-                    r.ssdpSession[k].hasEntry, findings))
+            insertions.append(insertion(r.ssdpSession[k].place, findings))
         }
         r.ssdpSession.removeAll()
         for d in deviceCounts.reversed() {
@@ -168,7 +161,7 @@ final class SessionSettler: @unchecked Sendable {
             guard !reports.isEmpty else { continue }
             let host = MDNSJudge.host(item.input)
             let findings = accepted(
-                [], reports.reports, of: item.input.datagram, fileIndex: item.fileIndex, at: item.position,
+                [], reports.reports, of: item.input.datagram, fileIndex: item.fileIndex, at: item.place.position,
                 firstIndex: Self.sessionFindingsIndex, into: &r
             ) { host?.presentation(in: item.input.message.payload) }
             guard !findings.isEmpty else { continue }
@@ -181,7 +174,7 @@ final class SessionSettler: @unchecked Sendable {
                 }
                 r.deviceFindings.append((key, c))
             }
-            insertions.append(insertion(item.position, item.chunkEnd, item.messagesEnd, item.hasEntry, findings))
+            insertions.append(insertion(item.place, findings))
         }
         r.mdnsSession.removeAll()
     }
@@ -206,14 +199,10 @@ final class SessionSettler: @unchecked Sendable {
     }
 
     /// Session findings under a message: formatted, or as an entry.
-    private func insertion(
-        _ position: Int, _ chunkEnd: Int, _ messagesEnd: Int, _ hasEntry: Bool, _ findings: [Finding]
-    ) -> Insertion {
+    private func insertion(_ place: OutputPlace, _ findings: [Finding]) -> Insertion {
         var chunk = RenderedChunk()
         renderer?.render(sessionFindings: findings, underMessage: wantMessages, into: &chunk)
-        return Insertion(
-            position: position, chunkEnd: chunkEnd, messagesEnd: messagesEnd, hasEntry: hasEntry,
-            entries: renderer == nil ? [(nil, findings)] : [], chunk: chunk)
+        return Insertion(place: place, entries: renderer == nil ? [(nil, findings)] : [], chunk: chunk)
     }
 
     /// The chunk again, with each insertion's bytes at its place (and the interop note places
@@ -236,7 +225,7 @@ final class SessionSettler: @unchecked Sendable {
             copied = end
         }
         for ins in insertions {
-            copy(upTo: min(max(ins.chunkEnd, copied), chunk.bytes.count))
+            copy(upTo: min(max(ins.place.chunkEnd, copied), chunk.bytes.count))
             let shift = out.bytes.count
             out.bytes.append(contentsOf: ins.chunk.bytes)
             for var n in ins.chunk.notes {

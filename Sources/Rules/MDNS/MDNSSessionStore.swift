@@ -251,9 +251,7 @@ public struct MDNSRecentQuery: Sendable {
 
     /// The TTL the query listed `key` with as a Known-Answer (the last listing when listed
     /// twice), if it did.
-    func listed(_ key: MDNSRecordKey) -> UInt32? {
-        withKnownAnswers ? digest.known.last { $0.key == key }?.ttl : nil
-    }
+    func listed(_ key: MDNSRecordKey) -> UInt32? { known.last { $0.key == key }?.ttl }
 }
 
 /// The multicast queries a response from port 5353 may answer, by its answer names, found
