@@ -289,10 +289,26 @@ public struct ResourceRecord: Sendable {
     public var type: RecordType
     public var rawClass: UInt16
     public var ttl: UInt32
-    /// RDATA range in the payload.
-    public var rdata: Range<Int>
-    public var offset: Int
+    /// Offsets kept in 32 bits, as `DNSName` keeps its own (a payload is one datagram).
+    @usableFromInline var rdataStart: UInt32
+    @usableFromInline var rdataEnd: UInt32
+    @usableFromInline var start: UInt32
     public var value: RData
+    /// RDATA range in the payload.
+    @inlinable public var rdata: Range<Int> { Int(rdataStart)..<Int(rdataEnd) }
+    /// Where the record starts in the payload.
+    @inlinable public var offset: Int { Int(start) }
+
+    init(name: DNSName, type: RecordType, rawClass: UInt16, ttl: UInt32, rdata: Range<Int>, offset: Int, value: RData) {
+        self.name = name
+        self.type = type
+        self.rawClass = rawClass
+        self.ttl = ttl
+        rdataStart = UInt32(clamping: rdata.lowerBound)
+        rdataEnd = UInt32(clamping: rdata.upperBound)
+        start = UInt32(clamping: offset)
+        self.value = value
+    }
     /// The cache-flush bit (RFC 6762 §10.2, §18.13); OPT's CLASS is a payload size.
     public var cacheFlush: Bool { type != .opt && rawClass & 0x8000 != 0 }
     public var rrclass: UInt16 { type == .opt ? rawClass : rawClass & 0x7FFF }

@@ -4,11 +4,24 @@ import WireFormat
 /// demand through compression pointers that `DNSNameReader` has already validated, so a
 /// name costs no allocation until it is printed.
 public struct DNSName: Sendable, Hashable {
-    public let offset: Int
-    /// Octets of the expanded name in wire form (length bytes and the final zero included).
-    public let wireLength: Int
+    /// Where the name starts and its wire length, kept narrow: every question, record and
+    /// name-carrying RDATA holds a name, and decodings are cached by the thousand. A payload
+    /// is one UDP datagram (at most 65,535 bytes) and `DNSNameReader` ends a name at 255
+    /// octets, so both fit; a larger value would clamp, never trap.
+    @usableFromInline let start: UInt32
+    @usableFromInline let wire: UInt8
     /// Whether the name used a compression pointer.
     public let compressed: Bool
+
+    @inlinable public var offset: Int { Int(start) }
+    /// Octets of the expanded name in wire form (length bytes and the final zero included).
+    @inlinable public var wireLength: Int { Int(wire) }
+
+    init(offset: Int, wireLength: Int, compressed: Bool) {
+        start = UInt32(clamping: offset)
+        wire = UInt8(clamping: wireLength)
+        self.compressed = compressed
+    }
 
     /// Calls `body` with each label (as a slice of `payload`), in order.
     @inlinable

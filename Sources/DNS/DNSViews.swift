@@ -147,12 +147,15 @@ public struct DNSSDName: Sendable {
         case other
     }
     public var kind: Kind
+    /// The index in a byte: a name has at most 127 labels (255 octets), and every record's
+    /// decoded facts hold one of these.
+    private var serviceLabel: UInt8?
     /// Index of the `_service` label (the one before `_tcp`/`_udp`), when there is one.
-    public var serviceLabelIndex: Int?
+    public var serviceLabelIndex: Int? { serviceLabel.map(Int.init) }
 
     public init(kind: Kind, serviceLabelIndex: Int?) {
         self.kind = kind
-        self.serviceLabelIndex = serviceLabelIndex
+        serviceLabel = serviceLabelIndex.map { UInt8(clamping: $0) }
     }
 
     /// Classifies a name given as label ranges of one payload (no slices). A static function

@@ -59,14 +59,41 @@ public final class MDNSInput: RuleInput, Sendable {
     /// its label ranges (no label slices).
     public struct NameInfo: Sendable {
         public var dnssd: DNSSDName
-        public var labelCount: Int
+        public var labelCount: Int { Int(labels) }
         /// The `_service` label when `dnssd` found one.
-        public var serviceLabel: Range<Int>?
+        public var serviceLabel: Range<Int>? { service?.range }
         /// Under local. or a reverse zone, or the root (MDNS-322).
         public var isLocalName: Bool
         /// The name's identity, `DNSName.key(in:)`: computed here, on the worker that decodes
         /// the message, so that the in-order session stage does not walk names again.
         public var key: UInt64
+        /// Narrow storage (see `LabelPlace`): a name has at most 127 labels.
+        private let labels: UInt8
+        private let service: LabelPlace?
+
+        init(dnssd: DNSSDName, labelCount: Int, serviceLabel: Range<Int>?, isLocalName: Bool, key: UInt64) {
+            self.dnssd = dnssd
+            labels = UInt8(clamping: labelCount)
+            service = serviceLabel.map(LabelPlace.init)
+            self.isLocalName = isLocalName
+            self.key = key
+        }
+    }
+
+    /// A label's bytes in the payload, in 5 bytes instead of a `Range<Int>`'s 16: decoded
+    /// facts are cached by the thousand (`MDNSJudge`), each record's holding two labels. A
+    /// payload is one datagram and a label at most 63 octets, so both fit; larger values
+    /// would clamp, never trap.
+    struct LabelPlace: Sendable {
+        private let start: UInt32
+        private let count: UInt8
+
+        init(_ r: Range<Int>) {
+            start = UInt32(clamping: r.lowerBound)
+            count = UInt8(clamping: r.count)
+        }
+
+        var range: Range<Int> { Int(start)..<(Int(start) + Int(count)) }
     }
 
     /// Per-record facts computed once from the owner name's labels. Only plain values (no
@@ -80,11 +107,14 @@ public final class MDNSInput: RuleInput, Sendable {
         /// The RDATA's identity, `MDNSSessionModel.rdataKey(_:_:)`.
         public var rdataKey: UInt64
         public var dnssd: DNSSDName
-        public var labelCount: Int
+        public var labelCount: Int { Int(labels) }
         /// First label (the instance label of a service instance), as a payload range.
-        public var firstLabel: Range<Int>?
+        public var firstLabel: Range<Int>? { first?.range }
         /// The `_service` label when `dnssd` found one.
-        public var serviceLabel: Range<Int>?
+        public var serviceLabel: Range<Int>? { service?.range }
+        private let labels: UInt8
+        private let first: LabelPlace?
+        private let service: LabelPlace?
         public var allLabelsUTF8: Bool
         public var hasUnderscoreLabel: Bool
         public var isReverse: Bool
@@ -94,6 +124,26 @@ public final class MDNSInput: RuleInput, Sendable {
         public var hostLabelsLDH: Bool
         /// The name a PTR, CNAME or NS points to, or an SRV's target.
         public var target: NameInfo?
+
+        init(
+            section: DNSSection, record: ResourceRecord, nameKey: UInt64, rdataKey: UInt64, owner: NameFacts,
+            target: NameInfo?
+        ) {
+            self.section = section
+            self.record = record
+            self.nameKey = nameKey
+            self.rdataKey = rdataKey
+            dnssd = owner.info.dnssd
+            labels = UInt8(clamping: owner.info.labelCount)
+            first = owner.firstLabel.map(LabelPlace.init)
+            service = owner.info.serviceLabel.map(LabelPlace.init)
+            allLabelsUTF8 = owner.allLabelsUTF8
+            hasUnderscoreLabel = owner.hasUnderscoreLabel
+            isReverse = owner.isReverse
+            isLocalName = owner.info.isLocalName
+            hostLabelsLDH = owner.hostLabelsLDH
+            self.target = target
+        }
     }
     /// What `RecordInfo` and `NameInfo` say about one name.
     struct NameFacts {
@@ -171,13 +221,7 @@ public final class MDNSInput: RuleInput, Sendable {
         let owner = facts(rr.name, p, &l, &seen)
         return RecordInfo(
             section: s, record: rr, nameKey: owner.info.key,
-            rdataKey: MDNSSessionModel.rdataKey(rr, p, targetKey: target?.key), dnssd: owner.info.dnssd,
-            labelCount: owner.info.labelCount,
-            firstLabel: owner.firstLabel,
-            serviceLabel: owner.info.serviceLabel,
-            allLabelsUTF8: owner.allLabelsUTF8, hasUnderscoreLabel: owner.hasUnderscoreLabel,
-            isReverse: owner.isReverse, isLocalName: owner.info.isLocalName,
-            hostLabelsLDH: owner.hostLabelsLDH, target: target)
+            rdataKey: MDNSSessionModel.rdataKey(rr, p, targetKey: target?.key), owner: owner, target: target)
     }
 
     static func isLDH(_ p: [UInt8], _ r: Range<Int>) -> Bool {
