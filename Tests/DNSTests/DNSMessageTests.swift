@@ -198,6 +198,37 @@ private func announcement() -> [UInt8] {
         #expect(DNSMessage(parsing: ok.bytes).isComplete)  // 255 octets exactly
     }
 
+    /// Offsets are kept in 32 bits: a reassembled datagram can place records past 65,535
+    /// bytes, and every offset, range and name there must read back whole.
+    @Test func recordsPastSixtyFourKibibytesKeepTheirOffsets() {
+        var b = B()
+        b.record(.answer, "pad1.local", 99, rdata: [UInt8](repeating: 0xAB, count: 40_000))
+        b.record(.answer, "pad2.local", 99, rdata: [UInt8](repeating: 0xCD, count: 30_000))
+        b.record(.answer, "far._ipp._tcp.local", 33, rdata: B.srv(631, "printer.local"))
+        let bytes = b.bytes
+        let m = DNSMessage(parsing: bytes)
+        #expect(m.isComplete && m.anomalies.isEmpty)
+        guard m.answers.count == 3 else {
+            Issue.record("expected three answers, got \(m.answers.count)")
+            return
+        }
+        let far = m.answers[2]
+        #expect(far.offset > 65_535)
+        #expect(
+            far.offset == bytes.count - (B.name("far._ipp._tcp.local").count + 10 + B.srv(631, "printer.local").count))
+        #expect(far.name.offset == far.offset)
+        #expect(far.name.presentation(in: m.payload) == "far._ipp._tcp.local.")
+        #expect(far.rdata.upperBound == bytes.count && far.rdata.count == B.srv(631, "printer.local").count)
+        #expect(m.answers[1].rdata.upperBound > 65_535 && m.answers[1].rdata.count == 30_000)
+        guard case .srv(_, _, let port, let target) = far.value else {
+            Issue.record("SRV not typed")
+            return
+        }
+        #expect(port == 631 && target.offset > 65_535)
+        #expect(target.presentation(in: m.payload) == "printer.local.")
+        #expect(far.name.firstLabelRange(in: m.payload) == (far.offset + 1)..<(far.offset + 4))
+    }
+
     @Test func rdataIsDecodedOnlyInsideRDLength() {
         var b = B()
         b.record(.answer, "h.local", 1, rdata: [10, 0, 0, 1, 9, 9])  // A with 6 bytes
