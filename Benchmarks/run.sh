@@ -2,25 +2,30 @@
 # DiscoScope benchmark: packets/s and peak memory of `discoscope analyze` on a generated,
 # realistic discovery capture (Benchmarks/make_capture.py, deterministic).
 #
-#   Benchmarks/run.sh [--packets N] [--rounds R] [--allocs] [--anchors]
+#   Benchmarks/run.sh [--packets N] [--rounds R] [--allocs] [--anchors] [--floor]
 #
 # Prints one line per output mode: 'mode pkts_per_s peak_rss_mib' (median of R rounds,
 # whole process). --allocs adds heap allocations per packet (valgrind, on a 20k-packet
 # capture; counts, not time, so repeatable). --anchors also runs ../shared/perf/anchors.sh
 # with our analyzer (tshark, tcpdump and a C baseline on the same workload, same run).
+# --floor runs the anchors three times, the analyzer with every rule, without the session
+# rules (no session stage at all), and without any rule: how fast the analysis could be if
+# the session stage, or all rule work, cost nothing (each ratio within its own run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=300000
 ROUNDS=3
 ALLOCS=0
 ANCHORS=0
+FLOOR=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --packets) N=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --allocs) ALLOCS=1; shift ;;
         --anchors) ANCHORS=1; shift ;;
-        *) echo "usage: $0 [--packets N] [--rounds R] [--allocs] [--anchors]" >&2; exit 2 ;;
+        --floor) FLOOR=1; shift ;;
+        *) echo "usage: $0 [--packets N] [--rounds R] [--allocs] [--anchors] [--floor]" >&2; exit 2 ;;
     esac
 done
 WORK=${BENCH_WORK:-/tmp/discoscope-bench}
@@ -64,4 +69,16 @@ fi
 
 if [ "$ANCHORS" = 1 ] && [ -x ../shared/perf/anchors.sh ]; then
     ANALYZER_CMD="$BIN analyze {file} --fail-on never" ../shared/perf/anchors.sh
+fi
+
+if [ "$FLOOR" = 1 ]; then
+    [ -x ../shared/perf/anchors.sh ] || { echo "--floor needs ../shared/perf/anchors.sh" >&2; exit 1; }
+    # Rule IDs by scope, from the catalog the binary carries.
+    session=$("$BIN" rules | awk 'NR > 1 && $5 == "stateful" { print $1 }' | paste -sd, -)
+    stateless=$("$BIN" rules | awk 'NR > 1 && $5 == "stateless" { print $1 }' | paste -sd, -)
+    [ -n "$session" ] && [ -n "$stateless" ] || { echo "no rules listed by scope" >&2; exit 1; }
+    for variant in "every-rule|" "no-session-rules|--disable $session" "no-rules|--disable $session,$stateless"; do
+        echo "# analyzer: ${variant%%|*}"
+        ANALYZER_CMD="$BIN analyze {file} --fail-on never ${variant#*|}" ../shared/perf/anchors.sh
+    done
 fi
