@@ -45,10 +45,15 @@ enum SSDPRouter {
                 f.usnKey = SSDPFacts.key(usn, foldingCase: true)
                 f.uuidKey = SSDPSyntax.uuid(inUSN: usn).map { SSDPFacts.key($0, foldingCase: true) }
             }
-            if kind == .notify, let nts = m.value(.nts) {
-                f.nts =
-                    nts.equals("ssdp:alive")
-                    ? .alive : nts.equals("ssdp:byebye") ? .byebye : nts.equals("ssdp:update") ? .update : .other
+            // The decoding's reading of NTS; a NOTIFY without one has none here.
+            if m.has(.nts) {
+                switch m.notificationSubtype {
+                case .alive?: f.nts = .alive
+                case .byebye?: f.nts = .byebye
+                case .update?: f.nts = .update
+                case .other?: f.nts = .other
+                case nil: break
+                }
             }
             if let v = m.value(kind == .notify ? .nt : .st) {
                 if v.equals("upnp:rootdevice") {
