@@ -47,19 +47,27 @@ struct NameList {
     /// unqualified name (a warning).
     enum Form { case other, legacy }
 
+    /// The headers listed in one form: one bit each (a message keeps at most
+    /// `SSDPMessage.maxHeaders` = 256), how many, and their names' bytes (to size the text in
+    /// one allocation).
+    private struct Listed {
+        var bits = InlineArray<4, UInt64>(repeating: 0)
+        var count = 0
+        var bytes = 0
+
+        mutating func add(_ k: Int, nameBytes: Int) {
+            bits[k >> 6] |= 1 << UInt64(k & 63)
+            count += 1
+            bytes += nameBytes
+        }
+    }
+
     /// The message's header list and payload (not the message: a copy retains each of its
     /// arrays).
     private let headers: [SSDPMessage.Header]
     private let payload: [UInt8]
-    /// Which headers are listed in each form, one bit each (a message keeps at most
-    /// `SSDPMessage.maxHeaders` = 256).
-    private var other = InlineArray<4, UInt64>(repeating: 0)
-    private var legacy = InlineArray<4, UInt64>(repeating: 0)
-    private var otherCount = 0
-    private var legacyCount = 0
-    /// The bytes of the listed names of each form, to size the text in one allocation.
-    private var otherBytes = 0
-    private var legacyBytes = 0
+    private var other = Listed()
+    private var legacy = Listed()
 
     init(_ input: SSDPMessageView) {
         headers = input.message.headers
@@ -67,21 +75,17 @@ struct NameList {
         for k in headers.indices where k < 256 && !headers[k].missingColon && headers[k].code == 0 {
             let r = headers[k].nameRange
             switch Self.isLegacyForm(payload, r) {
-            case true?:
-                legacy[k >> 6] |= 1 << UInt64(k & 63)
-                legacyCount += 1
-                legacyBytes += r.count
-            case false?:
-                other[k >> 6] |= 1 << UInt64(k & 63)
-                otherCount += 1
-                otherBytes += r.count
+            case true?: legacy.add(k, nameBytes: r.count)
+            case false?: other.add(k, nameBytes: r.count)
             case nil: continue
             }
         }
     }
 
+    private func listed(_ form: Form) -> Listed { form == .legacy ? legacy : other }
+
     /// How many names the form lists.
-    func count(_ form: Form) -> Int { form == .legacy ? legacyCount : otherCount }
+    func count(_ form: Form) -> Int { listed(form).count }
 
     /// Whether an unknown header name (`p[r]`) is in the legacy form (`X-…`, `OPT`, `NLS`,
     /// `…-NLS`); nil for a vendor-qualified one (`name.domain`), which the rule leaves alone.
@@ -99,7 +103,7 @@ struct NameList {
         var text: [UInt8] = []
         // Plain names fill it exactly; an escaped one may grow it.
         text.reserveCapacity(
-            (one ? 11 : 13) + (form == .legacy ? legacyBytes : otherBytes) + 2 * count(form)
+            (one ? 11 : 13) + listed(form).bytes + 2 * count(form)
                 + rest.utf8CodeUnitCount)
         text.append(one ? "header " : "headers ")
         appendNames(form, separator: ", ", to: &text)
@@ -111,21 +115,21 @@ struct NameList {
     /// `A,B`.
     func field(_ form: Form) -> String {
         var text: [UInt8] = []
-        text.reserveCapacity((form == .legacy ? legacyBytes : otherBytes) + count(form))
+        text.reserveCapacity(listed(form).bytes + count(form))
         appendNames(form, separator: ",", to: &text)
         return String(decoding: text, as: UTF8.self)
     }
 
     /// The form's names in message order, unprintable bytes escaped.
     private func appendNames(_ form: Form, separator: StaticString, to text: inout [UInt8]) {
-        let listed = form == .legacy ? legacy : other
+        let bits = listed(form).bits
         var first = true
         // Set bits only, lowest first: message order.
-        for w in listed.indices {
-            var bits = listed[w]
-            while bits != 0 {
-                let k = w << 6 | bits.trailingZeroBitCount
-                bits &= bits &- 1
+        for w in bits.indices {
+            var word = bits[w]
+            while word != 0 {
+                let k = w << 6 | word.trailingZeroBitCount
+                word &= word &- 1
                 if !first { text.append(separator) }
                 first = false
                 let r = headers[k].nameRange
