@@ -424,7 +424,7 @@ package struct MessageWorker: BatchWorker {
         var out = BatchOutput()
         out.position = Int.max
         let findings = Self.accept(raw, policy: policy, into: &out)
-        for f in findings {
+        for f in findings where !f.baselined {
             var c = SeverityCounts()
             c.add(f.severity)
             if let key = Self.deviceKey(f.device) {
@@ -466,12 +466,18 @@ package struct MessageWorker: BatchWorker {
         var kept: [Finding] = []
         kept.reserveCapacity(raw.count)
         for (n, f) in raw.enumerated() {
-            if let k = policy(f) {
-                kept.append(k)
-                out.tally.add(k, at: out.position, index: firstIndex + n)
-            } else {
+            guard let k = policy(f) else {
                 out.suppressed += 1
+                continue
             }
+            // A finding the baseline accepts goes on to the reports that list it as
+            // suppressed (SARIF, JUnit), counted as suppressed, not as a finding.
+            if k.baselined {
+                out.suppressed += 1
+            } else {
+                out.tally.add(k, at: out.position, index: firstIndex + n)
+            }
+            kept.append(k)
         }
         return kept
     }
@@ -479,7 +485,7 @@ package struct MessageWorker: BatchWorker {
     private static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
         guard key != 0, !findings.isEmpty else { return }
         var c = SeverityCounts()
-        for k in findings.indices { c.add(findings[k].severity) }
+        for k in findings.indices where !findings[k].baselined { c.add(findings[k].severity) }
         out.deviceFindings.append((key, c))
     }
 

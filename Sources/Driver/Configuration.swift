@@ -159,25 +159,20 @@ public struct Configuration: Sendable {
     }
 }
 
-/// Known findings (`--write-baseline`, `--baseline`): one line per finding identity (rule,
-/// source, device, message; no frame numbers or times), tab-separated, so that CI fails
-/// only on new findings.
+/// Known findings (`--write-baseline`, `--baseline`): one line per finding identity
+/// (`FindingIdentity`: rule, subject, message template; no frame numbers, times or measured
+/// values), tab-separated, so that CI fails only on new findings.
+///
+/// Version 2 lines are `rule<TAB>subject<TAB>template`. A version 1 file (rule, source,
+/// device, message) is still read: each of its lines is taken as the identity it names.
 public struct Baseline: Sendable {
     public private(set) var keys: Set<String> = []
-    public static let header = "# discoscope baseline v1: rule<TAB>source<TAB>device<TAB>message"
+    public static let header =
+        "# discoscope baseline v2: rule<TAB>device or sender<TAB>message with measured values as #"
 
     public init() {}
 
-    public static func key(_ f: Finding) -> String {
-        // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n", and would
-        // split the line.
-        func clean(_ s: String) -> String {
-            var out = String.UnicodeScalarView()
-            for u in s.unicodeScalars { out.append(u == "\t" || u == "\n" || u == "\r" ? " " : u) }
-            return String(out)
-        }
-        return [f.rule.rawValue, clean(f.source), clean(f.device ?? ""), clean(f.message)].joined(separator: "\t")
-    }
+    public static func key(_ f: Finding) -> String { FindingIdentity.key(f) }
 
     public mutating func insert(_ f: Finding) { keys.insert(Self.key(f)) }
     public func contains(_ f: Finding) -> Bool { keys.contains(Self.key(f)) }
@@ -186,13 +181,20 @@ public struct Baseline: Sendable {
         var b = Baseline()
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty || line.hasPrefix("#") { continue }
-            let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard parts.count == 4, RuleCatalog.find(String(parts[0])) != nil else {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3 || parts.count == 4, RuleCatalog.find(parts[0]) != nil else {
                 throw Configuration.ConfigError(
                     description:
-                        "\(path):\(n + 1): not a baseline line (rule, source, device, message separated by tabs)")
+                        "\(path):\(n + 1): not a baseline line (rule, device or sender, and message, separated by tabs)"
+                )
             }
-            b.keys.insert(String(line))
+            if parts.count == 4 {
+                b.keys.insert(
+                    FindingIdentity.key(
+                        rule: parts[0], source: parts[1], device: parts[2].isEmpty ? nil : parts[2], message: parts[3]))
+            } else {
+                b.keys.insert(parts.joined(separator: "\t"))
+            }
         }
         return b
     }

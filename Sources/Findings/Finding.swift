@@ -40,6 +40,9 @@ public struct Finding: Sendable, Hashable {
     /// The run's index of the segment (link) its first frame was captured on (`Segments`);
     /// 0 when the run names no segment for it.
     public var segment: UInt16 = 0
+    /// Known from `--baseline`: reports that keep accepted findings (SARIF, JUnit) list it as
+    /// suppressed; it counts as suppressed, never towards the exit status.
+    public var baselined = false
 
     /// A finding on `frame` (and `related` frames that explain it).
     public init(

@@ -4,8 +4,9 @@ import WireFormat
 /// `--format junit`: JUnit XML as CI test-report parsers read it. One `<testsuite>` per
 /// capture file, one `<testcase>` per rule checked; a test case fails when the file has a
 /// finding of that rule at or above `--fail-on` (its frames and messages in the failure
-/// body); findings below the threshold go to `<system-out>`. A file that could not be read
-/// completely carries an `<error>` test case.
+/// body); findings below the threshold go to `<system-out>`. A test case whose only findings
+/// at or above the threshold are accepted by `--baseline` is `<skipped>`, with their lines. A
+/// file that could not be read completely carries an `<error>` test case.
 ///
 /// The totals in `<testsuites>` come first, so the document is written at `finish`; each
 /// finding's line is escaped when it arrives and kept as bytes in a `SpillStore`, with its
@@ -17,7 +18,8 @@ public final class JUnitReporter: Reporter {
     private let spill: any SpillStore
     /// Per file (position among the files opened) and rule: each finding's severity and
     /// where its line is in `spill`, in arrival order. Bounded like SARIF's results.
-    private var byFile: [Int: [RuleID: [(severity: Severity, line: Range<Int>)]]] = [:]
+    private var byFile: [Int: [RuleID: [Entry]]] = [:]
+    private typealias Entry = (severity: Severity, accepted: Bool, line: Range<Int>)
     private var kept = 0
     public static let maxFindings = 100_000
     /// Position among the files opened (`RunSummary.files`) of each input by command-line
@@ -49,7 +51,8 @@ public final class JUnitReporter: Reporter {
         Self.writeLine(f, into: &scratch)
         let line = spill.append(scratch)
         // Without `beginFile` (findings given directly), the index is taken as the position.
-        byFile[positions[f.fileIndex] ?? f.fileIndex, default: [:]][f.rule, default: []].append((f.severity, line))
+        byFile[positions[f.fileIndex] ?? f.fileIndex, default: [:]][f.rule, default: []].append(
+            (f.severity, f.baselined, line))
     }
 
     public func finish(_ s: RunSummary) {
@@ -63,7 +66,7 @@ public final class JUnitReporter: Reporter {
         // The totals first (from the index alone), then each suite.
         let failures = files.indices.map { index in
             let found = byFile[index] ?? [:]
-            return s.rulesChecked.count { d in found[d.id]?.contains { failing($0.severity) } ?? false }
+            return s.rulesChecked.count { d in found[d.id]?.contains { !$0.accepted && failing($0.severity) } ?? false }
         }
         let totalTests = files.count * s.rulesChecked.count + errors.map(\.count).reduce(0, +) + orphan.count
         let totalErrors = errors.map(\.count).reduce(0, +) + orphan.count
@@ -72,7 +75,7 @@ public final class JUnitReporter: Reporter {
             "<testsuites name=\"discoscope\" tests=\"\(totalTests)\" failures=\"\(failures.reduce(0, +))\" errors=\"\(totalErrors)\" time=\"\(Self.seconds(s.elapsedSeconds))\">\n"
         )
         // The lines of a list, joined by an escaped line feed as `escape` writes one.
-        func writeLines(_ list: [(severity: Severity, line: Range<Int>)]) {
+        func writeLines(_ list: [Entry]) {
             for (k, entry) in list.enumerated() {
                 if k > 0 { sink.write("&#10;") }
                 spill.copy(entry.line, to: sink)
@@ -81,13 +84,21 @@ public final class JUnitReporter: Reporter {
         for (index, file) in files.enumerated() {
             let found = byFile[index] ?? [:]
             let errs = errors[index]
+            let skipped = s.rulesChecked.count { d in
+                let list = found[d.id] ?? []
+                return list.contains { $0.accepted && failing($0.severity) }
+                    && !list.contains { !$0.accepted && failing($0.severity) }
+            }
             sink.write(
-                "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(s.rulesChecked.count + errs.count)\" failures=\"\(failures[index])\" errors=\"\(errs.count)\" skipped=\"0\" time=\"0\">\n"
+                "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(s.rulesChecked.count + errs.count)\" failures=\"\(failures[index])\" errors=\"\(errs.count)\" skipped=\"\(skipped)\" time=\"0\">\n"
             )
             for d in s.rulesChecked {
                 let list = found[d.id] ?? []
-                let failed = list.filter { failing($0.severity) }
-                let other = list.filter { !failing($0.severity) }
+                let failed = list.filter { !$0.accepted && failing($0.severity) }
+                let accepted = list.filter { $0.accepted && failing($0.severity) }
+                // Below the threshold nothing fails, accepted or not; with a failure, what the
+                // baseline accepts is listed beside it.
+                let other = list.filter { !failing($0.severity) } + (failed.isEmpty ? [] : accepted)
                 sink.write(
                     "    <testcase classname=\"discoscope.\(d.proto.rawValue)\" name=\"\(Self.escape(d.id.rawValue + " " + d.name))\" time=\"0\">\n"
                 )
@@ -97,6 +108,12 @@ public final class JUnitReporter: Reporter {
                     )
                     writeLines(failed)
                     sink.write("</failure>\n")
+                } else if !accepted.isEmpty {
+                    sink.write(
+                        "      <skipped message=\"\(Self.escape("\(accepted.count) finding(s) accepted by the baseline: \(d.title)"))\">"
+                    )
+                    writeLines(accepted)
+                    sink.write("</skipped>\n")
                 }
                 if !other.isEmpty {
                     sink.write("      <system-out>")

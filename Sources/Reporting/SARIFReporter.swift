@@ -99,8 +99,19 @@ public final class SARIFReporter: Reporter {
         w.endArray()
         w.key("partialFingerprints")
         w.beginObject()
-        w.member("discoscopeFinding/v1", Self.fingerprint(f))
+        w.member("discoscopeFinding/v2", Self.fingerprint(f))
         w.endObject()
+        if f.baselined {
+            // SARIF §3.35: accepted by the baseline, so code scanning shows it as dismissed.
+            w.key("suppressions")
+            w.beginArray()
+            w.beginObject()
+            w.member("kind", "external")
+            w.member("status", "accepted")
+            w.member("justification", "in the baseline (--baseline)")
+            w.endObject()
+            w.endArray()
+        }
         w.key("properties")
         w.beginObject()
         w.member("frames", f.frames)
@@ -233,19 +244,8 @@ public final class SARIFReporter: Reporter {
         return out
     }
 
-    /// FNV-1a over rule, source, device and message: the same problem from the same sender
-    /// keeps its identity across runs (frame numbers and times excluded).
-    public static func fingerprint(_ f: Finding) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for part in [f.rule.rawValue, f.source, f.device ?? "", f.message] {
-            for b in part.utf8 {
-                h ^= UInt64(b)
-                h = h &* 0x0000_0100_0000_01B3
-            }
-            h ^= 0xFF
-            h = h &* 0x0000_0100_0000_01B3
-        }
-        let s = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
-    }
+    /// The finding's identity (`FindingIdentity`) as a digest: the same problem from the same
+    /// device or sender keeps it across runs (frame numbers, times and measured values
+    /// excluded).
+    public static func fingerprint(_ f: Finding) -> String { FindingIdentity.fingerprint(FindingIdentity.key(f)) }
 }

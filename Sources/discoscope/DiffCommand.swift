@@ -12,8 +12,8 @@ extension DiscoScope {
             discussion: """
                 Devices and services that appeared, disappeared or changed (addresses, SERVER, \
                 UPnP version, types, LOCATIONs, embedded devices, SRV host and port, TXT; never \
-                counts or times), and findings that are new or fixed, matched by rule, device \
-                and message (frame numbers in messages are ignored).
+                counts or times), and findings that are new or fixed, matched by rule, device (or \
+                sender) and message, with frame numbers, times and measured values ignored.
                 Exit status: 1 when NEW lost a device or service that OLD had, or has a new \
                 finding at or above --fail-on (default error); 0 otherwise; 2 on a usage or input error.
                 """)
@@ -82,7 +82,9 @@ struct Side {
                     let message = v["message"]?.stringValue
                 {
                     side.findings.append(
-                        DiffFinding(rule: rule, severity: sev, device: v["device"]?.stringValue, message: message))
+                        DiffFinding(
+                            rule: rule, severity: sev, source: v["source"]?.stringValue ?? "",
+                            device: v["device"]?.stringValue, message: message))
                 }
             default: continue
             }
@@ -92,52 +94,28 @@ struct Side {
     }
 }
 
-/// A finding as `diff` matches it: rule, device and message (with frame numbers taken out).
+/// A finding as `diff` matches it: by its identity (`FindingIdentity`: rule, device or
+/// sender, and message with frame numbers, times and measured values read as `#`).
 struct DiffFinding: Hashable {
     var rule: String
     var severity: Severity
+    var source: String
     var device: String?
     var message: String
 
-    init(rule: String, severity: Severity, device: String?, message: String) {
+    init(rule: String, severity: Severity, source: String, device: String?, message: String) {
         self.rule = rule
         self.severity = severity
+        self.source = source
         self.device = device
         self.message = message
     }
 
-    init(_ f: Finding) { self.init(rule: f.rule.rawValue, severity: f.severity, device: f.device, message: f.message) }
-
-    /// The identity: `frame 12` and `frames 3, 4` read as `frame #`.
-    var key: String { "\(rule)\u{0}\(device ?? "")\u{0}\(Self.withoutFrames(message))" }
-
-    static func withoutFrames(_ m: String) -> String {
-        let c = Array(m)
-        let word = Array("frame")
-        var out = ""
-        var i = 0
-        while i < c.count {
-            guard i + word.count <= c.count, Array(c[i..<(i + word.count)]) == word else {
-                out.append(c[i])
-                i += 1
-                continue
-            }
-            out += "frame"
-            i += word.count
-            if i < c.count, c[i] == "s" {
-                out += "s"
-                i += 1
-            }
-            var j = i
-            while j < c.count, c[j] == " " || c[j] == "," || c[j].isNumber { j += 1 }
-            if c[i..<j].contains(where: \.isNumber) {
-                out += " #"
-                if c[j - 1] == " " { out += " " }
-                i = j
-            }
-        }
-        return out
+    init(_ f: Finding) {
+        self.init(rule: f.rule.rawValue, severity: f.severity, source: f.source, device: f.device, message: f.message)
     }
+
+    var key: String { FindingIdentity.key(rule: rule, source: source, device: device, message: message) }
 }
 
 extension InventoryDevice {

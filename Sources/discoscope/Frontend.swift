@@ -97,6 +97,9 @@ final class Frontend {
         let marked = packetOutput?.findingFrames
         let below = belowMinimum
         let own = ownFindings
+        // SARIF and JUnit list what the baseline accepts, as suppressed or skipped; the other
+        // reports leave it out (and count it as suppressed).
+        let listsAccepted = (output.format == .sarif || output.format == .junit) && wrapReporter == nil
         let policy: (@Sendable (Finding) -> Finding?)?
         if settings.isIdentity && collector == nil && marked == nil && ownSources.isEmpty {
             policy = nil
@@ -113,7 +116,12 @@ final class Frontend {
                     return nil
                 }
                 collector?.insert(kept)
-                if let b = settings.baseline, b.contains(kept) { return nil }
+                if let b = settings.baseline, b.contains(kept) {
+                    guard listsAccepted else { return nil }
+                    var accepted = kept
+                    accepted.baselined = true
+                    return accepted
+                }
                 marked?.insert(kept)
                 return kept
             }

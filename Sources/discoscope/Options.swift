@@ -85,7 +85,9 @@ struct OutputOptions: ParsableArguments {
 
     @Flag(
         name: .shortAndLong,
-        help: "Text output only: print only findings (with frame and sender) and the summary, not every message.")
+        help:
+            "Text output: print only findings (with frame and sender) and the summary, not every message (sarif and junit hold only findings: accepted, no effect)."
+    )
     var quiet = false
 
     @Option(
@@ -124,9 +126,10 @@ struct OutputOptions: ParsableArguments {
 
     /// Checks made before anything is opened.
     func check() throws {
-        if quiet && format != .text {
+        // SARIF and JUnit list findings only: -q has nothing to leave out and is accepted.
+        if quiet && (format == .jsonl || format == .html) {
             throw ValidationError(
-                "-q/--quiet applies to --format text only (\(format.rawValue) output has no per-message lines to leave out)"
+                "-q/--quiet applies to --format text (and is accepted, with no effect, by sarif and junit); \(format.rawValue) output keeps its per-message records: filter them with jq or in the page"
             )
         }
     }

@@ -378,7 +378,7 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let w = try run(["analyze", Self.testbed, "-q", "--write-baseline", base], cwd: root)
         #expect(w.status == 1)
         let text = try String(contentsOfFile: base, encoding: .utf8)
-        #expect(text.hasPrefix("# discoscope baseline v1"))
+        #expect(text.hasPrefix("# discoscope baseline v2"))
         // Same capture against its baseline: nothing new, exit 0, no findings printed.
         let again = try run(["analyze", Self.testbed, "--format", "jsonl", "--baseline", base], cwd: root)
         #expect(again.status == 0)

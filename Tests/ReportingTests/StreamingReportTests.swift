@@ -98,7 +98,7 @@ private func referenceSARIF(_ list: [Finding], _ s: RunSummary) -> String {
             ("level", .string(SARIFReporter.level(f.severity))),
             ("message", .object([("text", .string((frame > 0 ? "Frame \(frame): " : "") + f.message))])),
             ("locations", .array([.object(location)])),
-            ("partialFingerprints", .object([("discoscopeFinding/v1", .string(SARIFReporter.fingerprint(f)))])),
+            ("partialFingerprints", .object([("discoscopeFinding/v2", .string(SARIFReporter.fingerprint(f)))])),
             (
                 "properties",
                 .object(

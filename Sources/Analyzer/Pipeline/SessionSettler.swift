@@ -142,7 +142,7 @@ final class SessionSettler: @unchecked Sendable {
             guard !findings.isEmpty else { continue }
             if context.deviceKey != 0 {
                 var c = SeverityCounts()
-                for f in findings { c.add(f.severity) }
+                for f in findings where !f.baselined { c.add(f.severity) }
                 deviceCounts.append((r.ssdpSession[k].deviceFindingsEnd, context.deviceKey, c))
             }
             insertions.append(insertion(r.ssdpSession[k].place, findings))
@@ -168,7 +168,7 @@ final class SessionSettler: @unchecked Sendable {
             // Counted for the host the message speaks for, as its message rules' findings are.
             if let key = host?.key(in: item.input.message.payload) {
                 var c = SeverityCounts()
-                for f in findings {
+                for f in findings where !f.baselined {
                     c.add(f.severity)
                     r.hostFindingTexts.append((key, f.message, f.severity))
                 }
