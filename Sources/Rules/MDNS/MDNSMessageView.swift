@@ -115,10 +115,11 @@ public final class MDNSMessageView: Sendable {
         }
     }
 
-    /// Host records: named by a host name or carrying one (A, AAAA, HINFO, SRV, reverse PTR).
+    /// Host records: named by a host name or carrying one in RDATA (A, AAAA, HINFO, SRV,
+    /// reverse PTR, and CNAME, whose RDATA is the canonical host name: RFC 6762 §10).
     public func isHostRecord(_ r: RecordInfo) -> Bool {
         switch r.record.type {
-        case .a, .aaaa, .hinfo, .srv: return true
+        case .a, .aaaa, .hinfo, .srv, .cname: return true
         case .ptr: return r.isReverse
         default: return false
         }

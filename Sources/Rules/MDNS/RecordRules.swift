@@ -63,7 +63,13 @@ struct RecommendedTTLRule: DatagramRule {
                 mdns(
                     response { b in
                         b.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local"))
-                    }))
+                    })),
+            // A CNAME carries a host name: 120 s, as for address records (RFC 6762 §10).
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(.answer, "alias.local", 5, flush: true, ttl: 120, rdata: B.name("printer.local"))
+                    })),
         ])
 
     static func check(_ i: MDNSInput, into out: inout FindingSink) {

@@ -95,7 +95,11 @@ struct NotifyMulticastRule: DatagramRule {
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         if i.kind == .notify, !i.isMulticast {
-            out.report(Self.descriptor, "NOTIFY sent to \(i.datagram.dst); notifications are multicast")
+            let d = i.datagram
+            out.report(
+                Self.descriptor,
+                "NOTIFY sent to \(d.dst.isBroadcast ? "broadcast" : "unicast") \(d.dst):\(d.dstPort), not an SSDP group; notifications are multicast to 239.255.255.250, FF02::C or FF05::C port 1900"
+            )
         }
     }
 }

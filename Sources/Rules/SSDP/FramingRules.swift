@@ -321,23 +321,21 @@ struct SSDPMulticastGroupRule: DatagramRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-012", "ssdp-multicast-group", .error, "NOTIFY and multicast M-SEARCH go to an SSDP group on port 1900",
         spec: "UDA 1.1/2.0 §1, §1.2.2, §1.3.2; Annex A",
-        "The groups are 239.255.255.250, FF02::C and FF05::C, port 1900. Other FF0x::C scopes are info.",
+        "The groups are 239.255.255.250, FF02::C and FF05::C, port 1900. Other FF0x::C scopes are info. A NOTIFY sent to no group at all (unicast or broadcast) is SSDP-304's finding, not this one's.",
         interop: "gssdp, miniupnpd and minissdpd ignore traffic outside their groups and LAN",
         example: "NOTIFY to 255.255.255.255:1900", lowest: .info)
     static let examples = RuleExamples(
         triggering: [RuleExample([multicast(ssdp(notifyLine, alive11), dst: "239.255.255.251")])],
-        nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
+        nonTriggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11))]),
+            // One defect, one finding: a unicast NOTIFY is SSDP-304's.
+            RuleExample([multicast(ssdp(notifyLine, alive11), dst: "192.168.1.10")]),
+        ])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         let m = i.message
         let d = i.datagram
-        guard m.kind == .notify || (m.kind == .mSearch && d.dst.isMulticast) else { return }
-        if m.kind == .notify && !d.dst.isMulticast {
-            out.report(
-                Self.descriptor,
-                "NOTIFY sent to \(d.dst.isBroadcast ? "broadcast" : "unicast") \(d.dst), not an SSDP group")
-            return
-        }
+        guard d.dst.isMulticast, m.kind == .notify || m.kind == .mSearch else { return }
         let isGroup = d.dst == .ssdpIPv4 || d.dst == .ssdpIPv6LinkLocal || d.dst == .ssdpIPv6SiteLocal
         var otherScope = false
         if case .v6(let hi, let lo) = d.dst, lo == 0xC, hi & 0xFFF0_FFFF_FFFF_FFFF == 0xFF00_0000_0000_0000 {
