@@ -69,6 +69,11 @@ extension DiscoScope {
             }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if onlyFindings && writeFile == nil { throw ValidationError("--only-findings goes with -w FILE.") }
+            if writeFile == "-" && output.output == nil {
+                throw ValidationError(
+                    "-w - writes the packets to standard output, where the report goes too: give -o FILE for the report"
+                )
+            }
             try output.check()
         }
 

@@ -123,6 +123,11 @@ extension DiscoScope {
                 throw ValidationError("-i names an interface twice.")
             }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
+            if writeFile == "-" && output.output == nil {
+                throw ValidationError(
+                    "-w - writes the packets to standard output, where the report goes too: give -o FILE for the report"
+                )
+            }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
         }
 

@@ -221,6 +221,13 @@ final class Frontend {
         writePackets: String? = nil, onlyFindings: Bool = false, segments: [String]? = nil,
         subnets: [String: LinkSubnets] = [:]
     ) throws -> Int32 {
+        // An output onto an input would truncate the capture before it is read: refused
+        // before anything is opened.
+        let outputs = [("-w", writePackets), ("-o", output.output), ("--write-baseline", rules.writeBaseline)]
+        if let problem = OutputGuard.problem(outputs: outputs, inputs: files) {
+            warn(problem)
+            return 2
+        }
         // A filter that cannot compile is a usage error, reported once before any file is
         // read (as tcpdump does), not an input error per file.
         if let filter, let problem = FilterCheck.problem(filter) {
