@@ -18,7 +18,9 @@ struct DiscoScope: ParsableCommand {
             Reads captures (pcap, pcapng, gzip-compressed, or standard input) or sniffs an interface, \
             shows every SSDP and mDNS message typed, and checks each against the UPnP Device \
             Architecture and RFC 6762/6763 rule catalog (`discoscope rules`).
-            Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
+            Exit status (analyze, capture, probe): 0 pass (no finding at or above --fail-on); 1 findings at \
+            or above it; 2 usage or input error; 3 fewer SSDP and mDNS messages than --min-messages. \
+            2 outranks 3, and 3 outranks 1.
             """,
         version: DiscoScope.versionLine,
         subcommands: [

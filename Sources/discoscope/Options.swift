@@ -88,6 +88,11 @@ struct OutputOptions: ParsableArguments {
         help: "Text output only: print only findings (with frame and sender) and the summary, not every message.")
     var quiet = false
 
+    @Flag(
+        name: .long,
+        help: "Text output only: leave out the Summary block at the end (the exit status is the same).")
+    var noSummary = false
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -128,6 +133,10 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError(
                 "-q/--quiet applies to --format text only (\(format.rawValue) output has no per-message lines to leave out)"
             )
+        }
+        if noSummary && format != .text {
+            throw ValidationError(
+                "--no-summary applies to --format text only (the summary is part of \(format.rawValue) output)")
         }
     }
 
@@ -221,6 +230,17 @@ struct RuleOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Write the findings of this run to FILE as a baseline.", valueName: "file"))
     var writeBaseline: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Exit with status 3 when the run saw fewer than N SSDP and mDNS messages (a capture without the evidence to judge).",
+            valueName: "n"))
+    var minMessages: Int?
+
+    func validate() throws {
+        if let n = minMessages, n < 0 { throw ValidationError("--min-messages takes a count of 0 or more.") }
+    }
 }
 
 /// `--subnet [NAME=]CIDR`: the subnets of a segment (the unnamed one without NAME), which
