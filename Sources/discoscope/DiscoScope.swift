@@ -42,13 +42,30 @@ struct DiscoScope: ParsableCommand {
             if code == .success {
                 exit(withError: error)
             }
-            let message = fullMessage(for: error)
+            let message = usageErrorLines(fullMessage(for: error))
             if !message.isEmpty {
-                FileHandleStderr.write(message + "\n")
+                FileHandleStderr.write(message)
             }
             Glibc.exit(code == .failure || code == .validationFailure ? 2 : (code.rawValue == 1 ? 2 : code.rawValue))
         }
     }
+}
+
+/// ArgumentParser's usage error in DiscoScope's one error style: each line starts
+/// `discoscope: ` (`Error: ` dropped, `Usage:` and `See '… --help'` kept as hints), and its
+/// `Help:` line, which repeats the option's help, is left out (the message lists the values
+/// accepted).
+func usageErrorLines(_ message: String) -> String {
+    var out = ""
+    for line in message.split(separator: "\n") {
+        var text = Substring(line.drop { $0 == " " })
+        if text.isEmpty || text.hasPrefix("Help:") { continue }
+        if text.hasPrefix("Error: ") { text = text.dropFirst("Error: ".count) }
+        if text.hasPrefix("Usage: ") { text = "usage: " + text.dropFirst("Usage: ".count) }
+        if text.hasPrefix("See '") { text = "see" + text.dropFirst("See".count) }
+        out += "discoscope: " + text + "\n"
+    }
+    return out
 }
 
 /// Writes to standard error without Foundation. Messages echo file names, arguments and
