@@ -18,13 +18,23 @@ func scratchDirectory() throws -> String {
 
 /// #21 point 3: an input error is the run's verdict, never "pass".
 @Suite struct InputErrorVerdictTests {
-    @Test(arguments: ["damaged/garbage.pcap", "does-not-exist.pcap", "damaged", "damaged/cut-mid-record.pcap"])
-    func summaryOfARunWithAnInputErrorSaysItFailedOnInput(file: String) throws {
-        let text = try run(["analyze", Fixtures.capture(file)])
+    @Test func summaryOfARunWithAnInputErrorSaysItFailedOnInput() throws {
+        let text = try run(["analyze", Fixtures.capture("damaged/cut-mid-record.pcap")])
         #expect(text.status == 2)
         let result = text.lines.first { $0.hasPrefix("  result") }.map(String.init) ?? ""
         #expect(result.contains("failed on input"), "\(text.stdout)")
         #expect(!text.stdout.contains("pass ("))
+    }
+
+    /// When no input could be read at all, the error lines are the whole text report: a
+    /// summary of zeros would add nothing. The JSON Lines summary record stays (it is the
+    /// document's end), with the verdict.
+    @Test(arguments: ["damaged/garbage.pcap", "does-not-exist.pcap", "damaged", "damaged/cut-mid-record.pcap"])
+    func aRunWhoseInputsAllFailedIsNeverAPass(file: String) throws {
+        let text = try run(["analyze", Fixtures.capture(file)])
+        #expect(text.status == 2)
+        #expect(!text.stdout.contains("pass ("))
+        #expect(text.stdout.contains("Summary") == (file == "damaged/cut-mid-record.pcap"), "\(text.stdout)")
         let json = try run(["analyze", Fixtures.capture(file), "--format", "jsonl"])
         #expect(jsonRecords(json).last?["result"] as? String == "input_error")
     }
