@@ -16,7 +16,7 @@ public final class TextReporter: Reporter {
         public var utcOffset: (@Sendable (_ seconds: Int64) -> Int64)? = nil
         /// How the time of a message is shown (tcpdump's `-t` family).
         public var timeStyle = TimeStyle.clock
-        /// Show the sender's MAC address (`-e`).
+        /// Show the link-layer (MAC) addresses, source and destination (`-e`).
         public var showMAC = false
         /// Dump the payload under each message: hex and ASCII (`-X`), or as text (`-A`).
         public var hexDump = false
@@ -264,7 +264,13 @@ public struct TextRenderer: MessageRenderer {
             // The tcpdump options' forms: a prefix of text, then the rest of the line as usual.
             var prefix = String(m.frame) + " "
             if let t = timeText(m.time) { prefix += t + " " }
-            if options.showMAC && !m.srcMAC.isEmpty { prefix += Self.macText(m.srcMAC) + ", " }
+            // As tcpdump -e: `source > destination, ` (the source alone where the link
+            // header has no destination, as Linux cooked captures).
+            if options.showMAC && !m.srcMAC.isEmpty {
+                prefix += Self.macText(m.srcMAC)
+                if !m.dstMAC.isEmpty { prefix += " > " + Self.macText(m.dstMAC) }
+                prefix += ", "
+            }
             c.append(prefix)
             withUnsafePointer(to: m) { p in
                 c.bytes.append(sizedFor: bound) { o in Self.writeLine(p, clock: nil, into: &o) }

@@ -111,7 +111,10 @@ struct OutputOptions: ParsableArguments {
     var timestampStyle: Int
 
     @Flag(
-        name: .customShort("e"), help: "Text output: show the sender's link-layer (MAC) address on each message line.")
+        name: .customShort("e"),
+        help:
+            "Text output: show the link-layer (MAC) addresses on each message line, as tcpdump -e: source > destination (the source alone where the link header has no destination)."
+    )
     var linkHeader = false
 
     @Flag(name: .customShort("X"), help: "Text output: dump each message's UDP payload in hex and ASCII under it.")

@@ -150,10 +150,38 @@ func scratchDirectory() throws -> String {
         #expect(r5.count == 5 && r5[4].hasPrefix("5 00:00:00.400000 "))
     }
 
-    @Test func dashEShowsTheSendersMACAddress() throws {
+    @Test func dashEShowsTheSourceAndDestinationMACAddressesAsTcpdumpDoes() throws {
         let r = try run(["analyze", Self.file, "-e", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let lines = messageLines(r)
+        let first = lines.first ?? ""
+        #expect(
+            first.contains(
+                " 02:00:00:00:00:01 > 01:00:5e:7f:ff:fa, 192.168.1.10:50000 > 239.255.255.250:1900 SSDP M-SEARCH"),
+            "\(first)")
+        // The same addresses tcpdump -e prints for the frame (its lines are frames 1, 2, …).
+        let tcpdump = try runProcess(
+            "/usr/bin/tcpdump", ["-e", "-n", "-r", Fixtures.packageRoot + "/" + Self.file], environment: ["TZ": "UTC"])
+        let macs = tcpdump.lines.map { line -> String in
+            let words = line.split(separator: " ")
+            return words.count > 3 && words[2] == ">" ? "\(words[1]) > \(words[3].dropLast())" : ""
+        }
+        #expect(lines.count == 5)
+        for line in lines {
+            guard let frame = line.split(separator: " ").first.flatMap({ Int($0) }), macs.indices.contains(frame - 1)
+            else {
+                Issue.record("no tcpdump line for \(line)")
+                continue
+            }
+            #expect(line.contains(" \(macs[frame - 1]), "), "\(line) / \(macs[frame - 1])")
+        }
+    }
+
+    @Test func dashEShowsOnlyTheSourceWhereTheLinkHeaderHasNoDestination() throws {
+        let r = try run(
+            ["analyze", "captures/link/linux-sll.pcap", "-e", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         let line = messageLines(r).first ?? ""
-        #expect(line.contains(" 02:00:00:00:00:01, 192.168.1.10:50000 > 239.255.255.250:1900 SSDP M-SEARCH"), "\(line)")
+        #expect(!line.contains(" > 01:00:5e"), "\(line)")
+        #expect(line.split(separator: " ").dropFirst(2).first?.hasSuffix(",") == true, "\(line)")
     }
 
     @Test func dashXAndDashADumpThePayloadUnderTheMessage() throws {
