@@ -37,6 +37,8 @@ import Testing
         Case(args: ["analyze", ethernet, "-F", "udp port"], status: 2, problem: "invalid filter 'udp port'"),
         Case(args: ["analyze", ethernet, "-w", ethernet], status: 2, problem: "-w \(ethernet): refused"),
         Case(args: ["analyze", ethernet, "-w", "-"], status: 2, problem: "-w - writes the packets to standard output"),
+        Case(args: ["capture", "-w", "-"], status: 2, problem: "-w - writes the packets to standard output"),
+        Case(args: ["analyze", ethernet, "--min-messages=-2"], status: 2, problem: "--min-messages takes a count"),
         Case(args: ["analyze", ethernet, "--no-summary", "--format", "sarif"], status: 2, problem: "--no-summary"),
         Case(
             args: ["analyze", ethernet, "--min-messages", "6"], status: 3,
@@ -91,5 +93,17 @@ import Testing
         ])
         #expect(r.stdout.contains("        authority h1-avahi.local. AAAA class 1 TTL 120 fe80::99:ff:fe00:1"))
         #expect(!r.stdout.contains("authoritie "))
+    }
+
+    /// `rules explain` speaks to users: DiscoScope's interpretations and what was not
+    /// confirmed against the specification are said as such, not as the authors' notes.
+    @Test func ruleTextsSayWhoReadsTheSpecAndWhatIsNotConfirmed() throws {
+        let r = try discoscope(["rules", "--format", "json"])
+        #expect(r.status == 0)
+        for phrase in ["Our reading", "our reading", "unverified", "tcpdump prints"] {
+            #expect(!r.stdout.contains(phrase), "\(phrase)")
+        }
+        #expect(r.stdout.contains("DiscoScope reads this as follows:"))
+        #expect(r.stdout.contains("Not confirmed: "))
     }
 }
