@@ -172,8 +172,9 @@ final class Frontend {
         inputError = true
     }
 
-    /// Finishes the report and returns the exit status: 2 after an input error, 1 when a
-    /// finding reaches `--fail-on`, else 0.
+    /// Finishes the report and returns the exit status: 2 after an input error, 3 when the
+    /// run saw fewer messages than `--min-messages`, 1 when a finding reaches `--fail-on`,
+    /// else 0 (the first that applies).
     func finish(extra: (inout RunSummary) -> Void = { _ in }) -> Int32 {
         let settings = self.settings
         let checksDescriptions = self.checksDescriptions

@@ -35,10 +35,23 @@ enum OutputGuard {
         return nil
     }
 
-    /// The first problem among `outputs` (flag, path) against `inputs`.
+    /// The first problem among `outputs` (flag, path) against `inputs`, or between two
+    /// outputs that name the same file (one would overwrite the other).
     static func problem(outputs: [(flag: String, path: String?)], inputs: [String]) -> String? {
         for (flag, path) in outputs {
             if let path, let p = problem(output: path, flag: flag, inputs: inputs) { return p }
+        }
+        let given = outputs.compactMap { o in o.path.map { (o.flag, $0) } }.filter { $0.1 != "-" }
+        for (k, a) in given.enumerated() {
+            for b in given[(k + 1)...] {
+                let same: Bool
+                if let x = identity(a.1), let y = identity(b.1) {
+                    same = x.dev == y.dev && x.ino == y.ino
+                } else {
+                    same = a.1 == b.1
+                }
+                if same { return "\(a.0) \(a.1) and \(b.0) \(b.1) name the same file: give each output its own path" }
+            }
         }
         return nil
     }

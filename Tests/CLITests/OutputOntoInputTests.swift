@@ -90,6 +90,16 @@ import Testing
         #expect((FileManager.default.contents(atPath: s.dir + "/out.pcap")?.count ?? 0) > 24 + 5 * 16)
     }
 
+    @Test func twoOutputsOnOneFileAreRefused() throws {
+        let s = try Scratch()
+        defer { try? FileManager.default.removeItem(atPath: s.dir) }
+        let out = s.dir + "/out"
+        let r = try discoscope(["analyze", s.capture, "-w", out, "-o", out])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("discoscope: -w \(out) and -o \(out) name the same file"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test func packetsToStandardOutputNeedTheReportElsewhere() throws {
         let r = try discoscope(["analyze", Fixtures.capture("link/ethernet.pcap"), "-w", "-"])
         #expect(r.status == 2)
