@@ -51,7 +51,8 @@ extension DiscoScope {
         @Option(
             name: .customShort("w"),
             help: ArgumentHelp(
-                "Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark).", valueName: "file"))
+                "Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark; - for standard output, with -o FILE for the report).",
+                valueName: "file"))
         var writeFile: String?
 
         @Flag(name: .long, help: "With -w: write only the packets that findings name.")
