@@ -391,7 +391,10 @@ package struct MessageWorker: BatchWorker {
         record.segment = d.segment
         record.truncated = d.isTruncated
         record.fragmentFrames = d.fragmentFrames
-        if options.recordMAC { record.srcMAC = d.srcMAC }
+        if options.recordMAC {
+            record.srcMAC = d.srcMAC
+            record.dstMAC = d.destinationMAC.bytes
+        }
         if options.recordPayload { record.payload = d.payload }
         if renders {
             renderer?.render(record, findings: findings, into: &out.chunk)

@@ -15,8 +15,19 @@ public enum RuleSuggestion {
     }
 
     /// The catalog's rules nearest to `key` by edit distance on the ID or the name (at most
-    /// three, nearest first); empty when none is near enough to be a plausible typo.
+    /// three, nearest first); else those whose name contains `key` as a word or part of one
+    /// (`crlf` → `crlf-line-endings`; at most five, when `key` has three or more
+    /// characters); empty when none is near enough to be a plausible typo.
     public static func suggestions(for key: String) -> [RuleDescriptor] {
+        let close = nearest(key)
+        guard close.isEmpty else { return close }
+        let k = key.lowercased()
+        guard k.utf8.count >= 3, k.utf8.count <= 100 else { return [] }
+        return Array(RuleCatalog.all.filter { $0.name.contains(k) }.prefix(5))
+    }
+
+    /// The rules nearest to `key` by edit distance, as `suggestions` takes them.
+    static func nearest(_ key: String) -> [RuleDescriptor] {
         let k = Array(key.lowercased().utf8)
         guard !k.isEmpty, k.count <= 100 else { return [] }
         // An ID without its dash or with another separator (`ssdp104`, `SSDP_104`).

@@ -251,6 +251,16 @@ public enum DNSSection: String, Sendable, Hashable {
     case answer = "answers"
     case authority = "authorities"
     case additional = "additionals"
+
+    /// The name of one record of the section, as `-v` labels it (`authority`, not the plural).
+    public var singular: String {
+        switch self {
+        case .question: "question"
+        case .answer: "answer"
+        case .authority: "authority"
+        case .additional: "additional"
+        }
+    }
 }
 
 /// Header and flags (RFC 1035 §4.1.1).

@@ -49,22 +49,31 @@ public struct Configuration: Sendable {
         do {
             root = try Yams.compose(yaml: yaml)
         } catch let e as YamlError {
-            throw fail(nil, "not valid YAML: \(e.description.split(separator: "\n").first ?? "")")
+            let (mark, what) = yamlProblem(e)
+            throw ConfigError(
+                description: "\(path)\(mark.map { ":\($0.line):\($0.column)" } ?? ""): not valid YAML: \(what)")
         }
         var c = Configuration()
         guard let root else { return c }
         guard case .mapping(let top) = root else {
-            throw fail(root.mark?.line, "expected a mapping of settings at the top level")
+            throw fail(
+                root.mark?.line,
+                "expected settings, one per line (such as `fail-on: warning`), at the top level, not a list or a single value"
+            )
         }
 
-        func scalar(_ n: Node, _ key: String) throws -> String {
-            guard case .scalar(let s) = n else { throw fail(n.mark?.line, "\(key): expected a single value") }
+        func scalar(_ n: Node, _ key: String, accepted: String = "") throws -> String {
+            guard case .scalar(let s) = n else {
+                let what = n.isMapping ? "a mapping" : "a list"
+                throw fail(n.mark?.line, "\(key): expected a single value\(accepted), not \(what)")
+            }
             return s.string
         }
-        func severity(_ n: Node, _ key: String) throws -> Severity {
-            let v = try scalar(n, key)
+        func severity(_ n: Node, _ key: String, orNever: Bool = false) throws -> Severity {
+            let accepted = orNever ? "error, warning, info or never" : "error, warning or info"
+            let v = try scalar(n, key, accepted: " (\(accepted))")
             guard let s = Severity(rawValue: v.lowercased()) else {
-                throw fail(n.mark?.line, "\(key): unknown severity '\(v)' (error, warning, info)")
+                throw fail(n.mark?.line, "\(key): unknown severity '\(v)'; use one of \(accepted)")
             }
             return s
         }
@@ -79,7 +88,10 @@ public struct Configuration: Sendable {
             switch n {
             case .sequence(let seq): return try seq.map { try ruleID($0, key) }
             case .scalar: return [try ruleID(n, key)]
-            default: throw fail(n.mark?.line, "\(key): expected a list of rule IDs or names")
+            default:
+                throw fail(
+                    n.mark?.line,
+                    "\(key): expected a list of rule IDs or names (e.g. [SSDP-005, mx-range]), not a mapping")
             }
         }
 
@@ -88,8 +100,8 @@ public struct Configuration: Sendable {
             let line = k.mark?.line
             switch key {
             case "fail-on":
-                let s = try scalar(v, key).lowercased()
-                if s == "never" { c.failOn = .some(nil) } else { c.failOn = .some(try severity(v, key)) }
+                let s = try scalar(v, key, accepted: " (error, warning, info or never)").lowercased()
+                if s == "never" { c.failOn = .some(nil) } else { c.failOn = .some(try severity(v, key, orNever: true)) }
             case "min-severity":
                 c.minSeverity = try severity(v, key)
             case "enable":
@@ -98,12 +110,17 @@ public struct Configuration: Sendable {
                 c.disable = try ruleList(v, key)
             case "severity":
                 guard case .mapping(let m) = v else {
-                    throw fail(v.mark?.line ?? line, "severity: expected a mapping of rule: severity")
+                    throw fail(
+                        v.mark?.line ?? line,
+                        "severity: expected a mapping of rule: severity, one per line (e.g. `  SSDP-022: info`)")
                 }
                 for (rk, rv) in m { c.severity[try ruleID(rk, "severity")] = try severity(rv, "severity") }
             case "suppress":
                 guard case .sequence(let seq) = v else {
-                    throw fail(v.mark?.line ?? line, "suppress: expected a list of suppressions")
+                    throw fail(
+                        v.mark?.line ?? line,
+                        "suppress: expected a list of entries, each starting `- rule: ID` with a `reason:` (and optionally source, device)"
+                    )
                 }
                 for item in seq {
                     guard case .mapping(let m) = item else {
@@ -156,6 +173,58 @@ public struct Configuration: Sendable {
             }
             return true
         }
+    }
+}
+
+extension Node {
+    fileprivate var isMapping: Bool {
+        if case .mapping = self { return true }
+        return false
+    }
+}
+
+/// Where a YAML error is (line and column, 1-based) and what it is, in plain words: the
+/// scanner's and parser's commonest problems say what to fix; the rest keep libyaml's words.
+func yamlProblem(_ e: YamlError) -> (mark: Mark?, text: String) {
+    func explain(_ context: YamlError.Context?, _ problem: String) -> String {
+        let opened = context.map { " (opened at line \($0.mark.line), column \($0.mark.column))" } ?? ""
+        switch problem {
+        case "mapping values are not allowed in this context":
+            return
+                "a `key: value` where none can be: is this line indented more than the setting before it? Settings start at the beginning of the line; only the entries of a mapping or list under a key are indented"
+        case "found character that cannot start any token":
+            return
+                "a character that cannot start a value (YAML does not allow tabs for indentation: indent with spaces)"
+        case _ where problem.hasPrefix("found a tab character"):
+            return "a tab in the indentation (YAML indents with spaces only)"
+        case "did not find expected <document start>":
+            return
+                "this line is indented differently from the first setting (settings start at the beginning of a line)"
+        case "found unexpected end of stream" where context?.text.contains("quoted") == true:
+            return "a quoted value is not closed\(opened)"
+        case "did not find expected key":
+            return "this line is indented differently from the entries around it"
+        case "did not find expected ',' or ']'":
+            return "a list in brackets is not closed with `]`\(opened)"
+        case "did not find expected ',' or '}'":
+            return "a mapping in braces is not closed with `}`\(opened)"
+        case "found unexpected end of stream":
+            return "the file ends inside a quoted value or bracketed list\(opened)"
+        default:
+            return context.map { "\(problem) (\($0.text) at line \($0.mark.line), column \($0.mark.column))" }
+                ?? problem
+        }
+    }
+    switch e {
+    case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+        .composer(let context, let problem, let mark, _):
+        return (mark, explain(context, problem))
+    case .duplicatedKeysInMapping(let duplicates, let context):
+        return (context.mark, "a setting is given twice: \(duplicates.sorted().joined(separator: ", "))")
+    case .reader(let problem, _, _, _):
+        return (nil, "\(problem) (the file must be UTF-8 text)")
+    default:
+        return (nil, e.description.split(separator: "\n").first.map(String.init) ?? "unreadable")
     }
 }
 

@@ -55,6 +55,9 @@ public struct MessageRecord: Sendable {
     /// The sender's link-layer address when the link type has one and it was asked for
     /// (text `-e`); else empty.
     public var srcMAC: [UInt8] = []
+    /// The frame's destination link-layer address, under the same conditions (Ethernet only);
+    /// else empty.
+    public var dstMAC: [UInt8] = []
     /// The UDP payload as captured, when a dump was asked for (text `-X` / `-A`); else empty.
     public var payload: [UInt8] = []
 

@@ -29,6 +29,9 @@ public struct Datagram: Sendable {
     }
     /// The same, kept as an integer (no allocation per datagram).
     public var sourceMAC = MACBytes()
+    /// The frame's destination link-layer address when the link header has one (Ethernet),
+    /// else empty; of a reassembled datagram, its last fragment's.
+    public var destinationMAC = MACBytes()
     /// Set by a `PacketDecoder` told not to copy payloads (`copiesPayloads` false): where the
     /// payload lies in the frame's bytes, `payload` being empty until its user fills it in
     /// (and clears this); a user that moves the bytes elsewhere (the analysis's batch

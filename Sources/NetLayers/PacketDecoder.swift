@@ -55,6 +55,9 @@ public struct PacketDecoder: Sendable {
     /// from one frame has an empty `payload` and says where the payload is (`framePayload`):
     /// the caller copies it where it wants it (the analysis, into its batch buffer).
     public var copiesPayloads = true
+    /// The destination link-layer address of the frame being decoded (Ethernet), given to
+    /// each datagram it yields.
+    private var destinationMAC = MACBytes()
     /// The segment of the frames decoded next (set by the caller before each frame): it
     /// keys IP reassembly and is set on each datagram.
     public var segment: UInt16 = 0
@@ -148,6 +151,10 @@ public struct PacketDecoder: Sendable {
             }
         default:
             return .unsupportedLink(linkType)
+        }
+        destinationMAC = MACBytes()
+        if linkType == .ethernet, b.count >= 6 {
+            for k in 0..<6 { destinationMAC.append(b[k]) }
         }
         let srcMAC: MACBytes
         if let (start, len) = mac, len <= 8, start + len <= b.count {
@@ -390,6 +397,7 @@ public struct PacketDecoder: Sendable {
             ipPacketLength: ipPacketLength,
             fragmentFrames: fragments)
         d.sourceMAC = srcMAC
+        d.destinationMAC = destinationMAC
         d.segment = segment
         if inPlace { d.framePayload = range }
         return .datagram(d)

@@ -64,13 +64,15 @@ public struct RunSummary: Sendable {
     /// Live capture: the interface captured on (`files` holds it too).
     public var interface: String? = nil
 
-    /// The run's verdict: an input error outranks findings.
+    /// The run's verdict: an input error outranks too few messages, which outranks findings.
     public enum Verdict: String, Sendable {
         case pass, fail
         case inputError = "input_error"
+        case tooFewMessages = "too_few_messages"
     }
     public var verdict: Verdict {
         if !inputErrors.isEmpty { return .inputError }
+        if tooFewMessages { return .tooFewMessages }
         if let t = failOn, findings(atLeast: t) > 0 { return .fail }
         return .pass
     }
@@ -79,6 +81,13 @@ public struct RunSummary: Sendable {
     public var findingsByRule: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []
     /// The `--fail-on` threshold (nil: never); JUnit marks test cases failed from it.
     public var failOn: Severity? = .error
+    /// `--min-messages`: the SSDP and mDNS messages the run must see (nil: any number).
+    public var minMessages: Int? = nil
+
+    /// SSDP and mDNS messages seen.
+    public var messages: Int { ssdpMessages + mdnsMessages }
+    /// Whether the run saw fewer messages than `--min-messages` asks for.
+    public var tooFewMessages: Bool { minMessages.map { messages < $0 } ?? false }
 
     /// Position of each rule in `findingsByRule`.
     private var ruleSlot: [RuleID: Int] = [:]

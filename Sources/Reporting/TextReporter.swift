@@ -16,7 +16,7 @@ public final class TextReporter: Reporter {
         public var utcOffset: (@Sendable (_ seconds: Int64) -> Int64)? = nil
         /// How the time of a message is shown (tcpdump's `-t` family).
         public var timeStyle = TimeStyle.clock
-        /// Show the sender's MAC address (`-e`).
+        /// Show the link-layer (MAC) addresses, source and destination (`-e`).
         public var showMAC = false
         /// Dump the payload under each message: hex and ASCII (`-X`), or as text (`-A`).
         public var hexDump = false
@@ -24,6 +24,8 @@ public final class TextReporter: Reporter {
         /// The inputs as given on the command line; with more than one, each input's output
         /// starts with a header line naming it.
         public var files: [String] = []
+        /// Print the summary block at the end (`--no-summary` leaves it out).
+        public var summary = true
         public init() {}
     }
 
@@ -46,10 +48,14 @@ public final class TextReporter: Reporter {
     /// The devices the summary lists.
     private var seenDevices: [InventoryDevice] = []
     private var devicesLeftOut = 0
+    /// Whether `finish` prints the summary block: as the options say, unless the CLI found
+    /// that no input could be read (the error lines say everything then).
+    public var showsSummary: Bool
     public init(sink: any OutputSink, options: Options = Options()) {
         self.sink = sink
         self.options = options
         self.renderer = TextRenderer(options: options)
+        self.showsSummary = options.summary
     }
     public var isStreaming: Bool { true }
 
@@ -111,7 +117,34 @@ public final class TextReporter: Reporter {
         devicesLeftOut = inventory.leftOut
     }
 
+    /// The summary's `result` line without colour: the verdict, for standard error when the
+    /// report goes to a file. Nil when there is none (`--fail-on never`, enough messages, no
+    /// input error).
+    public static func resultText(_ s: RunSummary) -> String? {
+        if !s.inputErrors.isEmpty {
+            // An input that could not be read completely fails the run whatever was found
+            // in the rest: the verdict must not read as a pass.
+            var text = "failed on input: \(s.inputErrors.count) input error(s) (exit status 2)"
+            if let t = s.failOn, s.findings(atLeast: t) > 0 {
+                text += "; also \(s.findings(atLeast: t)) finding(s) at or above \(t.rawValue) in what was read"
+            }
+            return text
+        }
+        if s.tooFewMessages, let m = s.minMessages {
+            return
+                "too few messages: \(s.messages) SSDP/mDNS message(s), fewer than --min-messages \(m) (exit status 3)"
+        }
+        guard let t = s.failOn else { return nil }
+        let n = s.findings(atLeast: t)
+        return n == 0
+            ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)"
+    }
+
     public func finish(_ s: RunSummary) {
+        guard showsSummary else {
+            sink.flush()
+            return
+        }
         var out = "\n" + paint("Summary", "1") + "\n"
         // Values name files, interfaces and input errors: escaped for the terminal.
         func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + TerminalText.escaped(v) + "\n" }
@@ -174,20 +207,9 @@ public final class TextReporter: Reporter {
             if let d = s.packetsDroppedByInterface { c += ", \(d) by the interface" }
             row("capture", c)
         }
-        if !s.inputErrors.isEmpty {
-            // An input that could not be read completely fails the run whatever was found
-            // in the rest: the verdict must not read as a pass.
-            var text = "failed on input: \(s.inputErrors.count) input error(s) (exit status 2)"
-            if let t = s.failOn, s.findings(atLeast: t) > 0 {
-                text += "; also \(s.findings(atLeast: t)) finding(s) at or above \(t.rawValue) in what was read"
-            }
-            row("result", paint(text, "31"))
-        } else if let t = s.failOn {
-            let n = s.findings(atLeast: t)
-            row(
-                "result",
-                n == 0
-                    ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)")
+        if let text = Self.resultText(s) {
+            let failed = !s.inputErrors.isEmpty || s.tooFewMessages
+            row("result", failed ? paint(text, "31") : text)
         }
         sink.write(out)
         sink.flush()
@@ -242,7 +264,13 @@ public struct TextRenderer: MessageRenderer {
             // The tcpdump options' forms: a prefix of text, then the rest of the line as usual.
             var prefix = String(m.frame) + " "
             if let t = timeText(m.time) { prefix += t + " " }
-            if options.showMAC && !m.srcMAC.isEmpty { prefix += Self.macText(m.srcMAC) + ", " }
+            // As tcpdump -e: `source > destination, ` (the source alone where the link
+            // header has no destination, as Linux cooked captures).
+            if options.showMAC && !m.srcMAC.isEmpty {
+                prefix += Self.macText(m.srcMAC)
+                if !m.dstMAC.isEmpty { prefix += " > " + Self.macText(m.dstMAC) }
+                prefix += ", "
+            }
             c.append(prefix)
             withUnsafePointer(to: m) { p in
                 c.bytes.append(sizedFor: bound) { o in Self.writeLine(p, clock: nil, into: &o) }

@@ -23,6 +23,10 @@ extension DiscoScope {
                 in time order, each message and finding naming its segment. A pcapng file with several \
                 interfaces is one session whose interfaces are its segments.
                 tcpdump habits work: -r FILE, -c COUNT, -n, -t to -ttttt, -e, -X, -A, -w FILE.
+                With -o FILE, the summary's result line is also told on standard error.
+                Exit status: 0 pass (no finding at or above --fail-on); 1 findings at or above it; \
+                2 usage or input error; 3 fewer SSDP and mDNS messages than --min-messages (a capture \
+                without the evidence to judge). 2 outranks 3, and 3 outranks 1.
                 """,
             aliases: ["analyse"]
         )
@@ -38,15 +42,17 @@ extension DiscoScope {
         var readFiles: [String] = []
 
         @Option(
-            name: .customShort("c"),
-            help: ArgumentHelp("Stop after COUNT packets (those the filter passes), as tcpdump -c.", valueName: "count")
-        )
+            name: .customShort("c", allowingJoined: true),
+            help: ArgumentHelp(
+                "Stop after COUNT packets, as tcpdump -c (-c 100 or -c100): those the BPF filter passes (every packet without one), counted over all the files.",
+                valueName: "count"))
         var count: Int?
 
         @Option(
             name: .customShort("w"),
             help: ArgumentHelp(
-                "Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark).", valueName: "file"))
+                "Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark; - for standard output, with -o FILE for the report).",
+                valueName: "file"))
         var writeFile: String?
 
         @Flag(name: .long, help: "With -w: write only the packets that findings name.")
@@ -69,6 +75,11 @@ extension DiscoScope {
             }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
             if onlyFindings && writeFile == nil { throw ValidationError("--only-findings goes with -w FILE.") }
+            if writeFile == "-" && output.output == nil {
+                throw ValidationError(
+                    "-w - writes the packets to standard output, where the report goes too: give -o FILE for the report"
+                )
+            }
             try output.check()
         }
 

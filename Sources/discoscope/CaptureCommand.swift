@@ -22,6 +22,8 @@ extension DiscoScope {
                 session: packets merged in time order, each message and finding naming its interface; -w \
                 then writes pcapng with one interface description per interface. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
                 prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
+                Exit status as analyze: 0 pass, 1 findings at or above --fail-on, 2 usage or input error, \
+                3 fewer SSDP and mDNS messages than --min-messages.
                 Default filter: \(CaptureCommand.defaultFilter)
                 """
         )
@@ -61,7 +63,11 @@ extension DiscoScope {
         @Flag(name: [.customShort("D"), .long], help: "List the interfaces libpcap can capture on, and exit.")
         var listInterfaces = false
 
-        @Option(name: .customShort("c"), help: ArgumentHelp("Stop after COUNT packets.", valueName: "count"))
+        @Option(
+            name: .customShort("c", allowingJoined: true),
+            help: ArgumentHelp(
+                "Stop after COUNT packets, as tcpdump -c (-c 100 or -c100): those the filter passes, over all interfaces.",
+                valueName: "count"))
         var count: Int?
 
         @Option(name: .long, help: ArgumentHelp("Stop after SECONDS.", valueName: "seconds"))
@@ -123,6 +129,11 @@ extension DiscoScope {
                 throw ValidationError("-i names an interface twice.")
             }
             if let c = count, c < 1 { throw ValidationError("-c needs a positive count.") }
+            if writeFile == "-" && output.output == nil {
+                throw ValidationError(
+                    "-w - writes the packets to standard output, where the report goes too: give -o FILE for the report"
+                )
+            }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
         }
 

@@ -34,6 +34,7 @@ extension DiscoScope {
         var failOn: FailOn = .error
 
         func run() throws {
+            try refuseOutputOntoInput(output, inputs: [old, new])
             guard let a = Side.load(old), let b = Side.load(new) else { throw ExitCode(2) }
             let d = InventoryDiff(old: a, new: b)
             let text: String

@@ -18,7 +18,9 @@ struct DiscoScope: ParsableCommand {
             Reads captures (pcap, pcapng, gzip-compressed, or standard input) or sniffs an interface, \
             shows every SSDP and mDNS message typed, and checks each against the UPnP Device \
             Architecture and RFC 6762/6763 rule catalog (`discoscope rules`).
-            Exit status: 0 no finding at or above --fail-on; 1 findings at or above it; 2 usage or input error.
+            Exit status (analyze, capture, probe): 0 pass (no finding at or above --fail-on); 1 findings at \
+            or above it; 2 usage or input error; 3 fewer SSDP and mDNS messages than --min-messages. \
+            2 outranks 3, and 3 outranks 1.
             """,
         version: DiscoScope.versionLine,
         subcommands: [
@@ -40,13 +42,30 @@ struct DiscoScope: ParsableCommand {
             if code == .success {
                 exit(withError: error)
             }
-            let message = fullMessage(for: error)
+            let message = usageErrorLines(fullMessage(for: error))
             if !message.isEmpty {
-                FileHandleStderr.write(message + "\n")
+                FileHandleStderr.write(message)
             }
             Glibc.exit(code == .failure || code == .validationFailure ? 2 : (code.rawValue == 1 ? 2 : code.rawValue))
         }
     }
+}
+
+/// ArgumentParser's usage error in DiscoScope's one error style: each line starts
+/// `discoscope: ` (`Error: ` dropped, `Usage:` and `See '… --help'` kept as hints), and its
+/// `Help:` line, which repeats the option's help, is left out (the message lists the values
+/// accepted).
+func usageErrorLines(_ message: String) -> String {
+    var out = ""
+    for line in message.split(separator: "\n") {
+        var text = Substring(line.drop { $0 == " " })
+        if text.isEmpty || text.hasPrefix("Help:") { continue }
+        if text.hasPrefix("Error: ") { text = text.dropFirst("Error: ".count) }
+        if text.hasPrefix("Usage: ") { text = "usage: " + text.dropFirst("Usage: ".count) }
+        if text.hasPrefix("See '") { text = "see" + text.dropFirst("See".count) }
+        out += "discoscope: " + text + "\n"
+    }
+    return out
 }
 
 /// Writes to standard error without Foundation. Messages echo file names, arguments and

@@ -50,6 +50,7 @@ extension DiscoScope {
         }
 
         func run() throws {
+            try refuseOutputOntoInput(output, inputs: files)
             let names = try segments.names(for: files)
             let first = Survey.run(files, segments: names)
             if first.inputError { throw ExitCode(2) }

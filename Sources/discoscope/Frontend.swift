@@ -21,7 +21,14 @@ final class Frontend {
     let sink: FileSink
     let analysis: Analysis
     let rules: RuleOptions
+    /// The text reporter, when the format is text: its summary is left out when no input
+    /// could be read.
+    private var textReporter: TextReporter? = nil
+    /// Where the report goes: a file (`-o`) or standard output (nil).
+    let reportPath: String?
     private(set) var inputError = false
+    /// Inputs opened (files, or the live capture); none: every input failed.
+    private var sourcesRun = 0
     /// Findings dropped by `--min-severity` (the policy counts them apart from suppressions).
     let belowMinimum = SharedCounter()
     /// `analyze -w`: where the SSDP and mDNS frames go.
@@ -38,6 +45,7 @@ final class Frontend {
         ownSources: Set<String> = [], subnets: [String: LinkSubnets] = [:]
     ) throws {
         self.rules = rules
+        reportPath = output.output
         let settings = try Settings(rules)
         self.settings = settings
         sink = try FileSink.open(output.output)
@@ -59,10 +67,13 @@ final class Frontend {
             o.hexDump = output.hexDump
             o.asciiDump = output.asciiDump
             o.files = live ? [] : inputs
+            o.summary = !output.noSummary
             // Times relative to the previous or first message need the messages in one
             // sequence: one renderer, on the reading thread.
             if o.timeStyle.isRelative { jobs = 1 }
-            reporter = TextReporter(sink: sink, options: o)
+            let text = TextReporter(sink: sink, options: o)
+            textReporter = text
+            reporter = text
         case .jsonl:
             reporter = JSONLinesReporter(sink: sink, files: inputs)
         // The documents' results wait in a temporary file, created here with the output:
@@ -156,6 +167,7 @@ final class Frontend {
 
     /// Analyses one opened source to its end (or until `shouldStop`).
     func run(_ source: any FrameSource, fileIndex: Int, shouldStop: () -> Bool = { false }) {
+        sourcesRun += 1
         if let p = packetOutput, let problem = p.begin(source, fileIndex: fileIndex) { Frontend.warn(problem) }
         // Each error was said as it happened (`onInputError`).
         if !analysis.run(source, fileIndex: fileIndex, shouldStop: shouldStop).isEmpty { inputError = true }
@@ -168,16 +180,21 @@ final class Frontend {
         inputError = true
     }
 
-    /// Finishes the report and returns the exit status: 2 after an input error, 1 when a
-    /// finding reaches `--fail-on`, else 0.
+    /// Finishes the report and returns the exit status: 2 after an input error, 3 when the
+    /// run saw fewer messages than `--min-messages`, 1 when a finding reaches `--fail-on`,
+    /// else 0 (the first that applies).
     func finish(extra: (inout RunSummary) -> Void = { _ in }) -> Int32 {
         let settings = self.settings
         let checksDescriptions = self.checksDescriptions
         let started = self.started
         let belowMinimum = self.belowMinimum
         let packetOutput = self.packetOutput
+        let minMessages = rules.minMessages
+        // Nothing was read: the error lines said why, and an all-zero summary would add
+        // nothing but noise.
+        if sourcesRun == 0 && inputError { textReporter?.showsSummary = false }
         var packetProblem: String? = nil
-        _ = analysis.finish { s in
+        let summary = analysis.finish { s in
             // The packet file is completed here: every message has been judged (the findings
             // that `--only-findings` keeps are known), and a write problem still reaches the
             // summary.
@@ -191,6 +208,7 @@ final class Frontend {
                 !settings.disabled.contains($0.id) && (fetched || !DescriptionChecks.ids.contains($0.id))
             }
             s.failOn = settings.failOn
+            s.minMessages = minMessages
             s.elapsedSeconds = Frontend.now() - started
             // The workers count every finding the policy dropped as suppressed; read once
             // every batch and the end-of-capture findings have been through the policy.
@@ -205,6 +223,11 @@ final class Frontend {
             Frontend.warn(failure)
             return 2
         }
+        // The report went to a file: the verdict is told at the terminal too (too few
+        // messages has a line of its own, below).
+        if let path = reportPath, !summary.tooFewMessages || inputError, let result = TextReporter.resultText(summary) {
+            Frontend.warn("result: \(result) (report in \(path))")
+        }
         if let path = rules.writeBaseline {
             if !writeFile(path, baselineOut.baseline.text) {
                 Frontend.warn("\(path): cannot write the baseline (\(String(cString: strerror(errno))))")
@@ -217,6 +240,12 @@ final class Frontend {
             }
         }
         if inputError { return 2 }
+        if summary.tooFewMessages, let m = minMessages {
+            Frontend.warn(
+                "\(summary.messages) SSDP/mDNS message(s) seen, fewer than --min-messages \(m): the capture holds too little discovery traffic to judge (exit status 3)"
+            )
+            return 3
+        }
         if let t = settings.failOn, analysis.count(atLeast: t) > 0 { return 1 }
         return 0
     }
@@ -229,6 +258,13 @@ final class Frontend {
         writePackets: String? = nil, onlyFindings: Bool = false, segments: [String]? = nil,
         subnets: [String: LinkSubnets] = [:]
     ) throws -> Int32 {
+        // An output onto an input would truncate the capture before it is read: refused
+        // before anything is opened.
+        let outputs = [("-w", writePackets), ("-o", output.output), ("--write-baseline", rules.writeBaseline)]
+        if let problem = OutputGuard.problem(outputs: outputs, inputs: files) {
+            warn(problem)
+            return 2
+        }
         // A filter that cannot compile is a usage error, reported once before any file is
         // read (as tcpdump does), not an input error per file.
         if let filter, let problem = FilterCheck.problem(filter) {

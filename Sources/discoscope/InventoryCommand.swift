@@ -38,6 +38,7 @@ extension DiscoScope {
         }
 
         func run() throws {
+            try refuseOutputOntoInput(output, inputs: files)
             let r = Survey.run(files)
             let text: String
             switch format {

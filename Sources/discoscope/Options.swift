@@ -90,6 +90,11 @@ struct OutputOptions: ParsableArguments {
     )
     var quiet = false
 
+    @Flag(
+        name: .long,
+        help: "Text output only: leave out the Summary block at the end (the exit status is the same).")
+    var noSummary = false
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -108,7 +113,10 @@ struct OutputOptions: ParsableArguments {
     var timestampStyle: Int
 
     @Flag(
-        name: .customShort("e"), help: "Text output: show the sender's link-layer (MAC) address on each message line.")
+        name: .customShort("e"),
+        help:
+            "Text output: show the link-layer (MAC) addresses on each message line, as tcpdump -e: source > destination (the source alone where the link header has no destination)."
+    )
     var linkHeader = false
 
     @Flag(name: .customShort("X"), help: "Text output: dump each message's UDP payload in hex and ASCII under it.")
@@ -131,6 +139,10 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError(
                 "-q/--quiet applies to --format text (and is accepted, with no effect, by sarif and junit); \(format.rawValue) output keeps its per-message records: filter them with jq or in the page"
             )
+        }
+        if noSummary && format != .text {
+            throw ValidationError(
+                "--no-summary applies to --format text only (the summary is part of \(format.rawValue) output)")
         }
     }
 
@@ -224,6 +236,17 @@ struct RuleOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("Write the findings of this run to FILE as a baseline.", valueName: "file"))
     var writeBaseline: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Exit with status 3 when the run saw fewer than N SSDP and mDNS messages (a capture without the evidence to judge).",
+            valueName: "n"))
+    var minMessages: Int?
+
+    func validate() throws {
+        if let n = minMessages, n < 0 { throw ValidationError("--min-messages takes a count of 0 or more.") }
+    }
 }
 
 /// `--subnet [NAME=]CIDR`: the subnets of a segment (the unnamed one without NAME), which

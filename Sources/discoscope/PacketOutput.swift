@@ -34,12 +34,15 @@ final class PacketOutput {
     private var records: [UInt64] = []
     private var temporary: String { path + ".discoscope-partial" }
 
-    /// Checks that `path` can be written before any input is read.
+    /// Checks that `path` can be written before any input is read (`-`: standard output,
+    /// which libpcap writes to).
     init(path: String, onlyFindings: Bool) throws {
-        guard let f = fopen(path, "w") else {
-            throw InputError("-w \(path): cannot write (\(String(cString: strerror(errno))))")
+        if path != "-" {
+            guard let f = fopen(path, "w") else {
+                throw InputError("-w \(path): cannot write (\(String(cString: strerror(errno))))")
+            }
+            fclose(f)
         }
-        fclose(f)
         self.path = path
         self.onlyFindings = onlyFindings
         findingFrames = onlyFindings ? FrameMarks() : nil

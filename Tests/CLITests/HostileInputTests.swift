@@ -99,11 +99,13 @@ func terminalControl(in text: String, allowing allowed: Set<UInt32> = [0x0A]) ->
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let name = dir + "/x\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}1m.pcap"
         try Data((0..<64).map { UInt8($0) }).write(to: URL(fileURLWithPath: name))
-        let r = try run(["analyze", name, "--fail-on", "never"])
+        // A readable file after it, so that a summary is printed (none follows when no input
+        // could be read).
+        let r = try run(["analyze", name, Fixtures.capture("link/ethernet.pcap"), "--fail-on", "never"])
         #expect(r.status == 2)
         #expect(terminalControl(in: r.stderr) == nil)
         #expect(r.stderr.contains("x^[]0;pwned^G^[[2JM-BM-^[1m.pcap: not a pcap or pcapng capture file"))
-        // The summary's "input error" row names it escaped too.
+        // The summary's "files" and "input error" rows name it escaped too.
         #expect(terminalControl(in: r.stdout) == nil)
         #expect(r.stdout.contains("x^[]0;pwned^G^[[2JM-BM-^[1m.pcap"))
     }

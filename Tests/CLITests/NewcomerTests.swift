@@ -18,13 +18,23 @@ func scratchDirectory() throws -> String {
 
 /// #21 point 3: an input error is the run's verdict, never "pass".
 @Suite struct InputErrorVerdictTests {
-    @Test(arguments: ["damaged/garbage.pcap", "does-not-exist.pcap", "damaged", "damaged/cut-mid-record.pcap"])
-    func summaryOfARunWithAnInputErrorSaysItFailedOnInput(file: String) throws {
-        let text = try run(["analyze", Fixtures.capture(file)])
+    @Test func summaryOfARunWithAnInputErrorSaysItFailedOnInput() throws {
+        let text = try run(["analyze", Fixtures.capture("damaged/cut-mid-record.pcap")])
         #expect(text.status == 2)
         let result = text.lines.first { $0.hasPrefix("  result") }.map(String.init) ?? ""
         #expect(result.contains("failed on input"), "\(text.stdout)")
         #expect(!text.stdout.contains("pass ("))
+    }
+
+    /// When no input could be read at all, the error lines are the whole text report: a
+    /// summary of zeros would add nothing. The JSON Lines summary record stays (it is the
+    /// document's end), with the verdict.
+    @Test(arguments: ["damaged/garbage.pcap", "does-not-exist.pcap", "damaged", "damaged/cut-mid-record.pcap"])
+    func aRunWhoseInputsAllFailedIsNeverAPass(file: String) throws {
+        let text = try run(["analyze", Fixtures.capture(file)])
+        #expect(text.status == 2)
+        #expect(!text.stdout.contains("pass ("))
+        #expect(text.stdout.contains("Summary") == (file == "damaged/cut-mid-record.pcap"), "\(text.stdout)")
         let json = try run(["analyze", Fixtures.capture(file), "--format", "jsonl"])
         #expect(jsonRecords(json).last?["result"] as? String == "input_error")
     }
@@ -140,10 +150,38 @@ func scratchDirectory() throws -> String {
         #expect(r5.count == 5 && r5[4].hasPrefix("5 00:00:00.400000 "))
     }
 
-    @Test func dashEShowsTheSendersMACAddress() throws {
+    @Test func dashEShowsTheSourceAndDestinationMACAddressesAsTcpdumpDoes() throws {
         let r = try run(["analyze", Self.file, "-e", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let lines = messageLines(r)
+        let first = lines.first ?? ""
+        #expect(
+            first.contains(
+                " 02:00:00:00:00:01 > 01:00:5e:7f:ff:fa, 192.168.1.10:50000 > 239.255.255.250:1900 SSDP M-SEARCH"),
+            "\(first)")
+        // The same addresses tcpdump -e prints for the frame (its lines are frames 1, 2, …).
+        let tcpdump = try runProcess(
+            "/usr/bin/tcpdump", ["-e", "-n", "-r", Fixtures.packageRoot + "/" + Self.file], environment: ["TZ": "UTC"])
+        let macs = tcpdump.lines.map { line -> String in
+            let words = line.split(separator: " ")
+            return words.count > 3 && words[2] == ">" ? "\(words[1]) > \(words[3].dropLast())" : ""
+        }
+        #expect(lines.count == 5)
+        for line in lines {
+            guard let frame = line.split(separator: " ").first.flatMap({ Int($0) }), macs.indices.contains(frame - 1)
+            else {
+                Issue.record("no tcpdump line for \(line)")
+                continue
+            }
+            #expect(line.contains(" \(macs[frame - 1]), "), "\(line) / \(macs[frame - 1])")
+        }
+    }
+
+    @Test func dashEShowsOnlyTheSourceWhereTheLinkHeaderHasNoDestination() throws {
+        let r = try run(
+            ["analyze", "captures/link/linux-sll.pcap", "-e", "--fail-on", "never"], cwd: Fixtures.packageRoot)
         let line = messageLines(r).first ?? ""
-        #expect(line.contains(" 02:00:00:00:00:01, 192.168.1.10:50000 > 239.255.255.250:1900 SSDP M-SEARCH"), "\(line)")
+        #expect(!line.contains(" > 01:00:5e"), "\(line)")
+        #expect(line.split(separator: " ").dropFirst(2).first?.hasSuffix(",") == true, "\(line)")
     }
 
     @Test func dashXAndDashADumpThePayloadUnderTheMessage() throws {
@@ -287,11 +325,25 @@ func scratchDirectory() throws -> String {
         #expect(r.stderr.contains("did you mean jsonl"), "\(r.stderr)")
     }
 
-    @Test(arguments: ["jsonl", "sarif", "junit"])
-    func quietWithANonTextFormatIsAUsageError(format: String) throws {
+    @Test(arguments: ["jsonl", "html"])
+    func quietWithAFormatOfPerMessageRecordsIsAUsageError(format: String) throws {
         let r = try run(["analyze", Fixtures.capture("link/ethernet.pcap"), "-q", "--format", format])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("-q/--quiet applies to --format text only"), "\(r.stderr)")
+        #expect(r.stderr.contains("-q/--quiet applies to --format text"), "\(r.stderr)")
+    }
+
+    /// SARIF and JUnit hold findings only: -q has nothing to leave out, and the document is
+    /// the one written without it.
+    @Test(arguments: ["sarif", "junit"])
+    func quietIsAcceptedWithTheDocumentsOfFindings(format: String) throws {
+        let args = ["analyze", Fixtures.capture("link/ethernet.pcap"), "--format", format, "--fail-on", "never"]
+        let quiet = try run(args + ["-q"])
+        let plain = try run(args)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        func stable(_ s: String) -> String {
+            s.split(separator: "\n").filter { !$0.contains("time") && !$0.contains("elapsed") }.joined(separator: "\n")
+        }
+        #expect(stable(quiet.stdout) == stable(plain.stdout))
     }
 
     @Test(arguments: ["bash", "zsh", "fish"])

@@ -95,7 +95,7 @@ package enum MDNSRender {
                     "question \(q.name.presentation(in: p)) \(q.type) class \(q.qclass)\(q.unicastResponse ? " QU" : "")"
                 )
             }
-            for (s, rr) in m.records { detail.append("\(s.rawValue.dropLast()) \(full(rr, m))") }
+            for (s, rr) in m.records { detail.append("\(s.singular) \(full(rr, m))") }
         }
         // JSON fields only when asked for, and only for a payload that holds a DNS header.
         var w = JSONWriter()

@@ -83,7 +83,8 @@ struct ResponseAARule: MessageRule {
 struct QueryAAClearRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-104", "query-aa-clear", .error, "Queries clear AA", spec: "RFC 6762 §18.4", "",
-        interop: "tcpdump prints [b2&3=0x400]", example: "query with AA")
+        interop: "tcpdump marks such a query [b2&3=0x400] (a flag set that a query should not have)",
+        example: "query with AA")
     static let examples = RuleExamples(
         triggering: [RuleExample(mdns(query(flags: 0x0400) { $0.question("a.local", 1) }))],
         nonTriggering: [RuleExample(mdns(ask("a.local", 1)))])

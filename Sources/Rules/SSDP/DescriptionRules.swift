@@ -129,7 +129,7 @@ public enum DescriptionChecks {
 struct DescriptionFetchedRule: DescriptionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-601", "description-fetched", .error, "An HTTP GET of LOCATION returns the device description",
-        spec: "UDA 2.0 §2.1, §1.2.2 LOCATION (section numbers of chapter 2 unverified)",
+        spec: "UDA 2.0 §2.1, §1.2.2 LOCATION (Not confirmed: the section numbers of chapter 2)",
         "A control point retrieves the root device's description with an HTTP GET of the LOCATION URL; it must "
             + "answer 200 OK with the document. A redirect is reported, never followed (probe fetches only from the "
             + "address that answered).",
