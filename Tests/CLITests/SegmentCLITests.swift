@@ -370,6 +370,78 @@ import Testing
         }
     }
 
+    /// `inventory --segments`: the files are one session, as `analyze --segments` makes
+    /// them: each host and service once, with the segments it was seen on (the same records
+    /// as `analyze --segments` writes), and the findings naming the merged session.
+    @Test(arguments: ["filtered", "working"])
+    func inventoryWithSegmentsListsEachHostOnceWithItsSegments(scenario: String) throws {
+        let files = ["iot", "lan"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+        let r = try run(["inventory", "--segments"] + files + ["--format", "jsonl"], cwd: Fixtures.packageRoot)
+        #expect(r.status == 0, "\(r.stderr)")
+        let records = jsonRecords(r)
+        let hosts = records.filter { $0["type"] as? String == "device" }.compactMap { $0["id"] as? String }
+        #expect(hosts.sorted() == ["iot-printer.local.", "lan-nas.local."])
+        for h in records where h["type"] as? String == "device" {
+            #expect(h["segments"] as? [String] == ["\(scenario)-iot", "\(scenario)-lan"], "\(h)")
+            #expect(h["file"] as? String == files.joined(separator: "+"))
+        }
+        let findings = records.filter { $0["type"] as? String == "finding" }
+        #expect(!findings.isEmpty && findings.allSatisfy { $0["file"] as? String == files.joined(separator: "+") })
+        // The same inventory as analyze --segments reports.
+        let analyzed = try analyze(["--segments"] + files + ["--format", "jsonl"])
+        func entries(_ r: ProcessResult) -> [String] {
+            Self.lines(r).filter { $0.hasPrefix(#"{"type":"device""#) || $0.hasPrefix(#"{"type":"service""#) }
+        }
+        #expect(entries(r) == entries(analyzed))
+        // Without --segments, each file is its own session: each host is listed per file.
+        let apart = jsonRecords(try run(["inventory"] + files + ["--format", "jsonl"], cwd: Fixtures.packageRoot))
+        #expect(apart.filter { $0["id"] as? String == "lan-nas.local." }.count == 2)
+        #expect(!apart.contains { $0["segments"] != nil })
+        let text = try run(["inventory", "--segments"] + files, cwd: Fixtures.packageRoot)
+        #expect(text.stdout.components(separatedBy: "mDNS host lan-nas.local.\n").count == 2, "\(text.stdout)")
+        #expect(text.stdout.contains("  segments    \(scenario)-iot, \(scenario)-lan\n"))
+        // A pcapng of both interfaces is such a session by itself.
+        let both = try run(["inventory", "captures/testbed/reflector/working-both.pcapng"], cwd: Fixtures.packageRoot)
+        #expect(both.stdout.components(separatedBy: "mDNS host lan-nas.local.\n").count == 2)
+        #expect(both.stdout.contains("  segments    br-lan, br-iot\n"), "\(both.stdout)")
+    }
+
+    /// `diff --segments`: each side is the `+`-joined files of its segments; with the same
+    /// segment names on both sides, the filtering reflector's recording lost the NAS's
+    /// service on iot and the printer's on lan (the segments compared), and a side against
+    /// itself shows no change.
+    @Test func diffWithSegmentsComparesWhereEachServiceWasSeen() throws {
+        func side(_ scenario: String) -> String {
+            ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }.joined(separator: "+")
+        }
+        let names = ["working", "filtered"].flatMap { scenario in
+            ["lan", "iot"].flatMap { ["--segment-name", "\(scenario)-\($0).pcap=\($0)"] }
+        }
+        let r = try run(
+            ["diff", "--segments", side("working"), side("filtered"), "--format", "jsonl", "--fail-on", "never"]
+                + names, cwd: Fixtures.packageRoot)
+        #expect(r.status == 0, "\(r.stderr)")
+        let changes = jsonRecords(r).filter { $0["change"] as? String == "changed" }
+        func segments(_ id: String) -> [String]? {
+            guard let c = changes.first(where: { $0["id"] as? String == id }),
+                let f = (c["fields"] as? [String: Any])?["segments"] as? [[String]], f.count == 2
+            else { return nil }
+            return f[1]
+        }
+        #expect(segments("LAN NAS._smb._tcp.local.") == ["lan"], "\(r.stdout)")
+        #expect(segments("IoT Printer._ipp._tcp.local.") == ["iot"])
+        #expect(segments("IoT Camera._http._tcp.local.") == nil)
+        let same = try run(
+            ["diff", "--segments", side("working"), side("working")] + names.prefix(4), cwd: Fixtures.packageRoot)
+        #expect(same.status == 0 && same.stdout.contains("No differences"), "\(same.stdout)")
+        let stray = try run(
+            ["diff", "--segments", side("working"), side("working"), "--segment-name", "x.pcap=x"],
+            cwd: Fixtures.packageRoot)
+        #expect(
+            stray.status == 2
+                && stray.stderr.contains("discoscope: --segment-name x.pcap=x: x.pcap is not one of the files"))
+    }
+
     @Test func aSegmentThatCannotBeReadIsAnInputErrorAndTheOthersAreAnalysed() throws {
         let r = try analyze(["--segments", Self.lan, "captures/segments/missing.pcap", Self.iot, "--format", "jsonl"])
         #expect(r.status == 2)
