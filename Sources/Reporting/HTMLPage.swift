@@ -151,18 +151,46 @@ enum HTMLPage {
         }
         const msgFindings = new Map();
         const findingMsg = new Int32Array(F.length).fill(-1);
+        // The lanes of devices and hosts by name, and of clients and senders by address.
+        const laneByName = new Map(), laneBySender = new Map();
+        lanes.forEach(function (x, l) {
+          if (x[2] === 'device' || x[2] === 'host') laneByName.set(String(x[1]).toLowerCase(), l);
+          else if (x[2] === 'client' || x[2] === 'sender') { if (!laneBySender.has(x[1])) laneBySender.set(x[1], l); }
+        });
+        // Whose a finding is, as the inventory, the text summary and explain count it: the
+        // device or host its `device` names; one that names none is no device's or host's,
+        // though its message is on a host's lane (a forwarder's copy of the host's records):
+        // it counts for its sender's lane, else for the lane of its message when that is a
+        // client's or sender's, else for no lane (-1). The table of findings by device and its
+        // filter read this.
+        const findingLane = new Int32Array(F.length).fill(-1);
         const laneCounts = lanes.map(function () { return [0, 0, 0, 0]; });
+        const unattributed = [0, 0, 0, 0];
         for (let j = 0; j < F.length; j++) {
           const f = F[j];
           const s = SEV[f[FSEV]] || 1;
           const fr = f[FFRAMES];
-          const i = fr.length ? byFrame.get(key(f[FFILE], fr[0])) : undefined;
-          if (i === undefined) continue;
-          findingMsg[j] = i;
-          if (!msgFindings.has(i)) msgFindings.set(i, []);
-          msgFindings.get(i).push(j);
-          if (s > worst[i]) worst[i] = s;
-          laneCounts[lane[i]][s]++;
+          const found = fr.length ? byFrame.get(key(f[FFILE], fr[0])) : undefined;
+          const i = found === undefined ? -1 : found;
+          if (i >= 0) {
+            findingMsg[j] = i;
+            if (!msgFindings.has(i)) msgFindings.set(i, []);
+            msgFindings.get(i).push(j);
+            if (s > worst[i]) worst[i] = s;
+          }
+          const device = S(f[FDEVICE]);
+          let l = -1;
+          if (device !== null && device !== undefined) {
+            const named = laneByName.get(String(device).toLowerCase());
+            // A device the timeline has no lane of (an embedded device's): its message's.
+            l = named !== undefined ? named : i >= 0 ? lane[i] : -1;
+          } else {
+            const sender = laneBySender.get(S(f[FSOURCE]));
+            const role = i >= 0 && lanes[lane[i]] ? lanes[lane[i]][2] : '';
+            l = sender !== undefined ? sender : i >= 0 && role !== 'device' && role !== 'host' ? lane[i] : -1;
+          }
+          findingLane[j] = l;
+          if (l >= 0) laneCounts[l][s]++; else unattributed[s]++;
         }
         const order = new Uint32Array(n);
         for (let i = 0; i < n; i++) order[i] = i;
@@ -594,14 +622,17 @@ enum HTMLPage {
             const x = laneCounts[a], y = laneCounts[b];
             return y[3] - x[3] || y[2] - x[2] || y[1] - x[1];
           });
+          if (unattributed[1] + unattributed[2] + unattributed[3]) ls.push(-1);
           lazyTable($('t-devices'), ls, function (l) {
+            if (l < 0) {
+              const u = unattributed;
+              return row(['(no device, host or sender)', '', '', String(u[3]), String(u[2]), String(u[1])], '');
+            }
             const c = laneCounts[l];
             const tRow = row([lanes[l][1], lanes[l][2], lanes[l][3], String(c[3]), String(c[2]), String(c[1])], 'click');
             tRow.addEventListener('click', function () { fLane.value = String(l); fRule.value = ''; applyFilters(); first(); });
             return tRow;
           });
-          const laneByName = new Map();
-          lanes.forEach(function (x, l) { if (x[2] === 'device' || x[2] === 'host') laneByName.set(x[1].toLowerCase(), l); });
           lazyTable($('t-inv-dev'), devices, function (d) {
             const found = laneByName.get(String(d.id).toLowerCase()), l = found === undefined ? -1 : found;
             const what = d.protocol === 'ssdp' ? (d.server || '') + ' ' + (d.types || []).join(' ') : (d.services || []).join(' ');
@@ -630,7 +661,7 @@ enum HTMLPage {
             const f = F[j], i = findingMsg[j];
             if (rf >= 0 && f[FRULE] !== rf) continue;
             if ((SEV[f[FSEV]] || 0) < sf) continue;
-            if (lf >= 0 && (i < 0 || lane[i] !== lf)) continue;
+            if (lf >= 0 && findingLane[j] !== lf) continue;
             if (pf !== '' && i >= 0 && (isSSDP[i] ? 'ssdp' : 'mdns') !== pf) continue;
             shown.push(j);
           }
@@ -762,6 +793,12 @@ enum HTMLPage {
             invRow.click();
             res.inventoryLinks = selected >= 0 && String(lane[selected]) === fLane.value;
           }
+          // Findings by device and host as the table counts them: [errors, warnings, info].
+          res.deviceCounts = {};
+          lanes.forEach(function (x, l) {
+            if (x[2] === 'device' || x[2] === 'host') res.deviceCounts[x[1]] = [laneCounts[l][3], laneCounts[l][2], laneCounts[l][1]];
+          });
+          res.deviceTableRows = $('t-devices').children.length;
           res.answered = answered.reduce(function (a, b) { return a + b; }, 0);
           res.paired = M.filter(function (m) { return m[PAIR] >= 0; }).length;
           res.scripts = document.scripts.length;

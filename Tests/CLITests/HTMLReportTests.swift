@@ -120,6 +120,74 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
     }
 
+    /// Counts that agree: one host's findings are the same in the text summary, the JSON
+    /// lines inventory (`analyze` and `inventory`), the findings that name it and the HTML
+    /// page's table of findings by device, on the reflector recordings, where a finding
+    /// without a device (MDNS-504 on the reflector's copies, from its address) sits on the
+    /// message of a host's lane.
+    @Test(
+        .enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"),
+        arguments: [
+            [
+                "--segments", "captures/testbed/reflector/filtered-lan.pcap",
+                "captures/testbed/reflector/filtered-iot.pcap",
+            ],
+            [
+                "--segments", "captures/testbed/reflector/working-lan.pcap",
+                "captures/testbed/reflector/working-iot.pcap",
+            ],
+            ["captures/testbed/reflector/working-both.pcapng"], ["captures/testbed/lan-dualstack.pcapng"],
+        ])
+    func everyReportGivesAHostTheSameFindingCounts(_ input: [String]) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let page = dir + "/report.html"
+        let w = try run(
+            ["analyze"] + input + ["--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        #expect(w.status == 0, "\(w.stderr)")
+        let jsonl = try run(
+            ["analyze"] + input + ["--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let records = jsonRecords(jsonl)
+        var inventory: [String: [Int]] = [:]
+        for d in records where d["type"] as? String == "device" && d["protocol"] as? String == "mdns" {
+            let c = d["findings"] as? [String: Any] ?? [:]
+            inventory[d["id"] as? String ?? ""] = ["error", "warning", "info"].map { c[$0] as? Int ?? 0 }
+        }
+        #expect(!inventory.isEmpty)
+        // The findings that name each host, counted.
+        var named: [String: [Int]] = [:]
+        for f in records where f["type"] as? String == "finding" {
+            guard let device = f["device"] as? String, inventory[device] != nil else { continue }
+            let k = ["error", "warning", "info"].firstIndex(of: f["severity"] as? String ?? "") ?? 0
+            named[device, default: [0, 0, 0]][k] += 1
+        }
+        // The text summary's line of each host.
+        let text = try run(["analyze", "-q"] + input + ["--fail-on", "never"], cwd: Fixtures.packageRoot)
+        var summary: [String: [Int]] = [:]
+        for line in text.lines where line.hasPrefix("    mdns ") {
+            let id = String(line.dropFirst(9).prefix { $0 != " " })
+            // `6 errors, 22 warnings, 9 info`: the number before each word.
+            let words = line.split(separator: " ").map(String.init)
+            summary[id] = ["error", "warning", "info"].map { word in
+                let k = words.indices.dropFirst().first { words[$0].hasPrefix(word) && Int(words[$0 - 1]) != nil }
+                return k.flatMap { Int(words[$0 - 1]) } ?? 0
+            }
+        }
+        let inventoryCommand = jsonRecords(
+            try run(["inventory"] + input + ["--format", "jsonl"], cwd: Fixtures.packageRoot))
+        let (c, _) = try Self.load(page, dir: dir)
+        let html = c["deviceCounts"] as? [String: [Int]] ?? [:]
+        for (host, counts) in inventory {
+            #expect(named[host, default: [0, 0, 0]] == counts, "\(host): the findings that name it")
+            #expect(summary[host] == counts, "\(host): text summary")
+            #expect(html[host, default: [0, 0, 0]] == counts, "\(host): HTML findings by device \(html)")
+            let listed = inventoryCommand.first { $0["id"] as? String == host }?["findings"] as? [String: Any]
+            #expect(["error", "warning", "info"].map { listed?[$0] as? Int ?? 0 } == counts, "\(host): inventory")
+        }
+    }
+
     /// The report of the hostile capture keeps its data inside the data block: no raw
     /// markup from the wire, no line separator, and the page still parses.
     @Test func hostileStringsAreEscapedInTheFile() throws {
