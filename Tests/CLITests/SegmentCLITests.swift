@@ -406,6 +406,67 @@ import Testing
         #expect(both.stdout.contains("  segments    br-lan, br-iot\n"), "\(both.stdout)")
     }
 
+    /// A forwarder's copies are the forwarder's: on the avahi reflector recordings, the
+    /// reflector (10.98.1.1 and fe80::98:1ff:fe00:1 on lan, 10.98.2.1 and fe80::98:2ff:fe00:1
+    /// on iot) re-sends each host's records on the other link from its own address. Merged,
+    /// the hosts list only their own addresses and MACs and count only their own messages (as
+    /// many as the link they live on shows them sending); no finding that names a host comes
+    /// from a forwarder; the copies' MDNS-309 and MDNS-310 findings are the forwarder's (no
+    /// device); the filtering reflector's A-record copies are no announcements of its own
+    /// (no MDNS-504, which said "lan-nas.local. announced 9 times"); and `explain` shows none
+    /// of the forwarder's messages as the host's.
+    @Test(arguments: ["working", "filtered"])
+    func aForwardersCopiesAreTheForwardersMessages(scenario: String) throws {
+        let files = ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+        let forwarders: Set<String> = ["10.98.1.1", "fe80::98:1ff:fe00:1", "10.98.2.1", "fe80::98:2ff:fe00:1"]
+        let own = [
+            "lan-nas.local.": ["10.98.1.30", "fe80::98:1ff:fe00:30"],
+            "iot-printer.local.": ["10.98.2.10", "fe80::98:2ff:fe00:10"],
+        ]
+        let records = jsonRecords(try analyze(["--segments"] + files + ["--format", "jsonl"]))
+        func hosts(_ records: [[String: Any]]) -> [String: [String: Any]] {
+            var out: [String: [String: Any]] = [:]
+            for d in records where d["type"] as? String == "device" { out[d["id"] as? String ?? ""] = d }
+            return out
+        }
+        let merged = hosts(records)
+        #expect(merged.count == 2)
+        for (host, addresses) in own {
+            #expect(merged[host]?["addresses"] as? [String] == addresses, "\(host): \(merged[host] ?? [:])")
+            #expect((merged[host]?["macs"] as? [String])?.count == 1, "\(host)")
+        }
+        // The messages a host sent: as many as the recording of its own link shows.
+        let lanAlone = hosts(jsonRecords(try analyze([files[0], "--format", "jsonl"])))
+        let iotAlone = hosts(jsonRecords(try analyze([files[1], "--format", "jsonl"])))
+        #expect(merged["lan-nas.local."]?["messages"] as? Int == lanAlone["lan-nas.local."]?["messages"] as? Int)
+        #expect(
+            merged["iot-printer.local."]?["messages"] as? Int == iotAlone["iot-printer.local."]?["messages"] as? Int)
+        let findings = records.filter { $0["type"] as? String == "finding" }
+        for f in findings where f["device"] != nil {
+            #expect(!forwarders.contains(f["source"] as? String ?? ""), "a forwarder's copy named a host: \(f)")
+        }
+        let copies = findings.filter {
+            ["MDNS-309", "MDNS-310"].contains($0["rule"] as? String ?? "")
+                && forwarders.contains($0["source"] as? String ?? "")
+        }
+        #expect(!copies.isEmpty && copies.allSatisfy { $0["device"] == nil })
+        #expect(!findings.contains { $0["rule"] as? String == "MDNS-504" }, "\(findings)")
+        // Each file alone: the IPv4 copies (A records of another /24) are the forwarder's too.
+        for alone in [lanAlone, iotAlone] {
+            for (host, entry) in alone {
+                let listed = entry["addresses"] as? [String] ?? []
+                #expect(!listed.contains("10.98.1.1") && !listed.contains("10.98.2.1"), "\(host): \(listed)")
+            }
+        }
+        let explain = try run(["explain", "lan-nas.local", "--segments"] + files, cwd: Fixtures.packageRoot)
+        let sent = explain.stdout.split(separator: "\n").filter { $0.contains(": sent ") }
+        #expect(!sent.isEmpty)
+        #expect(sent.allSatisfy { line in own["lan-nas.local."]?.contains { line.contains("(\($0) → ") } ?? false })
+        #expect(
+            explain.stdout.contains("What it did (\(merged["lan-nas.local."]?["messages"] as? Int ?? -1) message(s)"),
+            "\(explain.stdout)")
+    }
+
     /// `diff --segments`: each side is the `+`-joined files of its segments; with the same
     /// segment names on both sides, the filtering reflector's recording lost the NAS's
     /// service on iot and the printer's on lan (the segments compared), and a side against
