@@ -370,8 +370,9 @@ package struct MessageWorker: BatchWorker {
                 shown = RenderedMDNS(owner: owner, context: context, content: content, summary: b)
                 rendered[slot] = shown
             }
-            let record = MDNSRender.record(
+            var record = MDNSRender.record(
                 shown.content, d, srcText: srcText, dstText: addressText(d.dst), summary: shown.summary)
+            record.relayed = input.isRelayed
             finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
             finish(sink: sink, segment: d.segment, into: &out)

@@ -188,6 +188,43 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         }
     }
 
+    /// Segments on the page: each lane says which segments its messages were on, the message
+    /// panel names the selected message's segment, and the segment filter shows that
+    /// segment's messages only. One host, one lane: lan-nas's queries and probes (from
+    /// 10.98.1.30 and fe80::98:1ff:fe00:30) are on its host lane, not on client lanes of its
+    /// addresses; the reflector's IPv4 copies of another link's host are on the reflector's
+    /// lane. A run without segments shows none.
+    @Test(.enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"))
+    func thePageShowsSegmentsAndJoinsAHostsAddressesIntoOneLane() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func check(_ input: [String]) throws -> [String: Any] {
+            let page = dir + "/report-\(UUID().uuidString).html"
+            let w = try run(
+                ["analyze"] + input + ["--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+            #expect(w.status == 0, "\(w.stderr)")
+            return try Self.load(page, dir: dir).check
+        }
+        let files = ["lan", "iot"].map { "captures/testbed/reflector/working-\($0).pcap" }
+        let c = try check(["--segments"] + files)
+        #expect(c["segments"] as? [String] == ["working-lan", "working-iot"])
+        let lanes = c["laneSegments"] as? [String: [String]] ?? [:]
+        #expect(lanes["host lan-nas.local."] == ["working-lan", "working-iot"], "\(lanes)")
+        #expect(lanes["host iot-printer.local."] == ["working-lan", "working-iot"], "\(lanes)")
+        for own in ["10.98.1.30", "fe80::98:1ff:fe00:30", "10.98.2.10", "fe80::98:2ff:fe00:10"] {
+            #expect(lanes["client " + own] == nil && lanes["sender " + own] == nil, "\(own) has a lane: \(lanes)")
+        }
+        #expect(lanes["sender 10.98.2.1"] == ["working-iot"], "\(lanes)")
+        #expect(c["panelSegment"] as? Bool == true)
+        let filtered = c["segmentFiltered"] as? [Int] ?? []
+        #expect(filtered.count == 2 && filtered[0] == filtered[1] && filtered[0] > 0, "\(filtered)")
+        let plain = try check(["captures/testbed/lan-dualstack.pcapng"])
+        #expect((plain["segments"] as? [String])?.isEmpty == true)
+        #expect(plain["segmentFiltered"] == nil)
+    }
+
     /// The report of the hostile capture keeps its data inside the data block: no raw
     /// markup from the wire, no line separator, and the page still parses.
     @Test func hostileStringsAreEscapedInTheFile() throws {
