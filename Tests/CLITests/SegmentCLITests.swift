@@ -467,6 +467,38 @@ import Testing
             "\(explain.stdout)")
     }
 
+    /// A pcapng file of two interfaces names its segments by interface (the IDBs' `if_name`:
+    /// dumpcap's `br-lan` and `br-iot`), as two files are named by theirs: the inventory of
+    /// working-both.pcapng is that of working-lan.pcap and working-iot.pcap as segments named
+    /// so, each entry with the same segments, addresses and forwarding.
+    @Test func aPcapngOfTwoInterfacesNamesItsSegmentsByInterfaceAsTwoFilesDo() throws {
+        let dir = "captures/testbed/reflector/"
+        func entries(_ args: [String]) throws -> [String] {
+            let r = try run(["inventory"] + args + ["--format", "jsonl"], cwd: Fixtures.packageRoot)
+            #expect(r.status == 0, "\(r.stderr)")
+            return jsonRecords(r).filter { $0["type"] as? String != "finding" }.map { e in
+                let forwarded = (e["forwarded"] as? [[String: Any]] ?? []).map {
+                    "\($0["segment"] ?? "") from \($0["from"] ?? "") by \($0["source"] ?? "")"
+                }
+                return [
+                    e["id"] as? String ?? e["instance"] as? String ?? "",
+                    (e["segments"] as? [String] ?? []).joined(separator: ","),
+                    (e["addresses"] as? [String] ?? []).joined(separator: ","), forwarded.joined(separator: ";"),
+                ].joined(separator: " | ")
+            }
+        }
+        let pcapng = try entries([dir + "working-both.pcapng"])
+        let files = try entries([
+            "--segments", dir + "working-lan.pcap", dir + "working-iot.pcap", "--segment-name",
+            "working-lan.pcap=br-lan", "--segment-name", "working-iot.pcap=br-iot",
+        ])
+        #expect(pcapng.count == 5)
+        #expect(pcapng.allSatisfy { $0.contains(" | br-lan,br-iot | ") }, "\(pcapng)")
+        #expect(pcapng == files)
+        let summary = jsonRecords(try analyze([dir + "working-both.pcapng", "--format", "jsonl"])).last
+        #expect(summary?["segments"] as? [String] == ["br-lan", "br-iot"])
+    }
+
     /// `diff --segments`: each side is the `+`-joined files of its segments; with the same
     /// segment names on both sides, the filtering reflector's recording lost the NAS's
     /// service on iot and the printer's on lan (the segments compared), and a side against
