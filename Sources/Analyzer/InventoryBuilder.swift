@@ -95,9 +95,16 @@ enum InventoryBuilder {
             var e = InventoryDevice(proto: .mdns, id: h.name)
             e.file = file
             e.segments = segmentNames(segments[key], names)
+            // Its advertised addresses, then those it sent from; a forwarder's address or MAC
+            // is none of its own (even where a copy came before the original it copied), unless
+            // the MAC is the only one it sent from (a reflector's own host name).
             e.addresses = h.addresses.map(\.description)
-            for s in h.sources where !h.addresses.contains(s) { e.addresses.append(s.description) }
-            e.macs = h.macs.map { macText(MACBytes($0)) }
+            for s in h.sources where !h.addresses.contains(s) && !model.forwarders.contains(s) {
+                e.addresses.append(s.description)
+            }
+            e.macs = h.macs.filter { !model.forwarderMACs.contains($0) || h.macs.count == 1 }.map {
+                macText(MACBytes($0))
+            }
             e.firstSeen = h.firstSeen
             e.lastSeen = h.lastSeen
             e.messages = h.messages

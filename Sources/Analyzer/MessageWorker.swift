@@ -341,6 +341,11 @@ package struct MessageWorker: BatchWorker {
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
         let input = mdns.judge(d, subnets: subnets[d.segment], into: &sink)
+        // A forwarder's copy names no device, but shows the host it copies (counted among
+        // the hosts seen, as the inventory lists it).
+        if sink.deviceKey == 0, input.isRelayed, let h = MDNSJudge.named(input) {
+            out.deviceKeys.append(h.key(in: input.message.payload))
+        }
         let entries = out.messages.count
         if input.message.header.qr { Self.noteServices(input, into: &out.services) }
         if d.segment != 0 && input.isResponse { Self.noteSightings(input, on: d.segment, into: &out.sightings) }
@@ -365,8 +370,9 @@ package struct MessageWorker: BatchWorker {
                 shown = RenderedMDNS(owner: owner, context: context, content: content, summary: b)
                 rendered[slot] = shown
             }
-            let record = MDNSRender.record(
+            var record = MDNSRender.record(
                 shown.content, d, srcText: srcText, dstText: addressText(d.dst), summary: shown.summary)
+            record.relayed = input.isRelayed
             finish(record, sink: sink, d, fileIndex: fileIndex, summary: .mdns, into: &out)
         } else {
             finish(sink: sink, segment: d.segment, into: &out)

@@ -52,6 +52,9 @@ public struct MessageRecord: Sendable {
     /// The run's index of the segment (link) it was captured on (`Segments`); 0 when the run
     /// names no segment for it. Set by the analyzer.
     public var segment: UInt16 = 0
+    /// mDNS: a forwarder's copy of another link's host's records (`MDNSInput.isRelayed`): the
+    /// forwarder's message, not the host's (the HTML timeline puts it on the sender's lane).
+    public var relayed = false
     /// The sender's link-layer address when the link type has one and it was asked for
     /// (text `-e`); else empty.
     public var srcMAC: [UInt8] = []

@@ -42,6 +42,7 @@ enum HTMLPage {
         </header>
         <section id="ds-controls">
         <label>Device <select id="f-lane"></select></label>
+        <label id="l-seg" hidden>Segment <select id="f-seg"></select></label>
         <label>Protocol <select id="f-proto"><option value="">SSDP and mDNS</option><option value="ssdp">SSDP</option><option value="mdns">mDNS</option></select></label>
         <label>Rule <select id="f-rule"></select></label>
         <label>Severity <select id="f-sev"><option value="">any (or none)</option><option value="1">info and above</option><option value="2">warning and above</option><option value="3">error</option></select></label>
@@ -106,6 +107,8 @@ enum HTMLPage {
         stages.parsed = Math.round(performance.now());
         let meta = { files: [] }, t0s = 0, t0us = 0, summary = null;
         const M = [], F = [], lanes = [], payloads = [], rules = [], strs = [], devices = [], services = [];
+        // Segment names by index (index 0, the unnamed segment, has none).
+        const segNames = [];
         // Recurring texts (addresses, device names, interop notes) come by number.
         const S = function (v) { return typeof v === 'number' ? (v >= 0 ? strs[v] : null) : v; };
         for (const r of recs) {
@@ -120,11 +123,14 @@ enum HTMLPage {
             case 'meta': meta = r[1]; break;
             case 'inv': (r[1].type === 'service' ? services : devices).push(r[1]); break;
             case 'sum': summary = r[1]; break;
+            case 'seg': if (typeof r[1] === 'number' && r[1] > 0 && r[1] < 65536) segNames[r[1]] = String(r[2]); break;
           }
         }
         // Message fields.
         const FILE = 1, FRAME = 2, TIME = 3, SRC = 4, SPORT = 5, DST = 6, DPORT = 7, TTL = 8, MARK = 9, PAYLOAD = 10,
-          LANE = 11, PAIR = 12, FLAGS = 13, FRAGS = 14;
+          LANE = 11, PAIR = 12, FLAGS = 13, FRAGS = 14, SEG = 15;
+        function segOf(m) { return typeof m[SEG] === 'number' ? m[SEG] : 0; }
+        function segName(k) { return k > 0 && segNames[k] !== undefined ? segNames[k] : ''; }
         // The mark's kind gives the protocol and the CONTRACT's `kind`.
         const SSDP_MARKS = { 'm-search': 'm-search', 'ssdp-response': 'response', alive: 'notify', byebye: 'notify',
           update: 'notify', notify: 'notify', other: 'other' };
@@ -132,7 +138,7 @@ enum HTMLPage {
         function summaryOf(m) { return payloads[m[PAYLOAD]][1]; }
         // Finding fields.
         const FFILE = 1, FFRAMES = 2, FTIME = 3, FRULE = 4, FSEV = 5, FMSG = 6, FINTEROP = 7, FDEVICE = 8, FFIELD = 9,
-          FATEND = 10, FSOURCE = 11;
+          FATEND = 10, FSOURCE = 11, FSEGMENT = 12;
         const SEV = { info: 1, warning: 2, error: 3 };
         const SEVNAME = ['', 'info', 'warning', 'error'];
         const SEVCOLOR = ['', '#2a7ab8', '#d88a00', '#d42a2a'];
@@ -141,29 +147,87 @@ enum HTMLPage {
         const isSSDP = new Uint8Array(n);
         const byFrame = new Map();
         const key = function (file, frame) { return file * 4294967296 + frame; };
+        // One host, one lane: the messages of a client or sender lane whose address is one of
+        // exactly one mDNS host's addresses (its queries and probes) go on that host's lane.
+        const joined = lanes.map(function (_, l) { return l; });
+        {
+          const hostLane = new Map(), claims = new Map();
+          lanes.forEach(function (x, l) { if (x[2] === 'host') hostLane.set(String(x[1]).toLowerCase(), l); });
+          for (const d of devices) {
+            const l = d.protocol === 'mdns' ? hostLane.get(String(d.id).toLowerCase()) : undefined;
+            if (l === undefined) continue;
+            for (const a of d.addresses || []) claims.set(a, claims.has(a) && claims.get(a) !== l ? -1 : l);
+          }
+          lanes.forEach(function (x, l) {
+            const to = claims.get(x[1]);
+            if ((x[2] === 'client' || x[2] === 'sender') && to !== undefined && to >= 0) joined[l] = to;
+          });
+        }
         for (let i = 0; i < n; i++) {
           const m = M[i];
           time[i] = m[TIME] === null ? 0 : m[TIME];
-          lane[i] = m[LANE];
+          lane[i] = joined[m[LANE]] === undefined ? m[LANE] : joined[m[LANE]];
           isSSDP[i] = protoOf(m) === 'ssdp' ? 1 : 0;
           if (m[PAIR] >= 0) answered[m[PAIR]] = 1;
           byFrame.set(key(m[FILE], m[FRAME]), i);
         }
         const msgFindings = new Map();
         const findingMsg = new Int32Array(F.length).fill(-1);
+        // The lanes of devices and hosts by name, and of clients and senders by address.
+        const laneByName = new Map(), laneBySender = new Map();
+        lanes.forEach(function (x, l) {
+          if (x[2] === 'device' || x[2] === 'host') laneByName.set(String(x[1]).toLowerCase(), l);
+          else if (x[2] === 'client' || x[2] === 'sender') { if (!laneBySender.has(x[1])) laneBySender.set(x[1], l); }
+        });
+        // Whose a finding is, as the inventory, the text summary and explain count it: the
+        // device or host its `device` names; one that names none is no device's or host's,
+        // though its message is on a host's lane (a forwarder's copy of the host's records):
+        // it counts for its sender's lane, else for the lane of its message when that is a
+        // client's or sender's, else for no lane (-1). The table of findings by device and its
+        // filter read this.
+        const findingLane = new Int32Array(F.length).fill(-1);
         const laneCounts = lanes.map(function () { return [0, 0, 0, 0]; });
+        const unattributed = [0, 0, 0, 0];
         for (let j = 0; j < F.length; j++) {
           const f = F[j];
           const s = SEV[f[FSEV]] || 1;
           const fr = f[FFRAMES];
-          const i = fr.length ? byFrame.get(key(f[FFILE], fr[0])) : undefined;
-          if (i === undefined) continue;
-          findingMsg[j] = i;
-          if (!msgFindings.has(i)) msgFindings.set(i, []);
-          msgFindings.get(i).push(j);
-          if (s > worst[i]) worst[i] = s;
-          laneCounts[lane[i]][s]++;
+          const found = fr.length ? byFrame.get(key(f[FFILE], fr[0])) : undefined;
+          const i = found === undefined ? -1 : found;
+          if (i >= 0) {
+            findingMsg[j] = i;
+            if (!msgFindings.has(i)) msgFindings.set(i, []);
+            msgFindings.get(i).push(j);
+            if (s > worst[i]) worst[i] = s;
+          }
+          const device = S(f[FDEVICE]);
+          let l = -1;
+          if (device !== null && device !== undefined) {
+            // SSDP findings name `uuid:X`, their lanes `X`.
+            const name = String(device).toLowerCase();
+            const found = laneByName.has(name) ? laneByName.get(name) : laneByName.get(name.replace(/^uuid:/, ''));
+            // A device the timeline has no lane of: its message's lane, unless that is another
+            // device's or host's.
+            const role = i >= 0 && lanes[lane[i]] ? lanes[lane[i]][2] : '';
+            l = found !== undefined ? found : i >= 0 && role !== 'device' && role !== 'host' ? lane[i] : -1;
+          } else {
+            // A sender's lane joined into its host's (`joined`) is the host's: not counted there.
+            const found = laneBySender.get(S(f[FSOURCE]));
+            const sender = found !== undefined && joined[found] === found ? found : undefined;
+            const role = i >= 0 && lanes[lane[i]] ? lanes[lane[i]][2] : '';
+            l = sender !== undefined ? sender : i >= 0 && role !== 'device' && role !== 'host' ? lane[i] : -1;
+          }
+          findingLane[j] = l;
+          if (l >= 0) laneCounts[l][s]++; else unattributed[s]++;
         }
+        // The segments each lane's messages were on, in the run's order of segments.
+        const laneSegs = lanes.map(function () { return []; });
+        for (let i = 0; i < n; i++) {
+          const k = segOf(M[i]);
+          if (k > 0 && laneSegs[lane[i]].indexOf(k) < 0) laneSegs[lane[i]].push(k);
+        }
+        for (const x of laneSegs) x.sort(function (a, b) { return a - b; });
+        function laneSegText(l) { return laneSegs[l] && laneSegs[l].length ? ' [' + laneSegs[l].map(segName).join(', ') + ']' : ''; }
         const order = new Uint32Array(n);
         for (let i = 0; i < n; i++) order[i] = i;
         order.sort(function (a, b) { return time[a] - time[b] || a - b; });
@@ -250,13 +314,16 @@ enum HTMLPage {
         function laneLabel(l) { const r = lanes[l]; return r ? r[1] : '?'; }
 
         // ---- Filters
-        const fLane = $('f-lane'), fProto = $('f-proto'), fRule = $('f-rule'), fSev = $('f-sev');
+        const fLane = $('f-lane'), fProto = $('f-proto'), fRule = $('f-rule'), fSev = $('f-sev'), fSeg = $('f-seg');
         function option(sel, value, text) { const o = el('option', text); o.value = value; sel.appendChild(o); }
         option(fLane, '', 'all devices and clients');
         const laneOrder = lanes.map(function (_, k) { return k; });
         const ROLE = { device: 0, host: 1, sender: 2, client: 3, other: 4 };
         laneOrder.sort(function (a, b) { return (ROLE[lanes[a][2]] - ROLE[lanes[b][2]]) || a - b; });
-        for (const l of laneOrder) option(fLane, String(l), lanes[l][2] + ' ' + lanes[l][1]);
+        for (const l of laneOrder) if (joined[l] === l) option(fLane, String(l), lanes[l][2] + ' ' + lanes[l][1]);
+        option(fSeg, '', 'all segments');
+        segNames.forEach(function (name, k) { if (name !== undefined) option(fSeg, String(k), name); });
+        if (segNames.length) $('l-seg').hidden = false;
         option(fRule, '', 'all rules');
         for (let k = 0; k < rules.length; k++) option(fRule, String(k), rules[k][0] + ' ' + rules[k][1]);
         const visible = new Uint8Array(n).fill(1);
@@ -264,9 +331,11 @@ enum HTMLPage {
         function applyFilters() {
           const lf = fLane.value === '' ? -1 : Number(fLane.value);
           const pf = fProto.value, rf = fRule.value === '' ? -1 : Number(fRule.value), sf = Number(fSev.value || 0);
+          const gf = fSeg.value === '' ? -1 : Number(fSeg.value);
           const used = new Uint8Array(lanes.length);
           for (let i = 0; i < n; i++) {
-            let ok = (lf < 0 || lane[i] === lf) && (pf === '' || (isSSDP[i] ? 'ssdp' : 'mdns') === pf);
+            let ok = (lf < 0 || lane[i] === lf) && (pf === '' || (isSSDP[i] ? 'ssdp' : 'mdns') === pf) &&
+              (gf < 0 || segOf(M[i]) === gf);
             if (ok && (rf >= 0 || sf > 0)) {
               ok = false;
               for (const j of msgFindings.get(i) || []) {
@@ -381,7 +450,7 @@ enum HTMLPage {
             ctx.fillRect(0, y, w, LH);
             const role = lanes[l][2];
             ctx.fillStyle = role === 'client' ? '#6b4fa0' : lanes[l][3] === 'ssdp' ? '#1f5f99' : '#1d7a4c';
-            const label = laneLabel(l);
+            const label = laneLabel(l) + laneSegText(l);
             ctx.fillText((role === 'client' ? '⇢ ' : '') + (label.length > 36 ? label.slice(0, 17) + '…' + label.slice(-17) : label),
               4, y + LH / 2);
           }
@@ -501,8 +570,8 @@ enum HTMLPage {
           const text = [messageLine(m)];
           for (const d of detailOf(m)) text.push('        ' + d);
           $('ds-title').textContent = (KIND_LABEL[m[MARK]] || m[MARK]) + ' · frame ' + m[FRAME] +
-            (meta.files.length > 1 ? ' of ' + meta.files[m[FILE]] : '') + ' · ' + dateText(m[TIME] || 0) + ' · lane ' +
-            laneLabel(m[LANE]) + ' · IP TTL ' + m[TTL];
+            (meta.files.length > 1 ? ' of ' + meta.files[m[FILE]] : '') + (segOf(m) ? ' · segment ' + segName(segOf(m)) : '') +
+            ' · ' + dateText(m[TIME] || 0) + ' · lane ' + laneLabel(lane[i]) + ' · IP TTL ' + m[TTL];
           $('ds-text').textContent = text.join('\n');
           $('ds-hex').textContent = hexDump(payloadBytes(m));
           const p = m[PAIR];
@@ -594,14 +663,17 @@ enum HTMLPage {
             const x = laneCounts[a], y = laneCounts[b];
             return y[3] - x[3] || y[2] - x[2] || y[1] - x[1];
           });
+          if (unattributed[1] + unattributed[2] + unattributed[3]) ls.push(-1);
           lazyTable($('t-devices'), ls, function (l) {
+            if (l < 0) {
+              const u = unattributed;
+              return row(['(findings that name no device or host)', '', '', String(u[3]), String(u[2]), String(u[1])], '');
+            }
             const c = laneCounts[l];
             const tRow = row([lanes[l][1], lanes[l][2], lanes[l][3], String(c[3]), String(c[2]), String(c[1])], 'click');
             tRow.addEventListener('click', function () { fLane.value = String(l); fRule.value = ''; applyFilters(); first(); });
             return tRow;
           });
-          const laneByName = new Map();
-          lanes.forEach(function (x, l) { if (x[2] === 'device' || x[2] === 'host') laneByName.set(x[1].toLowerCase(), l); });
           lazyTable($('t-inv-dev'), devices, function (d) {
             const found = laneByName.get(String(d.id).toLowerCase()), l = found === undefined ? -1 : found;
             const what = d.protocol === 'ssdp' ? (d.server || '') + ' ' + (d.types || []).join(' ') : (d.services || []).join(' ');
@@ -625,12 +697,14 @@ enum HTMLPage {
         function fillFindingTable() {
           const lf = fLane.value === '' ? -1 : Number(fLane.value), pf = fProto.value;
           const rf = fRule.value === '' ? -1 : Number(fRule.value), sf = Number(fSev.value || 0);
+          const gf = fSeg.value === '' ? -1 : Number(fSeg.value);
           const shown = [];
           for (let j = 0; j < F.length; j++) {
             const f = F[j], i = findingMsg[j];
+            if (gf >= 0 && (typeof f[FSEGMENT] === 'number' ? f[FSEGMENT] : 0) !== gf) continue;
             if (rf >= 0 && f[FRULE] !== rf) continue;
             if ((SEV[f[FSEV]] || 0) < sf) continue;
-            if (lf >= 0 && (i < 0 || lane[i] !== lf)) continue;
+            if (lf >= 0 && findingLane[j] !== lf) continue;
             if (pf !== '' && i >= 0 && (isSSDP[i] ? 'ssdp' : 'mdns') !== pf) continue;
             shown.push(j);
           }
@@ -681,7 +755,7 @@ enum HTMLPage {
         $('z-in').addEventListener('click', function () { zoom(0.5, GUT + plotW / 2); });
         $('z-out').addEventListener('click', function () { zoom(2, GUT + plotW / 2); });
         $('z-fit').addEventListener('click', function () { fit(); draw(); });
-        for (const s of [fLane, fProto, fRule, fSev]) s.addEventListener('change', applyFilters);
+        for (const s of [fLane, fProto, fRule, fSev, fSeg]) s.addEventListener('change', applyFilters);
         window.addEventListener('resize', function () { sizeCanvas(); draw(); });
 
         // ---- Start
@@ -761,6 +835,26 @@ enum HTMLPage {
           if (invRow) {
             invRow.click();
             res.inventoryLinks = selected >= 0 && String(lane[selected]) === fLane.value;
+          }
+          // Findings by device and host as the table counts them: [errors, warnings, info].
+          res.deviceCounts = {};
+          lanes.forEach(function (x, l) {
+            if (x[2] === 'device' || x[2] === 'host') res.deviceCounts[x[1]] = [laneCounts[l][3], laneCounts[l][2], laneCounts[l][1]];
+          });
+          res.deviceTableRows = $('t-devices').children.length;
+          // Segments: each lane's, the message panel's, the filter's.
+          res.segments = segNames.filter(function (x) { return x !== undefined; });
+          res.laneSegments = {};
+          const shownLanes = new Set();
+          for (let i = 0; i < n; i++) shownLanes.add(lane[i]);
+          lanes.forEach(function (x, l) { if (shownLanes.has(l)) res.laneSegments[x[2] + ' ' + x[1]] = laneSegs[l].map(segName); });
+          if (n && segOf(M[0])) { select(0); res.panelSegment = $('ds-title').textContent.indexOf(' · segment ' + segName(segOf(M[0])) + ' · ') >= 0; }
+          if (res.segments.length) {
+            const k = segNames.indexOf(res.segments[0]);
+            fLane.value = ''; fProto.value = ''; fRule.value = ''; fSev.value = '';
+            fSeg.value = String(k); applyFilters();
+            res.segmentFiltered = [visible.reduce(function (a, b) { return a + b; }, 0), M.filter(function (m) { return segOf(m) === k; }).length];
+            fSeg.value = ''; applyFilters();
           }
           res.answered = answered.reduce(function (a, b) { return a + b; }, 0);
           res.paired = M.filter(function (m) { return m[PAIR] >= 0; }).length;

@@ -28,6 +28,8 @@ public final class HTMLReporter: Reporter {
     private var overflowLane: Int? = nil
     static let maxLanes = 20000
     private var ruleSlots: [RuleID: Int] = [:]
+    /// Segment names written so far (`setSegmentNames`).
+    private var segmentsWritten = 0
     /// Recurring texts by number (`interned`).
     private var stringSlots: [String: Int] = [:]
     static let maxStrings = 65536
@@ -138,7 +140,10 @@ public final class HTMLReporter: Reporter {
             .int(m.dport), .int(m.ipTTL), .string(mark), .int(payloadRef), .int(laneIndex), .int(pair),
             .int(m.truncated ? 1 : 0),
         ]
-        if !m.fragmentFrames.isEmpty { fields.append(.array(m.fragmentFrames.map { .int($0) })) }
+        // Then its fragments' frames and its segment (`seg` records name them), each only when
+        // there is one.
+        if !m.fragmentFrames.isEmpty || m.segment != 0 { fields.append(.array(m.fragmentFrames.map { .int($0) })) }
+        if m.segment != 0 { fields.append(.int(Int(m.segment))) }
         record(.array(fields))
         for f in findings { finding(f) }
     }
@@ -152,8 +157,19 @@ public final class HTMLReporter: Reporter {
             .array([
                 .string("f"), .int(f.fileIndex), .array(f.frames.map { .int($0) }), time, .int(rule),
                 .string(f.severity.rawValue), interned(f.message), interop, f.device.map { interned($0) } ?? .null,
-                f.field.map { .string($0) } ?? .null, .int(f.atEnd ? 1 : 0), interned(f.source),
+                f.field.map { .string($0) } ?? .null, .int(f.atEnd ? 1 : 0), interned(f.source), .int(Int(f.segment)),
             ]))
+    }
+
+    /// The run's segment names (only ever appended): each new one is written as a `seg`
+    /// record, `["seg", index, name]`, before any message or finding of it.
+    public func setSegmentNames(_ names: [String]) {
+        guard names.count > segmentsWritten else { return }
+        start()
+        for k in max(segmentsWritten, 1)..<names.count {
+            record(.array([.string("seg"), .int(k), .string(names[k])]))
+        }
+        segmentsWritten = names.count
     }
 
     public func inventory(_ inventory: Inventory) {
@@ -356,9 +372,11 @@ public final class HTMLReporter: Reporter {
     }
 
     /// The lane a message belongs on: the SSDP root device (USN), the mDNS host (address or
-    /// SRV records), or the client that searched or queried (its address).
+    /// SRV records), or the client that searched or queried (its address); a forwarder's copy
+    /// of another link's host (`MessageRecord.relayed`) is on the forwarder's lane.
     static func lane(of m: MessageRecord, fields: [(String, JSONValue)]) -> (key: String, label: String, role: String) {
         let client = ("c:" + m.src, m.src, "client")
+        if m.proto == .mdns && m.relayed { return ("s:" + m.src, m.src, "sender") }
         switch m.proto {
         case .ssdp:
             if m.kind == "m-search" { return client }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Findings
+import Glibc
 import Reporting
 import WireFormat
 
@@ -16,6 +17,10 @@ extension DiscoScope {
                 sender) and message, with frame numbers, times and measured values ignored.
                 Exit status: 1 when NEW lost a device or service that OLD had, or has a new \
                 finding at or above --fail-on (default error); 0 otherwise; 2 on a usage or input error.
+                With --segments, a side that is a capture names the files of its segments joined by \
+                `+` (`old-lan.pcap+old-iot.pcap`, as `analyze --segments` names the session): they \
+                are analysed as one session, and the segments each device, host and service was \
+                seen on are compared too (when both sides have segments).
                 """)
 
         @Argument(help: ArgumentHelp("The earlier capture or saved inventory.", valueName: "old"))
@@ -23,6 +28,8 @@ extension DiscoScope {
 
         @Argument(help: ArgumentHelp("The later capture or saved inventory.", valueName: "new"))
         var new: String
+
+        @OptionGroup var segments: SegmentOptions
 
         @Option(name: .long, help: "Output format: text or jsonl.")
         var format: ReportFormat = .text
@@ -34,8 +41,11 @@ extension DiscoScope {
         var failOn: FailOn = .error
 
         func run() throws {
-            try refuseOutputOntoInput(output, inputs: [old, new])
-            guard let a = Side.load(old), let b = Side.load(new) else { throw ExitCode(2) }
+            let names = try segmentNames()
+            try refuseOutputOntoInput(output, inputs: [old, new] + names.flatMap { $0?.files ?? [] })
+            guard let a = Side.load(old, segments: names[0]), let b = Side.load(new, segments: names[1]) else {
+                throw ExitCode(2)
+            }
             let d = InventoryDiff(old: a, new: b)
             let text: String
             switch format {
@@ -44,6 +54,40 @@ extension DiscoScope {
             }
             guard writeReport(text, to: output) else { throw ExitCode(2) }
             throw ExitCode(d.fails(failOn: failOn.threshold) ? 1 : 0)
+        }
+
+        /// With `--segments`: each side's files (its argument split at `+`, unless a saved
+        /// inventory or a file of that name exists) and their segment names; a
+        /// `--segment-name` applies to the side whose file it names. Nil for a side without.
+        func segmentNames() throws -> [(files: [String], names: [String])?] {
+            guard segments.segments else { return [nil, nil] }
+            let sides = [old, new].map { side -> [String] in
+                if access(side, F_OK) == 0 { return [side] }
+                return side.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
+            }
+            for n in segments.segmentName {
+                let file = String(n.prefix { $0 != "=" })
+                let known = sides.joined().contains {
+                    $0 == file || $0.split(separator: "/").last.map(String.init) == file
+                }
+                if !known, n.contains("=") {
+                    Frontend.warn("--segment-name \(n): \(file) is not one of the files")
+                    throw ExitCode(2)
+                }
+            }
+            return try sides.map { files in
+                let given = segments.segmentName.filter { n in
+                    let file = String(n.prefix { $0 != "=" })
+                    return !n.contains("=")
+                        || files.contains { $0 == file || $0.split(separator: "/").last.map(String.init) == file }
+                }
+                switch MergedSession.segmentNames(files, names: given) {
+                case .success(let names): return (files, names)
+                case .failure(let e):
+                    Frontend.warn(e.description)
+                    throw ExitCode(2)
+                }
+            }
         }
     }
 }
@@ -54,12 +98,13 @@ struct Side {
     var findings: [DiffFinding]
 
     /// A capture, or a saved inventory (a file whose first character is `{`); nil after
-    /// saying why it cannot be read.
-    static func load(_ path: String) -> Side? {
+    /// saying why it cannot be read. `segments`: the files of a session of several segments
+    /// and their names (`diff --segments`), which `path` names joined by `+`.
+    static func load(_ path: String, segments: (files: [String], names: [String])? = nil) -> Side? {
         if let text = readFile(path, limit: 256 << 20), text.first(where: { !$0.isWhitespace }) == "{" {
             return parse(text, path: path)
         }
-        let r = Survey.run([path])
+        let r = segments.map { Survey.run($0.files, segments: $0.names) } ?? Survey.run([path])
         guard !r.inputError else { return nil }
         return Side(inventory: r.inventory, findings: r.findings.map(DiffFinding.init))
     }
@@ -126,6 +171,7 @@ extension InventoryDevice {
         }
         self.init(proto: p, id: id)
         file = v["file"]?.stringValue
+        segments = strings(v["segments"])
         addresses = strings(v["addresses"])
         macs = strings(v["macs"])
         firstSeen = timestamp(v["first_seen"])
@@ -150,6 +196,7 @@ extension InventoryService {
         guard let instance = v["instance"]?.stringValue else { return nil }
         self.init(instance: instance)
         file = v["file"]?.stringValue
+        segments = strings(v["segments"])
         serviceType = v["service_type"]?.stringValue ?? ""
         subtypes = strings(v["subtypes"])
         host = v["host"]?.stringValue
@@ -278,6 +325,7 @@ struct InventoryDiff {
             if a != b { out.append((name, a.map { .string($0) } ?? .null, b.map { .string($0) } ?? .null)) }
         }
         list("addresses", o.addresses, n.addresses)
+        segmentsChanged(o.segments, n.segments, into: &out)
         one("server", o.server, n.server)
         one("upnp_version", o.upnpVersion, n.upnpVersion)
         list("types", o.types, n.types)
@@ -304,7 +352,15 @@ struct InventoryDiff {
         if o.port != n.port { out.append(("port", o.port.map { .int($0) } ?? .null, n.port.map { .int($0) } ?? .null)) }
         list("txt", o.txt, n.txt, ordered: true)
         list("addresses", o.addresses, n.addresses)
+        segmentsChanged(o.segments, n.segments, into: &out)
         return out
+    }
+
+    /// The segments an entry was seen on, compared when both sides were sessions of several
+    /// segments (a side of one link names none).
+    static func segmentsChanged(_ a: [String], _ b: [String], into out: inout [(String, JSONValue, JSONValue)]) {
+        guard !a.isEmpty, !b.isEmpty, Set(a) != Set(b) else { return }
+        out.append(("segments", .array(a.map { .string($0) }), .array(b.map { .string($0) })))
     }
 
     /// NEW lost a device or service, or has a new finding at or above `failOn`.

@@ -458,9 +458,13 @@ struct Explanation {
                 add(r.time, r.frame, "\(who): not answered")
             }
         }
+        // Its findings as the inventory counts them: those that name it. One that names no
+        // host counts for its sender only when that is one of its addresses (its queries and
+        // probes), never for a forwarder's copy of its records.
         let about = findings.filter { f in
-            f.rule.rawValue.hasPrefix("MDNS")
-                && (addresses.contains(f.source) || f.device.map { names.contains($0.lowercased()) } ?? false)
+            guard f.rule.rawValue.hasPrefix("MDNS") else { return false }
+            if let d = f.device { return names.contains(d.lowercased()) }
+            return addresses.contains(f.source)
         }
         reasons += Self.reasons(from: about)
         for s in services {

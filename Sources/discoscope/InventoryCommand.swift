@@ -18,7 +18,10 @@ extension DiscoScope {
                 UPnP version, types, LOCATIONs, BOOTIDs, max-age values, first and last message, \
                 message and finding counts; each mDNS host with its addresses and services, and \
                 under it each DNS-SD service instance with its type, SRV target and port, TXT and \
-                finding counts. Each file is its own session. --format jsonl writes \
+                finding counts. Each file is its own session, unless --segments makes them the segments \
+                (links) of one network, as `analyze --segments` does: each device, host and service \
+                is then listed once, with the segments it was seen on (a pcapng file with several \
+                interfaces is such a session by itself). --format jsonl writes \
                 `device` and `service` records followed by the `finding` records (what `diff` \
                 compares); docs/FORMATS.md describes them.
                 Exit status: 0, or 2 when an input could not be read.
@@ -26,6 +29,8 @@ extension DiscoScope {
 
         @Argument(help: ArgumentHelp("Capture files (pcap, pcapng, .gz).", valueName: "file"))
         var files: [String] = []
+
+        @OptionGroup var segments: SegmentOptions
 
         @Option(name: .long, help: "Output format: text or jsonl.")
         var format: ReportFormat = .text
@@ -39,7 +44,10 @@ extension DiscoScope {
 
         func run() throws {
             try refuseOutputOntoInput(output, inputs: files)
-            let r = Survey.run(files)
+            let names = try segments.names(for: files)
+            let r = Survey.run(files, segments: names)
+            // The inputs findings name: the files, or the one merged session.
+            let inputs = names == nil ? files : [MergedSession.name(files)]
             let text: String
             switch format {
             case .jsonl:
@@ -47,7 +55,7 @@ extension DiscoScope {
                     InventoryRecords.lines(r.inventory)
                     + r.findings.map {
                         JSONLinesReporter.findingLine(
-                            $0, file: files.indices.contains($0.fileIndex) ? files[$0.fileIndex] : nil)
+                            $0, file: inputs.indices.contains($0.fileIndex) ? inputs[$0.fileIndex] : nil)
                     }.joined()
             case .text:
                 text = Self.text(r)

@@ -120,6 +120,111 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
     }
 
+    /// Counts that agree: one host's findings are the same in the text summary, the JSON
+    /// lines inventory (`analyze` and `inventory`), the findings that name it and the HTML
+    /// page's table of findings by device, on the reflector recordings, where a finding
+    /// without a device (MDNS-504 on the reflector's copies, from its address) sits on the
+    /// message of a host's lane.
+    @Test(
+        .enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"),
+        arguments: [
+            [
+                "--segments", "captures/testbed/reflector/filtered-lan.pcap",
+                "captures/testbed/reflector/filtered-iot.pcap",
+            ],
+            [
+                "--segments", "captures/testbed/reflector/working-lan.pcap",
+                "captures/testbed/reflector/working-iot.pcap",
+            ],
+            ["captures/testbed/reflector/working-both.pcapng"], ["captures/testbed/lan-dualstack.pcapng"],
+        ])
+    func everyReportGivesAHostTheSameFindingCounts(_ input: [String]) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let page = dir + "/report.html"
+        let w = try run(
+            ["analyze"] + input + ["--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        #expect(w.status == 0, "\(w.stderr)")
+        let jsonl = try run(
+            ["analyze"] + input + ["--format", "jsonl", "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let records = jsonRecords(jsonl)
+        var inventory: [String: [Int]] = [:]
+        for d in records where d["type"] as? String == "device" && d["protocol"] as? String == "mdns" {
+            let c = d["findings"] as? [String: Any] ?? [:]
+            inventory[d["id"] as? String ?? ""] = ["error", "warning", "info"].map { c[$0] as? Int ?? 0 }
+        }
+        #expect(!inventory.isEmpty)
+        // The findings that name each host, counted.
+        var named: [String: [Int]] = [:]
+        for f in records where f["type"] as? String == "finding" {
+            guard let device = f["device"] as? String, inventory[device] != nil else { continue }
+            let k = ["error", "warning", "info"].firstIndex(of: f["severity"] as? String ?? "") ?? 0
+            named[device, default: [0, 0, 0]][k] += 1
+        }
+        // The text summary's line of each host.
+        let text = try run(["analyze", "-q"] + input + ["--fail-on", "never"], cwd: Fixtures.packageRoot)
+        var summary: [String: [Int]] = [:]
+        for line in text.lines where line.hasPrefix("    mdns ") {
+            let id = String(line.dropFirst(9).prefix { $0 != " " })
+            // `6 errors, 22 warnings, 9 info`: the number before each word.
+            let words = line.split(separator: " ").map(String.init)
+            summary[id] = ["error", "warning", "info"].map { word in
+                let k = words.indices.dropFirst().first { words[$0].hasPrefix(word) && Int(words[$0 - 1]) != nil }
+                return k.flatMap { Int(words[$0 - 1]) } ?? 0
+            }
+        }
+        let inventoryCommand = jsonRecords(
+            try run(["inventory"] + input + ["--format", "jsonl"], cwd: Fixtures.packageRoot))
+        let (c, _) = try Self.load(page, dir: dir)
+        let html = c["deviceCounts"] as? [String: [Int]] ?? [:]
+        for (host, counts) in inventory {
+            #expect(named[host, default: [0, 0, 0]] == counts, "\(host): the findings that name it")
+            #expect(summary[host] == counts, "\(host): text summary")
+            #expect(html[host, default: [0, 0, 0]] == counts, "\(host): HTML findings by device \(html)")
+            let listed = inventoryCommand.first { $0["id"] as? String == host }?["findings"] as? [String: Any]
+            #expect(["error", "warning", "info"].map { listed?[$0] as? Int ?? 0 } == counts, "\(host): inventory")
+        }
+    }
+
+    /// Segments on the page: each lane says which segments its messages were on, the message
+    /// panel names the selected message's segment, and the segment filter shows that
+    /// segment's messages only. One host, one lane: lan-nas's queries and probes (from
+    /// 10.98.1.30 and fe80::98:1ff:fe00:30) are on its host lane, not on client lanes of its
+    /// addresses; the reflector's IPv4 copies of another link's host are on the reflector's
+    /// lane. A run without segments shows none.
+    @Test(.enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"))
+    func thePageShowsSegmentsAndJoinsAHostsAddressesIntoOneLane() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func check(_ input: [String]) throws -> [String: Any] {
+            let page = dir + "/report-\(UUID().uuidString).html"
+            let w = try run(
+                ["analyze"] + input + ["--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+            #expect(w.status == 0, "\(w.stderr)")
+            return try Self.load(page, dir: dir).check
+        }
+        let files = ["lan", "iot"].map { "captures/testbed/reflector/working-\($0).pcap" }
+        let c = try check(["--segments"] + files)
+        #expect(c["segments"] as? [String] == ["working-lan", "working-iot"])
+        let lanes = c["laneSegments"] as? [String: [String]] ?? [:]
+        #expect(lanes["host lan-nas.local."] == ["working-lan", "working-iot"], "\(lanes)")
+        #expect(lanes["host iot-printer.local."] == ["working-lan", "working-iot"], "\(lanes)")
+        for own in ["10.98.1.30", "fe80::98:1ff:fe00:30", "10.98.2.10", "fe80::98:2ff:fe00:10"] {
+            #expect(lanes["client " + own] == nil && lanes["sender " + own] == nil, "\(own) has a lane: \(lanes)")
+        }
+        #expect(lanes["sender 10.98.2.1"] == ["working-iot"], "\(lanes)")
+        #expect(c["panelSegment"] as? Bool == true)
+        let filtered = c["segmentFiltered"] as? [Int] ?? []
+        #expect(filtered.count == 2 && filtered[0] == filtered[1] && filtered[0] > 0, "\(filtered)")
+        let plain = try check(["captures/testbed/lan-dualstack.pcapng"])
+        #expect((plain["segments"] as? [String])?.isEmpty == true)
+        #expect(plain["segmentFiltered"] == nil)
+    }
+
     /// The report of the hostile capture keeps its data inside the data block: no raw
     /// markup from the wire, no line separator, and the page still parses.
     @Test func hostileStringsAreEscapedInTheFile() throws {

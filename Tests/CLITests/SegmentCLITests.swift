@@ -370,6 +370,171 @@ import Testing
         }
     }
 
+    /// `inventory --segments`: the files are one session, as `analyze --segments` makes
+    /// them: each host and service once, with the segments it was seen on (the same records
+    /// as `analyze --segments` writes), and the findings naming the merged session.
+    @Test(arguments: ["filtered", "working"])
+    func inventoryWithSegmentsListsEachHostOnceWithItsSegments(scenario: String) throws {
+        let files = ["iot", "lan"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+        let r = try run(["inventory", "--segments"] + files + ["--format", "jsonl"], cwd: Fixtures.packageRoot)
+        #expect(r.status == 0, "\(r.stderr)")
+        let records = jsonRecords(r)
+        let hosts = records.filter { $0["type"] as? String == "device" }.compactMap { $0["id"] as? String }
+        #expect(hosts.sorted() == ["iot-printer.local.", "lan-nas.local."])
+        for h in records where h["type"] as? String == "device" {
+            #expect(h["segments"] as? [String] == ["\(scenario)-iot", "\(scenario)-lan"], "\(h)")
+            #expect(h["file"] as? String == files.joined(separator: "+"))
+        }
+        let findings = records.filter { $0["type"] as? String == "finding" }
+        #expect(!findings.isEmpty && findings.allSatisfy { $0["file"] as? String == files.joined(separator: "+") })
+        // The same inventory as analyze --segments reports.
+        let analyzed = try analyze(["--segments"] + files + ["--format", "jsonl"])
+        func entries(_ r: ProcessResult) -> [String] {
+            Self.lines(r).filter { $0.hasPrefix(#"{"type":"device""#) || $0.hasPrefix(#"{"type":"service""#) }
+        }
+        #expect(entries(r) == entries(analyzed))
+        // Without --segments, each file is its own session: each host is listed per file.
+        let apart = jsonRecords(try run(["inventory"] + files + ["--format", "jsonl"], cwd: Fixtures.packageRoot))
+        #expect(apart.filter { $0["id"] as? String == "lan-nas.local." }.count == 2)
+        #expect(!apart.contains { $0["segments"] != nil })
+        let text = try run(["inventory", "--segments"] + files, cwd: Fixtures.packageRoot)
+        #expect(text.stdout.components(separatedBy: "mDNS host lan-nas.local.\n").count == 2, "\(text.stdout)")
+        #expect(text.stdout.contains("  segments    \(scenario)-iot, \(scenario)-lan\n"))
+        // A pcapng of both interfaces is such a session by itself.
+        let both = try run(["inventory", "captures/testbed/reflector/working-both.pcapng"], cwd: Fixtures.packageRoot)
+        #expect(both.stdout.components(separatedBy: "mDNS host lan-nas.local.\n").count == 2)
+        #expect(both.stdout.contains("  segments    br-lan, br-iot\n"), "\(both.stdout)")
+    }
+
+    /// A forwarder's copies are the forwarder's: on the avahi reflector recordings, the
+    /// reflector (10.98.1.1 and fe80::98:1ff:fe00:1 on lan, 10.98.2.1 and fe80::98:2ff:fe00:1
+    /// on iot) re-sends each host's records on the other link from its own address. Merged,
+    /// the hosts list only their own addresses and MACs and count only their own messages (as
+    /// many as the link they live on shows them sending); no finding that names a host comes
+    /// from a forwarder; the copies' MDNS-309 and MDNS-310 findings are the forwarder's (no
+    /// device); the filtering reflector's A-record copies are no announcements of its own
+    /// (no MDNS-504, which said "lan-nas.local. announced 9 times"); and `explain` shows none
+    /// of the forwarder's messages as the host's.
+    @Test(arguments: ["working", "filtered"])
+    func aForwardersCopiesAreTheForwardersMessages(scenario: String) throws {
+        let files = ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }
+        let forwarders: Set<String> = ["10.98.1.1", "fe80::98:1ff:fe00:1", "10.98.2.1", "fe80::98:2ff:fe00:1"]
+        let own = [
+            "lan-nas.local.": ["10.98.1.30", "fe80::98:1ff:fe00:30"],
+            "iot-printer.local.": ["10.98.2.10", "fe80::98:2ff:fe00:10"],
+        ]
+        let records = jsonRecords(try analyze(["--segments"] + files + ["--format", "jsonl"]))
+        func hosts(_ records: [[String: Any]]) -> [String: [String: Any]] {
+            var out: [String: [String: Any]] = [:]
+            for d in records where d["type"] as? String == "device" { out[d["id"] as? String ?? ""] = d }
+            return out
+        }
+        let merged = hosts(records)
+        #expect(merged.count == 2)
+        for (host, addresses) in own {
+            #expect(merged[host]?["addresses"] as? [String] == addresses, "\(host): \(merged[host] ?? [:])")
+            #expect((merged[host]?["macs"] as? [String])?.count == 1, "\(host)")
+        }
+        // The messages a host sent: as many as the recording of its own link shows.
+        let lanAlone = hosts(jsonRecords(try analyze([files[0], "--format", "jsonl"])))
+        let iotAlone = hosts(jsonRecords(try analyze([files[1], "--format", "jsonl"])))
+        #expect(merged["lan-nas.local."]?["messages"] as? Int == lanAlone["lan-nas.local."]?["messages"] as? Int)
+        #expect(
+            merged["iot-printer.local."]?["messages"] as? Int == iotAlone["iot-printer.local."]?["messages"] as? Int)
+        let findings = records.filter { $0["type"] as? String == "finding" }
+        for f in findings where f["device"] != nil {
+            #expect(!forwarders.contains(f["source"] as? String ?? ""), "a forwarder's copy named a host: \(f)")
+        }
+        let copies = findings.filter {
+            ["MDNS-309", "MDNS-310"].contains($0["rule"] as? String ?? "")
+                && forwarders.contains($0["source"] as? String ?? "")
+        }
+        #expect(!copies.isEmpty && copies.allSatisfy { $0["device"] == nil })
+        #expect(!findings.contains { $0["rule"] as? String == "MDNS-504" }, "\(findings)")
+        // Each file alone: the IPv4 copies (A records of another /24) are the forwarder's too.
+        for alone in [lanAlone, iotAlone] {
+            for (host, entry) in alone {
+                let listed = entry["addresses"] as? [String] ?? []
+                #expect(!listed.contains("10.98.1.1") && !listed.contains("10.98.2.1"), "\(host): \(listed)")
+            }
+        }
+        let explain = try run(["explain", "lan-nas.local", "--segments"] + files, cwd: Fixtures.packageRoot)
+        let sent = explain.stdout.split(separator: "\n").filter { $0.contains(": sent ") }
+        #expect(!sent.isEmpty)
+        #expect(sent.allSatisfy { line in own["lan-nas.local."]?.contains { line.contains("(\($0) → ") } ?? false })
+        #expect(
+            explain.stdout.contains("What it did (\(merged["lan-nas.local."]?["messages"] as? Int ?? -1) message(s)"),
+            "\(explain.stdout)")
+    }
+
+    /// A pcapng file of two interfaces names its segments by interface (the IDBs' `if_name`:
+    /// dumpcap's `br-lan` and `br-iot`), as two files are named by theirs: the inventory of
+    /// working-both.pcapng is that of working-lan.pcap and working-iot.pcap as segments named
+    /// so, each entry with the same segments, addresses and forwarding.
+    @Test func aPcapngOfTwoInterfacesNamesItsSegmentsByInterfaceAsTwoFilesDo() throws {
+        let dir = "captures/testbed/reflector/"
+        func entries(_ args: [String]) throws -> [String] {
+            let r = try run(["inventory"] + args + ["--format", "jsonl"], cwd: Fixtures.packageRoot)
+            #expect(r.status == 0, "\(r.stderr)")
+            return jsonRecords(r).filter { $0["type"] as? String != "finding" }.map { e in
+                let forwarded = (e["forwarded"] as? [[String: Any]] ?? []).map {
+                    "\($0["segment"] ?? "") from \($0["from"] ?? "") by \($0["source"] ?? "")"
+                }
+                return [
+                    e["id"] as? String ?? e["instance"] as? String ?? "",
+                    (e["segments"] as? [String] ?? []).joined(separator: ","),
+                    (e["addresses"] as? [String] ?? []).joined(separator: ","), forwarded.joined(separator: ";"),
+                ].joined(separator: " | ")
+            }
+        }
+        let pcapng = try entries([dir + "working-both.pcapng"])
+        let files = try entries([
+            "--segments", dir + "working-lan.pcap", dir + "working-iot.pcap", "--segment-name",
+            "working-lan.pcap=br-lan", "--segment-name", "working-iot.pcap=br-iot",
+        ])
+        #expect(pcapng.count == 5)
+        #expect(pcapng.allSatisfy { $0.contains(" | br-lan,br-iot | ") }, "\(pcapng)")
+        #expect(pcapng == files)
+        let summary = jsonRecords(try analyze([dir + "working-both.pcapng", "--format", "jsonl"])).last
+        #expect(summary?["segments"] as? [String] == ["br-lan", "br-iot"])
+    }
+
+    /// `diff --segments`: each side is the `+`-joined files of its segments; with the same
+    /// segment names on both sides, the filtering reflector's recording lost the NAS's
+    /// service on iot and the printer's on lan (the segments compared), and a side against
+    /// itself shows no change.
+    @Test func diffWithSegmentsComparesWhereEachServiceWasSeen() throws {
+        func side(_ scenario: String) -> String {
+            ["lan", "iot"].map { "captures/testbed/reflector/\(scenario)-\($0).pcap" }.joined(separator: "+")
+        }
+        let names = ["working", "filtered"].flatMap { scenario in
+            ["lan", "iot"].flatMap { ["--segment-name", "\(scenario)-\($0).pcap=\($0)"] }
+        }
+        let r = try run(
+            ["diff", "--segments", side("working"), side("filtered"), "--format", "jsonl", "--fail-on", "never"]
+                + names, cwd: Fixtures.packageRoot)
+        #expect(r.status == 0, "\(r.stderr)")
+        let changes = jsonRecords(r).filter { $0["change"] as? String == "changed" }
+        func segments(_ id: String) -> [String]? {
+            guard let c = changes.first(where: { $0["id"] as? String == id }),
+                let f = (c["fields"] as? [String: Any])?["segments"] as? [[String]], f.count == 2
+            else { return nil }
+            return f[1]
+        }
+        #expect(segments("LAN NAS._smb._tcp.local.") == ["lan"], "\(r.stdout)")
+        #expect(segments("IoT Printer._ipp._tcp.local.") == ["iot"])
+        #expect(segments("IoT Camera._http._tcp.local.") == nil)
+        let same = try run(
+            ["diff", "--segments", side("working"), side("working")] + names.prefix(4), cwd: Fixtures.packageRoot)
+        #expect(same.status == 0 && same.stdout.contains("No differences"), "\(same.stdout)")
+        let stray = try run(
+            ["diff", "--segments", side("working"), side("working"), "--segment-name", "x.pcap=x"],
+            cwd: Fixtures.packageRoot)
+        #expect(
+            stray.status == 2
+                && stray.stderr.contains("discoscope: --segment-name x.pcap=x: x.pcap is not one of the files"))
+    }
+
     @Test func aSegmentThatCannotBeReadIsAnInputErrorAndTheOthersAreAnalysed() throws {
         let r = try analyze(["--segments", Self.lan, "captures/segments/missing.pcap", Self.iot, "--format", "jsonl"])
         #expect(r.status == 2)

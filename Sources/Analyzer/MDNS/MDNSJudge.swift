@@ -22,7 +22,7 @@ struct MDNSJudge: Sendable {
     struct Decoded {
         var view: MDNSMessageView
         var kept: [RuleEngine<MDNSInput>.Kept]
-        /// The host a response speaks for (see `host(_:)`).
+        /// The host a response's records are about (see `named(_:)`).
         var host: DNSName?
     }
 
@@ -56,24 +56,33 @@ struct MDNSJudge: Sendable {
             // Same payload: the message rules' findings are those of the decoding's first
             // datagram, in the same places among the others.
             input = MDNSInput(known.view, datagram: d, subnets: subnets)
-            host = known.host
+            host = input.isRelayed ? nil : known.host
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             engine.replay(known.kept, on: input, into: &sink)
         } else {
             input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets)
-            host = Self.host(input)
+            let named = Self.named(input)
+            host = input.isRelayed ? nil : named
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             var kept: [RuleEngine<MDNSInput>.Kept] = []
             engine.run(input, keeping: &kept, into: &sink)
-            table.store(Decoded(view: input.decoded, kept: kept, host: host), payload: d.payload, at: slot)
+            table.store(Decoded(view: input.decoded, kept: kept, host: named), payload: d.payload, at: slot)
         }
         if let host { sink.attachDevice { host.presentation(in: input.message.payload) } }
         return input
     }
 
     /// The host a response speaks for: the owner of its first address record, or the target
-    /// of its first SRV (for suppressions by host name and the device count).
+    /// of its first SRV (for suppressions by host name and the device count); nil for a
+    /// forwarder's copy of a host's records (`MDNSInput.isRelayed`): that is the forwarder's
+    /// message, not the host's.
     static func host(_ input: MDNSInput) -> DNSName? {
+        input.isRelayed ? nil : named(input)
+    }
+
+    /// The host a response's records are about, whoever sent it (`host`, for the payload's
+    /// decoding: whether it was relayed depends on the datagram).
+    static func named(_ input: MDNSInput) -> DNSName? {
         guard input.isResponse else { return nil }
         if let a = input.records.first(where: { $0.record.type == .a || $0.record.type == .aaaa }) {
             return a.record.name

@@ -23,6 +23,10 @@ struct MDNSSessionStage {
     private let disabled: Set<RuleID>
     /// Hosts, services and records seen so far on every link (see `MDNSSessionModel`).
     var model: MDNSSessionModel { network?.store.model ?? links.first?.store.model ?? MDNSSessionModel() }
+    /// The message `observe` took last was a forwarder's copy of another segment's records
+    /// (`MDNSSessionStore.isForwardedCopy`): what the session rules found in it is the
+    /// forwarder's, no host's.
+    private(set) var lastWasForwarded = false
     /// The latest packet time seen on any link.
     private var latest: Timestamp = .zero
     /// Packets whose timestamp was earlier than one before them on their link.
@@ -49,19 +53,29 @@ struct MDNSSessionStage {
         let before = reports.evictions
         let segment = input.datagram.segment
         if segment != 0, links.count == 0 {
-            network = SessionEngine(RuleRegistry.mdnsSegments, disabled: disabled)
+            var engine = SessionEngine(RuleRegistry.mdnsSegments, disabled: disabled)
+            engine.configureStore { $0.followRecordTrails() }
+            network = engine
         }
         // Times in events never decrease: on the packet's link for the link's rules (counted
         // when a packet's would), and over every link for the rules across them.
         let k = links.index(of: segment)
         let (time, wentBack) = links.clock(k, input.datagram.time)
         if wentBack { timeWentBack += 1 }
-        links[k].observe(MDNSEvent(input, time: time, timeWentBack: wentBack), into: &reports)
         let overall = max(latest, input.datagram.time)
-        if network != nil {
-            let event = MDNSEvent(input, time: overall, timeWentBack: input.datagram.time < latest)
-            network?.observe(event, into: &reports)
+        // Whether the network's store, as it was before the message, shows it as a
+        // forwarder's copy of another segment's records: the link's model (and the
+        // network's, the inventory's) takes it as the forwarder's message.
+        var networkEvent = network.map { _ in
+            MDNSEvent(input, time: overall, timeWentBack: input.datagram.time < latest)
         }
+        let forwarded = networkEvent.map { network?.store.isForwardedCopy($0) ?? false } ?? false
+        lastWasForwarded = forwarded
+        networkEvent?.forwarded = forwarded
+        var event = MDNSEvent(input, time: time, timeWentBack: wentBack)
+        event.forwarded = forwarded
+        links[k].observe(event, into: &reports)
+        if let networkEvent { network?.observe(networkEvent, into: &reports) }
         latest = overall
         ruleEvictions += reports.evictions - before
     }

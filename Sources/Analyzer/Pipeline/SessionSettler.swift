@@ -159,7 +159,8 @@ final class SessionSettler: @unchecked Sendable {
             reports.removeAll()
             mdns.observe(item.input, into: &reports)
             guard !reports.isEmpty else { continue }
-            let host = MDNSJudge.host(item.input)
+            // A forwarder's copy speaks for no host (as `MDNSJudge.host` says of a relayed one).
+            let host = mdns.lastWasForwarded ? nil : MDNSJudge.host(item.input)
             let findings = accepted(
                 [], reports.reports, of: item.input.datagram, fileIndex: item.fileIndex, at: item.place.position,
                 firstIndex: Self.sessionFindingsIndex, into: &r

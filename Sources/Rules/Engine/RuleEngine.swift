@@ -111,6 +111,10 @@ public struct SessionEngine<Event: SessionEvent> {
         store.update(with: event)
     }
 
+    /// Sets the store up before the first event, as the session's owner asks (such as
+    /// `MDNSSessionStore.followRecordTrails`).
+    public mutating func configureStore(_ body: (inout Event.Store) -> Void) { body(&store) }
+
     /// Takes `event` (as `judge` returned it) into the store.
     public mutating func update(with event: Event) { store.update(with: event) }
 

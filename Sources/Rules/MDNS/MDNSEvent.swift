@@ -32,6 +32,11 @@ public struct MDNSEvent: Sendable, SessionEvent {
     /// The end of the input: no message (`input` is nil), the store is the final one and
     /// `time` the latest packet time. Rules that conclude from the whole session do it here.
     public var atEnd = false
+    /// In a session of several segments: a response that copies records another host sent
+    /// on another segment just before (`MDNSSessionStore.isForwardedCopy`), as a reflector
+    /// or mDNS gateway does. Like a relayed response (`MDNSInput.isRelayed`), it is the
+    /// forwarder's message: the model takes its sender as no address of the host.
+    public var forwarded = false
 
     public init(
         frame: Int, time: Timestamp, src: IPAddress, srcPort: UInt16, dst: IPAddress, dstPort: UInt16, id: UInt16,

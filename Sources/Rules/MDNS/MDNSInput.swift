@@ -39,6 +39,29 @@ public final class MDNSInput: RuleInput, Sendable {
     /// Malformed-findings are suppressed when the snap length cut the datagram.
     public var truncated: Bool { datagram.isTruncated }
 
+    /// A response that speaks from one link for hosts of another: it was sent from an IPv4
+    /// address, gives A records, none of them the address it came from, and every one off
+    /// the link: outside the link's subnets where they are known (`subnets`), else outside
+    /// the sender's /24 (MDNS-310's heuristic); link-local addresses are on every link. A
+    /// host sends its own records from one of its addresses, and an alias it publishes is on
+    /// its link; a reflector's or mDNS gateway's copy of another link's host comes from the
+    /// forwarder's own address on this link. Such a message is the forwarder's: it names no
+    /// device (its findings count for no host), its source is no address of the host, and
+    /// it announces nothing for its sender (MDNS-504, 505). IPv6 is not judged: link-local
+    /// addresses say nothing of the link.
+    public var isRelayed: Bool {
+        guard isResponse, case .v4(let s) = datagram.src else { return false }
+        var offLink = false
+        for r in records where r.section != .authority && r.record.type == .a {
+            guard let a = r.record.value.address, case .v4(let v) = a else { continue }
+            if a == datagram.src || a.isLinkLocal { return false }
+            let on = subnets.knowsFamily(of: a) ? subnets.isOnLink(a) : v >> 8 == s >> 8
+            if on { return false }
+            offLink = true
+        }
+        return offLink
+    }
+
     /// `decoded` in `datagram`. A datagram repeating the payload of the one before (a
     /// dual-stack responder sends each message over IPv4 and IPv6, back to back) is given
     /// that one's decoding: it depends on the payload bytes alone.

@@ -41,6 +41,13 @@ public struct MDNSSessionModel: Sendable {
     /// Senders by source address: when they were first and last heard, their last QU or
     /// unicast query (pending QU questions), their last TC query (Known-Answer continuation).
     public private(set) var senders: [IPAddress: MDNSSenderState] = [:]
+    /// Sources (and their link-layer addresses) that sent a forwarder's copy of a host's
+    /// records (`MDNSEvent.forwarded`, `MDNSInput.isRelayed`), at most `maxForwarders`: no
+    /// address of a host, though a copy that came before its original (interfaces written out
+    /// of time order) was taken as the host's message.
+    public private(set) var forwarders: Set<IPAddress> = []
+    public private(set) var forwarderMACs: Set<[UInt8]> = []
+    public static let maxForwarders = 64
     /// The first packet of the session: what came before it is unknown.
     public private(set) var start: Timestamp?
     public private(set) var startFrame = 0
@@ -89,7 +96,8 @@ public struct MDNSSessionModel: Sendable {
         guard let input = event.input else { return }
         let e = Arrival(
             frame: event.frame, time: event.time, src: event.src, multicast: event.dst.isMulticast,
-            segment: input.datagram.segment, captured: input.datagram.time)
+            segment: input.datagram.segment, captured: input.datagram.time,
+            forwarded: event.forwarded || input.isRelayed)
         if start == nil {
             start = e.time
             startFrame = e.frame
@@ -116,6 +124,9 @@ public struct MDNSSessionModel: Sendable {
         /// The packet's own timestamp (`time` never goes below an earlier packet's): where a
         /// service first appeared on each segment is compared by it.
         var captured: Timestamp
+        /// A forwarder's copy of a host's records (`MDNSEvent.forwarded`,
+        /// `MDNSInput.isRelayed`): the host's records, not the host's message.
+        var forwarded: Bool
     }
 
     // MARK: Senders
@@ -263,8 +274,14 @@ public struct MDNSSessionModel: Sendable {
                 break
             }
         }
-        // A host's message count and sources: once per message that carried its records.
+        // A host's message count and sources: once per message of its own that carried its
+        // records (a forwarder's copy is the forwarder's message, from the forwarder's address).
         let mac = input.datagram.srcMAC
+        guard !e.forwarded else {
+            if forwarders.count < Self.maxForwarders { forwarders.insert(e.src) }
+            if !mac.isEmpty, forwarderMACs.count < Self.maxForwarders { forwarderMACs.insert(mac) }
+            return
+        }
         for k in hostsTouched { hosts[k]?.heard(from: e.src, mac: mac) }
     }
 

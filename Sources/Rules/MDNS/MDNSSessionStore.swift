@@ -65,6 +65,33 @@ public struct MDNSSessionStore: SessionStore {
         return MDNSAskers(names: names, bits: bits, layout: layout)
     }
 
+    /// Whether `e` (not yet taken in) is a copy of records another host multicast on another
+    /// segment within `MDNSRecordTrail.window` (a forwarder's): some of its records are such
+    /// copies (`MDNSRecordTrail.Role.forwarded`), none is an original, and none copies a
+    /// known forwarder (`MDNSSessionModel.forwarders`). Needs the record
+    /// trails followed (`followRecordTrails`); false otherwise.
+    public func isForwardedCopy(_ e: MDNSEvent) -> Bool {
+        guard verdicts.followsRecordTrails, let records = MDNSRecordTrail.followed(e), let i = e.input else {
+            return false
+        }
+        var copied = false
+        for r in records {
+            switch MDNSRecordTrail.role(of: r, e, segment: i.datagram.segment, in: verdicts.recordTrails) {
+            case .original: return false
+            // A copy of a known forwarder's copy is the original come late (the interfaces of
+            // one capture are written up to a fraction of a second out of time order).
+            case .forwarded(let t) where model.forwarders.contains(t.source): return false
+            case .forwarded: copied = true
+            case .cameBack, .other: continue
+            }
+        }
+        return copied
+    }
+
+    /// Follows the record trails across segments (SEG-002 and SEG-003 ask for them too), so
+    /// that `isForwardedCopy` can tell a forwarder's copies.
+    public mutating func followRecordTrails() { verdicts.followsRecordTrails = true }
+
     /// Takes in `e` as `resolve` left it.
     public mutating func update(with e: MDNSEvent) {
         guard let i = e.input else { return }
@@ -623,6 +650,13 @@ extension MDNSSessionStore {
                 : Self.probedStart(probe, row, at: e.time)
                     ? .starts(.probed)
                     : solicited ? .answer : role(of: k, row, i, from: e.src, at: e.time, hostStart: hostStart)
+        }
+        // A forwarder's copy of another host's records (`MDNSInput.isRelayed`) announces
+        // nothing for its sender: taken as an answer, it starts no sequence and leaves one open
+        // unjudged (the forwarder passes on what the host sent, when the host sent it).
+        if i.isRelayed {
+            for n in names.indices where names[n].live { names[n].role = .answer }
+            return MDNSResponseRoles(solicited: true, names: names)
         }
         // What an announcement carries beside the names it announces is announced with them.
         var roles = MDNSResponseRoles(solicited: solicited, names: names)
