@@ -14,14 +14,18 @@ extension DiscoScope {
             discussion: """
                 TARGET is an SSDP UUID (`uuid:` optional), an mDNS host name or DNS-SD instance name \
                 (trailing dot optional; an unambiguous prefix of any of these will do) or an IP \
-                address. The answer: a verdict (not seen, visible, visible with problems, likely \
-                invisible), the reasons in order of impact (each finding with what it does to real \
+                address; failing those, a service type (`_ipp._tcp`: every instance of it), a part of \
+                a TXT friendly name (fn, ty, md, n) or a part of any name, said as it matched. The \
+                answer: a verdict (not seen, visible, visible with problems, likely invisible, or \
+                client: an address that only asks, with each question it asked and who answered), \
+                the reasons in order of impact (each finding with what it does to real \
                 clients and the fix, and what is missing: searches it never answered, IPv6-only \
                 announcements, a byebye or goodbye with no return, an SRV target without an address \
                 record, queries for its own names it never answered), and its timeline with the searches it \
                 answered or missed. The files are read twice (to find the target, then its messages): \
                 standard input is not accepted.
-                Exit status: 0 visible (with or without problems); 1 likely invisible or not seen; \
+                Exit status: 0 visible (with or without problems), or a client that got an answer to \
+                at least one question; 1 likely invisible, not seen, or a client nothing answered; \
                 2 usage or input error (also an ambiguous TARGET).
                 """)
 
