@@ -144,6 +144,7 @@ public final class TextReporter: Reporter {
         for line in InventoryRecords.compactLines(shown) { out += "    " + line + "\n" }
         let hidden = seenDevices.count - shown.count + devicesLeftOut
         if hidden > 0 { out += "    … \(hidden) more (-v lists them all; discoscope inventory shows every field)\n" }
+        if let line = Self.unansweredLine(s) { row("unanswered", line) }
         let e = s.findingsBySeverity[.error] ?? 0
         let w = s.findingsBySeverity[.warning] ?? 0
         let i = s.findingsBySeverity[.info] ?? 0
@@ -191,6 +192,28 @@ public final class TextReporter: Reporter {
         }
         sink.write(out)
         sink.flush()
+    }
+}
+
+extension TextReporter {
+    /// Unanswered questions listed at most on the summary's line (the rest are counted).
+    static let unansweredShown = 3
+
+    /// `_ipp._tcp.local. PTR asked 6× by 10.98.1.20; ssdp:all searched 2× by …; +N more`:
+    /// the most asked questions nothing answered on their link (nil: none).
+    static func unansweredLine(_ s: RunSummary) -> String? {
+        guard !s.unanswered.isEmpty else { return nil }
+        let named = [""] + s.segments
+        var parts: [String] = []
+        for q in s.unanswered.prefix(unansweredShown) {
+            var p = q.label + (q.proto == .ssdp ? " searched" : " asked") + " \(q.asked)× by "
+            p += q.askers.joined(separator: ", ") + (q.moreAskers ? " and others" : "")
+            if let seg = Segments.name(q.segment, in: named) { p += " on \(seg)" }
+            parts.append(p)
+        }
+        let rest = s.unansweredTotal - parts.count
+        if rest > 0 { parts.append("+\(rest) more") }
+        return parts.joined(separator: "; ")
     }
 }
 
