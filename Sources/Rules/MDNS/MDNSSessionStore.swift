@@ -71,7 +71,7 @@ public struct MDNSSessionStore: SessionStore {
         guard let i = e.input else { return }
         // The phases read the model and the windows as they were before the message.
         if let roles = e.roles { phases.take(e, i, roles, evicted: &windowEvictions) }
-        windows.take(e, i, evicted: &windowEvictions)
+        windows.take(e, i, model: model, evicted: &windowEvictions)
         if verdicts.followsRecordTrails {
             MDNSRecordTrail.note(e, into: &verdicts.recordTrails, evicted: &windowEvictions)
         }
@@ -122,14 +122,14 @@ public struct MDNSWindows {
     public private(set) var openQuestions = SessionTable<MDNSAskedKey, MDNSOpenQuestion>(
         cap: 1024, horizon: 3600, activity: \.last)
 
-    mutating func take(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
+    mutating func take(_ e: MDNSEvent, _ i: MDNSInput, model: MDNSSessionModel, evicted: inout Int) {
         queries.age(to: e.time)
         if i.isQuery, !i.isProbe, e.dst.isMulticast {
             queries.append(MDNSRecentQuery(e, i), evicted: &evicted)
         }
         if i.isQuery { noteAsked(e, i, evicted: &evicted) }
         if i.isQuery, !i.isProbe {
-            noteOpen(e, i, evicted: &evicted)
+            noteOpen(e, i, model: model, evicted: &evicted)
         } else if i.isResponse, !openQuestions.isEmpty {
             noteAnswered(i)
         }
@@ -145,8 +145,9 @@ public struct MDNSWindows {
     }
 
     /// A plain query's first `MDNSNameAsked.inOrderQuestions` questions, asked once more; one
-    /// it lists a Known-Answer for is known to the asker, as good as answered.
-    private mutating func noteOpen(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
+    /// it lists a Known-Answer for is known to the asker, as good as answered, and so is one
+    /// whose RRSet an earlier response showed (the model still holds it).
+    private mutating func noteOpen(_ e: MDNSEvent, _ i: MDNSInput, model: MDNSSessionModel, evicted: inout Int) {
         for (n, (q, name)) in zip(i.message.questions, i.questionNames).enumerated() {
             guard n < MDNSNameAsked.inOrderQuestions else { break }
             let key = MDNSAskedKey(name: name.key, type: q.type.rawValue)
@@ -159,7 +160,9 @@ public struct MDNSWindows {
                 at: e.time, evicted: &evicted
             ) { row in
                 row.take(e.src, at: e.time)
-                if known { row.answered = true }
+                if known || (row.asks == 1 && model.rrset(name.key, q.type, q.qclass) != nil) {
+                    row.answered = true
+                }
             }
         }
     }
