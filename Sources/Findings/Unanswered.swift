@@ -43,8 +43,14 @@ public struct UnansweredQuestion: Sendable, Hashable {
     /// `_ipp._tcp.local. PTR` or `ssdp:all`.
     public var label: String { type.isEmpty ? name : "\(name) \(type)" }
 
-    /// Most asked first, then by first frame: the order summaries list them in.
+    /// Most asked first, then by first frame, then by label, segment and askers (questions of
+    /// one query share a frame; the stages' tables have no order): the order summaries list
+    /// them in, the same every run.
     public static func ranked(_ a: UnansweredQuestion, _ b: UnansweredQuestion) -> Bool {
-        a.asked != b.asked ? a.asked > b.asked : a.firstFrame < b.firstFrame
+        if a.asked != b.asked { return a.asked > b.asked }
+        if a.firstFrame != b.firstFrame { return a.firstFrame < b.firstFrame }
+        if a.label != b.label { return a.label < b.label }
+        if a.segment != b.segment { return a.segment < b.segment }
+        return a.askers.lexicographicallyPrecedes(b.askers)
     }
 }
