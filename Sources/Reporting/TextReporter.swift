@@ -115,6 +115,9 @@ public final class TextReporter: Reporter {
         var out = "\n" + paint("Summary", "1") + "\n"
         // Values name files, interfaces and input errors: escaped for the terminal.
         func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + TerminalText.escaped(v) + "\n" }
+        // Impact first: what hides devices from some clients, then what nobody answered.
+        for line in Self.invisibleLines(s) { row("invisible", line) }
+        if let line = Self.unansweredLine(s) { row("unanswered", line) }
         if let i = s.interface {
             row("interface", i)
         } else if !s.files.isEmpty {
@@ -144,7 +147,6 @@ public final class TextReporter: Reporter {
         for line in InventoryRecords.compactLines(shown) { out += "    " + line + "\n" }
         let hidden = seenDevices.count - shown.count + devicesLeftOut
         if hidden > 0 { out += "    … \(hidden) more (-v lists them all; discoscope inventory shows every field)\n" }
-        if let line = Self.unansweredLine(s) { row("unanswered", line) }
         let e = s.findingsBySeverity[.error] ?? 0
         let w = s.findingsBySeverity[.warning] ?? 0
         let i = s.findingsBySeverity[.info] ?? 0
@@ -196,6 +198,26 @@ public final class TextReporter: Reporter {
 }
 
 extension TextReporter {
+    /// Rules listed at most on the summary's `invisible` lines (the rest are counted).
+    static let invisibleShown = 5
+
+    /// One line per rule whose findings hide devices from some clients (`Impact.hides`, by
+    /// the severity reported and the rule's interop note), most findings first:
+    /// `SSDP-005 crlf-line-endings (4 errors): gssdp and miniupnpd silently drop …`.
+    static func invisibleLines(_ s: RunSummary) -> [String] {
+        var interop: [RuleID: String] = [:]
+        for d in s.rulesChecked { if let i = d.interop { interop[d.id] = i } }
+        let hiding = s.findingsByRule.filter { r in
+            interop[r.rule].map { Impact.of(severity: r.severity, interop: $0) == .hides } ?? false
+        }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.rule < $1.rule }
+        var lines = hiding.prefix(invisibleShown).map { r in
+            let n = "\(r.count) \(r.severity.rawValue)\(r.count == 1 ? "" : "s")"
+            return "\(r.rule.rawValue) \(r.name) (\(n)): \(interop[r.rule] ?? "")"
+        }
+        if hiding.count > invisibleShown { lines.append("+\(hiding.count - invisibleShown) more rule(s)") }
+        return lines
+    }
+
     /// Unanswered questions listed at most on the summary's line (the rest are counted).
     static let unansweredShown = 3
 

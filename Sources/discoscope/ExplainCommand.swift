@@ -737,13 +737,12 @@ struct Explanation {
             guard let fs = by[id], let f = fs.first else { return nil }
             let severity = fs.map(\.severity).max() ?? f.severity
             let interop = f.interop ?? RuleCatalog.find(id.rawValue)?.interop
-            let drops = ["drop", "ignore", "discard", "reject", "never"].contains {
-                interop?.lowercased().contains($0) ?? false
-            }
-            let impact = severity == .error && drops ? 0 : severity == .info ? 2 : 1
+            // The ranking the run summary's opening lines use too.
+            let ranked = Impact.of(severity: severity, interop: interop)
+            let impact = ranked.rawValue
             let effect: String
             if let interop {
-                effect = interop + (drops && severity == .error ? ": those clients do not list the device" : "")
+                effect = interop + (ranked == .hides ? ": those clients do not list the device" : "")
             } else {
                 effect =
                     severity == .error

@@ -90,4 +90,27 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         let f = lines.firstIndex { $0.hasPrefix("  findings    ") }
         #expect(u != nil && f != nil && (u ?? 0) < (f ?? 0))
     }
+
+    /// #55 impact first: the summary opens with the rules whose findings hide devices from
+    /// some clients, then what nobody answered, before the files and the per-rule counts.
+    @Test func theSummaryOpensWithWhatHidesDevicesThenWhatNobodyAnswered() throws {
+        let text = try run(["analyze", "-q", "--fail-on", "never", "captures/segments/lan-iot.pcapng"], cwd: root)
+        let lines = text.lines.map(String.init)
+        guard let start = lines.firstIndex(of: "Summary") else {
+            Issue.record("no summary: \(text.stdout)")
+            return
+        }
+        let opening = Array(lines[(start + 1)...].prefix(3))
+        // SSDP-005 is an error whose interop note says gssdp and miniupnpd drop the message.
+        #expect(
+            opening.first?.hasPrefix(
+                "  invisible   SSDP-005 crlf-line-endings (1 error): gssdp and miniupnpd silently drop") == true)
+        #expect(opening.dropFirst().first?.hasPrefix("  unanswered  ") == true)
+        #expect(opening.last?.hasPrefix("  files       ") == true)
+        // Warnings (MDNS-309) and info are not visibility problems.
+        #expect(!lines.contains { $0.hasPrefix("  invisible   MDNS-") })
+        // A run without such errors has no invisible line.
+        let clean = try run(["analyze", "-q", "--fail-on", "never", filteredLAN], cwd: root)
+        #expect(!clean.stdout.contains("  invisible   "))
+    }
 }
