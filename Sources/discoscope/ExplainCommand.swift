@@ -80,6 +80,7 @@ extension DiscoScope {
                 // what it asked are kept.
                 let asked = AskedNames(address)
                 let second = Survey.run(files, segments: names) { asked.keeps($0) }
+                Self.warnLeftOut(second)
                 if second.records.contains(where: { $0.record.src == address }) {
                     if Explanation.onlyAsks(address, second.records) {
                         ex.studyClient(
@@ -97,6 +98,7 @@ extension DiscoScope {
                     addresses.contains(r.src) || addresses.contains(r.dst) || (ssdp && r.kind == "m-search")
                         || (mdns && r.kind == "query")
                 }
+                Self.warnLeftOut(second)
                 ex.study(second.records, findings: second.findings, segments: first.summary.segments)
             } else if let type = Explanation.serviceType(target.lowercased()) {
                 // No instance of the type: who asked for it, and whether anyone answered.
@@ -113,12 +115,23 @@ extension DiscoScope {
                         }
                     }
                 }
+                Self.warnLeftOut(second)
                 ex.studyAskedType(type, second.records, inventory: first.inventory, segments: first.summary.segments)
                 if !ex.questions.isEmpty { ex.matchedBy = "service type \(type): asked for, no instance seen" }
             }
             let text = format == .jsonl ? ex.json().serialized() + "\n" : ex.text()
             guard writeReport(text, to: output) else { throw ExitCode(2) }
             throw ExitCode(ex.succeeded ? 0 : 1)
+        }
+
+        /// Says so when the messages read for the target were more than are kept: questions
+        /// and answers after the first `Survey.maxRecords` are not shown (an answer left out
+        /// would read as none).
+        static func warnLeftOut(_ r: Survey.Result) {
+            guard r.recordsLeftOut > 0 else { return }
+            Frontend.warn(
+                "explain read only the first \(Survey.maxRecords) of the \(Survey.maxRecords + r.recordsLeftOut) messages about the target; later questions and answers are left out"
+            )
         }
     }
 }
