@@ -148,10 +148,13 @@ public struct MDNSWindows {
     /// it lists a Known-Answer for is known to the asker, as good as answered, and so is one
     /// whose RRSet an earlier response showed (the model still holds it).
     private mutating func noteOpen(_ e: MDNSEvent, _ i: MDNSInput, model: MDNSSessionModel, evicted: inout Int) {
+        // The Known-Answers' names, once per query (most list none).
+        var listed: Set<UInt64> = []
+        for r in i.records where r.section == .answer { listed.insert(r.nameKey) }
         for (n, (q, name)) in zip(i.message.questions, i.questionNames).enumerated() {
             guard n < MDNSNameAsked.inOrderQuestions else { break }
             let key = MDNSAskedKey(name: name.key, type: q.type.rawValue)
-            let known = i.records.contains { $0.section == .answer && $0.nameKey == name.key }
+            let known = listed.contains(name.key)
             openQuestions.update(
                 key,
                 default: MDNSOpenQuestion(
