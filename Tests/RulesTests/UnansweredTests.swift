@@ -87,4 +87,32 @@ import WireFormat
         #expect(Self.names(s).contains("_new._tcp.local. PTR"))
         #expect(s.unansweredTotal == 1)
     }
+
+    static func search(_ st: String, at s: Int64) -> Datagram {
+        let text =
+            "M-SEARCH * HTTP/1.1\r\nHOST: 239.255.255.250:1900\r\nMAN: \"ssdp:discover\"\r\nMX: 2\r\nST: \(st)\r\n\r\n"
+        return makeDatagram(
+            Array(text.utf8), src: "192.168.1.10", srcPort: 50000, dst: "239.255.255.250", dstPort: 1900, time: at(s))
+    }
+    static func ok(_ st: String, at s: Int64) -> Datagram {
+        let u = "uuid:4d696e69-444c-164e-9d41-b827eb0000e5"
+        let text =
+            "HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=1800\r\nEXT:\r\nLOCATION: http://192.168.1.25:8200/rootDesc.xml\r\nSERVER: Linux/6.1 UPnP/1.1 t/1.0\r\nST: \(st)\r\nUSN: \(u)::\(st)\r\n\r\n"
+        return makeDatagram(
+            Array(text.utf8), src: "192.168.1.25", srcPort: 1900, dst: "192.168.1.10", dstPort: 50000, time: at(s))
+    }
+
+    @Test func anSSDPSearchIsAnsweredByA200OKWithItsSTToItsEndpoint() {
+        let none = analyse([Self.search("upnp:rootdevice", at: 0)]).summary
+        #expect(Self.names(none) == ["upnp:rootdevice"])
+        #expect(none.unanswered.first?.askers == ["192.168.1.10:50000"])
+        #expect(
+            analyse([Self.search("upnp:rootdevice", at: 0), Self.ok("upnp:rootdevice", at: 1)]).summary.unanswered
+                .isEmpty)
+        // Another ST does not answer it; any ST answers ssdp:all.
+        let other = analyse([Self.search("upnp:rootdevice", at: 0), Self.ok("urn:schemas-upnp-org:device:X:1", at: 1)])
+        #expect(Self.names(other.summary) == ["upnp:rootdevice"])
+        let all = analyse([Self.search("ssdp:all", at: 0), Self.ok("urn:schemas-upnp-org:device:X:1", at: 1)])
+        #expect(all.summary.unanswered.isEmpty)
+    }
 }
