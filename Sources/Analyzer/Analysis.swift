@@ -280,6 +280,7 @@ public final class Analysis {
         multicast.finish(into: &reports)
         summary.stateEvicted += ssdp.stateEvicted + mdns.stateEvicted + multicast.stateEvicted
         summary.timeWentBack += ssdp.timeWentBack + mdns.timeWentBack
+        summary.add(unanswered: ssdp.unanswered() + mdns.unanswered())
         if !reports.isEmpty {
             emit(concluded(reports, atEnd: true, mdnsModel: mdns.model))
         }

@@ -24,6 +24,9 @@ struct SegmentEngines<Event: SessionEvent> {
 
     var count: Int { engines.count }
 
+    /// The segment of the engine at `k`.
+    func segment(at k: Int) -> UInt16 { segments[k] }
+
     /// The engine of the session's first segment (nil before any message).
     var first: SessionEngine<Event>? { engines.first }
 

@@ -24,6 +24,7 @@ enum HTMLPage {
         .finding.sev-error { border-color: #d42a2a; } .finding.sev-warning { border-color: #d88a00; } .finding.sev-info { border-color: #2a7ab8; }
         .spec, .interop { color: #555; font-size: 12px; }
         .unanswered { color: #d42a2a; font-weight: 600; margin-right: 8px; }
+        #ds-impact { margin: 4px 0; padding-left: 18px; color: #d42a2a; } #ds-impact:empty { display: none; }
         button.link { background: none; border: none; color: #1f5f99; text-decoration: underline; cursor: pointer; padding: 0 8px 0 0; font: inherit; }
         table { border-collapse: collapse; width: 100%; font-size: 12px; table-layout: fixed; }
         th, td { text-align: left; padding: 2px 6px; border-bottom: 1px solid #eee; vertical-align: top; word-break: break-word; }
@@ -39,6 +40,7 @@ enum HTMLPage {
         <h1>DiscoScope report</h1>
         <p id="ds-files"></p>
         <p id="ds-counts"></p>
+        <ul id="ds-impact"></ul>
         </header>
         <section id="ds-controls">
         <label>Device <select id="f-lane"></select></label>
@@ -105,7 +107,7 @@ enum HTMLPage {
 
         const recs = JSON.parse($('ds-data').textContent);
         stages.parsed = Math.round(performance.now());
-        let meta = { files: [] }, t0s = 0, t0us = 0, summary = null;
+        let meta = { files: [] }, t0s = 0, t0us = 0, summary = null, impact = [];
         const M = [], F = [], lanes = [], payloads = [], rules = [], strs = [], devices = [], services = [];
         // Segment names by index (index 0, the unnamed segment, has none).
         const segNames = [];
@@ -124,6 +126,7 @@ enum HTMLPage {
             case 'inv': (r[1].type === 'service' ? services : devices).push(r[1]); break;
             case 'sum': summary = r[1]; break;
             case 'seg': if (typeof r[1] === 'number' && r[1] > 0 && r[1] < 65536) segNames[r[1]] = String(r[2]); break;
+            case 'impact': impact = r[1]; break;
           }
         }
         // Message fields.
@@ -767,6 +770,8 @@ enum HTMLPage {
           ') · ' + F.length + ' findings (' + (sc.error || 0) + ' errors, ' + (sc.warning || 0) + ' warnings, ' + (sc.info || 0) +
           ' info' + (unattached ? '; ' + unattached + ' not on a message' : '') + ') · ' + lanes.length + ' lanes · ' +
           devices.length + ' devices and hosts, ' + services.length + ' services';
+        // What hides devices and what nobody answered, one line each, before the rest.
+        for (const line of impact) { const li = document.createElement('li'); li.textContent = line; $('ds-impact').appendChild(li); }
         fit();
         stages.summary = Math.round(performance.now());
         fillTables();
@@ -785,7 +790,8 @@ enum HTMLPage {
           if (i !== undefined) select(i);
         }
         if (location.hash === '#selftest') {
-          const res = { messages: n, findings: F.length, lanes: lanes.length, interactiveMs: Math.round(interactiveMs) };
+          const res = { messages: n, findings: F.length, lanes: lanes.length, interactiveMs: Math.round(interactiveMs),
+            impact: Array.from($('ds-impact').children).map(function (li) { return li.textContent; }) };
           res.accountedAtFit = lastAccounted;
           res.stages = stages;
           res.rowsAtFit = rowLanes.length;

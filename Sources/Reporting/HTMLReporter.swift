@@ -180,6 +180,11 @@ public final class HTMLReporter: Reporter {
 
     public func finish(_ s: RunSummary) {
         start()
+        // Impact first, as the text summary opens: the same lines, from the summary.
+        let impact =
+            TextReporter.invisibleLines(s).map { "invisible: " + $0 }
+            + (TextReporter.unansweredLine(s).map { ["unanswered: " + $0] } ?? [])
+        if !impact.isEmpty { record(.array([.string("impact"), .array(impact.map { .string($0) })])) }
         record(.array([.string("sum"), JSONLinesReporter.summaryObject(s)]))
         out.append(string: HTMLPage.tail)
         drain()

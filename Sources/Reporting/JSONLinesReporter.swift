@@ -148,6 +148,26 @@ public final class JSONLinesReporter: Reporter {
         if let i = s.interface { fields.append(("interface", .string(i))) }
         if s.stateEvicted > 0 { fields.append(("state_evicted", .int(s.stateEvicted))) }
         if s.timeWentBack > 0 { fields.append(("time_went_back", .int(s.timeWentBack))) }
+        if !s.unanswered.isEmpty {
+            let named = [""] + s.segments
+            fields.append(("unanswered_total", .int(s.unansweredTotal)))
+            fields.append(
+                (
+                    "unanswered",
+                    .array(
+                        s.unanswered.map { q in
+                            var o: [(String, JSONValue)] = [
+                                ("protocol", .string(q.proto.rawValue)), ("name", .string(q.name)),
+                                ("qtype", q.type.isEmpty ? .null : .string(q.type)), ("asked", .int(q.asked)),
+                                ("askers", .array(q.askers.map { .string($0) })), ("more_askers", .bool(q.moreAskers)),
+                                ("first_frame", .int(q.firstFrame)), ("first", .rawNumber(q.first.microsecondText)),
+                                ("last", .rawNumber(q.last.microsecondText)),
+                            ]
+                            if let seg = Segments.name(q.segment, in: named) { o.append(("segment", .string(seg))) }
+                            return .object(o)
+                        })
+                ))
+        }
         if !s.limitsReached.isEmpty {
             fields.append(
                 (

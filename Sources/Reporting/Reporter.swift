@@ -50,6 +50,11 @@ public struct RunSummary: Sendable {
     /// Packets whose timestamp was earlier than one before them (judged at the latest time;
     /// no interval ending at them is judged).
     public var timeWentBack: Int = 0
+    /// Questions nothing answered on their link (mDNS questions, SSDP searches by searcher
+    /// and ST), most asked first, at most `maxUnanswered`; `unansweredTotal` counts them all.
+    public var unanswered: [UnansweredQuestion] = []
+    public var unansweredTotal = 0
+    public static let maxUnanswered = 64
     /// Live capture statistics from libpcap, when capturing.
     public var packetsReceived: UInt64? = nil
     public var packetsDropped: UInt64? = nil
@@ -125,6 +130,13 @@ public struct RunSummary: Sendable {
 
     /// Whether the named limit was reached.
     public func reached(_ limit: String) -> Bool { limitsReached.contains { $0.limit == limit } }
+
+    /// Takes in a session's unanswered questions, keeping the most asked.
+    public mutating func add(unanswered qs: [UnansweredQuestion]) {
+        guard !qs.isEmpty else { return }
+        unansweredTotal &+= qs.count
+        unanswered = Array((unanswered + qs).sorted(by: UnansweredQuestion.ranked).prefix(Self.maxUnanswered))
+    }
 
     public mutating func skip(_ reason: String, count: Int = 1) {
         if let i = skipped.firstIndex(where: { $0.reason == reason }) {

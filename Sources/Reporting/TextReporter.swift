@@ -148,6 +148,9 @@ public final class TextReporter: Reporter {
         var out = "\n" + paint("Summary", "1") + "\n"
         // Values name files, interfaces and input errors: escaped for the terminal.
         func row(_ k: String, _ v: String) { out += "  " + k.padding(12) + TerminalText.escaped(v) + "\n" }
+        // Impact first: what hides devices from some clients, then what nobody answered.
+        for line in Self.invisibleLines(s) { row("invisible", line) }
+        if let line = Self.unansweredLine(s) { row("unanswered", line) }
         if let i = s.interface {
             row("interface", i)
         } else if !s.files.isEmpty {
@@ -213,6 +216,48 @@ public final class TextReporter: Reporter {
         }
         sink.write(out)
         sink.flush()
+    }
+}
+
+extension TextReporter {
+    /// Rules listed at most on the summary's `invisible` lines (the rest are counted).
+    static let invisibleShown = 5
+
+    /// One line per rule whose findings hide devices from some clients (`Impact.hides`, by
+    /// the severity reported and the rule's interop note), most findings first:
+    /// `SSDP-005 crlf-line-endings (4 errors): gssdp and miniupnpd silently drop …`.
+    static func invisibleLines(_ s: RunSummary) -> [String] {
+        var interop: [RuleID: String] = [:]
+        for d in s.rulesChecked { if let i = d.interop { interop[d.id] = i } }
+        let hiding = s.findingsByRule.filter { r in
+            interop[r.rule].map { Impact.of(severity: r.severity, interop: $0) == .hides } ?? false
+        }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.rule < $1.rule }
+        var lines = hiding.prefix(invisibleShown).map { r in
+            let n = "\(r.count) \(r.severity.rawValue)\(r.count == 1 ? "" : "s")"
+            return "\(r.rule.rawValue) \(r.name) (\(n)): \(interop[r.rule] ?? "")"
+        }
+        if hiding.count > invisibleShown { lines.append("+\(hiding.count - invisibleShown) more rule(s)") }
+        return lines
+    }
+
+    /// Unanswered questions listed at most on the summary's line (the rest are counted).
+    static let unansweredShown = 3
+
+    /// `_ipp._tcp.local. PTR asked 6× by 10.98.1.20; ssdp:all searched 2× by …; +N more`:
+    /// the most asked questions nothing answered on their link (nil: none).
+    static func unansweredLine(_ s: RunSummary) -> String? {
+        guard !s.unanswered.isEmpty else { return nil }
+        let named = [""] + s.segments
+        var parts: [String] = []
+        for q in s.unanswered.prefix(unansweredShown) {
+            var p = q.label + (q.proto == .ssdp ? " searched" : " asked") + " \(q.asked)× by "
+            p += q.askers.joined(separator: ", ") + (q.moreAskers ? " and others" : "")
+            if let seg = Segments.name(q.segment, in: named) { p += " on \(seg)" }
+            parts.append(p)
+        }
+        let rest = s.unansweredTotal - parts.count
+        if rest > 0 { parts.append("+\(rest) more") }
+        return parts.joined(separator: "; ")
     }
 }
 

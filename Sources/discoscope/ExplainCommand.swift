@@ -14,14 +14,18 @@ extension DiscoScope {
             discussion: """
                 TARGET is an SSDP UUID (`uuid:` optional), an mDNS host name or DNS-SD instance name \
                 (trailing dot optional; an unambiguous prefix of any of these will do) or an IP \
-                address. The answer: a verdict (not seen, visible, visible with problems, likely \
-                invisible), the reasons in order of impact (each finding with what it does to real \
+                address; failing those, a service type (`_ipp._tcp`: every instance of it), a part of \
+                a TXT friendly name (fn, ty, md, n) or a part of any name, said as it matched. The \
+                answer: a verdict (not seen, visible, visible with problems, likely invisible, or \
+                client: an address that only asks, with each question it asked and who answered), \
+                the reasons in order of impact (each finding with what it does to real \
                 clients and the fix, and what is missing: searches it never answered, IPv6-only \
                 announcements, a byebye or goodbye with no return, an SRV target without an address \
                 record, queries for its own names it never answered), and its timeline with the searches it \
                 answered or missed. The files are read twice (to find the target, then its messages): \
                 standard input is not accepted.
-                Exit status: 0 visible (with or without problems); 1 likely invisible or not seen; \
+                Exit status: 0 visible (with or without problems), or a client that got an answer to \
+                at least one question; 1 likely invisible, not seen, or a client nothing answered; \
                 2 usage or input error (also an ambiguous TARGET).
                 """)
 
@@ -56,23 +60,36 @@ extension DiscoScope {
             if first.inputError { throw ExitCode(2) }
             let matched: [InventoryDevice]
             let services: [InventoryService]
+            let matchedBy: String?
             switch Explanation.resolve(target, in: first.inventory) {
             case .ambiguous(let ids):
                 Frontend.warn(
                     "'\(target)' matches \(ids.count) devices or services: \(ids.prefix(8).joined(separator: ", "))\(ids.count > 8 ? ", …" : ""); give more of it"
                 )
                 throw ExitCode(2)
-            case .matched(let devices, let instances):
+            case .matched(let devices, let instances, let how):
                 matched = devices
                 services = instances
+                matchedBy = how
             }
             var ex = Explanation(target: target, devices: matched, services: services)
+            ex.matchedBy = matchedBy
             if matched.isEmpty, services.isEmpty, let address = Explanation.address(target) {
-                // No device or host has the address: it may still have sent messages that
-                // name none (every one too broken to read a USN or a host from).
-                let second = Survey.run(files, segments: names) { r in r.src == address || r.dst == address }
+                // No device or host has the address: it may be a client that only asks, or
+                // have sent messages that name none (every one too broken to read a USN or a
+                // host from). Its messages, those to it, and the multicast responses naming
+                // what it asked are kept.
+                let asked = AskedNames(address)
+                let second = Survey.run(files, segments: names) { asked.keeps($0) }
+                Self.warnLeftOut(second)
                 if second.records.contains(where: { $0.record.src == address }) {
-                    ex.studySender(address, second.records, findings: second.findings)
+                    if Explanation.onlyAsks(address, second.records) {
+                        ex.studyClient(
+                            address, second.records, findings: second.findings, inventory: first.inventory,
+                            segments: first.summary.segments)
+                    } else {
+                        ex.studySender(address, second.records, findings: second.findings)
+                    }
                 }
             } else if !matched.isEmpty || !services.isEmpty {
                 let addresses = Set(matched.flatMap(\.addresses))
@@ -82,11 +99,69 @@ extension DiscoScope {
                     addresses.contains(r.src) || addresses.contains(r.dst) || (ssdp && r.kind == "m-search")
                         || (mdns && r.kind == "query")
                 }
+                Self.warnLeftOut(second)
                 ex.study(second.records, findings: second.findings, segments: first.summary.segments)
+            } else if let type = Explanation.serviceType(target.lowercased()) {
+                // No instance of the type: who asked for it, and whether anyone answered.
+                let name = "\(type).local."
+                let sub = "._sub.\(name)"
+                func asks(_ n: String) -> Bool { n == name || n.hasSuffix(sub) }
+                let second = Survey.run(files, segments: names) { r in
+                    guard r.proto == .mdns else { return false }
+                    let f = r.fields
+                    let sections = r.kind == "query" ? ["questions"] : ["answers", "additionals"]
+                    return sections.contains { s in
+                        Explanation.section(f, s).contains {
+                            $0["name"]?.stringValue.map { asks($0.lowercased()) } ?? false
+                        }
+                    }
+                }
+                Self.warnLeftOut(second)
+                ex.studyAskedType(type, second.records, inventory: first.inventory, segments: first.summary.segments)
+                if !ex.questions.isEmpty { ex.matchedBy = "service type \(type): asked for, no instance seen" }
             }
             let text = format == .jsonl ? ex.json().serialized() + "\n" : ex.text()
             guard writeReport(text, to: output) else { throw ExitCode(2) }
-            throw ExitCode(ex.verdict == .visible || ex.verdict == .visibleWithProblems ? 0 : 1)
+            throw ExitCode(ex.succeeded ? 0 : 1)
+        }
+
+        /// Says so when the messages read for the target were more than are kept: questions
+        /// and answers after the first `Survey.maxRecords` are not shown (an answer left out
+        /// would read as none).
+        static func warnLeftOut(_ r: Survey.Result) {
+            guard r.recordsLeftOut > 0 else { return }
+            Frontend.warn(
+                "explain read only the first \(Survey.maxRecords) of the \(Survey.maxRecords + r.recordsLeftOut) messages about the target; later questions and answers are left out"
+            )
+        }
+    }
+}
+
+/// The names an address asked for in its mDNS queries so far, to keep the responses that
+/// may answer them (from anyone, to anyone) beside its own messages and those sent to it.
+/// Records come in capture order, so a query is seen before its answers.
+final class AskedNames {
+    let address: String
+    private(set) var names: Set<String> = []
+    /// Names kept at most (a flood of made-up questions keeps the first ones).
+    static let maxNames = 256
+
+    init(_ address: String) { self.address = address }
+
+    func keeps(_ r: MessageRecord) -> Bool {
+        if r.src == address {
+            if r.proto == .mdns, r.kind == "query" {
+                for q in Explanation.section(r.fields, "questions") where names.count < Self.maxNames {
+                    if let n = q["name"]?.stringValue { names.insert(n.lowercased()) }
+                }
+            }
+            return true
+        }
+        if r.dst == address { return true }
+        guard r.proto == .mdns, r.kind == "response", !names.isEmpty else { return false }
+        let f = r.fields
+        return (Explanation.section(f, "answers") + Explanation.section(f, "additionals")).contains { rr in
+            rr["name"]?.stringValue.map { names.contains($0.lowercased()) } ?? false
         }
     }
 }
@@ -98,6 +173,8 @@ struct Explanation {
         case visible
         case visibleWithProblems = "visible with problems"
         case likelyInvisible = "likely invisible"
+        /// An address that only asked (mDNS queries, SSDP M-SEARCHes) and advertised nothing.
+        case client
     }
     struct Reason {
         /// 0: hides the device from some clients; 1: likely trouble; 2: minor.
@@ -128,6 +205,17 @@ struct Explanation {
     /// An address that sent messages, none of which names a device or host (the target
     /// matched nothing else), and how many it sent.
     var sender: (address: String, messages: Int)? = nil
+    /// The sender only asked: `questions` is what it asked and who answered.
+    var client = false
+    var questions: [Question] = []
+    /// Questions beyond `maxQuestions`, not kept.
+    var questionsLeftOut = 0
+    /// How the target was found, when not by an address, an id or a name given in full or
+    /// by its start (`service type _ipp._tcp`, `TXT ty=Testbed Laser 9000`).
+    var matchedBy: String? = nil
+    /// A service type (`_ipp._tcp`) no instance of which was seen: `questions` are the
+    /// queries for it, by asker.
+    var askedType: String? = nil
     static let maxTimeline = 500
 
     init(target: String, devices: [InventoryDevice], services: [InventoryService] = []) {
@@ -137,15 +225,21 @@ struct Explanation {
     }
 
     enum Resolution {
-        case matched([InventoryDevice], [InventoryService])
+        /// The devices and services it named, and how, when not by an address, an id, or a
+        /// name or label given in full or by its start.
+        case matched([InventoryDevice], [InventoryService], by: String? = nil)
         case ambiguous([String])
     }
 
     /// What `target` names: devices and hosts by an address they sent from or advertised;
     /// an SSDP UUID (with or without `uuid:`, any case; an embedded device's UUID names its
     /// root); an mDNS host name or DNS-SD instance name (any case, trailing dot optional); or
-    /// a prefix of exactly one of these. A host brings its services; an instance brings its
-    /// host (its SRV target). The same device in several files is one match per file.
+    /// a prefix of exactly one of these. Then, when nothing starts with it: a service type
+    /// (`_ipp._tcp`, `.local.` optional: every instance of it), a part of a TXT friendly name
+    /// (`fn=`, `ty=`, `md=`, `n=` values), a part of any of those names; several devices or
+    /// hosts matching one of these is ambiguous. A host brings its services; an instance
+    /// brings its host (its SRV target). The same device in several files is one match per
+    /// file.
     static func resolve(_ target: String, in inventory: Inventory) -> Resolution {
         var t = target.lowercased()
         if t.hasPrefix("uuid:") { t = String(t.dropFirst(5)) }
@@ -181,7 +275,73 @@ struct Explanation {
             return .ambiguous(Array(Set(prefixed.map(\.id) + prefixedServices.map(\.instance))).sorted())
         }
         if !prefixedServices.isEmpty { return .matched(hostsOf(prefixedServices), prefixedServices) }
-        return .matched(prefixed, servicesOf(prefixed))
+        if !prefixed.isEmpty { return .matched(prefixed, servicesOf(prefixed)) }
+        // Nothing by its start: every instance of a service type, then a TXT friendly name,
+        // then a part of a name; each says how it matched.
+        if let type = serviceType(t) {
+            let ofType = inventory.services.filter { $0.serviceType.lowercased() == type }
+            if !ofType.isEmpty { return .matched(hostsOf(ofType), ofType, by: "service type \(type)") }
+        }
+        // One device or host (or a service without one) is one match, whatever number of its
+        // services matched.
+        func owner(_ s: InventoryService) -> String { s.host?.lowercased() ?? s.instance.lowercased() }
+        let byTXT = inventory.services.compactMap { s in friendlyName(s, containing: t).map { (s, $0) } }
+        if !byTXT.isEmpty {
+            guard Set(byTXT.map { owner($0.0) }).count == 1, let how = byTXT.first?.1 else {
+                return .ambiguous(Array(Set(byTXT.map { "\($0.0.instance) (TXT \($0.1))" })).sorted())
+            }
+            let ss = byTXT.map(\.0)
+            return .matched(hostsOf(ss), ss, by: "TXT \(how)")
+        }
+        let inDevices = inventory.devices.filter {
+            $0.id.lowercased().contains(t) || $0.embedded.contains { $0.contains(t) }
+        }
+        let inServices = inventory.services.filter { $0.instance.lowercased().contains(t) }
+        let owners = Set(inDevices.map { $0.id.lowercased() } + inServices.map(owner))
+        if owners.count > 1 {
+            return .ambiguous(Array(Set(inDevices.map(\.id) + inServices.map(\.instance))).sorted())
+        }
+        if let name = inServices.first?.instance ?? inDevices.first?.id {
+            let how = "substring of \(name)"
+            if !inServices.isEmpty {
+                let hosts = hostsOf(inServices)
+                return .matched(hosts.isEmpty ? inDevices : hosts, inServices, by: how)
+            }
+            return .matched(inDevices, servicesOf(inDevices), by: how)
+        }
+        return .matched([], [])
+    }
+
+    /// `_ipp._tcp` of `_ipp._tcp`, `_ipp._tcp.`, `_ipp._tcp.local` or `_ipp._tcp.local.`
+    /// (lower case): two labels, the first starting with `_`, the second `_tcp` or `_udp`.
+    static func serviceType(_ t: String) -> String? {
+        var labels = t.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.last == "" { labels.removeLast() }
+        if labels.count == 3, labels[2] == "local" { labels.removeLast() }
+        guard labels.count == 2, labels[0].count > 1, labels[0].hasPrefix("_"),
+            labels[1] == "_tcp" || labels[1] == "_udp"
+        else { return nil }
+        return "\(labels[0]).\(labels[1])"
+    }
+
+    /// TXT keys that carry a name people give a device: fn (friendly name, Google Cast), ty
+    /// (printer make and model, IPP/LPR), md (model, HomeKit, Cast), n (name).
+    static let friendlyKeys: Set<String> = ["fn", "ty", "md", "n"]
+    /// Friendly-name values compared at most this long (a TXT string is at most 255 bytes;
+    /// a name people type is far shorter).
+    static let maxFriendlyName = 128
+
+    /// The first friendly-name TXT string of `s` (`ty=Testbed Laser 9000`) whose value holds
+    /// `t` (lower case), if any.
+    static func friendlyName(_ s: InventoryService, containing t: String) -> String? {
+        for entry in s.txt {
+            guard let eq = entry.firstIndex(of: "=") else { continue }
+            let key = entry[..<eq].lowercased()
+            guard friendlyKeys.contains(key) else { continue }
+            let value = String(entry[entry.index(after: eq)...].prefix(maxFriendlyName))
+            if value.lowercased().contains(t) { return "\(key)=\(value)" }
+        }
+        return nil
     }
 
     /// The instance label of a DNS-SD instance name in presentation form: up to the first dot
@@ -210,8 +370,19 @@ struct Explanation {
         IPAddress(text: Array(target.utf8)).map(\.description)
     }
 
+    /// Exit status 0: visible (with or without problems), or a client that got an answer to
+    /// at least one question (or knew it already).
+    var succeeded: Bool {
+        switch verdict {
+        case .visible, .visibleWithProblems: return true
+        case .client: return questions.contains { !$0.unanswered }
+        case .notSeen, .likelyInvisible: return false
+        }
+    }
+
     var verdict: Verdict {
         if devices.isEmpty && services.isEmpty && sender == nil { return .notSeen }
+        if client { return .client }
         if reasons.contains(where: { $0.impact == 0 }) { return .likelyInvisible }
         if !reasons.isEmpty { return .visibleWithProblems }
         return .visible
@@ -260,7 +431,7 @@ struct Explanation {
     }
 
     /// Reasons most serious first; the timeline by frame.
-    private mutating func order() {
+    mutating func order() {
         reasons.sort { a, b in
             if a.impact != b.impact { return a.impact < b.impact }
             return (a.severity ?? .info) > (b.severity ?? .info)
@@ -285,15 +456,31 @@ struct Explanation {
         }
         sender = (address, sent.count)
         reasons += Self.reasons(from: findings.filter { $0.source == address })
+        // The fix speaks of the protocols it sent.
+        let sentSSDP = records.contains { $0.record.src == address && $0.record.proto == .ssdp }
+        let sentMDNS = records.contains { $0.record.src == address && $0.record.proto == .mdns }
+        var what: [String] = []
+        var fixes: [String] = []
+        if sentSSDP || !sentMDNS {
+            what.append("no SSDP message with a readable USN")
+            fixes.append(
+                "headers on lines of their own, each ending in the two bytes CR LF (not the characters \\r\\n), with USN, LOCATION, ST or NT, and CACHE-CONTROL"
+            )
+        }
+        if sentMDNS {
+            what.append("no mDNS record of a host")
+            fixes.append(
+                "mDNS responses whose records decode, with an A or AAAA record for its host name and PTR, SRV and TXT records for its services"
+            )
+        }
         reasons.append(
             Reason(
                 impact: 0, severity: nil, rule: nil, frames: Array(sent.prefix(10)),
                 what:
-                    "none of its \(sent.count) message(s) names a device or host a client could list: no SSDP message with a readable USN, no mDNS record of a host",
+                    "none of its \(sent.count) message(s) names a device or host a client could list: \(what.joined(separator: ", "))",
                 effect:
                     "clients read each message as it comes and keep what names a device; these name none, so it is in no list (a search it answers stays unanswered for the searcher)",
-                fix:
-                    "make its messages readable as the findings above say: headers on lines of their own, each ending in the two bytes CR LF (not the characters \\r\\n), with USN, LOCATION, ST or NT, and CACHE-CONTROL"
+                fix: "make its messages readable as the findings above say: \(fixes.joined(separator: "; "))"
             ))
         order()
     }
@@ -547,7 +734,7 @@ struct Explanation {
         return xs.compactMap { $0["rdata"]?["target"]?.stringValue?.lowercased() }
     }
 
-    private mutating func add(_ t: Timestamp, _ frame: Int, _ s: String) {
+    mutating func add(_ t: Timestamp, _ frame: Int, _ s: String) {
         guard timeline.count < Self.maxTimeline else {
             timelineLeftOut += 1
             return
@@ -568,13 +755,12 @@ struct Explanation {
             guard let fs = by[id], let f = fs.first else { return nil }
             let severity = fs.map(\.severity).max() ?? f.severity
             let interop = f.interop ?? RuleCatalog.find(id.rawValue)?.interop
-            let drops = ["drop", "ignore", "discard", "reject", "never"].contains {
-                interop?.lowercased().contains($0) ?? false
-            }
-            let impact = severity == .error && drops ? 0 : severity == .info ? 2 : 1
+            // The ranking the run summary's opening lines use too.
+            let ranked = Impact.of(severity: severity, interop: interop)
+            let impact = ranked.rawValue
             let effect: String
             if let interop {
-                effect = interop + (drops && severity == .error ? ": those clients do not list the device" : "")
+                effect = interop + (ranked == .hides ? ": those clients do not list the device" : "")
             } else {
                 effect =
                     severity == .error
@@ -610,7 +796,24 @@ struct Explanation {
     func text() -> String {
         let e = TerminalText.escaped
         var out = ""
-        guard !devices.isEmpty || sender != nil else {
+        guard !devices.isEmpty || !services.isEmpty || sender != nil else {
+            if let type = askedType {
+                // A service type nobody offered, though clients asked for it.
+                out += "No instance of \(e(type)) was seen in the capture: verdict not seen.\n\n"
+                out += "Clients asked for it (\(questions.count + questionsLeftOut) question(s)):\n"
+                for q in questions { out += "  \(e(Self.questionText(q)))\n" }
+                if questionsLeftOut > 0 { out += "  … \(questionsLeftOut) more\n" }
+                out += """
+
+                    Usual causes:
+                      - nothing offering \(e(type)) is on this link: mDNS does not cross links, and whatever joins this link to the one where it is (a reflector, an mDNS gateway) does not pass it (avahi: reflect-filters; UniFi, Cisco: the services allowed);
+                      - the capture ran on another interface than the one the device is on (discoscope capture -D lists them);
+                      - multicast snooping (IGMP/MLD) on the switch or access point kept the group traffic from this port;
+                      - the device was off, asleep, or on another VLAN or Wi-Fi network while capturing.
+
+                    """
+                return out
+            }
             out += "'\(e(target))' matches nothing in the capture: verdict not seen.\n\n"
             out +=
                 "No SSDP device with that UUID, no mDNS host or DNS-SD instance with that name sent a message, and no such address sent SSDP or mDNS.\n"
@@ -626,10 +829,17 @@ struct Explanation {
                 """
             return out
         }
-        if let s = sender {
+        if let s = sender, client {
+            let kinds = Set(questions.map { $0.proto == .ssdp ? "SSDP M-SEARCHes" : "mDNS queries" }).sorted()
+            out +=
+                "\(e(s.address)) (a client: \(s.messages) message(s) sent, all \(kinds.joined(separator: " or ")); it advertised nothing)\n"
+        } else if let s = sender {
             out += "\(e(s.address)) (a sender of \(s.messages) message(s), none of which names a device or host)\n"
         }
-        if let d = devices.first {
+        // Each device or host once (a service type names several; one device in several
+        // inputs is listed once, and counted below).
+        var listed: Set<String> = []
+        for d in devices where listed.insert(d.id.lowercased()).inserted {
             out +=
                 "\(e(d.id)) (\(d.proto == .ssdp ? "SSDP device" : "mDNS host") at \(e(d.addresses.joined(separator: ", "))))"
             if let s = d.server { out += ", SERVER \(e(s))" }
@@ -641,12 +851,17 @@ struct Explanation {
                 + (s.host.map { ", SRV \(e($0)) port \(s.port.map(String.init) ?? "?")" } ?? ", no SRV record seen")
                 + ")\n"
         }
-        if devices.count > 1 { out += "Seen in \(devices.count) inputs.\n" }
+        if devices.count > 1, listed.count == 1 { out += "Seen in \(devices.count) inputs.\n" }
+        if let m = matchedBy { out += "Matched by \(e(m))\n" }
         out += "\nVerdict: \(verdict.rawValue)"
         switch verdict {
         case .visible: out += ": nothing in the capture keeps clients from seeing it.\n"
         case .visibleWithProblems: out += ": clients see it, but some of what it sends is wrong.\n"
         case .likelyInvisible: out += ": some or all clients will not list it.\n"
+        case .client:
+            let answered = questions.filter { !$0.unanswered }.count
+            out +=
+                ": it only asks; \(answered) of \(questions.count + questionsLeftOut) question(s) answered on this link.\n"
         case .notSeen: out += "\n"
         }
         if !reasons.isEmpty {
@@ -659,6 +874,11 @@ struct Explanation {
                 }
                 out += "\n     Effect: \(e(r.effect)).\n     Fix: \(e(r.fix)).\n"
             }
+        }
+        if !questions.isEmpty {
+            out += "\nWhat it asked (\(questions.count + questionsLeftOut) question(s)):\n"
+            for q in questions { out += "  \(e(Self.questionText(q)))\n" }
+            if questionsLeftOut > 0 { out += "  … \(questionsLeftOut) more\n" }
         }
         if let d = devices.first {
             out +=
@@ -680,8 +900,10 @@ struct Explanation {
                 "matched",
                 .array((Array(Set(devices.map(\.id))).sorted() + services.map(\.instance)).map { .string($0) })
             ),
+            ("matched_by", matchedBy.map { .string($0) } ?? .null),
             ("sender", sender.map { .string($0.address) } ?? .null),
             ("verdict", .string(verdict.rawValue)),
+            ("questions", questionsJSON()),
             (
                 "reasons",
                 .array(

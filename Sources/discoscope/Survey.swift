@@ -51,6 +51,8 @@ final class Survey: Reporter {
         var inventory: Inventory
         var findings: [Finding]
         var records: [(record: MessageRecord, findings: [Finding])]
+        /// Records the filter kept beyond `maxRecords`, not collected.
+        var recordsLeftOut = 0
         var summary: RunSummary
         var inputError: Bool
     }
@@ -101,8 +103,8 @@ final class Survey: Reporter {
         }
         let summary = analysis.finish()
         return Result(
-            inventory: analysis.inventory, findings: survey.findings, records: survey.records, summary: summary,
-            inputError: inputError)
+            inventory: analysis.inventory, findings: survey.findings, records: survey.records,
+            recordsLeftOut: survey.recordsLeftOut, summary: summary, inputError: inputError)
     }
 }
 

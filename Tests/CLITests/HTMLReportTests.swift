@@ -116,6 +116,17 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         #expect((c["resources"] as? [Any])?.isEmpty == true)
         #expect((c["violations"] as? [Any])?.isEmpty == true)
         #expect(c["title"] as? String == "DiscoScope report")
+        // #55 impact first: the header lists what the text summary opens with, line by line.
+        let text = try run(["analyze", "-q", capture, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        let opening = text.lines.filter { $0.hasPrefix("  invisible   ") || $0.hasPrefix("  unanswered  ") }.map {
+            $0.hasPrefix("  invisible") ? "invisible: " + $0.dropFirst(14) : "unanswered: " + $0.dropFirst(14)
+        }
+        // (The text escapes control bytes for the terminal; the page shows them as text.)
+        if capture.contains("hostile/") {
+            #expect((c["impact"] as? [String])?.count == opening.count)
+        } else {
+            #expect(c["impact"] as? [String] == opening)
+        }
         #expect(!log.contains("Content Security Policy"), "\(log.suffix(2000))")
         #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
     }

@@ -88,6 +88,18 @@ struct MDNSSessionStage {
         ruleEvictions += out.evictions - before
     }
 
+    /// The questions nothing answered on each link (`MDNSWindows.openQuestions`).
+    func unanswered() -> [UnansweredQuestion] {
+        var out: [UnansweredQuestion] = []
+        for k in 0..<links.count {
+            let segment = links.segment(at: k)
+            for q in links[k].store.windows.unansweredQuestions {
+                out.append(q.unanswered(segment: segment))
+            }
+        }
+        return out
+    }
+
     /// The end of the input: on each link, rules see the final store once (an event with
     /// `atEnd` and no message), then conclude.
     mutating func finish(into out: inout SessionReports) {

@@ -109,6 +109,18 @@ struct SSDPSessionStage {
         ruleEvictions += out.evictions - before
     }
 
+    /// The searches nothing answered on each link (`SSDPSessionStore.openSearches`).
+    func unanswered() -> [UnansweredQuestion] {
+        var out: [UnansweredQuestion] = []
+        for k in 0..<links.count {
+            let segment = links.segment(at: k)
+            for (key, s) in links[k].store.openSearches.rows where !s.answered {
+                out.append(s.unanswered(by: key.searcher, segment: segment))
+            }
+        }
+        return out
+    }
+
     /// The end of the input: session rules conclude (reports carry the frames they name).
     mutating func finish(into out: inout SessionReports) {
         let before = out.evictions

@@ -1,4 +1,5 @@
 import DNS
+import Findings
 import NetLayers
 import WireFormat
 
@@ -97,7 +98,7 @@ public struct MDNSSessionStore: SessionStore {
         guard let i = e.input else { return }
         // The phases read the model and the windows as they were before the message.
         if let roles = e.roles { phases.take(e, i, roles, evicted: &windowEvictions) }
-        windows.take(e, i, evicted: &windowEvictions)
+        windows.take(e, i, model: model, evicted: &windowEvictions)
         if verdicts.followsRecordTrails {
             MDNSRecordTrail.note(e, into: &verdicts.recordTrails, evicted: &windowEvictions)
         }
@@ -140,12 +141,69 @@ public struct MDNSWindows {
     /// (`MDNSNameAsked`).
     private(set) var asked = SessionTable<MDNSNameKey, MDNSNameAsked>(cap: 65536, horizon: 3600, activity: \.last)
 
-    mutating func take(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
+    /// Plain questions (not probes) by name and type, each with whether a response has
+    /// answered it since it was asked (`MDNSOpenQuestion`): what the run summary lists as
+    /// unanswered. `asked` and the model's questions hold 65536 rows and no name text; this
+    /// table keeps the text, so it is small: past its cap the least recently asked go
+    /// (counted), and a row goes an hour after its last ask.
+    public private(set) var openQuestions = SessionTable<MDNSAskedKey, MDNSOpenQuestion>(
+        cap: 1024, horizon: 3600, activity: \.last)
+
+    mutating func take(_ e: MDNSEvent, _ i: MDNSInput, model: MDNSSessionModel, evicted: inout Int) {
         queries.age(to: e.time)
         if i.isQuery, !i.isProbe, e.dst.isMulticast {
             queries.append(MDNSRecentQuery(e, i), evicted: &evicted)
         }
         if i.isQuery { noteAsked(e, i, evicted: &evicted) }
+        if i.isQuery, !i.isProbe {
+            noteOpen(e, i, model: model, evicted: &evicted)
+        } else if i.isResponse, !openQuestions.isEmpty {
+            noteAnswered(i)
+        }
+    }
+
+    /// The open questions nothing answered, less those whose name was probed for (a probe's
+    /// questions may come in a packet of their own, without the authority records that make
+    /// it a probe: avahi's reflector splits them so; nobody answering a probe is success).
+    public var unansweredQuestions: [MDNSOpenQuestion] {
+        openQuestions.rows.compactMap { key, q in
+            q.answered || asked[MDNSNameKey(key.name)]?.probe != nil ? nil : q
+        }
+    }
+
+    /// A plain query's first `MDNSNameAsked.inOrderQuestions` questions, asked once more; one
+    /// it lists a Known-Answer for is known to the asker, as good as answered, and so is one
+    /// whose RRSet an earlier response showed (the model still holds it).
+    private mutating func noteOpen(_ e: MDNSEvent, _ i: MDNSInput, model: MDNSSessionModel, evicted: inout Int) {
+        // The Known-Answers' names, once per query (most list none).
+        var listed: Set<UInt64> = []
+        for r in i.records where r.section == .answer { listed.insert(r.nameKey) }
+        for (n, (q, name)) in zip(i.message.questions, i.questionNames).enumerated() {
+            guard n < MDNSNameAsked.inOrderQuestions else { break }
+            let key = MDNSAskedKey(name: name.key, type: q.type.rawValue)
+            let known = listed.contains(name.key)
+            openQuestions.update(
+                key,
+                default: MDNSOpenQuestion(
+                    name: String(i.decoded.name(q.name).prefix(MDNSOpenQuestion.maxName)), type: q.type,
+                    firstFrame: e.frame, first: e.time),
+                at: e.time, evicted: &evicted
+            ) { row in
+                row.take(e.src, at: e.time)
+                if known || (row.asks == 1 && model.rrset(name.key, q.type, q.qclass) != nil) {
+                    row.answered = true
+                }
+            }
+        }
+    }
+
+    /// A response's records with a TTL (answers and additionals, from anyone) answer the
+    /// open questions of their name and type, and those of their name for ANY.
+    private mutating func noteAnswered(_ i: MDNSInput) {
+        for r in i.records where r.section != .authority && r.record.ttl > 0 {
+            openQuestions.modify(MDNSAskedKey(name: r.nameKey, type: r.record.type.rawValue)) { $0.answered = true }
+            openQuestions.modify(MDNSAskedKey(name: r.nameKey, type: RecordType.any.rawValue)) { $0.answered = true }
+        }
     }
 
     private mutating func noteAsked(_ e: MDNSEvent, _ i: MDNSInput, evicted: inout Int) {
@@ -166,6 +224,56 @@ public struct MDNSWindows {
                 }
             }
         }
+    }
+}
+
+/// A question's name key and QTYPE (a row of `MDNSWindows.openQuestions`).
+public struct MDNSAskedKey: Sendable, Hashable {
+    public var name: UInt64
+    public var type: UInt16
+}
+
+/// A plain question as the link has asked it (`MDNSWindows.openQuestions`): its name's text,
+/// how often and by whom it was asked, and whether anything answered it.
+public struct MDNSOpenQuestion: Sendable {
+    public let name: String
+    public let type: RecordType
+    public let firstFrame: Int
+    public let first: Timestamp
+    public private(set) var last: Timestamp
+    public private(set) var asks = 0
+    /// The first `UnansweredQuestion.maxAskers` askers.
+    public private(set) var askers: [IPAddress] = []
+    public private(set) var moreAskers = false
+    /// A response carried a record answering it (or a query listed one as known).
+    public var answered = false
+    /// Name text kept at most (presentation form, escapes included).
+    static let maxName = 300
+
+    init(name: String, type: RecordType, firstFrame: Int, first: Timestamp) {
+        self.name = name
+        self.type = type
+        self.firstFrame = firstFrame
+        self.first = first
+        last = first
+    }
+
+    mutating func take(_ source: IPAddress, at time: Timestamp) {
+        asks &+= 1
+        last = time
+        if !askers.contains(source) {
+            if askers.count < UnansweredQuestion.maxAskers { askers.append(source) } else { moreAskers = true }
+        }
+    }
+
+    /// As the run summary lists it, on `segment`.
+    public func unanswered(segment: UInt16) -> UnansweredQuestion {
+        var t: [UInt8] = []
+        type.append(to: &t)
+        return UnansweredQuestion(
+            proto: .mdns, name: name, type: String(decoding: t, as: UTF8.self), asked: asks,
+            askers: askers.map(\.description), moreAskers: moreAskers, firstFrame: firstFrame, first: first,
+            last: last, segment: segment)
     }
 }
 

@@ -1,3 +1,4 @@
+import Findings
 import NetLayers
 import SSDP
 import WireFormat
@@ -36,6 +37,13 @@ public struct SSDPSessionStore: SessionStore {
     /// M-SEARCH.
     public private(set) var versions = SessionTable<UInt64, SSDPClaimedVersion>(
         cap: 4096, horizon: .infinity, activity: \.time)
+    /// Each searcher endpoint's searches by ST (`SSDPOpenSearch`), and whether a 200 OK for
+    /// that ST came back to it: what the run summary lists as unanswered. `searches` keeps
+    /// only the latest search of an endpoint; this table counts them, keeping the ST's text,
+    /// so it is small: past its cap the least recently searched go (counted), and a row goes
+    /// an hour after its last search.
+    public private(set) var openSearches = SessionTable<SSDPSearchKey, SSDPOpenSearch>(
+        cap: 1024, horizon: 3600, activity: \.last)
     /// The time of the latest event taken in (end-of-input conclusions are drawn at it).
     public private(set) var latest: Timestamp = .zero
     var verdicts = SSDPVerdicts()
@@ -56,6 +64,15 @@ public struct SSDPSessionStore: SessionStore {
 
     public mutating func update(with e: SSDPEvent) {
         latest = e.time
+        if e.kind == .response, let search = e.search {
+            // A response to the endpoint's latest search answers it when it carries the ST
+            // searched for (any, for ssdp:all).
+            if SSDPOpenSearch.isAll(search.st) || SSDPOpenSearch.key(e.st ?? []) == SSDPOpenSearch.key(search.st) {
+                let key = SSDPSearchKey(
+                    searcher: Endpoint(address: e.dst, port: e.dstPort), st: SSDPOpenSearch.key(search.st))
+                openSearches.modify(key) { $0.answered = true }
+            }
+        }
         if e.kind == .mSearch {
             take(search: e)
         } else if let u = e.facts.uuidKey, let c = e.claimedVersion {
@@ -83,6 +100,13 @@ public struct SSDPSessionStore: SessionStore {
         }
         var s = RecentSearch(
             frame: e.frame, time: e.time, port: e.srcPort, mx: mx, st: Array(e.target ?? []), expires: expires)
+        if !s.st.isEmpty {
+            let key = SSDPSearchKey(searcher: Endpoint(address: e.src, port: e.srcPort), st: SSDPOpenSearch.key(s.st))
+            openSearches.update(
+                key, default: SSDPOpenSearch(st: s.st, firstFrame: e.frame, first: e.time), at: e.time,
+                evicted: &tableEvictions
+            ) { $0.take(at: e.time) }
+        }
         s.hasMX = e.facts.hasMX
         s.manValid = e.facts.manValid
         if !multicast { s.unicastTo = e.dst }
@@ -99,6 +123,57 @@ public struct SSDPSessionStore: SessionStore {
     public func search(toAnotherPortOf address: IPAddress, than port: UInt16, at time: Timestamp) -> RecentSearch? {
         guard let s = searchers[address], s.port != port, s.expires >= time else { return nil }
         return s
+    }
+}
+
+/// A searcher endpoint and an ST (its key: `SSDPOpenSearch.key`).
+public struct SSDPSearchKey: Sendable, Hashable {
+    public var searcher: Endpoint
+    public var st: UInt64
+}
+
+/// An endpoint's searches for one ST (`SSDPSessionStore.openSearches`): the ST's text, how
+/// often and when, and whether a response answered one.
+public struct SSDPOpenSearch: Sendable {
+    public let st: String
+    public let firstFrame: Int
+    public let first: Timestamp
+    public private(set) var last: Timestamp
+    public private(set) var searches = 0
+    public var answered = false
+    /// ST text kept at most.
+    static let maxST = 300
+
+    init(st: [UInt8], firstFrame: Int, first: Timestamp) {
+        self.st = String(decoding: st.prefix(Self.maxST), as: UTF8.self)
+        self.firstFrame = firstFrame
+        self.first = first
+        last = first
+    }
+
+    mutating func take(at time: Timestamp) {
+        searches &+= 1
+        last = time
+    }
+
+    /// The ST's identity: its bytes, ASCII letters in lower case (ST values compare so),
+    /// FNV-1a.
+    static func key<C: Collection<UInt8>>(_ st: C) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in st { h = (h ^ UInt64(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)) &* 0x0000_0100_0000_01B3 }
+        return h
+    }
+
+    static let all = key(Array("ssdp:all".utf8))
+    static func isAll(_ st: [UInt8]) -> Bool { key(st) == all }
+
+    /// As the run summary lists it, searched by `searcher` on `segment`.
+    public func unanswered(by searcher: Endpoint, segment: UInt16) -> UnansweredQuestion {
+        let a = searcher.address.description
+        return UnansweredQuestion(
+            proto: .ssdp, name: st, type: "", asked: searches,
+            askers: [a.contains(":") ? "[\(a)]:\(searcher.port)" : "\(a):\(searcher.port)"],
+            moreAskers: false, firstFrame: firstFrame, first: first, last: last, segment: segment)
     }
 }
 
