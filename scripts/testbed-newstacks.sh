@@ -5,7 +5,8 @@
 # /work/shared/testbed/testbed.sh, but a separate prefix so both can coexist).
 #
 #   ns52-lan : bridge br0 (STP off, forward_delay 0, multicast snooping OFF so it
-#              floods every multicast frame like a dumb switch), no IP, IPv6 off
+#              floods every multicast frame like a dumb switch; tcpdump puts br0
+#              in promiscuous mode, so it also sees unicast between ports), no IP, IPv6 off
 #   ns52-h1..h3: eth0 = veth peer of ns52-lan/pN, MAC 02:52:00:00:00:0N,
 #              IPv4 10.52.0.N/24, IPv6 link-local (EUI-64), route 224.0.0.0/4 on
 #              eth0, NO default route: nothing can leave the namespaces.
@@ -45,7 +46,10 @@ P=ns52-
 LAN=${P}lan
 NHOSTS=3
 SYSPY=/usr/bin/python3     # Debian python 3.11 with python3-zeroconf 0.47.3
-FILTER=${NS52_FILTER:-udp port 1900 or udp port 5353 or igmp or icmp or icmp6}
+# All UDP (search responses go between ephemeral ports, not 1900), IGMP, ICMP/ICMPv6, and
+# ip6[6]=0: MLD reports (behind a hop-by-hop header, which plain "icmp6" does not match).
+# Only our own programs run in these namespaces, so "udp" is only SSDP/mDNS traffic.
+FILTER=${NS52_FILTER:-udp or igmp or icmp or icmp6 or (ip6 and ip6[6]=0)}
 RESOLVED_VER=252.39-1~deb12u2
 
 log() { printf '[ns52 %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -348,7 +352,7 @@ start_gerbera() {
   local d=$RUN/gerbera
   mkdir -p "$d/home" "$d/media"
   sed -e "s#<home>.*</home>#<home>$d/home</home>#" -e 's#<name>gerbera</name>#<name>ns52 Gerbera</name>#' \
-      -e 's#<udn/>#<udn>uuid:52525252-0000-4000-8000-025200000001</udn>#' -e 's#<alive>1800</alive>#<alive>180</alive>#' \
+      -e 's#<udn/>#<udn>uuid:52525252-0000-4000-8000-025200000001</udn>#' \
       /etc/gerbera/config.xml >"$d/config.xml"
   start_bg gerbera-h1 "$(hn 1)" gerbera -c "$d/config.xml" -m "$d/home" -e eth0 -p 49152 -l "$RUN/log/gerbera-own.log"
   sleep 3
@@ -390,6 +394,8 @@ clients_mdnsd() {
   # QU questions (unicast-response bit): PTR, SRV, A -> §5.4 asks for unicast replies
   client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 _http._tcp.local/PTR/qu
   client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 "Mdnsd Web._http._tcp.local/SRV/qu" "Mdnsd Web.local/A/qu"
+  # the same as QM questions (multicast answers; SRV: is the target's address in Additional?)
+  client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 "Mdnsd Web._http._tcp.local/SRV"
   # the CNAME alias: does it answer?
   client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 www-ns52.local/A www-ns52.local/CNAME
   client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 _ipp._tcp.local/PTR "Mdnsd Web.local/TXT"
@@ -398,16 +404,19 @@ clients_mdnsd() {
     client zc-conflict-h3 "$(hn 3)" "$SYSPY" "$RUN/bin/zc_conflict.py" 8
     client a-conflict-h3 "$(hn 3)" "$SYSPY" "$RUN/bin/a_conflict.py" "Mdnsd Web.local" 10.52.0.33
     sleep 6
-    client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 _http._tcp.local/PTR "Mdnsd Web.local/A"
+    # after the conflicts: does mdnsd still assert its SRV and A (no rename, no re-probe)?
+    client mdnsq-h2 "$(hn 2)" "$SYSPY" "$RUN/bin/mdnsq.py" 3 _http._tcp.local/PTR "Mdnsd Web.local/A" "Mdnsd Web._http._tcp.local/SRV"
   fi
 }
 stop_mdnsd() { stop_svc mdnsd-h1; }
 
 # ssdpy 0.4.1 on h1: ssdpy-server as the UPnP root device (its default NT, "ssdp:rootdevice",
-# is not a UPnP type); it answers only searches for its one type, or ssdp:all.
+# is not a UPnP type); it answers only searches for its one type, or ssdp:all.  max-age 30
+# (its default sends no CACHE-CONTROL at all) so that the ~70 s of the recording span more
+# than one max-age: whether it ever re-announces, and its advertisement set, can be judged.
 start_ssdpy() {
   start_bg ssdpy-h1 "$(hn 1)" "$VENV/bin/ssdpy-server" -v -i eth0 -a 10.52.0.1 -t upnp:rootdevice \
-    --max-age 120 -l http://10.52.0.1:8000/description.xml uuid:52525252-0000-4000-8000-025200000011
+    --max-age 30 -l http://10.52.0.1:8000/description.xml uuid:52525252-0000-4000-8000-025200000011
   sleep 3
 }
 clients_ssdpy() {
@@ -423,7 +432,7 @@ do_record() {
   do_down; rm -rf "$RUN/log"; net_up; write_helpers
   : >"$RUN/log/timeline.log"
   mkdir -p "$(dirname "$out")"; out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
-  start_bg tcpdump-lan "$LAN" tcpdump -i br0 -U -w "$out" $FILTER
+  start_bg tcpdump-lan "$LAN" tcpdump -i br0 -U -Z root -w "$out" $FILTER
   sleep 2
   mark "=== $stack: start"
   "start_$stack"
