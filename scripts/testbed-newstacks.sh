@@ -24,18 +24,26 @@
 #                      $ROOT, so /etc/resolv.conf of this machine is never touched)
 #   up                 create the namespaces (idempotent)
 #   record STACK OUT   one life cycle of STACK (resolved|gerbera|mdnsd|ssdpy) while
-#                      tcpdump on ns52-lan/br0 writes OUT (pcap); ~90 s
+#                      tcpdump on ns52-lan/br0 writes OUT (pcap): network up, capture,
+#                      start, client round 1 (+8 s), client round 2 (+15 s), shutdown
+#                      (+10 s: resolved `resolvectl mdns eth0 no` then SIGTERM, the
+#                      others SIGTERM), capture stops 8 s later, network down; 70-130 s.
+#                      Logs and a timeline: $RUN/log-STACK/
 #   down               stop every process we started (by PID), delete namespaces
+#   start|clients|stop STACK [ROUND]
+#                      single steps, for debugging a stack on a network that is `up`
 #
 # Environment: NS52_RUN (/tmp/ns52-run), NS52_ROOT (/tmp/ns52-root: unpacked
 #   systemd-resolved), NS52_VENV (/tmp/ns52-venv: ssdpy 0.4.1),
 #   NS52_FILTER (capture filter, default below).
 #
-# Safety: the only commands run in the default network namespace are
-# `ip netns add/del`; everything else is `ip -n NS` or `ip netns exec NS`.  Every
-# long-running process is started with `setsid ip netns exec NS ...` (all exec,
-# so $! is the final program's PID), its PID is stored in $RUN/pids, and it is
-# stopped by that PID.  No pkill/killall.
+# Safety: the only network commands run in the default namespace are `ip netns
+# add/del/list/pids`; everything else is `ip -n NS` or `ip netns exec NS`, and no
+# namespace has a route out.  Every long-running process is started with
+# `setsid ip netns exec NS ...` (all exec, so $! is the final program's PID), its PID
+# is stored in $RUN/pids, and it is stopped by that PID; short clients run in the
+# foreground the same way (resolvectl with `ip netns exec` and `timeout`).  No
+# pkill/killall.  Namespaces not created by this script are never touched.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
