@@ -150,12 +150,17 @@ struct FindingTally: Sendable {
         /// Where its first finding stands: its message's position, its place among them.
         var first: Int
         var firstIndex: Int
+        /// Its first finding, as the summary quotes it, when it hides a device.
+        var example: HidingExample? = nil
     }
     private(set) var entries: [Entry] = []
 
     /// Counts `f`, the finding at `index` among the findings of the message at `position`.
     mutating func add(_ f: borrowing Finding, at position: Int, index: Int) {
-        add(Entry(rule: f.rule, name: f.name, severity: f.severity, count: 1, first: position, firstIndex: index))
+        add(
+            Entry(
+                rule: f.rule, name: f.name, severity: f.severity, count: 1, first: position, firstIndex: index,
+                example: f.hides ? HidingExample(f) : nil))
     }
 
     private mutating func add(_ e: Entry) {
@@ -164,6 +169,7 @@ struct FindingTally: Sendable {
             if (e.first, e.firstIndex) < (entries[k].first, entries[k].firstIndex) {
                 entries[k].first = e.first
                 entries[k].firstIndex = e.firstIndex
+                if e.example != nil { entries[k].example = e.example }
             }
             return
         }

@@ -43,6 +43,10 @@ public struct Finding: Sendable, Hashable {
     /// Known from `--baseline`: reports that keep accepted findings (SARIF, JUnit) list it as
     /// suppressed; it counts as suppressed, never towards the exit status.
     public var baselined = false
+    /// It hides the device from some clients (`Impact.hides`, judged by its rule: a
+    /// visibility rule, or an error of a rule whose interop note says stacks lose such
+    /// messages): the run's summary quotes the first such finding of each rule.
+    public private(set) var hides = false
 
     /// A finding on `frame` (and `related` frames that explain it).
     public init(
@@ -84,6 +88,7 @@ public struct Finding: Sendable, Hashable {
         self.device = device
         self.field = field
         self.fileIndex = fileIndex
+        self.hides = descriptor.hides || (self.severity == .error && descriptor.interopLosesMessage)
     }
 
     /// The same violation (rule, severity, message, field, related frames) reported on

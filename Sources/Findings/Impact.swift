@@ -2,8 +2,8 @@
 /// and the summary's opening lines share (severities stay the catalog's; only the order is
 /// by impact).
 public enum Impact: Int, Sendable, Comparable {
-    /// Some clients never list the device: an error that the interop notes say some stacks
-    /// drop, ignore, discard, reject or never accept.
+    /// Some clients never list the device: a finding of a visibility rule, or an error that
+    /// the interop notes say some stacks drop, ignore, discard, reject or never accept.
     case hides = 0
     /// Likely trouble: any other error or warning (timing, caching, display).
     case trouble = 1
@@ -16,10 +16,32 @@ public enum Impact: Int, Sendable, Comparable {
     static let losing = ["drop", "ignore", "discard", "reject", "never"]
 
     /// The impact of a finding of `severity` whose interop note (its own, else its rule's)
-    /// is `interop`.
-    public static func of(severity: Severity, interop: String?) -> Impact {
-        let note = interop?.lowercased() ?? ""
-        if severity == .error, losing.contains(where: { note.contains($0) }) { return .hides }
+    /// is `interop`; a finding of a visibility rule (`RuleDescriptor.hides`) hides the device
+    /// whatever its severity.
+    public static func of(severity: Severity, interop: String?, hides: Bool = false) -> Impact {
+        if hides || (severity == .error && losesMessage(interop)) { return .hides }
         return severity == .info ? .minor : .trouble
+    }
+
+    /// Whether an interop note says some stack loses the message.
+    public static func losesMessage(_ interop: String?) -> Bool {
+        guard let note = interop?.lowercased() else { return false }
+        return losing.contains { note.contains($0) }
+    }
+}
+
+/// A visibility rule's finding as the run summary quotes it: where it shows, what it names
+/// and what it says.
+public struct HidingExample: Sendable, Hashable {
+    public var frame: Int?
+    public var source: String
+    public var device: String?
+    public var message: String
+
+    public init(_ f: borrowing Finding) {
+        frame = f.firstFrame
+        source = f.source
+        device = f.device
+        message = f.message
     }
 }

@@ -54,11 +54,18 @@ public struct RuleDescriptor: Sendable, Hashable {
     public let interop: String?
     /// An example of a violating message (for `rules explain`).
     public let example: String
+    /// A visibility rule: its findings mean some clients never see the device (answers not
+    /// forwarded, a host deaf to the group, a LOCATION nobody can fetch), whatever the
+    /// severity; reports rank them first (`Impact`).
+    public let hides: Bool
+    /// Its interop note says some stacks lose such a message (drop, ignore, reject …): an
+    /// error of this rule hides the device from them (`Impact`).
+    public let interopLosesMessage: Bool
 
     public init(
         id: RuleID, name: String, title: String, severity: Severity, scope: RuleScope = .stateless,
         proto: RuleProtocol, spec: String, description: String, interop: String? = nil, example: String,
-        lowestSeverity: Severity? = nil
+        lowestSeverity: Severity? = nil, hides: Bool = false
     ) {
         self.id = id
         self.name = name
@@ -71,5 +78,7 @@ public struct RuleDescriptor: Sendable, Hashable {
         self.description = description
         self.interop = interop
         self.example = example
+        self.hides = hides
+        self.interopLosesMessage = Impact.losesMessage(interop)
     }
 }

@@ -94,6 +94,10 @@ public struct RunSummary: Sendable {
     /// Whether the run saw fewer messages than `--min-messages` asks for.
     public var tooFewMessages: Bool { minMessages.map { messages < $0 } ?? false }
 
+    /// The first finding that hides a device (`Finding.hides`) of each rule, in capture
+    /// order, which the summary's `invisible` lines quote.
+    public var hidingExamples: [RuleID: HidingExample] = [:]
+
     /// Position of each rule in `findingsByRule`.
     private var ruleSlot: [RuleID: Int] = [:]
 

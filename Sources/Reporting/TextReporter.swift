@@ -187,7 +187,13 @@ public final class TextReporter: Reporter {
         if s.belowMinSeverity > 0 { fl += "; \(s.belowMinSeverity) below --min-severity, not shown" }
         if s.suppressed > 0 { fl += "; \(s.suppressed) suppressed by configuration or baseline" }
         row("findings", fl)
-        for r in s.findingsByRule.sorted(by: { $0.rule < $1.rule }) {
+        // By impact (what hides devices first), then severity, then rule.
+        let impact = Self.impacts(s)
+        for r in s.findingsByRule.sorted(by: { a, b in
+            let (x, y) = (impact(a.rule, a.severity), impact(b.rule, b.severity))
+            if x != y { return x < y }
+            return a.severity != b.severity ? a.severity > b.severity : a.rule < b.rule
+        }) {
             out +=
                 "    " + paint(r.rule.rawValue, "1") + " " + TerminalText.escaped(r.name).padding(28) + " "
                 + paint(r.severity.rawValue.padding(8), Self.color(r.severity)) + String(r.count) + "\n"
@@ -229,15 +235,34 @@ extension TextReporter {
     static func invisibleLines(_ s: RunSummary) -> [String] {
         var interop: [RuleID: String] = [:]
         for d in s.rulesChecked { if let i = d.interop { interop[d.id] = i } }
-        let hiding = s.findingsByRule.filter { r in
-            interop[r.rule].map { Impact.of(severity: r.severity, interop: $0) == .hides } ?? false
-        }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.rule < $1.rule }
+        let impact = impacts(s)
+        let hiding = s.findingsByRule.filter { impact($0.rule, $0.severity) == .hides }.sorted {
+            $0.count != $1.count ? $0.count > $1.count : $0.rule < $1.rule
+        }
         var lines = hiding.prefix(invisibleShown).map { r in
             let n = "\(r.count) \(r.severity.rawValue)\(r.count == 1 ? "" : "s")"
-            return "\(r.rule.rawValue) \(r.name) (\(n)): \(interop[r.rule] ?? "")"
+            // The rule's own words about its first finding, then what clients do.
+            guard let e = s.hidingExamples[r.rule] else {
+                return "\(r.rule.rawValue) \(r.name) (\(n)): \(interop[r.rule] ?? "")"
+            }
+            let at = e.frame.map { "frame \($0)" } ?? "end of capture"
+            let about = " from " + e.source + (e.device.map { " (\($0))" } ?? "")
+            let note = interop[r.rule].map { " — \($0)" } ?? ""
+            return "\(r.rule.rawValue) \(r.name) (\(n)), first at \(at)\(about): \(e.message)\(note)"
         }
         if hiding.count > invisibleShown { lines.append("+\(hiding.count - invisibleShown) more rule(s)") }
         return lines
+    }
+
+    /// The impact of each rule's findings as the summary counts them (by the severity
+    /// reported, the rule's interop note and whether it is a visibility rule).
+    static func impacts(_ s: RunSummary) -> (_ rule: RuleID, _ severity: Severity) -> Impact {
+        var rules: [RuleID: RuleDescriptor] = [:]
+        for d in s.rulesChecked { rules[d.id] = d }
+        return { rule, severity in
+            let d = rules[rule]
+            return Impact.of(severity: severity, interop: d?.interop, hides: d?.hides ?? false)
+        }
     }
 
     /// Unanswered questions listed at most on the summary's line (the rest are counted).

@@ -742,8 +742,8 @@ struct Explanation {
         timeline.append(Event(time: t, frame: frame, summary: s))
     }
 
-    /// One reason per rule, with its frames; an error that the interop notes say some stacks
-    /// drop or ignore hides the device from them.
+    /// One reason per rule, with its frames; a visibility rule's finding, or an error that the
+    /// interop notes say some stacks drop or ignore, hides the device from them.
     static func reasons(from findings: [Finding]) -> [Reason] {
         var order: [RuleID] = []
         var by: [RuleID: [Finding]] = [:]
@@ -754,9 +754,10 @@ struct Explanation {
         return order.compactMap { id in
             guard let fs = by[id], let f = fs.first else { return nil }
             let severity = fs.map(\.severity).max() ?? f.severity
-            let interop = f.interop ?? RuleCatalog.find(id.rawValue)?.interop
+            let rule = RuleCatalog.find(id.rawValue)
+            let interop = f.interop ?? rule?.interop
             // The ranking the run summary's opening lines use too.
-            let ranked = Impact.of(severity: severity, interop: interop)
+            let ranked = Impact.of(severity: severity, interop: interop, hides: rule?.hides ?? false)
             let impact = ranked.rawValue
             let effect: String
             if let interop {

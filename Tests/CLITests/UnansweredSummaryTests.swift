@@ -102,9 +102,11 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         }
         let opening = Array(lines[(start + 1)...].prefix(3))
         // SSDP-005 is an error whose interop note says gssdp and miniupnpd drop the message.
+        // It quotes the first such finding (where, from whom, what), then what clients do.
         #expect(
             opening.first?.hasPrefix(
-                "  invisible   SSDP-005 crlf-line-endings (1 error): gssdp and miniupnpd silently drop") == true)
+                "  invisible   SSDP-005 crlf-line-endings (1 error), first at frame ") == true, "\(opening)")
+        #expect(opening.first?.contains("is a bare LF, not CRLF — gssdp and miniupnpd silently drop") == true)
         #expect(opening.dropFirst().first?.hasPrefix("  unanswered  ") == true)
         #expect(opening.last?.hasPrefix("  files       ") == true)
         // Warnings (MDNS-309) and info are not visibility problems.
@@ -112,5 +114,38 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         // A run without such errors has no invisible line.
         let clean = try run(["analyze", "-q", "--fail-on", "never", filteredLAN], cwd: root)
         #expect(!clean.stdout.contains("  invisible   "))
+    }
+
+    /// A visibility rule's finding hides a device whatever its severity: the reflector that
+    /// passes questions but not their answers (SEG-001, a warning) opens the summary, and the
+    /// per-rule counts rank it first, then errors, warnings and info.
+    @Test func aVisibilityRulesWarningOpensTheSummaryAndLeadsTheCounts() throws {
+        let text = try run(
+            [
+                "analyze", "-q", "--fail-on", "never", "--segments", "captures/testbed/reflector/filtered-lan.pcap",
+                "captures/testbed/reflector/filtered-iot.pcap",
+            ], cwd: root)
+        let lines = text.lines.map(String.init)
+        guard let start = lines.firstIndex(of: "Summary"),
+            let counts = lines.firstIndex(where: {
+                $0.hasPrefix("  findings    ")
+            })
+        else {
+            Issue.record("no summary: \(text.stdout)")
+            return
+        }
+        let first = lines[start + 1]
+        #expect(
+            first.hasPrefix("  invisible   SEG-001 answers-forwarded-back (1 warning), first at frame "), "\(first)")
+        #expect(first.contains("_ipp._tcp.local. PTR") && first.contains("visible on one segment only"))
+        let rules = lines[(counts + 1)...].prefix { $0.hasPrefix("    ") }.map {
+            $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        }
+        #expect(rules.first?.first == "SEG-001", "\(rules)")
+        // After it, by severity: every error before every warning before every info.
+        let severities = rules.dropFirst().compactMap { $0.count > 2 ? $0[2] : nil }
+        let rank = ["error": 0, "warning": 1, "info": 2]
+        let ranks = severities.compactMap { rank[$0] }
+        #expect(ranks.count == severities.count && ranks == ranks.sorted(), "\(severities)")
     }
 }

@@ -49,7 +49,10 @@ struct ResultEmitter {
     mutating func emit(
         _ r: borrowing BatchOutput, summary: inout RunSummary, limit: (LimitReached, inout RunSummary) -> Void
     ) {
-        for t in r.tally.inOrder { summary.count(rule: t.rule, name: t.name, t.severity, times: t.count) }
+        for t in r.tally.inOrder {
+            summary.count(rule: t.rule, name: t.name, t.severity, times: t.count)
+            if let e = t.example, summary.hidingExamples[t.rule] == nil { summary.hidingExamples[t.rule] = e }
+        }
         summary.suppressed += r.suppressed
         for (key, counts) in r.deviceFindings
         where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {

@@ -34,7 +34,7 @@ struct AnswersNotForwardedBackRule: SessionRule {
         interop:
             "avahi's reflect-filters forward questions of every type but answers only of the listed types; mDNS gateways (UniFi, Cisco) filter by service type: the service is visible on one segment only",
         example: "_ipp._tcp.local. PTR asked on lan, forwarded to iot and answered there; no _ipp answer on lan",
-        scope: .stateful)
+        scope: .stateful, hides: true)
 
     static let examples = RuleExamples(
         triggering: [RuleExample(forwarded(answeredBack: false))],

@@ -77,7 +77,7 @@ struct DiscoveryWithoutMembershipRule: SessionRule {
             "A snooping switch prunes the group from the host's port: the host goes deaf to discovery after the first membership interval (260 s) or at once. Captured on a host's own switch port, other hosts' reports may be hidden (switches forward reports only towards the querier): capture at the querier's port or a mirror; the rule judges a host only where reports of the group from other hosts are seen",
         example:
             "an IGMP querier asks every 125 s; a camera sends mDNS responses to 224.0.0.251 and never sends an IGMP report for it",
-        scope: .stateful)
+        scope: .stateful, hides: true)
 
     static let examples = RuleExamples(
         triggering: [

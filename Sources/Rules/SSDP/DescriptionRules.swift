@@ -347,7 +347,7 @@ struct LocationHostAnsweredRule: DescriptionRule {
             + "is unreachable from this link (a NAT, a second interface, a stale address) or points a control point "
             + "elsewhere; probe does not fetch it.",
         interop: "control points fetch whatever LOCATION says: a stale or foreign host makes the device invisible",
-        example: "a response from 10.0.0.5 with LOCATION http://192.168.7.1:8200/rootDesc.xml")
+        example: "a response from 10.0.0.5 with LOCATION http://192.168.7.1:8200/rootDesc.xml", hides: true)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
