@@ -70,9 +70,7 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         .enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"),
         arguments: captures)
     func pageShowsWhatJSONLinesHasAndRunsNothingFromTheCapture(_ capture: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let page = dir + "/report.html"
         let w = try run(
@@ -150,9 +148,7 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
             ["captures/testbed/reflector/working-both.pcapng"], ["captures/testbed/lan-dualstack.pcapng"],
         ])
     func everyReportGivesAHostTheSameFindingCounts(_ input: [String]) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let page = dir + "/report.html"
         let w = try run(
@@ -207,9 +203,7 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
     /// lane. A run without segments shows none.
     @Test(.enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"))
     func thePageShowsSegmentsAndJoinsAHostsAddressesIntoOneLane() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         func check(_ input: [String]) throws -> [String: Any] {
             let page = dir + "/report-\(UUID().uuidString).html"
@@ -255,4 +249,11 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
             html.contains(
                 #"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-"#))
     }
+}
+
+/// A new directory for one test's page (the test removes it).
+private func temporaryDirectory() throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("discoscope-html-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
 }
