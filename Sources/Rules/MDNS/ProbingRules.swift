@@ -218,8 +218,11 @@ struct ProbingRule: SessionRule {
         for k in probes.indices.dropFirst() {
             let gap = MDNSSession.since(probes[k - 1].time, probes[k].time)
             if gap < Self.shortest - MDNSSession.jitter || gap > Self.longest + MDNSSession.jitter {
+                let all = zip(probes, probes.dropFirst()).map {
+                    String(Int((MDNSSession.since($0.time, $1.time) * 1000).rounded()))
+                }
                 problems.append(
-                    "probes \(Int((gap * 1000).rounded())) ms apart (frames \(probes[k - 1].frame), \(probes[k].frame)) instead of 250 ms"
+                    "probes \(Int((gap * 1000).rounded())) ms apart (frames \(probes[k - 1].frame), \(probes[k].frame)) instead of 250 ms (intervals \(all.joined(separator: ", ")) ms)"
                 )
                 break
             }

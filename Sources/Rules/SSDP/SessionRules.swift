@@ -291,7 +291,8 @@ struct ResponseWithinMXRule: SessionRule {
             let mx = d.mxLow == d.mxHigh ? "\(d.mxLow)" : "\(d.mxLow)-\(d.mxHigh)"
             var other = ""
             if let late = d.late {
-                other = "; the latest other one after \(Int((late.delay * 1000).rounded())) ms (frame \(late.frame))"
+                other =
+                    "; the latest other one after \(Int((min(late.delay, 86400) * 1000).rounded())) ms (frame \(late.frame))"
             }
             out.reportAtEnd(
                 Self.descriptor, severity: .warning,
