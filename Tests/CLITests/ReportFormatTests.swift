@@ -181,8 +181,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         )
         #expect(w.status == 1)
         let pw = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
-        // 14: MDNS-507 counts python-zeroconf answering a shared PTR 1 ms after a QU query.
-        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=14 errors=0" }, "\(pw.stdout)")
+        // 15: MDNS-507 counts python-zeroconf answering a shared PTR 1 ms after a QU query;
+        // SSDP-501 minidlna answering every search at once (15-32 ms, MX 2-4 s).
+        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=15 errors=0" }, "\(pw.stdout)")
     }
 
     /// An input that cannot be opened has no artifact and no suite: the findings of the
@@ -439,8 +440,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         // refresh is SSDP-507 and its ssdp:all burst SSDP-501. MDNS-501 judges the probing at
         // the capture's start (avahi's 200 ms wait) and python-zeroconf's type-PTR "probes".
         // avahi's answers to those "probes" need 250 ms since the record's last multicast, not
-        // 1 s (MDNS-506, RFC 6762 §6).
-        #expect(r.stdout.contains("findings    148 error(s), 570 warning(s), 348 info"), "\(r.stdout.suffix(900))")
+        // 1 s (MDNS-506, RFC 6762 §6). minidlna answers all 21 multicast searches 15-32 ms
+        // after them, MX 2-4 s: SSDP-501 says it does not randomise its delay (a warning).
+        #expect(r.stdout.contains("findings    148 error(s), 571 warning(s), 348 info"), "\(r.stdout.suffix(900))")
     }
 }
 

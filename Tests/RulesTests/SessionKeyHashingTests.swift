@@ -35,6 +35,8 @@ import WireFormat
         check(WholeRRSetRule.Key(source: a, set: set))
         check(PeriodicAnnouncementRule.Key(source: a, record: record))
         check(UpdateRateRule.Key(set: set, source: a))
+        check(ConflictRule.OwnerKey(set: set, owner: a))
+        check(ResponseWithinMXRule.DeviceKey(responder: a, location: 9))
         check(MDNSNameKey(0x1234_5678_9ABC_DEF0))
         let host = MulticastHost(mac: MACBytes([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]), address: a)
         check(host)

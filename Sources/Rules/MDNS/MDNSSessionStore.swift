@@ -488,6 +488,12 @@ struct MDNSVerdicts {
         cap: 16384, horizon: 2, activity: \.time, expires: true)
     /// MDNS-514: the conflicts noted, by RRSet and the two hosts.
     var conflicts = SessionTable<ConflictRule.Pair, ConflictRule.Noted>(cap: 16384, horizon: 3600, activity: \.time)
+    /// MDNS-514: conflicting records another host sent for an RRSet its owner has not acted on
+    /// yet (no probe, defence or goodbye since), by RRSet and owner. A row goes at the owner's
+    /// next record of the RRSet or probe for its name; one silent for 10 minutes (the owner
+    /// renamed or went away) can change no judgement and expires.
+    var unactedConflicts = SessionTable<ConflictRule.OwnerKey, ConflictRule.Unacted>(
+        cap: 4096, horizon: 600, activity: \.time, expires: true)
     /// MDNS-515: the sources whose start the capture shows (first packet a probe, more than
     /// 1 s in), and when they started.
     var startedHosts = SessionTable<IPAddress, Timestamp>(cap: 16384, horizon: .infinity, activity: \.self)

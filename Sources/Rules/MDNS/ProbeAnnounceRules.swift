@@ -70,7 +70,7 @@ struct AnnouncingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-504", "announcing", .error, "A host announces at least twice, one second apart",
         spec: "RFC 6762 §8.3, §8.4",
-        "Per source and name, each announcement sequence on its own: the start-up sequence after the host probed the name, and each update sequence (changed RDATA of a unique RRSet the host sent before, §8.4). Announcements are the first response with the name after probing it, then unsolicited multicast responses (no query for the name, or probe from another host, in the last second) with the name's records, counted when at least 0.5 s after the previous one and while the sequence keeps its pace (the next within four times the last interval, at least 4 s). When the next sequence starts, or at the end of the input: only one announcement while 2 s or more passed (error; not judged after a goodbye); more than eight, or an interval shorter than 1.5 times the one before it, when that one was under 2 s or this one is under 1 s (info: each interval at least doubles, less the timers' jitter). After the host answered a query for the name during the sequence, or its first announcement also answered one (an announcement may have gone out as that answer), neither a single announcement nor the intervals are judged. DiscoScope reads this as follows: answers are not announcements, and an update's announcements are a sequence of their own, not more of the start-up sequence.",
+        "Per source and name, each announcement sequence on its own: the start-up sequence after the host probed the name, and each update sequence (changed RDATA of a unique RRSet the host sent before, §8.4). Announcements are the first response with the name after probing it, then unsolicited multicast responses (no query for the name, or probe from another host, in the last second) with the name's records, counted when at least 0.5 s after the previous one and while the sequence keeps its pace (the next within four times the last interval, at least 4 s). When the next sequence starts, or at the end of the input: only one announcement while 2 s or more passed (error; not judged after a goodbye); more than eight (info); each successive interval of the sequence (every pair, whatever its length) against the one before it: not longer than it, less 10 ms (warning: §8.3's intervals MUST at least double, and this one did not grow at all, as troglobit mdnsd 0.12's constant 2 s), else shorter than 1.5 times it (info: at least double, less the timers' jitter: avahi adds up to 250 ms to each). The message lists the intervals measured. After the host answered a query for the name during the sequence, or its first announcement also answered one (an announcement may have gone out as that answer), neither a single announcement nor the intervals are judged. DiscoScope reads this as follows: answers are not announcements, and an update's announcements are a sequence of their own, not more of the start-up sequence.",
         example: "only one announcement after probing", scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -84,6 +84,15 @@ struct AnnouncingRule: SessionRule {
                 severity: .info),
             RuleExample(
                 [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 2.75].map { announce(at: $0) },
+                severity: .warning),
+            // troglobit mdnsd 0.12: four announcements a constant 2 s apart (intervals of 2 s
+            // or more are judged too).
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 2.75, 4.752, 6.754].map { announce(at: $0) },
+                severity: .warning),
+            // An interval that grew, but by less than 1.5 (after 2 s: 2.5 s).
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 3.75, 6.25].map { announce(at: $0) },
                 severity: .info),
             // An update (new address) announced once: its own sequence, judged on its own.
             RuleExample(
@@ -99,6 +108,13 @@ struct AnnouncingRule: SessionRule {
             // Doubling intervals: 1 s, 2 s, 4 s.
             RuleExample(
                 [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.75, 3.75, 7.75].map { announce(at: $0) }),
+            // Near miss: timer jitter (avahi: up to 250 ms each): 1.2 s, 1.85 s, 3.7 s, each at
+            // least 1.5 times the one before.
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 1.95, 3.8, 7.5].map { announce(at: $0) }),
+            // Near miss: 2 s, then 3 s (1.5 times), then 6 s.
+            RuleExample(
+                [probe(at: 0), probe(at: 0.25), probe(at: 0.5)] + [0.75, 2.75, 5.75, 11.75].map { announce(at: $0) }),
             // The capture ended right after the first announcement.
             RuleExample([probe(at: 0), probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
             // Five start-up announcements, then an update (new address) announced four times:
@@ -109,8 +125,8 @@ struct AnnouncingRule: SessionRule {
                     + [20, 21, 23, 27].map { announce("192.168.1.21", at: $0) }),
         ])
 
+    /// An interval shorter than this times the one before it did not double (info).
     static let growth = 1.5
-    static let restart = 2.0
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         if e.atEnd {
@@ -163,9 +179,11 @@ struct AnnouncingRule: SessionRule {
             return (.info, "\(s.name) announced \(s.count) times \(after); at most eight", s.frames)
         }
         if !s.uncertain, let d = nonDoubling(s) {
+            // Not longer than the one before it (jitter aside): the interval did not grow.
+            let flat = d.gap <= d.previous + MDNSSession.jitter
             return (
-                .info,
-                "\(s.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)) \(after); each interval between announcements at least doubles",
+                flat ? .warning : .info,
+                "\(s.name) announced again \(String(format1: d.gap)) s after an interval of \(String(format1: d.previous)) s (frame \(d.frame)) \(after)\(flat ? ": the interval did not grow" : ""); each interval between announcements at least doubles (intervals \(intervals(s)) s)",
                 [d.frame] + s.frames.filter { $0 != d.frame }
             )
         }
@@ -173,24 +191,33 @@ struct AnnouncingRule: SessionRule {
     }
 
     /// The first interval shorter than 1.5 times the one before it, with the frame that ends
-    /// it. RFC 6762 §8.3 asks for at least a factor of two; implementations add a random jitter
-    /// of up to a quarter second to each announcement (avahi), so only an interval that
-    /// clearly did not grow is reported. After an interval of 2 s or more a shorter one of a
-    /// second or more may start announcing afresh what the wire shows no change of (a link
-    /// change): only an interval under a second (never "one second apart") is judged then.
+    /// it, over every successive pair of the sequence's counted announcements (the first nine).
+    /// RFC 6762 §8.3 asks for at least a factor of two; implementations add a random jitter of
+    /// up to a quarter second to each announcement (avahi), so only an interval that clearly
+    /// did not double is reported. (An interval of 2 s or more was once exempt, as a possible
+    /// fresh start; the sequence's pace, `MDNSAnnouncementSequence.reach`, already ends a
+    /// sequence that pauses, and troglobit mdnsd's constant 2 s went unreported.)
     private static func nonDoubling(_ s: MDNSAnnouncementSequence) -> (frame: Int, gap: Double, previous: Double)? {
         let counted = s.counted
         guard counted.count >= 3 else { return nil }
         for k in 2..<counted.count {
             let previous = MDNSSession.since(counted[k - 2].time, counted[k - 1].time)
             let gap = MDNSSession.since(counted[k - 1].time, counted[k].time)
-            let shortPrevious = previous < restart
-            let underASecond = gap < 1 - MDNSSession.jitter
-            if gap < growth * previous - MDNSSession.jitter, shortPrevious || underASecond {
+            if gap < growth * previous - MDNSSession.jitter {
                 return (counted[k].frame, gap, previous)
             }
         }
         return nil
+    }
+
+    /// The sequence's intervals in seconds, to the millisecond: `2.000, 2.002, 2.002`.
+    private static func intervals(_ s: MDNSAnnouncementSequence) -> String {
+        let c = s.counted
+        return zip(c, c.dropFirst()).map { a, b in
+            let ms = Int((MDNSSession.since(a.time, b.time) * 1000).rounded())
+            let frac = String(ms % 1000)
+            return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+        }.joined(separator: ", ")
     }
 }
 

@@ -8,19 +8,30 @@ import WireFormat
 /// MDNS-501: three probes about 250 ms apart, QU, qtype ANY, then 250 ms before announcing.
 ///
 /// Judged when a host announces a name it was seen probing (or seen "probing" a browse PTR
-/// naming it, see `SharedProbes`). When the capture began less than a second before the
-/// sequence's first probe seen, earlier probes may be missing: the count and the first
-/// probe's QU bit are not judged then, the intervals seen and the wait before announcing are.
+/// naming it, see `SharedProbes`). When the session's first mDNS packet came less than a
+/// second before the sequence's first probe seen, earlier probes may be missing: the count is
+/// not judged then, nor the first probe's QU bit unless three probes were seen (the first of
+/// the three §8.1 asks for is the first); the intervals seen and the wait before announcing
+/// are. Probes are 250 ms apart (§8.1): 200–300 ms passes (avahi 248–267 ms, with a
+/// forwarder's delay 231 ms), systemd-resolved 252's 500 ms does not.
 struct ProbingRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-501", "probing", .warning, "A host probes three times, 250 ms apart, before announcing",
         spec: "RFC 6762 §8.1, §8.2",
-        "At a host's first announcement of a name it probed (per source address and name): fewer than 3 probes, probes less than 200 ms or more than 500 ms apart, or the announcement less than 250 ms after the last probe; a probe whose question is not qtype ANY, or a first probe without the QU bit. When the capture began less than 1 s before the first probe seen, only the intervals seen and the wait before announcing are judged (earlier probes may be missing). A host that \"probes\" by querying the service type's PTR with its shared browse PTR in Authority, and then announces the instance's unique SRV/TXT, never probed them: reported at that announcement, with the timing of those queries. DiscoScope reads this as follows: a probe queries the name it claims (qtype ANY) with the proposed unique records in Authority (§8.1); a shared record needs no probe, so such a query probes nothing.",
+        "At a host's first announcement of a name it probed (per source address and name): fewer than 3 probes, probes less than 200 ms or more than 300 ms apart (§8.1 spaces them 250 ms; the interval is reported as measured), or the announcement less than 250 ms after the last probe; a probe whose question is not qtype ANY, or a first probe without the QU bit (§8.1 SHOULD). When the session's first mDNS packet came less than 1 s before the first probe seen (a probe may be the first packet the capture shows), the count is not judged (earlier probes may be missing), and the QU bit of the first probe seen only when three probes were seen (the first of the three §8.1 asks for); the intervals seen and the wait before announcing are judged always. A host that \"probes\" by querying the service type's PTR with its shared browse PTR in Authority, and then announces the instance's unique SRV/TXT, never probed them: reported at that announcement, with the timing of those queries. DiscoScope reads this as follows: a probe queries the name it claims (qtype ANY) with the proposed unique records in Authority (§8.1); a shared record needs no probe, so such a query probes nothing.",
         example: "a single probe followed by an announcement 30 ms later", scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([mdns(ask("_ipp._tcp.local"), src: "192.168.1.5"), probe(at: 2), announce(at: 2.03)]),
             RuleExample([probe(qtype: 1, at: 0)]),
+            // systemd-resolved 252: the third probe 500 ms after the second (the capture's
+            // first mDNS packet is the first probe: the intervals are judged all the same).
+            RuleExample([probe(at: 0), probe(at: 0.298), probe(at: 0.798), announce(at: 1.298)]),
+            // Three probes seen, the first without the QU bit: it is the first of the three,
+            // also when the session began with it.
+            RuleExample([
+                probe(qu: false, at: 0), probe(qu: false, at: 0.25), probe(qu: false, at: 0.5), announce(at: 0.75),
+            ]),
             // The capture began mid-probing: the count is not judged, but announcing 30 ms
             // after the last probe is wrong whatever came before.
             RuleExample([probe(at: 0.25), probe(at: 0.5), announce(at: 0.53)]),
@@ -38,6 +49,11 @@ struct ProbingRule: SessionRule {
             // The capture began mid-probing: the earlier probes may be missing, and what is
             // seen is right.
             RuleExample([probe(at: 0.25), probe(at: 0.5), announce(at: 0.75)]),
+            // Near miss: 298 ms and 250 ms apart, within 200–300 ms.
+            RuleExample([probe(at: 0), probe(at: 0.298), probe(at: 0.548), announce(at: 0.8)]),
+            // Near miss: two probes seen at the session's start, without the QU bit: the
+            // first seen may be the second sent.
+            RuleExample([probe(qu: false, at: 0.25), probe(qu: false, at: 0.5), announce(at: 0.75)]),
             // The instance probed as §8.1 asks (qtype ANY, its SRV and TXT in Authority),
             // beside the shared PTR.
             RuleExample(
@@ -74,6 +90,9 @@ struct ProbingRule: SessionRule {
 
     /// Probes closer than this are one round.
     static let round = 0.05
+    /// The intervals between probes that pass (§8.1: 250 ms).
+    static let shortest = 0.2
+    static let longest = 0.3
 
     /// A probing sequence judged already (a verdict row, `MDNSVerdicts.probingJudged`, by
     /// prober and name): its last probe's frame, judged at `time`.
@@ -183,7 +202,8 @@ struct ProbingRule: SessionRule {
 
     /// What is wrong with the timing of a probe sequence (`sent`, oldest first, not empty)
     /// announced at `announced`; the count and the first probe's QU bit only when the
-    /// sequence is `complete` (the capture ran a second before it). Probes less than `round`
+    /// sequence is `complete` (the session ran a second before it; the QU bit also when three
+    /// probes were seen). Probes less than `round`
     /// apart are one round split over several messages (avahi puts a round's Authority
     /// records in as many packets as they need).
     private static func timing(_ sent: [MDNSFrameTime], _ qu: [Bool], announced: Timestamp, complete: Bool)
@@ -197,9 +217,12 @@ struct ProbingRule: SessionRule {
         if complete, probes.count < 3 { problems.append("\(probes.count) probe(s) instead of 3") }
         for k in probes.indices.dropFirst() {
             let gap = MDNSSession.since(probes[k - 1].time, probes[k].time)
-            if gap < 0.2 - MDNSSession.jitter || gap > 0.5 + MDNSSession.jitter {
+            if gap < Self.shortest - MDNSSession.jitter || gap > Self.longest + MDNSSession.jitter {
+                let all = zip(probes, probes.dropFirst()).map {
+                    String(Int((MDNSSession.since($0.time, $1.time) * 1000).rounded()))
+                }
                 problems.append(
-                    "probes \(Int((gap * 1000).rounded())) ms apart (frames \(probes[k - 1].frame), \(probes[k].frame))"
+                    "probes \(Int((gap * 1000).rounded())) ms apart (frames \(probes[k - 1].frame), \(probes[k].frame)) instead of 250 ms (intervals \(all.joined(separator: ", ")) ms)"
                 )
                 break
             }
@@ -210,7 +233,11 @@ struct ProbingRule: SessionRule {
                 problems.append("announced \(Int((wait * 1000).rounded())) ms after the last probe instead of 250 ms")
             }
         }
-        if complete, let firstQU = qu.first, !firstQU { problems.append("first probe without the QU bit") }
+        // The first of three probes seen is the first one (§8.1 sends three), also when the
+        // session began with it.
+        if complete || probes.count >= 3, let firstQU = qu.first, !firstQU {
+            problems.append("first probe without the QU bit")
+        }
         return problems
     }
 

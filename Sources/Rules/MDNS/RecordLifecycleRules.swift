@@ -6,37 +6,88 @@ import WireFormat
 // MDNS-5xx about records over time: conflicts, rate, goodbyes and updates, DNS-SD
 // completeness, and the in-order half of MDNS-308.
 
-/// MDNS-514: two hosts do not keep asserting one unique RRSet with different RDATA.
+/// MDNS-514: two hosts do not keep asserting one unique RRSet with different RDATA, and a
+/// host acts on a conflict with a record it owns.
 ///
 /// A conflict is noted when a host sends a cache-flush record of a unique RRSet while another
 /// host's member with other RDATA is still live in caches; it is reported when it persists:
 /// both hosts asserted their RDATA again after it was noted, at least `grace` later. A
 /// conflict resolved by the loser renaming (it stops) is not reported.
+///
+/// The owner's side (RFC 6762 §9: a responder that receives a response with a conflicting
+/// record for a unique record it holds MUST immediately reset it to probing): when host B
+/// sends conflicting RDATA for an RRSet host A was asserting, A is expected to probe for the
+/// name, to defend it (assert its RDATA again within `defence`), to withdraw it (goodbye), or
+/// to go quiet (rename). A that asserts it again later with neither a probe nor a defence in
+/// between did not act on the conflict: reported at that assertion, whether or not B still
+/// asserts (B may have withdrawn meanwhile). Kept in its own verdict rows
+/// (`MDNSVerdicts.unactedConflicts`, by RRSet and owner), one finding per conflict pair: the
+/// "persists" finding is not raised again for a pair reported this way. Part of MDNS-514 (no
+/// new ID): the catalog's MDNS-514 already states that "the loser must stop using the name
+/// and re-probe"; this is the same §9 obligation seen from the owner's side.
 struct ConflictRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-514", "unique-record-conflict", .error, "Two hosts do not keep asserting one unique RRSet",
         spec: "RFC 6762 §9, §6.6",
-        "A unique RRSet (name, type, class) sent with the cache-flush bit from two source addresses with different RDATA, neither sending the other's, both still asserting it at least 1 s after the conflict showed. Identical RDATA (cooperating responders, or a dual-stack host sending its whole RRSet over IPv4 and IPv6) is allowed.",
+        "A unique RRSet (name, type, class) sent with the cache-flush bit from two source addresses with different RDATA, neither sending the other's, both still asserting it at least 1 s after the conflict showed. Also the owner's side (§9: it MUST reset a conflicted unique record to probing): host B multicasts a cache-flush record (TTL above 0) with other RDATA for an RRSet whose member host A sent and is still live, and A later asserts its own RDATA again without having acted on it: no probe for the name from A, no re-assertion within 1 s of B's record (a defence), no goodbye, in between. DiscoScope reads this as follows: A's re-assertion within 1 s is taken as defending the name; A that goes quiet (renamed, or lost) is silent; B's record from the same link-layer address as A's (one host over several addresses), a forwarder's copy, or a message from B that also carries A's RDATA is no conflict. Identical RDATA (cooperating responders, or a dual-stack host sending its whole RRSet over IPv4 and IPv6) is allowed.",
         interop: "caches flush each other's RDATA on every announcement: lookups flip between hosts",
-        example: "192.168.1.5 and 192.168.1.9 both announce printer.local. A with their own address for 10 s",
+        example:
+            "192.168.1.5 and 192.168.1.9 both announce printer.local. A with their own address for 10 s; 192.168.1.9 announces printer.local. A 192.168.1.9 once, and 192.168.1.5 answers with its own address 8 s later without probing",
         scope: .stateful)
     static let examples = RuleExamples(
         triggering: [
+            // Both hosts defend at once, again and again: the conflict persists.
+            RuleExample([
+                announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                announce("192.168.1.30", src: "192.168.1.30", at: 0.5),
+                announce("192.168.1.20", src: "192.168.1.20", at: 1),
+                announce("192.168.1.30", src: "192.168.1.30", at: 1.4),
+                announce("192.168.1.20", src: "192.168.1.20", at: 2.2),
+            ]),
+            // The owner re-asserts 1.5 s after the conflicting record, without probing.
             RuleExample([
                 announce("192.168.1.20", src: "192.168.1.20", at: 0),
                 announce("192.168.1.30", src: "192.168.1.30", at: 0.5),
                 announce("192.168.1.20", src: "192.168.1.20", at: 2),
-                announce("192.168.1.30", src: "192.168.1.30", at: 3),
-            ])
+            ]),
+            // troglobit mdnsd 0.12: another host announces the name with its address three
+            // times and stops; the owner neither probes nor defends, and answers a query
+            // with its own address 7 s later.
+            RuleExample([
+                announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                announce("192.168.1.33", src: "192.168.1.30", at: 5),
+                announce("192.168.1.33", src: "192.168.1.30", at: 6),
+                announce("192.168.1.33", src: "192.168.1.30", at: 7),
+                mdns(ask("printer.local", 1), src: "192.168.1.5", at: 14),
+                announce("192.168.1.20", src: "192.168.1.20", at: 14.001),
+            ]),
         ],
         nonTriggering: [
-            // The newcomer lost and went quiet: the owner's defence is not a conflict.
+            // The newcomer lost and went quiet: the owner's defence (0.5 s after the
+            // conflicting record) is not a conflict.
             RuleExample([
                 announce("192.168.1.20", src: "192.168.1.20", at: 0),
                 announce("192.168.1.30", src: "192.168.1.30", at: 0.5),
-                announce("192.168.1.20", src: "192.168.1.20", at: 2),
+                announce("192.168.1.20", src: "192.168.1.20", at: 1),
                 announce("192.168.1.20", src: "192.168.1.20", at: 4),
             ]),
+            // Near miss: the owner resets to probing after the conflicting record, wins
+            // (the other host stops) and announces again.
+            RuleExample([
+                announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                announce("192.168.1.33", src: "192.168.1.30", at: 5),
+                probe(at: 5.1), probe(at: 5.35), probe(at: 5.6),
+                announce("192.168.1.20", src: "192.168.1.20", at: 5.85),
+                announce("192.168.1.20", src: "192.168.1.20", at: 14),
+            ]),
+            // Near miss: the same conflicting address from the owner's own link-layer address
+            // (one host, two IPv4 addresses): no conflict.
+            RuleExample(
+                [
+                    announce("192.168.1.20", src: "192.168.1.20", at: 0),
+                    announce("192.168.1.33", src: "192.168.1.33", at: 5),
+                    announce("192.168.1.20", src: "192.168.1.20", at: 14),
+                ].map(onOneHost)),
             // Cooperating responders: the same RDATA.
             RuleExample([
                 announce("192.168.1.20", src: "192.168.1.20", at: 0),
@@ -45,7 +96,16 @@ struct ConflictRule: SessionRule {
             ]),
         ])
 
+    /// `d` sent from one link-layer address (every datagram of the example: one host).
+    static func onOneHost(_ d: Datagram) -> Datagram {
+        var d = d
+        d.sourceMAC = MACBytes([0x02, 0x00, 0x00, 0x00, 0x00, 0x20])
+        return d
+    }
+
     static let grace = 1.0
+    /// An owner asserting its RDATA again this soon after a conflicting record defends it.
+    static let defence = 1.0
 
     /// A unique RRSet and the two hosts asserting it.
     struct Pair: Hashable {
@@ -59,17 +119,55 @@ struct ConflictRule: SessionRule {
         var reported = false
     }
 
+    /// A unique RRSet and the host that owned it when another sent conflicting RDATA.
+    struct OwnerKey: WordHashable {
+        var set: MDNSRRSetKey
+        var owner: IPAddress
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            set.feedWords(into: &sink)
+            owner.feedWords(into: &sink)
+        }
+    }
+    /// The first conflicting record another host sent for an RRSet the owner asserted, not yet
+    /// acted on (a verdict row, `MDNSVerdicts.unactedConflicts`).
+    struct Unacted {
+        /// The owner and the RRSet's name (its key's, for finding the rows a probe settles).
+        var owner: IPAddress
+        var name: UInt64
+        /// The conflicting response, and who sent it.
+        var frame: Int
+        var time: Timestamp
+        var other: IPAddress
+        var otherMAC: MACBytes
+        /// The owner's last assertion before it.
+        var ownerFrame: Int
+    }
+
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
-        guard let i = e.input, i.isResponse, !e.atEnd, e.srcPort == 5353 else { return }
-        for r in i.records where r.section != .authority && r.record.cacheFlush && r.record.ttl > 0 && i.isUnique(r) {
+        guard let i = e.input, !e.atEnd, e.srcPort == 5353 else { return }
+        if i.isProbe {
+            // Probing for a name after a conflict: the owner acted on it.
+            if !store.verdicts.unactedConflicts.isEmpty { noteProbe(e, i, &store) }
+            return
+        }
+        guard i.isResponse else { return }
+        let mac = i.datagram.sourceMAC
+        for r in i.records where r.section != .authority && r.record.cacheFlush && i.isUnique(r) {
             let rr = r.record
             let key = MDNSRRSetKey(name: r.nameKey, type: rr.type.rawValue, rrclass: rr.rrclass)
-            guard let set = store.model.rrsets[key] else { continue }
+            if !store.verdicts.unactedConflicts.isEmpty,
+                judgeOwner(e, i, r, key, mac, &store, &out)
+            {
+                continue
+            }
+            guard rr.ttl > 0, let set = store.model.rrsets[key] else { continue }
             let rdata = r.rdataKey
             for m in set.members
             where m.owner != e.src && m.rdata != rdata && m.cacheFlush && m.isLive(at: e.time)
                 && set.member(rdata: m.rdata, owner: e.src) == nil
             {
+                if !e.forwarded { noteUnacted(e, i, key, m, mac, &store, &out) }
                 let pair = Pair(set: key, hosts: [m.owner, e.src])
                 guard let n = store.verdicts.conflicts[pair] else {
                     store.verdicts.conflicts.insert(
@@ -86,6 +184,72 @@ struct ConflictRule: SessionRule {
                     related: [m.lastFrame, n.frame])
             }
         }
+    }
+
+    /// The owner of an RRSet another host sent conflicting RDATA for sends a record of it
+    /// again: a defence (soon), a goodbye, the other's RDATA, or an assertion that ignores
+    /// the conflict (reported). Whether it reported.
+    private static func judgeOwner(
+        _ e: MDNSEvent, _ i: MDNSInput, _ r: MDNSInput.RecordInfo, _ key: MDNSRRSetKey, _ mac: MACBytes,
+        _ store: inout MDNSSessionStore, _ out: inout SessionReports
+    ) -> Bool {
+        let owner = OwnerKey(set: key, owner: e.src)
+        guard let slot = store.verdicts.unactedConflicts.slot(of: owner) else { return false }
+        let u = store.verdicts.unactedConflicts[slot]
+        store.verdicts.unactedConflicts.remove(at: slot)
+        let since = MDNSSession.since(u.time, e.time)
+        // A defence, a goodbye, the other host's RDATA taken up, or the same host after all.
+        guard r.record.ttl > 0, since > Self.defence + MDNSSession.jitter, !e.timeWentBack,
+            mac.count == 0 || u.otherMAC.count == 0 || mac != u.otherMAC,
+            store.model.rrsets[key]?.member(rdata: r.rdataKey, owner: u.other) == nil
+        else { return false }
+        let pair = Pair(set: key, hosts: [e.src, u.other])
+        if let n = store.verdicts.conflicts[pair], n.reported { return false }
+        store.verdicts.conflicts.update(
+            pair, default: Noted(frame: u.frame, time: u.time), at: e.time, evicted: &out.evictions
+        ) { $0.reported = true }
+        var still = ""
+        if let m = store.model.rrsets[key]?.members.first(where: { $0.owner == u.other && $0.isLive(at: e.time) }),
+            m.lastFrame > u.frame
+        {
+            still = "; \(u.other) asserted its own again after it (frames \(m.firstFrame)–\(m.lastFrame))"
+        }
+        out.report(
+            Self.descriptor,
+            "\(i.name(r.record.name)) \(r.record.type) asserted again \(String(format1: since)) s after \(u.other) sent other RDATA for it (frame \(u.frame)), with no probe for the name, no defence within 1 s and no goodbye in between: a host seeing a conflicting record for a unique RRSet it owns must reset it to probing (§9)\(still)",
+            related: [u.frame, u.ownerFrame])
+        return true
+    }
+
+    /// Notes host `e.src`'s conflicting record against `m`'s owner, the first since the owner
+    /// last acted.
+    private static func noteUnacted(
+        _ e: MDNSEvent, _ i: MDNSInput, _ key: MDNSRRSetKey, _ m: MDNSRecordState, _ mac: MACBytes,
+        _ store: inout MDNSSessionStore, _ out: inout SessionReports
+    ) {
+        let owner = OwnerKey(set: key, owner: m.owner)
+        guard store.verdicts.unactedConflicts.slot(of: owner) == nil,
+            // The message carries the owner's RDATA too: cooperating, not conflicting.
+            !i.records.contains(where: {
+                $0.section != .authority && $0.nameKey == key.name && $0.record.type.rawValue == key.type
+                    && $0.rdataKey == m.rdata
+            })
+        else { return }
+        store.verdicts.unactedConflicts.add(
+            Unacted(
+                owner: m.owner, name: key.name, frame: e.frame, time: e.time, other: e.src, otherMAC: mac,
+                ownerFrame: m.lastFrame),
+            forAbsent: owner, at: e.time, evicted: &out.evictions)
+    }
+
+    /// A probe from an owner for a name with a conflict pending: acted on.
+    private static func noteProbe(_ e: MDNSEvent, _ i: MDNSInput, _ store: inout MDNSSessionStore) {
+        var names: [UInt64] = []
+        for r in i.records where r.section == .authority && i.isUnique(r) && !names.contains(r.nameKey) {
+            names.append(r.nameKey)
+        }
+        guard !names.isEmpty else { return }
+        store.verdicts.unactedConflicts.keep { !($0.owner == e.src && names.contains($0.name)) }
     }
 }
 

@@ -216,6 +216,10 @@ struct SSDPVerdicts {
         cap: 4096, horizon: .infinity, activity: \.searchTime)
     /// SSDP-501: the end of the earliest window in `allAnswers` (nil: none open), or earlier.
     var earliestAllClose: Double?
+    /// SSDP-501: how soon each device (responder address and LOCATION) answered the multicast
+    /// searches with MX 1 or more it answered, until the end of the input.
+    var answerDelays = SessionTable<ResponseWithinMXRule.DeviceKey, ResponseWithinMXRule.Delays>(
+        cap: 4096, horizon: 3600, activity: \.last)
     /// SSDP-501: answers sent as one burst, until reported.
     var bursts = SessionWindow<ResponseWithinMXRule.Answers>(cap: 1024, span: .infinity, time: \.searchTime)
 

@@ -38,15 +38,20 @@ struct ResponsePortPairingRule: SessionRule {
     }
 }
 
-/// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds, and a device's
-/// responses to ssdp:all are spread over the MX rather than sent as one burst.
+/// SSDP-501: a response to a multicast M-SEARCH arrives within MX seconds, a device's
+/// responses to ssdp:all are spread over the MX rather than sent as one burst, and a device
+/// that answers search after search at once (under 5 % of the MX, for at least 5 searches and
+/// 4 in 5 of those it answered) is said not to randomise its delay. One answer after a longer
+/// delay does not clear it: uniform delays fall under 5 % of the MX for 1 search in 20, so
+/// 7 of 8 such searches (gerbera.pcap: pupnp 1.8.4) are no chance.
 struct ResponseWithinMXRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-501", "response-within-mx", .warning, "A response to a multicast M-SEARCH arrives within MX seconds",
         spec: "UDA 1.1/2.0 §1.3.3",
-        "MX is capped at 5 for UPnP 1.1+ control points and 120 for 1.0; 0.5 s slack for capture jitter. Info: a device (responder address and LOCATION) that answers a multicast ssdp:all search with MX 1 or more with 3 or more responses, all within 10 ms, sent them as one burst instead of spreading them at random over the MX; judged when the search's window ends (at the end of the input, or by live capture's timer), reported once per device (UUID of its first response).",
+        "MX is capped at 5 for UPnP 1.1+ control points and 120 for 1.0; 0.5 s slack for capture jitter. Warning: a device (responder address and LOCATION) whose first response to each multicast search with MX 1 or more came under 5 % of the MX (the MX taken as at most 5 s) after the M-SEARCH, for at least 5 searches and at least 4 in 5 of the searches it answered, does not wait a random delay over the MX (uniform delays would fall there for 1 search in 20): on a large network every such device answers at once and the responses collide at the searcher. Judged at the end of the input, once per device; only the first response of the device to each search counts (a set of responses to ssdp:all is one answer); DiscoScope stays silent for fewer than 5 such searches, since a few prompt answers can be chance. Info: a device (responder address and LOCATION) that answers a multicast ssdp:all search with MX 1 or more with 3 or more responses, all within 10 ms, sent them as one burst instead of spreading them at random over the MX; judged when the search's window ends (at the end of the input, or by live capture's timer), reported once per device (UUID of its first response).",
         interop: "pupnp waits up to MX − 10 % with no cap; async_upnp_client sends each response twice",
-        example: "M-SEARCH MX 3 at t0, 200 OK at t0 + 4.2 s; all 12 responses to ssdp:all within 1 ms (info)",
+        example:
+            "M-SEARCH MX 3 at t0, 200 OK at t0 + 4.2 s; 9 of 10 searches with MX 2-3 answered within 5 ms (pupnp 1.8.4); all 12 responses to ssdp:all within 1 ms (info)",
         scope: .stateful, lowest: .info)
     static let examples = RuleExamples(
         triggering: [
@@ -65,6 +70,13 @@ struct ResponseWithinMXRule: SessionRule {
                     sport: 50000),
                 response(ssdp(okLine, response11), sport: 41234, at: 9),
             ]),
+            // pupnp 1.8.4: five searches with MX 2, each answered 2 ms after it (warning).
+            RuleExample(answered(after: [0.002, 0.002, 0.002, 0.002, 0.002]), severity: .warning),
+            // gerbera 1.1 on pupnp 1.8.4 (gerbera.pcap): seven answers 0.2-4.2 ms after the
+            // search and one 597 ms after an MX of 3 s: 7 in 8 within 5 % of the MX.
+            RuleExample(
+                answered(after: [0.0004, 0.597, 0.0042, 0.0002, 0.0002, 0.0003, 0.0002, 0.0003], mx: 3),
+                severity: .warning),
             // ssdp:all with MX 3, the whole set within 2 ms: one burst (info).
             RuleExample(
                 [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
@@ -86,6 +98,12 @@ struct ResponseWithinMXRule: SessionRule {
             RuleExample(
                 [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
                     + burst(at: [1.0, 1.001]) + [otherSearch(at: 10)]),
+            // Near miss: five searches answered at random over the MX of 2 s.
+            RuleExample(answered(after: [0.3, 1.1, 0.7, 1.6, 0.2])),
+            // Near miss: four prompt answers are too few to tell a fixed delay from chance.
+            RuleExample(answered(after: [0.002, 0.002, 0.002, 0.002])),
+            // Near miss: five prompt answers of seven (under 4 in 5).
+            RuleExample(answered(after: [0.002, 0.002, 1.2, 0.002, 0.002, 0.8, 0.002])),
             // Near miss: the capture ends inside the window (more responses may have come).
             RuleExample(
                 [multicast(ssdp(mSearchLine, search11.setting("MX", "3")), src: "192.168.1.10", sport: 50000)]
@@ -99,8 +117,61 @@ struct ResponseWithinMXRule: SessionRule {
         }
     }
 
+    /// Searches for upnp:rootdevice with MX `mx` from 192.168.1.10:50000, 4 s apart, each
+    /// answered by the example device `after` seconds (one search per delay), and a search
+    /// from another host after the last window.
+    static func answered(after delays: [Double], mx: Int = 2) -> [Datagram] {
+        delays.enumerated().flatMap { k, d in
+            let t = Double(k) * 4
+            return [
+                multicast(
+                    ssdp(mSearchLine, search11.setting("MX", "\(mx)").setting("ST", "upnp:rootdevice")),
+                    src: "192.168.1.10", sport: 50000, at: t),
+                response(ssdp(okLine, response11), at: t + d),
+            ]
+        } + [otherSearch(at: Double(delays.count) * 4 + 10)]
+    }
+
     /// Capture timestamps jitter: a response this much past MX is still in time.
     static let slack = 0.5
+    /// A first answer this fraction of the MX (at most `promptMX` s) after its search came at
+    /// once; `promptCount` such searches, `promptShare` of those answered, show a fixed delay.
+    static let promptFraction = 0.05
+    static let promptMX = 5.0
+    static let promptCount = 5
+    static let promptShare = 0.8
+
+    /// One device, by responder address and LOCATION.
+    struct DeviceKey: WordHashable {
+        var responder: IPAddress
+        var location: UInt64
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            responder.feedWords(into: &sink)
+            sink.add(location)
+        }
+    }
+    /// How soon a device answered the multicast searches with MX 1 or more it answered (a
+    /// verdict row, `SSDPVerdicts.answerDelays`).
+    struct Delays {
+        /// The latest search counted (its later responses are the same answer).
+        var search: Int
+        var answered = 0
+        var prompt = 0
+        /// The prompt answers' delays, seconds, and MX range.
+        var fastest = Double.infinity
+        var slowest = 0.0
+        var mxLow: UInt64 = .max
+        var mxHigh: UInt64 = 0
+        /// The first 8 prompt answers' frames, and the latest answer that was not prompt.
+        var frames: [Int] = []
+        var late: (frame: Int, delay: Double)?
+        var uuid: [UInt8]
+        var responder: IPAddress
+        var first: Timestamp
+        var last: Timestamp
+        var reported = false
+    }
     /// A device's answers to ssdp:all all within this span (at least `burstCount` of them)
     /// were sent as one burst.
     static let burstSpan = 0.01
@@ -152,9 +223,9 @@ struct ResponseWithinMXRule: SessionRule {
                 related: [s.frame])
             return
         }
-        guard mx >= 1, delay >= 0, let location = e.facts.locationKey, let device = e.facts.uuidKey,
-            ASCII.equalsIgnoringCase(s.st, s.st.indices, "ssdp:all")
-        else { return }
+        guard mx >= 1, delay >= 0, let location = e.facts.locationKey, let device = e.facts.uuidKey else { return }
+        noteDelay(e, s, mx, delay, DeviceKey(responder: e.src, location: location), &store, &out)
+        guard ASCII.equalsIgnoringCase(s.st, s.st.indices, "ssdp:all") else { return }
         let key = AnswerKey(searcher: Endpoint(address: e.dst, port: e.dstPort), responder: e.src, location: location)
         if let f = store.verdicts.allAnswers[key]?.search {
             if f == s.frame {
@@ -175,6 +246,59 @@ struct ResponseWithinMXRule: SessionRule {
                 first: e.time, last: e.time, frames: [e.frame]),
             for: key, at: e.time, evicted: &out.evictions)
         store.verdicts.earliestAllClose = min(store.verdicts.earliestAllClose ?? .infinity, closes)
+    }
+
+    /// Counts a device's first response to search `s` as prompt (under `promptFraction` of the
+    /// MX) or not.
+    private static func noteDelay(
+        _ e: SSDPEvent, _ s: RecentSearch, _ mx: UInt64, _ delay: Double, _ key: DeviceKey,
+        _ store: inout SSDPSessionStore, _ out: inout SessionReports
+    ) {
+        let prompt = delay < Self.promptFraction * min(Double(mx), Self.promptMX)
+        let fresh = Delays(
+            search: -1, uuid: e.usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }.map { Array($0.prefix(80)) } ?? [],
+            responder: e.src, first: e.time, last: e.time)
+        store.verdicts.answerDelays.update(key, default: fresh, at: e.time, evicted: &out.evictions) { d in
+            guard d.search != s.frame else { return }
+            d.search = s.frame
+            d.last = e.time
+            d.answered &+= 1
+            guard prompt else {
+                d.late = (e.frame, delay)
+                return
+            }
+            d.prompt &+= 1
+            d.fastest = min(d.fastest, delay)
+            d.slowest = max(d.slowest, delay)
+            d.mxLow = min(d.mxLow, mx)
+            d.mxHigh = max(d.mxHigh, mx)
+            if d.frames.count < 8 { d.frames.append(e.frame) }
+        }
+    }
+
+    /// The devices that answered at once, every time: reported at the end of the input.
+    private static func reportPrompt(_ store: inout SSDPSessionStore, _ out: inout SessionReports) {
+        let rows = store.verdicts.answerDelays
+        let due = rows.slots(
+            where: {
+                !$0.reported && $0.prompt >= Self.promptCount
+                    && Double($0.prompt) >= Self.promptShare * Double($0.answered)
+            }, by: { $0.frames.first ?? 0 })
+        for k in due {
+            let d = rows[k]
+            store.verdicts.answerDelays.modify(rows.rows.keys[k]) { $0.reported = true }
+            let uuid = String(decoding: d.uuid, as: UTF8.self)
+            let mx = d.mxLow == d.mxHigh ? "\(d.mxLow)" : "\(d.mxLow)-\(d.mxHigh)"
+            var other = ""
+            if let late = d.late {
+                other =
+                    "; the latest other one after \(Int((min(late.delay, 86400) * 1000).rounded())) ms (frame \(late.frame))"
+            }
+            out.reportAtEnd(
+                Self.descriptor, severity: .warning,
+                "uuid:\(uuid) answered \(d.prompt) of the \(d.answered) multicast searches (MX \(mx) s) it answered within \(String(format1: d.fastest * 1000))-\(String(format1: d.slowest * 1000)) ms, under 5 % of the MX\(other): it does not wait a random delay in [0, MX] (UDA asks for one), so on a large network every such device answers at once and the responses collide at the searcher",
+                frames: d.frames, time: d.first, source: d.responder, device: "uuid:\(uuid)")
+        }
     }
 
     /// Answers whose search window ended by `now`: those sent as one burst wait to be reported.
@@ -215,6 +339,7 @@ struct ResponseWithinMXRule: SessionRule {
     /// A window the input ends inside is not judged: more responses may have come.
     static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
         conclude(by: store.latest, in: &store, into: &out)
+        if !store.verdicts.answerDelays.isEmpty { reportPrompt(&store, &out) }
     }
 }
 
