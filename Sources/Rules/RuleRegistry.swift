@@ -142,6 +142,7 @@ public enum RuleRegistry {
         .message(HostNameCharactersRule.self),  // MDNS-320
         .message(NoDuplicateRecordsRule.self),  // MDNS-321
         .message(LocalNamesRule.self),  // MDNS-322
+        .message(CNAMEAndOtherDataRule.self),  // MDNS-323
         .datagram(ResponseSourcePortRule.self),  // MDNS-401
         .datagram(ResponseDestinationRule.self),  // MDNS-402
         .datagram(LegacyResponseQuestionRule.self),  // MDNS-404

@@ -28,6 +28,7 @@ import Testing
     /// checks), documented in the repository until the shared catalog takes them.
     static let repoAdditions = [
         Fixtures.packageRoot + "/docs/PROBE-RULES.md", Fixtures.packageRoot + "/docs/SEGMENT-RULES.md",
+        Fixtures.packageRoot + "/docs/MDNS-RULES.md",
     ]
 
     /// `ID Scope` pairs from the catalog's tables: rows that start with an ID and end with a
@@ -67,7 +68,8 @@ import Testing
     @Test func theRepositoryAdditionsAreNewIDs() throws {
         let additions = try Self.catalogTables(Self.repoAdditions)
         #expect(
-            additions.keys.sorted() == ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
+            additions.keys.sorted() == ["MDNS-323"]
+                + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
                 + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
