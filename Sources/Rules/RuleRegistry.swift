@@ -177,6 +177,7 @@ public enum RuleRegistry {
         WholeRRSetRule.self,  // MDNS-517
         ServiceCompletenessRule.self,  // MDNS-518
         DuplicateSuppressionRule.self,  // MDNS-519
+        NegativeAnswerRule.self,  // MDNS-520
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

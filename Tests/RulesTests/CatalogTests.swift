@@ -68,7 +68,7 @@ import Testing
     @Test func theRepositoryAdditionsAreNewIDs() throws {
         let additions = try Self.catalogTables(Self.repoAdditions)
         #expect(
-            additions.keys.sorted() == ["MDNS-323"]
+            additions.keys.sorted() == ["MDNS-323", "MDNS-520"]
                 + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
                 + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
@@ -106,9 +106,11 @@ import Testing
         #expect(stateful.subtracting(session).isEmpty, "not session rules: \(stateful.subtracting(session).sorted())")
     }
 
-    /// mDNS session rules are the catalog's stateful rules, plus MDNS-308's in-order half.
+    /// mDNS session rules are the catalog's stateful rules (and the repository's additions),
+    /// plus MDNS-308's in-order half.
     @Test func mdnsSessionRulesAreStatefulCatalogRules() throws {
-        let catalog = try Self.committedCopy()
+        var catalog = try Self.committedCopy()
+        catalog.merge(try Self.catalogTables(Self.repoAdditions)) { a, _ in a }
         for type in RuleRegistry.mdnsSession where type.descriptor.id.rawValue != "MDNS-308" {
             let id = type.descriptor.id.rawValue
             #expect(catalog[id] == "Stateful", "\(id)")

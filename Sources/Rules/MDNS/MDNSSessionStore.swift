@@ -501,6 +501,18 @@ struct MDNSVerdicts {
     /// does not hold (probes, and queries sent by unicast), clock in order.
     var otherKnownAnswers = SessionWindow<WholeRRSetRule.Listed>(cap: 1024, span: 1, time: \.time)
 
+    // MARK: Answers owed (ResponderAnswerRules.swift)
+
+    /// MDNS-520: the responder that last claimed each name as unique (cache-flush records),
+    /// by name key. The model keeps RRSets by name and type; this is the index by name alone
+    /// a question is checked against.
+    var uniqueNames = SessionTable<MDNSNameKey, NegativeAnswerRule.Claim>(cap: 16384, horizon: 3600, activity: \.last)
+    /// MDNS-520: questions for a type an owned name lacks, whose second to be answered runs.
+    var negativeDue = SessionWindow<NegativeAnswerRule.Due>(cap: 1024, span: 1, time: \.time)
+    /// MDNS-520: those left unanswered, per responder, name and type, until reported.
+    var negativeMissed = SessionTable<NegativeAnswerRule.MissedKey, NegativeAnswerRule.Missed>(
+        cap: 1024, horizon: 3600, activity: \.last)
+
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
