@@ -178,6 +178,7 @@ public enum RuleRegistry {
         ServiceCompletenessRule.self,  // MDNS-518
         DuplicateSuppressionRule.self,  // MDNS-519
         NegativeAnswerRule.self,  // MDNS-520
+        QUAnsweredRule.self,  // MDNS-521
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

@@ -4,7 +4,8 @@ import NetLayers
 import WireFormat
 
 // MDNS-5xx about questions a responder owes an answer and never gives: a type it lacks for a
-// name it owns, answered by neither the type nor an NSEC (MDNS-520).
+// name it owns, answered by neither the type nor an NSEC (MDNS-520); a QU question for its
+// records, when it answers the question asked QM (MDNS-521).
 
 /// A responder as the rules of this file tell hosts apart: by link-layer address where the
 /// link has one (a dual-stack host claims its names from an IPv4 and an IPv6 address), else
@@ -92,7 +93,7 @@ struct NegativeAnswerRule: SessionRule {
         ])
 
     /// A later packet: the question's second is over (at the end of the input it may not be).
-    static func later() -> Datagram { mdns(ask("other.local", 1), src: "192.168.1.5", at: 8) }
+    static func later(at t: Double = 8) -> Datagram { mdns(ask("other.local", 1), src: "192.168.1.5", at: t) }
     static func hinfo(at t: Double) -> Datagram { mdns(ask("printer.local", 13), src: "192.168.1.5", at: t) }
     static func onlyA(ttl: UInt32 = 120) -> DNSBuilder { response { hostA(&$0, ttl: ttl) } }
 
@@ -251,5 +252,216 @@ struct NegativeAnswerRule: SessionRule {
                 frames: m.frames, time: m.first, source: key.owner.source)
         }
         store.verdicts.negativeMissed.removeAll()
+    }
+}
+
+/// MDNS-521: a responder answers QU questions for its records as it answers QM ones (RFC 6762
+/// §5.4).
+///
+/// A QU question asks for a unicast answer, which a capture away from the querier does not
+/// see. So a QU question is judged only where its answer would show: the capture has shown
+/// unicast mDNS going to the querier, or the responder last multicast the record more than a
+/// quarter of its TTL before (§5.4: it then multicasts the answer). The responder is a source
+/// that multicast the RRSet the question asks for (still live); a question whose query lists
+/// Known-Answers of its RRSet, or has TC set, is not judged (§7.1); it is left
+/// unanswered when no response from that source carries the RRSet within 1 s. It is reported
+/// only for a responder that does answer the same question (name and type) asked QM by
+/// someone else (a multicast response with the RRSet within 1 s of the QM query), before or
+/// after: a responder that answers neither is not this rule's.
+struct QUAnsweredRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-521", "qu-answered", .warning, "A responder answers QU questions, as it answers QM ones",
+        spec: "RFC 6762 §5.4",
+        "Per responder (source address) and RRSet it multicast (still live): a QU question of a multicast query from port 5353 (not a probe, not ANY, no TC bit, no Known-Answer of the RRSet listed) for the RRSet, from another host, answered by no response from the responder carrying the RRSet within 1 s, when the same responder answers the same name and type asked QM (a response with the RRSet within 1 s of a QM query for it). Judged only where the answer would show: unicast mDNS to the querier was seen in the capture, or the responder last multicast the record more than a quarter of its TTL before (then it should multicast the answer, §5.4); otherwise a unicast answer may simply be unseen, and the rule stays silent. Reported at the end of the input (live: on the timer), once per responder, name and type, with the QU queries' frames and a QM exchange.",
+        interop:
+            "queriers that ask QU first (probing, start-up queries, python-zeroconf, Apple) get nothing and wait for their QM retry",
+        example: "QU PTR _http._tcp.local. unanswered; the same question asked QM answered at once",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            // The PTR (TTL 120) was last multicast 40 s before the QU question: more than a
+            // quarter of its TTL, so the answer would be multicast.
+            RuleExample([
+                mdns(ptr(), at: 0), qm(at: 40), mdns(ptr(), at: 40.05), qu(at: 80), NegativeAnswerRule.later(at: 85),
+            ]),
+            // Unicast to the querier was seen: a unicast answer would show.
+            RuleExample([
+                mdns(ptr(), at: 0), qm(at: 40), mdns(ptr(), at: 40.05),
+                mdns(aResponse("192.168.1.20"), dst: "192.168.1.5", at: 41), qu(at: 45),
+                NegativeAnswerRule.later(at: 50),
+            ]),
+        ],
+        nonTriggering: [
+            // Answered by unicast.
+            RuleExample([
+                mdns(ptr(), at: 0), qm(at: 40), mdns(ptr(), at: 40.05), qu(at: 80),
+                mdns(ptr(), dst: "192.168.1.5", at: 80.03), NegativeAnswerRule.later(at: 85),
+            ]),
+            // Near miss: the record was multicast 10 s before (a quarter of its TTL is 30 s),
+            // and no unicast to the querier was seen: its unicast answer may be unseen.
+            RuleExample([
+                mdns(ptr(), at: 0), qm(at: 40), mdns(ptr(), at: 40.05), qu(at: 50), NegativeAnswerRule.later(at: 55),
+            ]),
+            // Near miss: the querier lists the answer as a Known-Answer (RFC 6762 §7.1).
+            RuleExample([
+                mdns(ptr(), at: 0), qm(at: 40), mdns(ptr(), at: 40.05), qu(at: 80, known: true),
+                NegativeAnswerRule.later(at: 85),
+            ]),
+            // Near miss: the responder never answered the question asked QM either.
+            RuleExample([mdns(ptr(), at: 0), qu(at: 80), NegativeAnswerRule.later(at: 85)]),
+        ])
+
+    static func qm(at t: Double) -> Datagram { mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: t) }
+    static func qu(at t: Double, known: Bool = false) -> Datagram {
+        mdns(
+            query { b in
+                b.question("_ipp._tcp.local", 12, qu: true)
+                if known { b.record(.answer, "_ipp._tcp.local", 12, ttl: 100, rdata: B.name("Office._ipp._tcp.local")) }
+            }, src: "192.168.1.5", at: t)
+    }
+    static func ptr() -> DNSBuilder {
+        response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 120, rdata: B.name("Office._ipp._tcp.local")) }
+    }
+
+    /// A responder and the question (name, type) it owes an answer to.
+    struct Key: Hashable, WordHashable {
+        var responder: IPAddress
+        var name: UInt64
+        var type: UInt16
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            responder.feedWords(into: &sink)
+            sink.add(name)
+            sink.add(UInt64(type))
+        }
+    }
+    /// A QU question whose second to be answered runs (`MDNSVerdicts.quDue`).
+    struct Due {
+        var key: Key
+        var frame: Int
+        var time: Timestamp
+        var text: String
+    }
+    /// What a responder did with one question asked QU and QM (`MDNSVerdicts.quAnswers`).
+    struct Row {
+        /// The QU queries it left unanswered (the first `maxFrames`), and how many.
+        var missed: [Int] = []
+        var count = 0
+        var text = ""
+        var firstMissed: Timestamp = .zero
+        /// A QM query of the question and the response answering it.
+        var qm: (query: Int, response: Int)?
+        var last: Timestamp
+    }
+    static let window = 1.0
+    static let maxFrames = 8
+    static let maxResponders = 4
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        if e.atEnd {
+            conclude(by: e.time, in: &store, into: &out)
+            return
+        }
+        guard let i = e.input, !e.isTruncated, e.srcPort == 5353 else { return }
+        closeDue(at: e.time, &store, &out)
+        if i.isResponse {
+            settle(e, i, &store)
+            noteQM(e, i, &store, &out)
+            return
+        }
+        // A query with TC set has more Known-Answers to come (§7.2): not judged.
+        guard e.dst.isMulticast, !i.isProbe, !i.header.tc, i.message.questions.contains(where: { $0.unicastResponse })
+        else { return }
+        let seesUnicast = store.windows.unicastReceivers[e.src] != nil
+        for (q, name) in i.keyedQuestions.prefix(64) where q.unicastResponse && q.type != .any && q.qclass == 1 {
+            guard let set = store.model.rrset(name, q.type, 1) else { continue }
+            // Known-Answers of the question: the responder may rightly stay silent (§7.1).
+            if i.answerRecords.contains(where: { $0.nameKey == name && $0.record.type == q.type }) { continue }
+            var n = 0
+            for m in set.members where m.owner != e.src && m.isLive(at: e.time) && n < Self.maxResponders {
+                guard let last = m.lastMulticast else { continue }
+                let stale = MDNSSession.since(last.time, e.time) > Double(m.ttl) / 4
+                guard seesUnicast || stale else { continue }
+                let key = Key(responder: m.owner, name: name, type: q.type.rawValue)
+                if store.verdicts.quDue.elements.contains(where: { $0.key == key }) { continue }
+                n += 1
+                store.verdicts.quDue.append(
+                    Due(key: key, frame: e.frame, time: e.time, text: "\(i.name(q.name)) \(q.type)"),
+                    evicted: &out.evictions)
+            }
+        }
+    }
+
+    /// A response from the responder with the RRSet settles its QU questions.
+    private static func settle(_ e: MDNSEvent, _ i: MDNSInput, _ store: inout MDNSSessionStore) {
+        guard !store.verdicts.quDue.isEmpty else { return }
+        store.verdicts.quDue.removeAll { d in
+            d.key.responder == e.src
+                && i.records.contains {
+                    $0.section != .authority && $0.nameKey == d.key.name && $0.record.type.rawValue == d.key.type
+                }
+        }
+    }
+
+    /// A multicast response answering a QM question of another host's query of the last second.
+    private static func noteQM(
+        _ e: MDNSEvent, _ i: MDNSInput, _ store: inout MDNSSessionStore, _ out: inout SessionReports
+    ) {
+        guard i.isMulticast, let askers = e.askers else { return }
+        let recent = store.windows.queries(within: Self.window, of: e.time)
+        for r in i.records where r.section == .answer && r.record.ttl > 0 {
+            let type = r.record.type.rawValue
+            let asked = askers.of(r.nameKey)
+            guard
+                let k = asked.first(where: { k in
+                    guard k >= recent.startIndex, k < recent.endIndex else { return false }
+                    let query = recent[k]
+                    guard query.source != e.src else { return false }
+                    return zip(query.questions, query.qm).contains { $0.name == r.nameKey && $0.type == type && $1 }
+                })
+            else { continue }
+            let frame = recent[k].frame
+            let key = Key(responder: e.src, name: r.nameKey, type: type)
+            store.verdicts.quAnswers.update(key, default: Row(last: e.time), at: e.time, evicted: &out.evictions) {
+                if $0.qm == nil { $0.qm = (frame, e.frame) }
+                $0.last = e.time
+            }
+        }
+    }
+
+    /// Moves the QU questions whose second is over to their responder's row.
+    private static func closeDue(at now: Timestamp, _ store: inout MDNSSessionStore, _ out: inout SessionReports) {
+        guard !store.verdicts.quDue.isEmpty else { return }
+        for d in store.verdicts.quDue.elements {
+            guard MDNSSession.since(d.time, now) > Self.window else { break }
+            store.verdicts.quAnswers.update(d.key, default: Row(last: d.time), at: now, evicted: &out.evictions) {
+                if $0.count == 0 {
+                    $0.text = d.text
+                    $0.firstMissed = d.time
+                }
+                $0.count &+= 1
+                if $0.missed.count < Self.maxFrames { $0.missed.append(d.frame) }
+                $0.last = d.time
+            }
+        }
+        store.verdicts.quDue.age(to: now)
+    }
+
+    static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        closeDue(at: now, &store, &out)
+        let judged = store.verdicts.quAnswers.slots(
+            where: { !$0.missed.isEmpty && $0.qm != nil }, by: { $0.missed.first ?? 0 })
+        for slot in judged {
+            let key = store.verdicts.quAnswers.rows.keys[slot]
+            let r = store.verdicts.quAnswers[slot]
+            guard let qm = r.qm else { continue }
+            let frames = r.missed.map(String.init).joined(separator: ", ")
+            out.reportAtEnd(
+                Self.descriptor,
+                "QU question for \(r.text) not answered by its owner \(key.responder) (\(r.count) time(s), frames \(frames)), which answers the same question asked QM (frame \(qm.query), answered at \(qm.response))",
+                frames: r.missed + [qm.query, qm.response], time: r.firstMissed, source: key.responder)
+        }
+        // Reported once: the row keeps its QM exchange, not the misses.
+        for slot in judged { store.verdicts.quAnswers[slot].missed = [] }
     }
 }
