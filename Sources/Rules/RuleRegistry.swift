@@ -195,6 +195,7 @@ public enum RuleRegistry {
         DiscoveryWithoutMembershipRule.self,  // SEG-101
         MembershipsAgeOutRule.self,  // SEG-102
         QueryBeforeJoinRule.self,  // SEG-103
+        LeaveWithoutGoodbyeRule.self,  // SEG-104
     ]
 
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`

@@ -69,7 +69,7 @@ import Testing
         let additions = try Self.catalogTables(Self.repoAdditions)
         #expect(
             additions.keys.sorted() == ["MDNS-323", "MDNS-520", "MDNS-521"]
-                + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
+                + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103", "SEG-104"]
                 + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
