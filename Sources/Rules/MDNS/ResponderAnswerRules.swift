@@ -245,10 +245,9 @@ struct NegativeAnswerRule: SessionRule {
             ($0.value.frames.first ?? 0) < ($1.value.frames.first ?? 0)
         }
         for (key, m) in rows {
-            let frames = m.frames.map(String.init).joined(separator: ", ")
             out.reportAtEnd(
                 Self.descriptor,
-                "\(m.text) (\(m.count) time(s), frames \(frames)) got neither that type nor an NSEC from \(key.owner.source), which claims the name as unique: RFC 6762 §6.1 asks for an NSEC saying the type does not exist",
+                "\(m.text) (\(m.count) time(s)) got neither that type nor an NSEC from \(key.owner.source), which claims the name as unique: RFC 6762 §6.1 asks for an NSEC saying the type does not exist",
                 frames: m.frames, time: m.first, source: key.owner.source)
         }
         store.verdicts.negativeMissed.removeAll()
