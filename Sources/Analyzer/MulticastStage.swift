@@ -59,7 +59,11 @@ struct MulticastStage {
         guard enabled, d.srcPort == 5353, range.count >= 12, !d.src.isMulticast, !d.src.isUnspecified else { return }
         let p = range.lowerBound
         if bytes[p + 2] & 0x80 != 0 {
-            discovery(d, MulticastEvent.Discovery(proto: .mdns, role: .answer))
+            // What caches keep of a multicast response (SEG-104): its longest TTL, and
+            // whether it says goodbye.
+            let ttls = d.dst.isMulticast ? Self.recordTTLs(bytes, range) : (live: 0, goodbye: false)
+            discovery(
+                d, MulticastEvent.Discovery(proto: .mdns, role: .answer, liveTTL: ttls.live, goodbye: ttls.goodbye))
         } else {
             let qm = d.dst.isMulticast && Self.asksQM(bytes, range)
             discovery(d, MulticastEvent.Discovery(proto: .mdns, role: .query, answeredByMulticast: qm))
@@ -95,6 +99,54 @@ struct MulticastStage {
             o += 4
         }
         return false
+    }
+
+    /// The longest TTL of an mDNS response's records (`range`: the message) with a TTL above
+    /// 0, and whether one has TTL 0 (a goodbye): the records of every section after the
+    /// questions, the first 256 of them, OPT left out. Reads in place, without decoding; a
+    /// record that runs past the payload ends the reading (what was read stands).
+    static func recordTTLs(_ b: [UInt8], _ range: Range<Int>) -> (live: UInt32, goodbye: Bool) {
+        let end = range.upperBound
+        let h = range.lowerBound
+        func count(_ k: Int) -> Int { Int(b[h + k]) << 8 | Int(b[h + k + 1]) }
+        let questions = min(count(4), 64)
+        let records = min(count(6) + count(8) + count(10), 256)
+        var o = h + 12
+        var live: UInt32 = 0
+        var goodbye = false
+        /// Moves `o` past a name: labels up to the root or a compression pointer.
+        func skipName() -> Bool {
+            var steps = 0
+            while true {
+                guard o < end, steps < 128 else { return false }
+                let len = Int(b[o])
+                steps += 1
+                if len == 0 {
+                    o += 1
+                    return true
+                }
+                if len & 0xC0 == 0xC0 {
+                    o += 2
+                    return true
+                }
+                o += 1 + len
+            }
+        }
+        for _ in 0..<questions {
+            guard skipName(), o + 4 <= end else { return (live, goodbye) }
+            o += 4
+        }
+        for _ in 0..<records {
+            guard skipName(), o + 10 <= end else { break }
+            let type = Int(b[o]) << 8 | Int(b[o + 1])
+            let ttl = UInt32(b[o + 4]) << 24 | UInt32(b[o + 5]) << 16 | UInt32(b[o + 6]) << 8 | UInt32(b[o + 7])
+            let length = Int(b[o + 8]) << 8 | Int(b[o + 9])
+            if type != 41 {
+                if ttl == 0 { goodbye = true } else { live = max(live, ttl) }
+            }
+            o += 10 + length
+        }
+        return (live, goodbye)
     }
 
     private mutating func discovery(_ d: borrowing Datagram, _ x: MulticastEvent.Discovery) {

@@ -142,6 +142,7 @@ public enum RuleRegistry {
         .message(HostNameCharactersRule.self),  // MDNS-320
         .message(NoDuplicateRecordsRule.self),  // MDNS-321
         .message(LocalNamesRule.self),  // MDNS-322
+        .message(CNAMEAndOtherDataRule.self),  // MDNS-323
         .datagram(ResponseSourcePortRule.self),  // MDNS-401
         .datagram(ResponseDestinationRule.self),  // MDNS-402
         .datagram(LegacyResponseQuestionRule.self),  // MDNS-404
@@ -176,6 +177,8 @@ public enum RuleRegistry {
         WholeRRSetRule.self,  // MDNS-517
         ServiceCompletenessRule.self,  // MDNS-518
         DuplicateSuppressionRule.self,  // MDNS-519
+        NegativeAnswerRule.self,  // MDNS-520
+        QUAnsweredRule.self,  // MDNS-521
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole
@@ -192,6 +195,7 @@ public enum RuleRegistry {
         DiscoveryWithoutMembershipRule.self,  // SEG-101
         MembershipsAgeOutRule.self,  // SEG-102
         QueryBeforeJoinRule.self,  // SEG-103
+        LeaveWithoutGoodbyeRule.self,  // SEG-104
     ]
 
     /// MDNS-518, by its type, for the code outside this module that names it (`explain`

@@ -28,6 +28,7 @@ import Testing
     /// checks), documented in the repository until the shared catalog takes them.
     static let repoAdditions = [
         Fixtures.packageRoot + "/docs/PROBE-RULES.md", Fixtures.packageRoot + "/docs/SEGMENT-RULES.md",
+        Fixtures.packageRoot + "/docs/MDNS-RULES.md",
     ]
 
     /// `ID Scope` pairs from the catalog's tables: rows that start with an ID and end with a
@@ -67,7 +68,8 @@ import Testing
     @Test func theRepositoryAdditionsAreNewIDs() throws {
         let additions = try Self.catalogTables(Self.repoAdditions)
         #expect(
-            additions.keys.sorted() == ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103"]
+            additions.keys.sorted() == ["MDNS-323", "MDNS-520", "MDNS-521"]
+                + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103", "SEG-104"]
                 + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
@@ -104,9 +106,11 @@ import Testing
         #expect(stateful.subtracting(session).isEmpty, "not session rules: \(stateful.subtracting(session).sorted())")
     }
 
-    /// mDNS session rules are the catalog's stateful rules, plus MDNS-308's in-order half.
+    /// mDNS session rules are the catalog's stateful rules (and the repository's additions),
+    /// plus MDNS-308's in-order half.
     @Test func mdnsSessionRulesAreStatefulCatalogRules() throws {
-        let catalog = try Self.committedCopy()
+        var catalog = try Self.committedCopy()
+        catalog.merge(try Self.catalogTables(Self.repoAdditions)) { a, _ in a }
         for type in RuleRegistry.mdnsSession where type.descriptor.id.rawValue != "MDNS-308" {
             let id = type.descriptor.id.rawValue
             #expect(catalog[id] == "Stateful", "\(id)")

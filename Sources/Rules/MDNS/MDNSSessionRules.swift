@@ -178,7 +178,7 @@ struct LegacyResponseIDRule: SessionRule {
         closeExchanges(at: now, &store, &out)
         for m in store.verdicts.legacyMulticastOnly.elements {
             let x = m.exchange
-            guard store.verdicts.unicastReceivers[x.querier.address] != nil,
+            guard store.windows.unicastReceivers[x.querier.address] != nil,
                 !sameHost(x.querier.address, x.querierMAC, m.answer.responder, m.answer.mac, store.model)
             else { continue }
             out.reportAtEnd(
@@ -189,14 +189,10 @@ struct LegacyResponseIDRule: SessionRule {
         store.verdicts.legacyMulticastOnly.removeAll()
     }
 
-    /// Takes a legacy query in, or a response into the exchanges it may belong to; notes the
-    /// addresses unicast mDNS goes to.
+    /// Takes a legacy query in, or a response into the exchanges it may belong to.
     private static func noteExchange(
         _ e: MDNSEvent, _ i: MDNSInput, _ store: inout MDNSSessionStore, _ out: inout SessionReports
     ) {
-        if !e.dst.isMulticast {
-            store.verdicts.unicastReceivers.insert(e.time, for: e.dst, at: e.time, evicted: &out.evictions)
-        }
         if i.isQuery {
             guard e.isLegacyQuery, !i.questionIDs.isEmpty else { return }
             store.verdicts.legacyAnswers.append(

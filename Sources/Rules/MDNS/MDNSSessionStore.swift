@@ -149,7 +149,13 @@ public struct MDNSWindows {
     public private(set) var openQuestions = SessionTable<MDNSAskedKey, MDNSOpenQuestion>(
         cap: 1024, horizon: 3600, activity: \.last)
 
+    /// The addresses unicast mDNS was seen going to (the capture can show a unicast answer to
+    /// them), and when last: read by MDNS-403 and MDNS-521.
+    public private(set) var unicastReceivers = SessionTable<IPAddress, Timestamp>(
+        cap: 4096, horizon: .infinity, activity: \.self)
+
     mutating func take(_ e: MDNSEvent, _ i: MDNSInput, model: MDNSSessionModel, evicted: inout Int) {
+        if !e.dst.isMulticast { unicastReceivers.insert(e.time, for: e.dst, at: e.time, evicted: &evicted) }
         queries.age(to: e.time)
         if i.isQuery, !i.isProbe, e.dst.isMulticast {
             queries.append(MDNSRecentQuery(e, i), evicted: &evicted)
@@ -447,9 +453,6 @@ struct MDNSVerdicts {
     /// end (the first `cap`: the rule adds none past it).
     var legacyMulticastOnly = SessionWindow<LegacyResponseIDRule.MulticastOnly>(
         cap: 256, span: .infinity, time: \.time)
-    /// MDNS-403: the addresses unicast mDNS was seen going to (the capture can show a unicast
-    /// answer to them), and when last.
-    var unicastReceivers = SessionTable<IPAddress, Timestamp>(cap: 4096, horizon: .infinity, activity: \.self)
     /// MDNS-509: the responders due to answer with a record a query listed with less than half
     /// its TTL, in query order, while the query's second lasts.
     var knownAnswersDue = SessionWindow<KnownAnswerSuppressionRule.Due>(cap: 256, span: 1, time: \.time)
@@ -506,6 +509,24 @@ struct MDNSVerdicts {
     /// MDNS-517: the Known-Answers of the last second's queries that `MDNSWindows.queries`
     /// does not hold (probes, and queries sent by unicast), clock in order.
     var otherKnownAnswers = SessionWindow<WholeRRSetRule.Listed>(cap: 1024, span: 1, time: \.time)
+
+    // MARK: Answers owed (ResponderAnswerRules.swift)
+
+    /// MDNS-520: the responder that last claimed each name as unique (cache-flush records),
+    /// by name key. The model keeps RRSets by name and type; this is the index by name alone
+    /// a question is checked against.
+    var uniqueNames = SessionTable<MDNSNameKey, NegativeAnswerRule.Claim>(cap: 16384, horizon: 3600, activity: \.last)
+    /// MDNS-520: questions for a type an owned name lacks, whose second to be answered runs.
+    var negativeDue = SessionWindow<NegativeAnswerRule.Due>(cap: 1024, span: 1, time: \.time)
+    /// MDNS-520: those left unanswered, per responder, name and type, until reported.
+    var negativeMissed = SessionTable<NegativeAnswerRule.MissedKey, NegativeAnswerRule.Missed>(
+        cap: 1024, horizon: 3600, activity: \.last)
+
+    /// MDNS-521: QU questions whose second to be answered runs.
+    var quDue = SessionWindow<QUAnsweredRule.Due>(cap: 1024, span: 1, time: \.time)
+    /// MDNS-521: per responder and question, the QU queries it left unanswered and a QM
+    /// exchange it answered.
+    var quAnswers = SessionTable<QUAnsweredRule.Key, QUAnsweredRule.Row>(cap: 4096, horizon: 3600, activity: \.last)
 
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 

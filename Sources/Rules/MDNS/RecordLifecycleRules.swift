@@ -685,50 +685,102 @@ struct UpdateRateRule: SessionRule {
 }
 
 /// MDNS-308, its in-order half: an instance PTR answer comes with the instance's SRV and TXT,
-/// unless the same source multicast them within the last second (RFC 6762 §6 then forbids
-/// sending them again).
+/// and an SRV answer with the address records of its target, unless the same source
+/// multicast them within the last second (RFC 6762 §6 then forbids sending them again).
+///
+/// An SRV answer is judged only when its source is known to have the target's addresses:
+/// it sent an A or AAAA of the target before (a target with no address anywhere is MDNS-518's,
+/// at the end of the input; another host's addresses are not this responder's to give).
+/// Any one address record of the target counts: which families a host sends is MDNS-309's.
 struct AdditionalRecordsRule: SessionRule {
     static let descriptor = RuleDescriptor.mdns(
         "MDNS-308", "additional-records", .warning, "Instance answers include SRV, TXT and addresses",
         spec: "RFC 6763 §12.1, §12.2",
-        "Judged in capture order: a multicast PTR answer naming an instance without its SRV or TXT, unless the same source multicast them in the last second (a responder must not send a record twice within one second).",
+        "Judged in capture order, on multicast responses: a PTR answer naming an instance without its SRV or TXT; an SRV answer (TTL above 0) whose target has no A or AAAA in the message, when the same source sent an A or AAAA of that target before (so it has one to give). Records the same source multicast in the last second count as present (a responder must not send a record twice within one second). Silent for an SRV target the source never gave an address (MDNS-518 judges one nobody gave an address, at the end of the input), for the target \".\" and for truncated datagrams; one address record of either family is enough.",
         interop: "Apple BCT: REQUIRED ADDITIONAL RECORDS IN ANSWERS",
         example: "PTR answer with an empty Additional section")
     static let examples = RuleExamples(
-        triggering: [RuleExample(mdns(ptrOnly()))],
+        triggering: [
+            RuleExample(mdns(ptrOnly())),
+            // The host announced its address; a later SRV answer leaves it out.
+            RuleExample([mdns(service(), at: 0), mdns(srvOnly(), at: 10)]),
+        ],
         nonTriggering: [
             RuleExample(mdns(service())),
             RuleExample([mdns(service(), at: 0), mdns(ptrOnly(), at: 0.5)]),
+            // The address was multicast 0.5 s before: it may not be sent again yet.
+            RuleExample([mdns(service(), at: 0), mdns(srvOnly(), at: 0.5)]),
+            // Near miss: the address in the message, in the Answer section.
+            RuleExample([mdns(service(), at: 0), mdns(srvWithAddress(), at: 10)]),
+            // Near miss: no address was ever given for the target (MDNS-518's case).
+            RuleExample([mdns(srvOnly(), at: 0), mdns(srvOnly(), at: 10)]),
+            // Near miss: another host gave the target's address.
+            RuleExample([mdns(service(), src: "192.168.1.30", at: 0), mdns(srvOnly(), at: 10)]),
         ])
 
     static func ptrOnly() -> DNSBuilder {
         response { $0.record(.answer, "_ipp._tcp.local", 12, ttl: 4500, rdata: B.name("Office._ipp._tcp.local")) }
     }
+    static func srvOnly() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+            b.record(.answer, "Office._ipp._tcp.local", 16, flush: true, ttl: 4500, rdata: B.txt(["rp=ipp/print"]))
+        }
+    }
+    static func srvWithAddress() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "Office._ipp._tcp.local", 33, flush: true, rdata: B.srv(631, "printer.local"))
+            hostA(&b, .answer)
+        }
+    }
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, i.isMulticast, !e.atEnd, !e.isTruncated else { return }
         let p = i.message.payload
-        for r in i.records where r.section == .answer && r.record.type == .ptr {
-            guard case .name(let target) = r.record.value,
-                r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype, r.target?.dnssd.kind == .instance
-            else { continue }
-            func present(_ t: RecordType) -> Bool {
-                if i.records.contains(where: { $0.record.type == t && $0.record.name.equals(target, in: p) }) {
-                    return true
-                }
-                // Sent by this source within the last second: it may not be sent again yet.
-                guard let set = store.model.rrset(target.key(in: p), t, 1) else { return false }
-                return set.members.contains {
-                    $0.owner == e.src && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) < 1 } ?? false
-                }
+        /// Whether this source multicast a record of `name` and type `t` in the last second.
+        func recent(_ name: UInt64, _ t: RecordType) -> Bool {
+            guard let set = store.model.rrset(name, t, 1) else { return false }
+            return set.members.contains {
+                $0.owner == e.src && $0.lastMulticast.map { MDNSSession.since($0.time, e.time) < 1 } ?? false
             }
-            let hasSRV = present(.srv)
-            let hasTXT = present(.txt)
-            if !hasSRV || !hasTXT {
+        }
+        for r in i.records where r.section == .answer {
+            switch r.record.type {
+            case .ptr:
+                guard case .name(let target) = r.record.value,
+                    r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype, r.target?.dnssd.kind == .instance
+                else { continue }
+                func present(_ t: RecordType) -> Bool {
+                    i.records.contains { $0.record.type == t && $0.record.name.equals(target, in: p) }
+                        || recent(target.key(in: p), t)
+                }
+                let hasSRV = present(.srv)
+                let hasTXT = present(.txt)
+                if !hasSRV || !hasTXT {
+                    out.report(
+                        Self.descriptor,
+                        "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))",
+                        related: [])
+                }
+            case .srv:
+                guard r.record.ttl > 0, case .srv(_, _, _, let target) = r.record.value, let t = r.target,
+                    t.labelCount > 0
+                else { continue }
+                let key = t.key
+                let inMessage = i.records.contains {
+                    ($0.record.type == .a || $0.record.type == .aaaa) && $0.nameKey == key
+                }
+                if inMessage || recent(key, .a) || recent(key, .aaaa) { continue }
+                // Only a source that has an address of the target to give.
+                func gave(_ type: RecordType) -> Bool {
+                    store.model.rrset(key, type, 1)?.members.contains { $0.owner == e.src && !$0.goodbye } ?? false
+                }
+                guard gave(.a) || gave(.aaaa) else { continue }
                 out.report(
                     Self.descriptor,
-                    "PTR answer \(i.name(target)) without its \([hasSRV ? nil : "SRV", hasTXT ? nil : "TXT"].compactMap { $0 }.joined(separator: " and "))",
+                    "SRV answer \(i.name(r.record.name)) without an A or AAAA of its target \(i.name(target)), which this host has",
                     related: [])
+            default: continue
             }
         }
     }

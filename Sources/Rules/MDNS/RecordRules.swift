@@ -753,3 +753,103 @@ struct LocalNamesRule: MessageRule {
         }
     }
 }
+
+/// MDNS-323: a name with a CNAME has no other data (RFC 1034 §3.6.2, RFC 2181 §10.1).
+///
+/// Judged within one message: a response's records (any section), a probe's proposed
+/// records (Authority). A query's Known-Answers are the querier's cache, not its data, and are
+/// not judged. NSEC and RRSIG may sit beside a CNAME (RFC 4035 §2.5), and a record sent with
+/// TTL 0 is a goodbye, not data; neither counts. Not judged across messages: the model keeps
+/// RRSets by name and type, so finding every type a name owns would take a look-up per type.
+struct CNAMEAndOtherDataRule: MessageRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-323", "cname-and-other-data", .error, "A name with a CNAME has no other data",
+        spec: "RFC 1034 §3.6.2; RFC 2181 §10.1",
+        "Within one message (a response's records in any section, a probe's Authority records): a CNAME (TTL above 0) whose owner name also owns a record of another type, NSEC and RRSIG excepted (RFC 4035 §2.5), goodbyes (TTL 0) not counted. Once per CNAME owner. A query's Known-Answers and records in other messages are not judged.",
+        interop:
+            "a resolver that finds the CNAME follows it and never sees the name's own addresses (RFC 1034 §3.6.2); caches that keep both answer inconsistently",
+        example: "Web.local. CNAME www.local. beside Web.local. A 10.0.0.5 in one announcement")
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(mdns(aliasBeside(1))),
+            // A probe proposing both.
+            RuleExample(
+                mdns(
+                    query { b in
+                        b.question("web.local", 255)
+                        b.record(.authority, "web.local", 5, ttl: 120, rdata: B.name("www.local"))
+                        b.record(.authority, "web.local", 1, ttl: 120, rdata: B.a("192.168.1.20"))
+                    })),
+        ],
+        nonTriggering: [
+            // The alias's target owns the address: the usual shape.
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(.answer, "www.local", 5, ttl: 120, rdata: B.name("printer.local"))
+                        hostA(&b, .additional)
+                    })),
+            // Near miss: an NSEC beside the CNAME (RFC 4035 §2.5).
+            RuleExample(mdns(aliasBeside(47))),
+            // Near miss: the address said goodbye to as the name becomes an alias.
+            RuleExample(
+                mdns(
+                    response { b in
+                        b.record(.answer, "web.local", 5, ttl: 120, rdata: B.name("printer.local"))
+                        b.record(.answer, "web.local", 1, flush: true, ttl: 0, rdata: B.a("192.168.1.20"))
+                    })),
+            // Near miss: a querier's Known-Answers are its cache, not its data.
+            RuleExample(
+                mdns(
+                    query { b in
+                        b.question("web.local", 255)
+                        b.record(.answer, "web.local", 5, ttl: 120, rdata: B.name("printer.local"))
+                        b.record(.answer, "web.local", 1, ttl: 120, rdata: B.a("192.168.1.20"))
+                    })),
+        ])
+
+    /// A CNAME of web.local. beside a record of `type` for the same name.
+    static func aliasBeside(_ type: UInt16) -> DNSBuilder {
+        response { b in
+            b.record(.answer, "web.local", 5, ttl: 120, rdata: B.name("printer.local"))
+            let rdata = type == 47 ? B.nsec("web.local", [5]) : B.a("192.168.1.20")
+            b.record(.additional, "web.local", type, flush: true, ttl: 120, rdata: rdata)
+        }
+    }
+
+    /// Whether `r` is data a CNAME excludes (NSEC and RRSIG may sit beside it; a goodbye is
+    /// no data).
+    private static func isOtherData(_ r: MDNSInput.RecordInfo) -> Bool {
+        let t = r.record.type
+        return t != .cname && t != .nsec && t != .opt && t.rawValue != 46 && r.record.ttl > 0
+    }
+
+    static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
+        let records = i.records
+        // Cheap test first: most messages carry no CNAME.
+        guard records.contains(where: { $0.record.type == .cname }) else { return }
+        let judged: (MDNSInput.RecordInfo) -> Bool =
+            i.isResponse ? { _ in true } : { i.isProbe && $0.section == .authority }
+        for k in records.indices {
+            let c = records[k]
+            guard c.record.type == .cname, c.record.ttl > 0, judged(c) else { continue }
+            // Once per owner: skip a CNAME whose owner an earlier CNAME had.
+            if records[..<k].contains(where: { $0.record.type == .cname && $0.nameKey == c.nameKey && judged($0) }) {
+                continue
+            }
+            var others: [String] = []
+            for r in records
+            where r.nameKey == c.nameKey && r.record.rrclass == c.record.rrclass && judged(r) && isOtherData(r) {
+                let t = r.record.type.description
+                if !others.contains(t) { others.append(t) }
+            }
+            guard !others.isEmpty else { continue }
+            var alias = ""
+            if case .name(let target) = c.record.value { alias = " (to \(i.name(target)))" }
+            out.report(
+                Self.descriptor,
+                "\(i.name(c.record.name)) has a CNAME\(alias) and \(others.joined(separator: ", ")) in the same message: a name with a CNAME has no other data"
+            )
+        }
+    }
+}

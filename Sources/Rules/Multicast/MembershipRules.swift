@@ -1,3 +1,4 @@
+import DNS
 import Findings
 import NetLayers
 import WireFormat
@@ -317,5 +318,136 @@ struct QueryBeforeJoinRule: SessionRule {
             guard let q = store.lastQuery(for: r.group) else { return true }
             return Timestamp.seconds(from: q.at.time, to: e.time) > max(q.maxResponse, 10) + 1
         }
+    }
+}
+
+/// SEG-104: an mDNS responder says goodbye to its records before it leaves the group.
+///
+/// A capture cannot see a host shut down, but it can see it leave the mDNS group: a host
+/// that stops mDNS on a link (a daemon's exit, `resolvectl mdns IF no`) drops its membership,
+/// and the kernel reports the leave. Records it multicast are still in peers' caches until
+/// their TTL runs out; RFC 6762 §10.1 asks for goodbyes (TTL 0) so that they go at once.
+struct LeaveWithoutGoodbyeRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "SEG-104", "leave-without-goodbye", .warning,
+        "An mDNS responder says goodbye to its records before it leaves the group",
+        spec: "RFC 6762 §10.1; RFC 3376 §5.1, RFC 3810 §6.1 (a leave: TO_IN {}, IGMPv2 leave, MLDv1 done)",
+        "A host (by link-layer address, else IP address) leaves the mDNS group (224.0.0.251, ff02::fb: an IGMPv3/MLDv2 record TO_IN or IS_IN with no source, an IGMPv2 leave or MLDv1 done) while records it multicast to that group are still within their TTL (its latest response to the group with a record of TTL above 0, plus the longest TTL in it), and it sent the group no record with TTL 0 after that response, nor any mDNS message to the group after the leave. DiscoScope reads such a leave as the end of the host's mDNS on that link (a passive tool sees no shutdown); a host that said goodbye to any record after its last announcement is taken to have said goodbye. Silent for a host that never multicast a response, whose records' TTLs ran out, that leaves the other family's group only, and at the end of the capture (nothing shows the host stopped). Reported at the end of the input, once per host and group (again only after it announces anew).",
+        interop:
+            "peers keep the host's services and addresses for up to their TTL (75 min for service records): browsers list a gone service and connect to a dead address",
+        example:
+            "a responder multicasts its records (TTL 120, 4500) and 40 s later sends an IGMP TO_IN {} for 224.0.0.251, no TTL-0 record before",
+        scope: .stateful)
+
+    static let examples = RuleExamples(
+        triggering: [
+            RuleExample(
+                packets: [
+                    joins("224.0.0.251", src: "192.168.1.20", at: 0),
+                    .datagram(mdns(service(), src: "192.168.1.20", at: 1)),
+                    joins("224.0.0.251", src: "192.168.1.20", at: 40, mode: .toInclude),
+                ])
+        ],
+        nonTriggering: [
+            // Goodbyes first.
+            RuleExample(
+                packets: [
+                    joins("224.0.0.251", src: "192.168.1.20", at: 0),
+                    .datagram(mdns(service(), src: "192.168.1.20", at: 1)),
+                    .datagram(mdns(goodbyes(), src: "192.168.1.20", at: 39)),
+                    joins("224.0.0.251", src: "192.168.1.20", at: 40, mode: .toInclude),
+                ]),
+            // Near miss: the records' TTLs (4500 s at most) ran out before the leave.
+            RuleExample(
+                packets: [
+                    joins("224.0.0.251", src: "192.168.1.20", at: 0),
+                    .datagram(mdns(service(), src: "192.168.1.20", at: 1)),
+                    joins("224.0.0.251", src: "192.168.1.20", at: 4600, mode: .toInclude),
+                ]),
+            // Near miss: a querier leaving (it never multicast a response).
+            RuleExample(
+                packets: [
+                    joins("224.0.0.251", src: "192.168.1.5", at: 0),
+                    .datagram(mdns(ask("_ipp._tcp.local"), src: "192.168.1.5", at: 1)),
+                    joins("224.0.0.251", src: "192.168.1.5", at: 40, mode: .toInclude),
+                ]),
+            // Near miss: the host goes on sending to the group after the leave (another
+            // program of it, not a member, still speaks mDNS).
+            RuleExample(
+                packets: [
+                    joins("224.0.0.251", src: "192.168.1.20", at: 0),
+                    .datagram(mdns(service(), src: "192.168.1.20", at: 1)),
+                    joins("224.0.0.251", src: "192.168.1.20", at: 40, mode: .toInclude),
+                    .datagram(mdns(service(), src: "192.168.1.20", at: 41)),
+                ]),
+            // Near miss: the capture ends with the host still in the group.
+            RuleExample(
+                packets: [
+                    joins("224.0.0.251", src: "192.168.1.20", at: 0),
+                    .datagram(mdns(service(), src: "192.168.1.20", at: 1)),
+                ]),
+        ])
+
+    /// The goodbyes of `service()`'s records.
+    static func goodbyes() -> DNSBuilder {
+        response { b in
+            b.record(.answer, "_ipp._tcp.local", 12, ttl: 0, rdata: B.name("Office._ipp._tcp.local"))
+            b.record(.answer, "Office._ipp._tcp.local", 33, flush: true, ttl: 0, rdata: B.srv(631, "printer.local"))
+        }
+    }
+
+    /// A leave with records still cached (`MulticastVerdicts.pendingLeaves`).
+    struct Leave: Sendable {
+        var frame: Int
+        var time: Timestamp
+        var address: IPAddress
+        var lastLive: Int
+        var cached: Int
+    }
+
+    static func judge(_ e: MulticastEvent, in store: inout MulticastStore, into out: inout SessionReports) {
+        switch e.kind {
+        case .end:
+            let leaves = store.verdicts.pendingLeaves.rows.sorted { $0.value.frame < $1.value.frame }
+            for (key, l) in leaves {
+                out.reportAtEnd(
+                    descriptor,
+                    "\(l.address) leaves \(key.group) (frame \(l.frame)) with records it multicast there still cached for up to \(l.cached) s (its last response with live records: frame \(l.lastLive)), no goodbye (TTL 0) before, and no mDNS to the group after: peers keep the records until their TTL runs out",
+                    frames: [l.frame, l.lastLive], time: l.time, source: l.address)
+            }
+            store.verdicts.pendingLeaves.removeAll()
+        case .discovery(let d):
+            // The host speaks to the group again: the leave did not end its mDNS.
+            guard d.proto == .mdns, !store.verdicts.pendingLeaves.isEmpty else { return }
+            store.verdicts.pendingLeaves.remove(MulticastStore.MemberKey(host: e.host, group: d.group(for: e.src)))
+        case .membership(let m):
+            guard m.kind == .report || m.kind == .leave else { return }
+            if m.kind == .leave {
+                if let g = m.group, g == MulticastStore.mdnsV4 || g == MulticastStore.mdnsV6 {
+                    left(g, e, &store, &out)
+                }
+                return
+            }
+            for r in m.records
+            where !r.listens && (r.group == MulticastStore.mdnsV4 || r.group == MulticastStore.mdnsV6) {
+                left(r.group, e, &store, &out)
+            }
+        }
+    }
+
+    /// A leave of `group` by the host of `e`: pending when records it multicast there are
+    /// still cached and no goodbye followed them.
+    private static func left(
+        _ group: IPAddress, _ e: MulticastEvent, _ store: inout MulticastStore, _ out: inout SessionReports
+    ) {
+        let key = MulticastStore.MemberKey(host: e.host, group: group)
+        guard let a = store.announced[key], !a.goodbye, a.liveUntil > e.time,
+            store.verdicts.leftWithoutGoodbye[key] != a.last.frame
+        else { return }
+        store.verdicts.leftWithoutGoodbye.insert(a.last.frame, for: key, at: e.time, evicted: &out.evictions)
+        let cached = Int(Timestamp.seconds(from: e.time, to: a.liveUntil).rounded())
+        store.verdicts.pendingLeaves.insert(
+            Leave(frame: e.frame, time: e.time, address: a.address, lastLive: a.last.frame, cached: cached), for: key,
+            at: e.time, evicted: &out.evictions)
     }
 }

@@ -29,11 +29,19 @@ public struct MulticastEvent: Sendable, SessionEvent {
         /// A query some of whose answers come by multicast (an mDNS query to the group with a
         /// QM question): its sender must listen to the group when they come.
         public var answeredByMulticast: Bool
+        /// An mDNS response sent to the group: the longest TTL of its records with a TTL
+        /// above 0 (0: none), and whether a record has TTL 0 (a goodbye).
+        public var liveTTL: UInt32
+        public var goodbye: Bool
 
-        public init(proto: Family, role: Role, answeredByMulticast: Bool = false) {
+        public init(
+            proto: Family, role: Role, answeredByMulticast: Bool = false, liveTTL: UInt32 = 0, goodbye: Bool = false
+        ) {
             self.proto = proto
             self.role = role
             self.answeredByMulticast = answeredByMulticast
+            self.liveTTL = liveTTL
+            self.goodbye = goodbye
         }
 
         /// The group a host using `proto` from an address of `family` listens to.
@@ -178,6 +186,18 @@ public struct MulticastStore: SessionStore {
     /// Every host that sent discovery messages, by host and the group it must listen to.
     public private(set) var users = SessionTable<MemberKey, Use>(cap: 16384, horizon: .infinity, activity: \.last)
 
+    /// What a host's multicast mDNS responses left in caches, by host and the group they went
+    /// to (SEG-104): its latest response with live records, until when the longest of their
+    /// TTLs keeps them, and whether a goodbye came after it.
+    public struct Announced: Sendable {
+        public var address: IPAddress
+        public var last: MulticastFrameTime
+        public var liveUntil: Timestamp
+        public var goodbye: Bool
+    }
+    public private(set) var announced = SessionTable<MemberKey, Announced>(
+        cap: 16384, horizon: 86400, activity: \.last.time)
+
     /// The latest report of each discovery group that kept a host listening (any host).
     public struct GroupReports: Sendable {
         public var group: IPAddress
@@ -250,6 +270,23 @@ public struct MulticastStore: SessionStore {
                     answers.append(a)
                 }
             }
+            if d.proto == .mdns, d.role == .answer, e.dst == key.group, d.liveTTL > 0 || d.goodbye {
+                let until = Timestamp(seconds: e.time.seconds &+ Int64(d.liveTTL), nanoseconds: e.time.nanoseconds)
+                announced.update(
+                    key, default: Announced(address: e.src, last: now, liveUntil: until, goodbye: false), at: e.time,
+                    evicted: &tableEvictions
+                ) {
+                    if d.liveTTL > 0 {
+                        $0.address = e.src
+                        $0.last = now
+                        // After a goodbye, only what was announced since counts.
+                        $0.liveUntil = $0.goodbye ? until : max($0.liveUntil, until)
+                        $0.goodbye = false
+                    } else {
+                        $0.goodbye = true
+                    }
+                }
+            }
             let query = d.answeredByMulticast ? now : nil
             users.update(
                 key,
@@ -271,4 +308,12 @@ struct MulticastVerdicts {
     var agedOut: Set<IPAddress> = []
     /// SEG-101: the concluded.
     var unreported = false
+    /// SEG-104: per host and group, the frame of the last live response already judged at a
+    /// leave (judged again only after the host announces anew).
+    var leftWithoutGoodbye = SessionTable<MulticastStore.MemberKey, Int>(
+        cap: 16384, horizon: .infinity, activity: { _ in .zero })
+    /// SEG-104: leaves with records still cached, until the end of the input (reported then)
+    /// or until the host sends mDNS to the group again (it did not stop: dropped).
+    var pendingLeaves = SessionTable<MulticastStore.MemberKey, LeaveWithoutGoodbyeRule.Leave>(
+        cap: 4096, horizon: .infinity, activity: \.time)
 }
