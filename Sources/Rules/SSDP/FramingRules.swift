@@ -593,12 +593,15 @@ struct URNFormRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-018", "urn-form", .error, "Device and service types are urn:domain:device|service:type:version",
         spec: "UDA 1.1/2.0 §1.2.2 NT, §1.3.2 ST",
-        "The version is a positive decimal integer; dots in a vendor domain are replaced by hyphens.",
+        "The version is a positive decimal integer; dots in a vendor domain are replaced by hyphens (UDA 1.1 §1.2.2 NT: \"Period characters in the Vendor Domain Name MUST be replaced with hyphens in accordance with RFC 2141\"; UDA 2.0: \"shall\"). DiscoScope reads the domain microsoft.com as Microsoft's own types (urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1 and the like), which Windows Media Player and the Xbox look for by that exact string: reported as info, with that note, not as an error.",
         interop:
             "gssdp matches the whole urn: form with a regular expression; pupnp only looks for :device: or :service:",
-        example: "urn:schemas-upnp-org:device:MediaServer")
+        example: "urn:schemas-upnp-org:device:MediaServer", lowest: .info)
     /// The note for a version that is not a positive integer.
     static let versionInterop = "gssdp compares versions numerically; miniupnpd reads the version with atoi"
+    /// The note for Microsoft's own types, whose domain keeps its dot.
+    static let microsoftInterop =
+        "Windows Media Player and the Xbox 360 look for exactly urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1 (Windows Media Player Sharing itself announces it so, and minidlna and gerbera copy it); the hyphenated urn:microsoft-com:… UDA asks for would not be found. Cling accepts it as a known Microsoft violation"
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
@@ -607,7 +610,23 @@ struct URNFormRule: MessageRule {
                         notifyLine,
                         alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer").setting(
                             "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer")))
-            ])
+            ]),
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("NT", "urn:example.com:service:Lights:1").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:example.com:service:Lights:1")))
+            ]),
+            // Microsoft's own type, dot and all: info, with the note that clients require it.
+            RuleExample(
+                [
+                    multicast(
+                        ssdp(
+                            notifyLine,
+                            alive11.setting("NT", "urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1").setting(
+                                "USN", "uuid:\(exampleUUID)::urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1")))
+                ], severity: .info),
         ],
         nonTriggering: [
             RuleExample([
@@ -633,6 +652,11 @@ struct URNFormRule: MessageRule {
                 out.report(
                     Self.descriptor, "\(name.text) version \"\(SSDPText.show(urn.version))\" is not a positive integer",
                     field: name.text, interop: Self.versionInterop)
+            } else if urn.domain.elementsEqual("microsoft.com".utf8) {
+                out.report(
+                    Self.descriptor, severity: .info,
+                    "\(name.text) domain microsoft.com contains a dot (UDA replaces dots with hyphens), as Microsoft's own types do; clients require this spelling",
+                    field: name.text, interop: Self.microsoftInterop)
             } else if urn.domain.contains(0x2E) {
                 out.report(
                     Self.descriptor,
