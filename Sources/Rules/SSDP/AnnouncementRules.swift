@@ -213,7 +213,7 @@ struct AliveStormRule: SessionRule {
         "SSDP-508", "alive-storm", .warning,
         "An initial announcement set is sent more than once, and an announcement at most three times within a few seconds",
         spec: "UDA 1.1/2.0 §1.2.2",
-        "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm. Per device and source: an initial alive set (the first alives after the device's byebye, or with a higher BOOTID than before) none of whose USNs is announced again within 5 s was sent once; judged when the capture runs past those 5 s (at the end of the input, or by live capture's timer), not when a byebye cuts the set short.",
+        "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm; an alive sent unicast to a searcher while its M-SEARCH awaits answers is a search answer and not counted (four such answers to four searchers are no storm). Per device and source: an initial alive set (the first alives after the device's byebye, or with a higher BOOTID than before) none of whose USNs is announced again within 5 s was sent once; judged when the capture runs past those 5 s (at the end of the input, or by live capture's timer), not when a byebye cuts the set short.",
         example:
             "10 identical alive messages for USN U within 2 s; after its byebye, a device sends its alive set once and nothing within 5 s",
         scope: .stateful)
@@ -246,6 +246,15 @@ struct AliveStormRule: SessionRule {
             RuleExample([notify(byebye11, at: 0), notify(alive11, at: 0.5), otherSearch(at: 3)]),
             // Whether the first alives of a capture were initial is unknown.
             RuleExample([notify(alive11, at: 0), otherSearch(at: 20)]),
+            // Near miss: four identical alives within 1 s, but each a unicast NOTIFY answering
+            // another searcher's M-SEARCH (ssdpy answers searches so): no storm.
+            RuleExample(
+                (0..<4).flatMap { k in
+                    [
+                        searchFrom(port: 50000 + UInt16(k), at: 0.3 * Double(k)),
+                        unicastNotify(alive11, port: 50000 + UInt16(k), at: 0.3 * Double(k) + 0.01),
+                    ]
+                }),
         ])
 
     /// An initial alive set being watched for its repetition (its verdict row,
