@@ -168,7 +168,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let lines = p.lines.map(String.init)
         // Every rule but the description rules (SSDP-601..606), which only `probe` runs.
         let rules = try Self.ruleCount() - 6
-        #expect(lines.contains("suite \(Self.testbed) tests=\(rules) failures=5 errors=0"))
+        // SSDP-018 on minidlna's urn:microsoft.com type is info, not a failure.
+        #expect(lines.contains("suite \(Self.testbed) tests=\(rules) failures=4 errors=0"))
         #expect(lines.contains("failure \(Self.testbed) MDNS-104 query-aa-clear error"))
         // python-zeroconf sends the same records again within milliseconds, avahi within 0.5 s.
         #expect(lines.contains("failure \(Self.testbed) MDNS-506 record-once-per-second error"))
@@ -181,8 +182,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         )
         #expect(w.status == 1)
         let pw = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
-        // 14: MDNS-507 counts python-zeroconf answering a shared PTR 1 ms after a QU query.
-        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=14 errors=0" }, "\(pw.stdout)")
+        // 13: MDNS-507 counts python-zeroconf answering a shared PTR 1 ms after a QU query;
+        // SSDP-018 (info on urn:microsoft.com types) does not.
+        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=13 errors=0" }, "\(pw.stdout)")
     }
 
     /// An input that cannot be opened has no artifact and no suite: the findings of the
@@ -441,8 +443,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         // refresh is SSDP-507 and its ssdp:all burst SSDP-501. MDNS-501 judges the probing at
         // the capture's start (avahi's 200 ms wait) and python-zeroconf's type-PTR "probes".
         // avahi's answers to those "probes" need 250 ms since the record's last multicast, not
-        // 1 s (MDNS-506, RFC 6762 §6).
-        #expect(r.stdout.contains("findings    148 error(s), 570 warning(s), 348 info"), "\(r.stdout.suffix(900))")
+        // 1 s (MDNS-506, RFC 6762 §6). SSDP-018 on minidlna's urn:microsoft.com type (27) is
+        // info, with the note that clients require it.
+        #expect(r.stdout.contains("findings    121 error(s), 570 warning(s), 375 info"), "\(r.stdout.suffix(900))")
     }
 }
 
