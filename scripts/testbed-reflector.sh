@@ -20,6 +20,14 @@
 # join UPnP across VLANs); rf-p runs minidlna (a UPnP MediaServer on iot) and rf-q searches
 # for it from lan (scripts/ssdp-searcher.py, multicast TTL 2 so the router may forward it).
 #
+# With RF_SILENT=1, br-iot is a snooping switch with an IGMPv3 querier (address 10.98.2.254 on
+# the bridge, queries from 3 s after the daemons start, every 10 s, 5 s to answer), and the
+# IoT printer host (rf-p) sends no IGMP report for link-local groups
+# (net.ipv4.igmp_link_local_mcast_reports=0, in its namespace only; this kernel has no tc
+# actions or nftables to drop them):
+# it never reports membership of 224.0.0.251 while it keeps answering mDNS, and the reflector
+# reports for itself (SEG-101's case).
+#
 # Writes OUTDIR/lan.pcap (br-lan), OUTDIR/iot.pcap (br-iot) and OUTDIR/both.pcapng (dumpcap on
 # both bridges: one interface description block each). Needs root, iproute2, avahi-daemon,
 # tcpdump, dumpcap, python3. Bridges flood multicast (snooping off), like a dumb switch.
@@ -145,6 +153,13 @@ ssdp_start() {
     pids+=($!)
 }
 if [ -n "${RF_SSDP:-}" ]; then ssdp_setup; fi
+if [ -n "${RF_SILENT:-}" ]; then
+    ip -n rf-sw addr add 10.98.2.254/24 dev br-iot
+    ip -n rf-sw link set br-iot type bridge mcast_snooping 1 mcast_igmp_version 3 mcast_query_use_ifaddr 1 \
+        mcast_query_interval 1000 mcast_startup_query_interval 1000 mcast_query_response_interval 500
+    # Linux sends no IGMP report for groups in 224.0.0.0/24 with this off (per namespace).
+    ip netns exec rf-p sysctl -qw net.ipv4.igmp_link_local_mcast_reports=0
+fi
 
 # Capture first, so the start-up of every daemon is on record.
 ip netns exec rf-sw tcpdump -i br-lan -U -w "$out/lan.pcap" -s 0 >/dev/null 2>&1 &
@@ -164,6 +179,7 @@ if [ -n "${RF_SSDP:-}" ]; then
     pids+=($!)
 fi
 sleep 3
+if [ -n "${RF_SILENT:-}" ]; then ip -n rf-sw link set br-iot type bridge mcast_querier 1; fi
 ip netns exec rf-q python3 "$here/mdns-querier.py" --seconds $((seconds - 6)) \
     _ipp._tcp.local _http._tcp.local _smb._tcp.local >"$run/querier.log" 2>&1 || true
 sleep 2

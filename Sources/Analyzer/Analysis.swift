@@ -257,7 +257,7 @@ public final class Analysis {
             file: sessionFileName, to: &inventory)
         InventoryBuilder.addMDNS(
             models.mdns, findings: found.devices, texts: found.hostTexts, segments: found.segments,
-            names: segmentNames, file: sessionFileName, to: &inventory)
+            byAddress: found.addresses, names: segmentNames, file: sessionFileName, to: &inventory)
         let joined = memberships.byAddressText()
         if !joined.isEmpty {
             for k in firstOfSession..<inventory.devices.count {

@@ -80,17 +80,24 @@ enum InventoryBuilder {
     /// first address record, else the first SRV target: `MDNSJudge.host`), stateful and
     /// end-of-input ones included. A service counts those of its SRV target's findings from
     /// the session rules whose message names the instance; the per-message rules' findings
-    /// name a place in the message, not an instance, and count for the host only.
+    /// name a place in the message, not an instance, and count for the host only. An mDNS
+    /// finding that names no host (a probe's, a query's, a session rule's on a message that
+    /// speaks for none: `byAddress`, by source address) counts for the host whose addresses
+    /// include its source, when exactly one host's do (the HTML page joins that sender's lane
+    /// into the host's by the same test).
     static func addMDNS(
         _ model: MDNSSessionModel, findings: [UInt64: SeverityCounts],
         texts: [UInt64: HostFindingTexts], segments: [UInt64: [UInt16]] = [:],
-        names: [String] = [], file: String?, to inventory: inout Inventory
+        byAddress: [String: SeverityCounts] = [:], names: [String] = [], file: String?,
+        to inventory: inout Inventory
     ) {
         if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
         let hosts = model.hosts.filter { $0.value.name != "." }.sorted {
             $0.value.firstFrame != $1.value.firstFrame
                 ? $0.value.firstFrame < $1.value.firstFrame : $0.value.name < $1.value.name
         }
+        var entries: [InventoryDevice] = []
+        entries.reserveCapacity(hosts.count)
         for (key, h) in hosts {
             var e = InventoryDevice(proto: .mdns, id: h.name)
             e.file = file
@@ -114,8 +121,20 @@ enum InventoryBuilder {
             e.incomplete =
                 h.historyIncomplete || h.addresses.count >= MDNSHostState.maxAddresses
                 || h.services.count >= MDNSHostState.maxServices
-            inventory.add(e)
+            entries.append(e)
         }
+        if !byAddress.isEmpty {
+            // Each address of exactly one host (-1: of several).
+            var claims: [String: Int] = [:]
+            for (i, e) in entries.enumerated() {
+                for a in e.addresses { claims[a] = claims[a].map { $0 == i ? i : -1 } ?? i }
+            }
+            for (a, counts) in byAddress {
+                guard let i = claims[a], i >= 0 else { continue }
+                entries[i].findings.add(counts)
+            }
+        }
+        for e in entries { inventory.add(e) }
         let keyed = model.services.sorted {
             $0.value.firstFrame != $1.value.firstFrame
                 ? $0.value.firstFrame < $1.value.firstFrame : $0.value.instance < $1.value.instance

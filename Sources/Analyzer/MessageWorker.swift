@@ -65,6 +65,10 @@ package struct BatchOutput: Sendable {
     /// Reported findings of messages that name a device, by the device's key (the
     /// inventory's finding counts).
     var deviceFindings: [(key: UInt64, counts: SeverityCounts)] = []
+    /// mDNS findings that name no host (a probe, a query, a session rule's finding on a
+    /// message that speaks for no host), by their source address: the inventory counts them
+    /// for the one host whose addresses include it (`InventoryBuilder.addMDNS`).
+    var addressFindings: [(source: String, severity: Severity)] = []
     /// Stateful and end-of-input mDNS findings by their host's key, with their message: the
     /// inventory counts a service's findings from those that name its instance.
     var hostFindingTexts: [(key: UInt64, message: String, severity: Severity)] = []
@@ -398,6 +402,7 @@ package struct MessageWorker: BatchWorker {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         var findings = Self.accept(sink.findings, policy: policy, into: &out)
         Self.countByDevice(findings, key: sink.deviceKey, into: &out)
+        if sink.deviceKey == 0, !findings.isEmpty { Self.countByAddress(findings, into: &out) }
         if d.segment != 0 { Self.place(&findings, on: d.segment) }
         record.fileIndex = fileIndex
         record.segment = d.segment
@@ -422,6 +427,7 @@ package struct MessageWorker: BatchWorker {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         var findings = Self.accept(sink.findings, policy: policy, into: &out)
         Self.countByDevice(findings, key: sink.deviceKey, into: &out)
+        if sink.deviceKey == 0, !findings.isEmpty { Self.countByAddress(findings, into: &out) }
         if segment != 0 { Self.place(&findings, on: segment) }
         if !findings.isEmpty { show(findings, into: &out) }
     }
@@ -447,6 +453,8 @@ package struct MessageWorker: BatchWorker {
             } else if let d = f.device, let key = mdnsHosts[d.lowercased()] {
                 out.deviceFindings.append((key, c))
                 out.hostFindingTexts.append((key, f.message, f.severity))
+            } else if f.device == nil, f.rule.rawValue.hasPrefix("MDNS-") {
+                out.addressFindings.append((f.source, f.severity))
             }
         }
         if renders, findings.contains(where: \.atEnd) {
@@ -495,6 +503,14 @@ package struct MessageWorker: BatchWorker {
             kept.append(k)
         }
         return kept
+    }
+
+    /// The mDNS findings among `findings` (of a message that speaks for no host), kept by
+    /// their source address (`addressFindings`).
+    static func countByAddress(_ findings: [Finding], into out: inout BatchOutput) {
+        for k in findings.indices where !findings[k].baselined && findings[k].rule.rawValue.hasPrefix("MDNS-") {
+            out.addressFindings.append((findings[k].source, findings[k].severity))
+        }
     }
 
     private static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {

@@ -153,8 +153,10 @@ enum HTMLPage {
         // One host, one lane: the messages of a client or sender lane whose address is one of
         // exactly one mDNS host's addresses (its queries and probes) go on that host's lane.
         const joined = lanes.map(function (_, l) { return l; });
+        // The lane of the one mDNS host each address is of (-1: of several).
+        const claims = new Map();
         {
-          const hostLane = new Map(), claims = new Map();
+          const hostLane = new Map();
           lanes.forEach(function (x, l) { if (x[2] === 'host') hostLane.set(String(x[1]).toLowerCase(), l); });
           for (const d of devices) {
             const l = d.protocol === 'mdns' ? hostLane.get(String(d.id).toLowerCase()) : undefined;
@@ -213,6 +215,10 @@ enum HTMLPage {
             // device's or host's.
             const role = i >= 0 && lanes[lane[i]] ? lanes[lane[i]][2] : '';
             l = found !== undefined ? found : i >= 0 && role !== 'device' && role !== 'host' ? lane[i] : -1;
+          } else if (String(ruleOf(f)[0]).indexOf('MDNS-') === 0 && claims.get(S(f[FSOURCE])) >= 0) {
+            // An mDNS finding that names no host, from an address of exactly one host: that
+            // host's, as the inventory counts it.
+            l = claims.get(S(f[FSOURCE]));
           } else {
             // A sender's lane joined into its host's (`joined`) is the host's: not counted there.
             const found = laneBySender.get(S(f[FSOURCE]));

@@ -73,6 +73,7 @@ public enum RuleRegistry {
         LocationMovesRule.self,  // SSDP-517
         UpdateLocationSameRule.self,  // SSDP-518
         UnicastSearchAnsweredRule.self,  // SSDP-519
+        MulticastAliveRule.self,  // SSDP-520
     ]
 
     /// SSDP rules judged from a fetched device description (`discoscope probe` fetches it;

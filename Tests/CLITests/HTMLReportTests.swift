@@ -133,7 +133,8 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
     /// lines inventory (`analyze` and `inventory`), the findings that name it and the HTML
     /// page's table of findings by device, on the reflector recordings, where a finding
     /// without a device (MDNS-504 on the reflector's copies, from its address) sits on the
-    /// message of a host's lane.
+    /// message of a host's lane, and on the #52 recordings, where an mDNS finding that names
+    /// no host but comes from an address of exactly one host counts for that host.
     @Test(
         .enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"),
         arguments: [
@@ -146,6 +147,9 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
                 "captures/testbed/reflector/working-iot.pcap",
             ],
             ["captures/testbed/reflector/working-both.pcapng"], ["captures/testbed/lan-dualstack.pcapng"],
+            // systemd-resolved's probes (MDNS-207) and its answers that name no host (MDNS-303,
+            // MDNS-308, MDNS-507) come from its addresses: they count for it.
+            ["captures/testbed/newstacks/resolved.pcap"], ["captures/testbed/newstacks/mdnsd.pcap"],
         ])
     func everyReportGivesAHostTheSameFindingCounts(_ input: [String]) throws {
         let dir = try temporaryDirectory()
@@ -163,10 +167,20 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
             inventory[d["id"] as? String ?? ""] = ["error", "warning", "info"].map { c[$0] as? Int ?? 0 }
         }
         #expect(!inventory.isEmpty)
-        // The findings that name each host, counted.
+        // Each address of exactly one host ("": of several).
+        var claims: [String: String] = [:]
+        for d in records where d["type"] as? String == "device" && d["protocol"] as? String == "mdns" {
+            let id = d["id"] as? String ?? ""
+            for a in d["addresses"] as? [String] ?? [] { claims[a] = claims[a].map { $0 == id ? id : "" } ?? id }
+        }
+        // The findings that name each host, and the mDNS findings that name none from an
+        // address of exactly one host, counted.
         var named: [String: [Int]] = [:]
         for f in records where f["type"] as? String == "finding" {
-            guard let device = f["device"] as? String, inventory[device] != nil else { continue }
+            let device =
+                f["device"] as? String
+                ?? ((f["rule"] as? String ?? "").hasPrefix("MDNS-") ? claims[f["source"] as? String ?? ""] : nil)
+            guard let device, inventory[device] != nil else { continue }
             let k = ["error", "warning", "info"].firstIndex(of: f["severity"] as? String ?? "") ?? 0
             named[device, default: [0, 0, 0]][k] += 1
         }
@@ -174,7 +188,12 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         let text = try run(["analyze", "-q"] + input + ["--fail-on", "never"], cwd: Fixtures.packageRoot)
         var summary: [String: [Int]] = [:]
         for line in text.lines where line.hasPrefix("    mdns ") {
-            let id = String(line.dropFirst(9).prefix { $0 != " " })
+            // The host's name (it may hold spaces: `Mdnsd Web.local.`), then two spaces or one
+            // and an address.
+            let rest = line.dropFirst(9)
+            let id =
+                inventory.keys.filter { rest.hasPrefix($0 + " ") }.max { $0.count < $1.count }
+                ?? String(rest.prefix { $0 != " " })
             // `6 errors, 22 warnings, 9 info`: the number before each word.
             let words = line.split(separator: " ").map(String.init)
             summary[id] = ["error", "warning", "info"].map { word in

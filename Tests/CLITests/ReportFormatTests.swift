@@ -168,7 +168,8 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         let lines = p.lines.map(String.init)
         // Every rule but the description rules (SSDP-601..606), which only `probe` runs.
         let rules = try Self.ruleCount() - 6
-        #expect(lines.contains("suite \(Self.testbed) tests=\(rules) failures=5 errors=0"))
+        // SSDP-018 on minidlna's urn:microsoft.com type is info, not a failure.
+        #expect(lines.contains("suite \(Self.testbed) tests=\(rules) failures=4 errors=0"))
         #expect(lines.contains("failure \(Self.testbed) MDNS-104 query-aa-clear error"))
         // python-zeroconf sends the same records again within milliseconds, avahi within 0.5 s.
         #expect(lines.contains("failure \(Self.testbed) MDNS-506 record-once-per-second error"))
@@ -181,9 +182,10 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         )
         #expect(w.status == 1)
         let pw = try runProcess("/usr/bin/python3", [Fixtures.packageRoot + "/scripts/parse-junit.py", out])
-        // 15: MDNS-507 counts python-zeroconf answering a shared PTR 1 ms after a QU query;
-        // SSDP-501 minidlna answering every search at once (15-32 ms, MX 2-4 s).
-        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=15 errors=0" }, "\(pw.stdout)")
+        // 14: MDNS-507 counts python-zeroconf answering a shared PTR 1 ms after a QU query;
+        // SSDP-501 minidlna answering every search at once (15-32 ms, MX 2-4 s); SSDP-018 (info on
+        // urn:microsoft.com types) does not.
+        #expect(pw.lines.contains { $0 == "suite \(Self.testbed) tests=\(rules) failures=14 errors=0" }, "\(pw.stdout)")
     }
 
     /// An input that cannot be opened has no artifact and no suite: the findings of the
@@ -409,10 +411,11 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         let stateless = Set(catalog.filter { $0.last == "Stateless" }.compactMap(\.first))
         #expect(Set(ids).count == ids.count && stateless.isSubset(of: Set(ids)))
-        // The repository's own additions (docs/PROBE-RULES.md: probe's description checks;
-        // docs/SEGMENT-RULES.md: across segments; docs/MDNS-RULES.md: issue #52's mDNS rules).
+        // The repository's own additions (docs/SSDP-RULES.md: SSDP-520; docs/PROBE-RULES.md:
+        // probe's description checks; docs/SEGMENT-RULES.md: across segments; docs/MDNS-RULES.md:
+        // issue #52's mDNS rules).
         let additions =
-            (601...606).map { "SSDP-\($0)" } + [
+            ["SSDP-520"] + (601...606).map { "SSDP-\($0)" } + [
                 "SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103", "SEG-104",
             ]
             + ["MDNS-323", "MDNS-520", "MDNS-521"]
@@ -445,7 +448,9 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         // avahi's answers to those "probes" need 250 ms since the record's last multicast, not
         // 1 s (MDNS-506, RFC 6762 §6). minidlna answers all 21 multicast searches 15-32 ms
         // after them, MX 2-4 s: SSDP-501 says it does not randomise its delay (a warning).
-        #expect(r.stdout.contains("findings    148 error(s), 571 warning(s), 348 info"), "\(r.stdout.suffix(900))")
+        // SSDP-018 on minidlna's urn:microsoft.com type (27) is info, with the note that clients
+        // require it.
+        #expect(r.stdout.contains("findings    121 error(s), 571 warning(s), 375 info"), "\(r.stdout.suffix(900))")
     }
 }
 

@@ -24,11 +24,11 @@ import Testing
         return out
     }
 
-    /// The rules DiscoScope adds to the catalog itself (SSDP-6xx, `probe`'s description
-    /// checks), documented in the repository until the shared catalog takes them.
+    /// The rules DiscoScope adds to the catalog itself (SSDP-520; SSDP-6xx, `probe`'s
+    /// description checks; SEG-xxx), documented in the repository until the shared catalog takes them.
     static let repoAdditions = [
         Fixtures.packageRoot + "/docs/PROBE-RULES.md", Fixtures.packageRoot + "/docs/SEGMENT-RULES.md",
-        Fixtures.packageRoot + "/docs/MDNS-RULES.md",
+        Fixtures.packageRoot + "/docs/MDNS-RULES.md", Fixtures.packageRoot + "/docs/SSDP-RULES.md",
     ]
 
     /// `ID Scope` pairs from the catalog's tables: rows that start with an ID and end with a
@@ -70,7 +70,7 @@ import Testing
         #expect(
             additions.keys.sorted() == ["MDNS-323", "MDNS-520", "MDNS-521"]
                 + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103", "SEG-104"]
-                + (601...606).map { "SSDP-\($0)" })
+                + ["SSDP-520"] + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
     }
@@ -89,7 +89,8 @@ import Testing
     }
 
     @Test func statefulCatalogRulesAreSessionRules() throws {
-        let catalog = try Self.committedCopy()
+        var catalog = try Self.committedCopy()
+        catalog.merge(try Self.catalogTables(Self.repoAdditions)) { a, _ in a }
         for type in RuleRegistry.ssdpSession {
             let id = type.descriptor.id.rawValue
             // SSDP-205 is mixed: a stateless check plus the pairing half.

@@ -14,6 +14,9 @@ struct ResultEmitter {
     /// Findings of the current input by device key, for the inventory; bounded like the
     /// session model (keys beyond the bound are not counted).
     private(set) var deviceFindings: [UInt64: SeverityCounts] = [:]
+    /// mDNS findings that name no host, by source address text, for the inventory (bounded
+    /// like `deviceFindings`).
+    private(set) var addressFindings: [String: SeverityCounts] = [:]
     /// Stateful mDNS findings by host key, for the services' counts: bounded by
     /// `maxDeviceFindings` hosts and `maxFindingTextsPerHost` findings each.
     private(set) var hostFindingTexts: [UInt64: HostFindingTexts] = [:]
@@ -57,6 +60,10 @@ struct ResultEmitter {
         for (key, counts) in r.deviceFindings
         where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {
             deviceFindings[key, default: SeverityCounts()].add(counts)
+        }
+        for a in r.addressFindings
+        where addressFindings.count < Self.maxDeviceFindings || addressFindings[a.source] != nil {
+            addressFindings[a.source, default: SeverityCounts()].add(a.severity)
         }
         for t in r.hostFindingTexts
         where hostFindingTexts.count < Self.maxDeviceFindings || hostFindingTexts[t.key] != nil {
@@ -102,14 +109,15 @@ struct ResultEmitter {
     /// fresh tallies for the next input.
     mutating func takeInputFindings() -> (
         devices: [UInt64: SeverityCounts], hostTexts: [UInt64: HostFindingTexts],
-        segments: [UInt64: [UInt16]]
+        segments: [UInt64: [UInt16]], addresses: [String: SeverityCounts]
     ) {
         defer {
             deviceFindings.removeAll()
             hostFindingTexts.removeAll()
             segmentsSeen.removeAll()
+            addressFindings.removeAll()
         }
-        return (deviceFindings, hostFindingTexts, segmentsSeen)
+        return (deviceFindings, hostFindingTexts, segmentsSeen, addressFindings)
     }
 
     /// The run's segment names changed (a name was added): the reporter hears of it before

@@ -174,6 +174,8 @@ final class SessionSettler: @unchecked Sendable {
                     r.hostFindingTexts.append((key, f.message, f.severity))
                 }
                 r.deviceFindings.append((key, c))
+            } else {
+                MessageWorker.countByAddress(findings, into: &r)
             }
             insertions.append(insertion(item.place, findings))
         }

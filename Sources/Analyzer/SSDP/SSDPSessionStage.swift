@@ -78,6 +78,10 @@ struct SSDPSessionStage {
             if event.search == nil {
                 event.searchFromOtherPort = links[k].store.search(toAnotherPortOf: d.dst, than: d.dstPort, at: d.time)
             }
+        } else if m.kind == .notify, !d.dst.isMulticast {
+            // A unicast NOTIFY may be a search answer sent as a NOTIFY (ssdpy): the M-SEARCH
+            // last sent from the endpoint it goes to, if any.
+            event.search = links[k].store.searches[Endpoint(address: d.dst, port: d.dstPort)]
         }
         var fromSearchPort = false
         if let u = m.uuidKey {

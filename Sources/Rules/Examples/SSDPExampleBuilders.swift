@@ -144,3 +144,17 @@ func unicastSearch(_ headers: Headers = unicastSearch11, dport: UInt16 = 1900, a
         ssdp(mSearchLine, headers), src: "192.168.1.10", srcPort: 50000, dst: "192.168.1.20", dstPort: dport,
         hopLimit: 64, time: exampleTime(seconds))
 }
+
+/// A multicast M-SEARCH for ssdp:all from 192.168.1.10:`port` (50000: where `response`
+/// goes) at `seconds`.
+func searchFrom(port: UInt16 = 50000, at seconds: Double) -> Datagram {
+    multicast(ssdp(mSearchLine, search11), src: "192.168.1.10", sport: port, at: seconds)
+}
+
+/// `headers` (an alive) sent as a NOTIFY unicast to 192.168.1.10:`port`, the searcher of
+/// `searchFrom`, at `seconds`: a search answered with a NOTIFY.
+func unicastNotify(_ headers: Headers, port: UInt16 = 50000, at seconds: Double) -> Datagram {
+    exampleDatagram(
+        ssdp(notifyLine, headers), src: "192.168.1.20", srcPort: 1900, dst: "192.168.1.10", dstPort: port,
+        hopLimit: 64, time: exampleTime(seconds))
+}

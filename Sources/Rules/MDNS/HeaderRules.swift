@@ -82,7 +82,8 @@ struct ResponseAARule: MessageRule {
 /// MDNS-104: Queries clear AA.
 struct QueryAAClearRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-104", "query-aa-clear", .error, "Queries clear AA", spec: "RFC 6762 §18.4", "",
+        "MDNS-104", "query-aa-clear", .error, "Queries clear AA", spec: "RFC 6762 §18.4",
+        "RFC 6762 §18.4: \"In query messages, the Authoritative Answer bit MUST be zero on transmission, and MUST be ignored on reception.\" Conforming receivers ignore it, so it rarely breaks discovery by itself; it is a MUST on the sender all the same, and shows a query built with a response's flags (Wireshark and TShark print such a query as \"Flags: 0x0400 Standard query\"). Reported for each query (QR = 0) with AA (flags 0x0400) set.",
         interop: "tcpdump marks such a query [b2&3=0x400] (a flag set that a query should not have)",
         example: "query with AA")
     static let examples = RuleExamples(
@@ -91,7 +92,10 @@ struct QueryAAClearRule: MessageRule {
 
     static func check(_ i: MDNSMessageView, into out: inout FindingSink) {
         if i.isQuery, i.header.aa {
-            out.report(Self.descriptor, "query with the AA bit set (flags \(MDNSRuleSupport.hex16(i.header.flags)))")
+            out.report(
+                Self.descriptor,
+                "query with the AA bit set (flags \(MDNSRuleSupport.hex16(i.header.flags))); AA MUST be zero in queries, receivers ignore it"
+            )
         }
     }
 }

@@ -173,9 +173,10 @@ struct KnownAnswerNoFlushRule: MessageRule {
 /// MDNS-207: Probe records have no cache-flush bit.
 struct ProbeNoFlushRule: MessageRule {
     static let descriptor = RuleDescriptor.mdns(
-        "MDNS-207", "probe-no-flush", .warning, "Probe records have no cache-flush bit",
-        spec: "Apple BCT; RFC 6762 §8.2",
-        "", interop: "Apple BCT: CACHE FLUSH BIT NOT SET IN PROPOSED ANSWER OF PROBES",
+        "MDNS-207", "probe-no-flush", .info, "Probe records have no cache-flush bit (an Apple BCT check)",
+        spec: "Apple BCT; not an RFC 6762 requirement (§8.2, §10.2)",
+        "An Apple Bonjour Conformance Test check, not an RFC 6762 requirement, hence info. RFC 6762 gives the cache-flush bit its meaning in responses (§10.2) and does not forbid it in a probe's Authority section; its probe tiebreak compares \"the record class (excluding the cache-flush bit described in Section 10.2)\" (§8.2), so the bit changes nothing there. BCT fails a probe whose proposed records carry it. Reported per Authority record of a query that has the bit.",
+        interop: "Apple BCT: CACHE FLUSH BIT NOT SET IN PROPOSED ANSWER OF PROBES",
         example: "probe authority SRV with class 0x8001")
     static let examples = RuleExamples(
         triggering: [

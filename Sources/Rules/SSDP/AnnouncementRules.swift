@@ -93,7 +93,7 @@ struct RefreshIntervalRule: SessionRule {
         "SSDP-507", "refresh-interval", .warning,
         "Advertisements are refreshed within half of max-age, and a set has comparable max-ages",
         spec: "UDA 1.1/2.0 §1.2.2",
-        "Per USN announced by an alive: the next alive for it (same BOOTID, no byebye between) comes at most max-age/2 + 1 s after the last one. Reported where this first becomes evident: at that late alive, or earlier, at the first message of the device (same BOOTID) sent when the USN's refresh is already overdue (its other USNs are refreshed, it is not), so one alive of the USN is enough. A USN that expires while the device is still active is also SSDP-506. Within one device, max-ages differ by at most a factor of 2. Reported once per device.",
+        "Per USN announced by an alive: the next alive for it (same BOOTID, no byebye between) comes at most max-age/2 + 1 s after the last one. Reported where this first becomes evident: at that late alive, or earlier, at the first message of the device (same BOOTID) sent when the USN's refresh is already overdue (its other USNs are refreshed, it is not), so one alive of the USN is enough. A USN that expires while the device is still active is also SSDP-506. Within one device, max-ages differ by at most a factor of 2. Reported once per device. A NOTIFY sent unicast to an endpoint whose M-SEARCH still awaits answers (within its MX plus the pairing slack) answers that search: it is neither a refresh nor the alive a refresh is measured from (a device that only does that is SSDP-520's).",
         example: "re-announce every 1790 s with max-age 1800; rootdevice max-age 1800 and a service max-age 60",
         scope: .stateful)
     static let examples = RuleExamples(
@@ -137,6 +137,12 @@ struct RefreshIntervalRule: SessionRule {
                 notify(byebye11, at: 10),
                 notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 90),
             ]),
+            // Near miss: a unicast NOTIFY answering a search 60 s after the alive (ssdpy) is
+            // no late re-announcement.
+            RuleExample([
+                notify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 0),
+                searchFrom(at: 60), unicastNotify(alive11.setting("CACHE-CONTROL", "max-age=100"), at: 60.01),
+            ]),
         ])
 
     static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
@@ -144,7 +150,9 @@ struct RefreshIntervalRule: SessionRule {
             e.kind == .response || (e.kind == .notify && e.facts.nts != .update),
             store.verdicts.devices[device]?.reported.contains(.refreshInterval) != true
         else { return }
-        let alive = e.kind == .notify && e.facts.nts == .alive
+        // A NOTIFY answering a search (unicast to the searcher within its MX) is no refresh:
+        // it neither ends an interval nor counts as the device's alive.
+        let alive = e.kind == .notify && e.facts.nts == .alive && !e.answersSearch
         if alive, let u = e.usnState, let last = u.lastAlive, !u.revoked, u.bootID == e.facts.bootID,
             let m = u.maxAge, m > 0
         {
@@ -205,7 +213,7 @@ struct AliveStormRule: SessionRule {
         "SSDP-508", "alive-storm", .warning,
         "An initial announcement set is sent more than once, and an announcement at most three times within a few seconds",
         spec: "UDA 1.1/2.0 §1.2.2",
-        "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm. Per device and source: an initial alive set (the first alives after the device's byebye, or with a higher BOOTID than before) none of whose USNs is announced again within 5 s was sent once; judged when the capture runs past those 5 s (at the end of the input, or by live capture's timer), not when a byebye cuts the set short.",
+        "Per USN and source: a fourth identical alive (same payload) within 3 s of the first is a storm; an alive sent unicast to a searcher while its M-SEARCH awaits answers is a search answer and not counted (four such answers to four searchers are no storm). Per device and source: an initial alive set (the first alives after the device's byebye, or with a higher BOOTID than before) none of whose USNs is announced again within 5 s was sent once; judged when the capture runs past those 5 s (at the end of the input, or by live capture's timer), not when a byebye cuts the set short.",
         example:
             "10 identical alive messages for USN U within 2 s; after its byebye, a device sends its alive set once and nothing within 5 s",
         scope: .stateful)
@@ -238,6 +246,15 @@ struct AliveStormRule: SessionRule {
             RuleExample([notify(byebye11, at: 0), notify(alive11, at: 0.5), otherSearch(at: 3)]),
             // Whether the first alives of a capture were initial is unknown.
             RuleExample([notify(alive11, at: 0), otherSearch(at: 20)]),
+            // Near miss: four identical alives within 1 s, but each a unicast NOTIFY answering
+            // another searcher's M-SEARCH (ssdpy answers searches so): no storm.
+            RuleExample(
+                (0..<4).flatMap { k in
+                    [
+                        searchFrom(port: 50000 + UInt16(k), at: 0.3 * Double(k)),
+                        unicastNotify(alive11, port: 50000 + UInt16(k), at: 0.3 * Double(k) + 0.01),
+                    ]
+                }),
         ])
 
     /// An initial alive set being watched for its repetition (its verdict row,
@@ -762,6 +779,108 @@ struct AdvertisementSetCompleteRule: SessionRule {
                 "over \(String(format1: span)) s (max-age \(m) s) the alives of uuid:\(String(decoding: d.uuid, as: UTF8.self)) never announced \(missing.joined(separator: " or "))",
                 frames: [a.firstFrame, d.lastFrame], time: a.firstTime, source: a.source,
                 device: "uuid:" + String(decoding: d.uuid, as: UTF8.self))
+        }
+    }
+}
+
+/// SSDP-520: a device multicasts ssdp:alive, not only answers searches.
+struct MulticastAliveRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-520", "multicast-alive", .error,
+        "A device multicasts ssdp:alive when added and again within max-age, not only answers searches",
+        spec: "UDA 1.1/2.0 §1.2.2; UDA 1.0 §1.1.2",
+        "UDA 1.1 §1.2.2: \"When a device is added to the network, it shall multicast discovery messages to advertise its root device, any embedded devices, and any services\", and re-sends them before max-age expires. Per UUID in USN: the device's first NOTIFY or response starts a window as long as the largest max-age it gave (plus 1 s); when the capture (its last packet, any sender) runs past that window and no ssdp:alive of the UUID went to an SSDP group, the device is reported once, at the end of the input, with the frames that did advertise it (responses, unicast NOTIFYs). DiscoScope infers from the capture alone: it assumes the capture sees the segment's group traffic (a device's multicast alive seen from any of its addresses counts). Silent when the capture ends within that window, when the device gave no max-age, and when the model had dropped the device's history by its first message.",
+        interop:
+            "a control point that does not search, or searched before the device came up, never learns of it, and one that found it forgets it when max-age runs out unless it searches again",
+        example:
+            "a device that answers every M-SEARCH with a unicast NOTIFY (ssdpy 0.4.1) and multicasts nothing over more than its max-age of 30 s",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            // Search answers only, for longer than max-age 60 s.
+            RuleExample([
+                searchFrom(at: 0), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=60")), at: 0.1),
+                searchFrom(at: 70), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=60")), at: 70.1),
+            ]),
+            // Unicast NOTIFYs answering searches (ssdpy), the capture running on past max-age.
+            RuleExample([
+                searchFrom(at: 0), unicastNotify(alive11.setting("CACHE-CONTROL", "max-age=30"), at: 0.01),
+                searchFrom(at: 20), unicastNotify(alive11.setting("CACHE-CONTROL", "max-age=30"), at: 20.01),
+                otherSearch(at: 40),
+            ]),
+        ],
+        nonTriggering: [
+            // Near miss: the capture ends before max-age (60 s) has passed since the first answer.
+            RuleExample([
+                searchFrom(at: 0), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=60")), at: 0.1),
+                searchFrom(at: 50), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=60")), at: 50.1),
+            ]),
+            // Near miss: one multicast alive in the capture, then search answers only.
+            RuleExample([
+                notify(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 0),
+                searchFrom(at: 30), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=60")), at: 30.1),
+                searchFrom(at: 70), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=60")), at: 70.1),
+            ]),
+            // No max-age given: the window is unknown.
+            RuleExample([
+                searchFrom(at: 0), response(ssdp(okLine, response11.removing("CACHE-CONTROL")), at: 0.1),
+                searchFrom(at: 4000), response(ssdp(okLine, response11.removing("CACHE-CONTROL")), at: 4000.1),
+            ]),
+        ])
+
+    /// What a device advertised before any multicast alive (its part of the device's row,
+    /// `SSDPDeviceVerdicts.multicastAlive`).
+    struct Watch {
+        var firstFrame: Int
+        var firstTime: Timestamp
+        var source: IPAddress
+        /// The largest max-age it gave.
+        var maxAge: UInt64?
+        /// Its advertising messages (the first few frames).
+        var count = 0
+        var frames: [Int] = []
+        var multicast = false
+        /// The model had dropped what it knew of the device by its first message.
+        var incomplete = false
+    }
+    static let maxFrames = 6
+
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        guard e.facts.advertises(e.kind), let key = e.facts.uuidKey else { return }
+        let multicast = e.kind == .notify && e.dst.isMulticast
+        store.verdicts.changeDevice(key, at: e, &out) { d in
+            if d.multicastAlive == nil {
+                d.keepUUID(of: e)
+                d.multicastAlive = Watch(
+                    firstFrame: e.frame, firstTime: e.time, source: e.src,
+                    incomplete: e.deviceForgotten || (e.device?.historyIncomplete ?? false))
+            }
+            guard d.multicastAlive?.multicast == false else { return }
+            if multicast {
+                d.multicastAlive?.multicast = true
+                d.multicastAlive?.frames = []
+                return
+            }
+            if let m = e.facts.maxAge, m > (d.multicastAlive?.maxAge ?? 0) { d.multicastAlive?.maxAge = m }
+            d.multicastAlive?.count &+= 1
+            if (d.multicastAlive?.frames.count ?? Self.maxFrames) < Self.maxFrames {
+                d.multicastAlive?.frames.append(e.frame)
+            }
+        }
+    }
+
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        let end = store.latest
+        for (_, d) in store.verdicts.devices.rows.sorted(by: { $0.value.lastFrame < $1.value.lastFrame }) {
+            guard let w = d.multicastAlive, !w.multicast, !w.incomplete, let m = w.maxAge, m > 0 else { continue }
+            let span = Timestamp.seconds(from: w.firstTime, to: end)
+            guard span > Double(m) + 1 else { continue }
+            let uuid = "uuid:" + String(decoding: d.uuid, as: UTF8.self)
+            let what = w.count == 1 ? "its one advertisement was" : "all \(w.count) of its advertisements were"
+            out.reportAtEnd(
+                Self.descriptor,
+                "\(uuid) never multicast an ssdp:alive over the \(String(format1: span)) s the capture ran after its first message (max-age \(m) s): \(what) search answers or unicast NOTIFYs; a device multicasts its alives when added and again within max-age",
+                frames: w.frames, time: w.firstTime, source: w.source, device: uuid)
         }
     }
 }

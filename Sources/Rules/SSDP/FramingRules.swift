@@ -359,15 +359,29 @@ struct HostHeaderRule: DatagramRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-013", "host-header", .error, "HOST names the group and port the message was sent to",
         spec: "UDA 1.1/2.0 §1.2.2, §1.2.3, §1.2.4, §1.3.2; UDA 1.0 §1.1.2",
-        "NOTIFY and M-SEARCH carry HOST (SHOULD under 1.0). In multicast messages it equals the destination group and port, IPv6 literals in brackets; a missing port is a warning.",
+        "NOTIFY and M-SEARCH carry HOST (SHOULD under 1.0). In multicast messages it equals the destination group and port, IPv6 literals in brackets; a missing port is a warning. A NOTIFY's HOST names port 1900 even when the NOTIFY was sent unicast (as a search answer, say): there only its form and port are judged, since a unicast NOTIFY is SSDP-304's finding and its HOST is not compared with the destination.",
         interop:
             "pupnp accepts only the exact strings 239.255.255.250:1900 and [FF02::C]/[FF05::C]:1900, so it drops HOST without a port; HUPnP requires the IPv4 group even in unicast searches",
         example: "HOST: 239.255.255.250", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250")))], severity: .warning)
+            RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250")))], severity: .warning),
+            // A NOTIFY sent unicast (ssdpy's search answers) still names port 1900.
+            RuleExample(
+                [multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250")), dst: "192.168.1.10")],
+                severity: .warning),
+            RuleExample([
+                multicast(ssdp(notifyLine, alive11.setting("HOST", "239.255.255.250:50000")), dst: "192.168.1.10")
+            ]),
         ],
-        nonTriggering: [RuleExample([multicast(ssdp(notifyLine, alive11))])])
+        nonTriggering: [
+            RuleExample([multicast(ssdp(notifyLine, alive11))]),
+            // Near miss: a unicast NOTIFY whose HOST is the group and port 1900 (where it went
+            // is SSDP-304's finding), and one naming the unicast address with port 1900.
+            RuleExample([multicast(ssdp(notifyLine, alive11), dst: "192.168.1.10")]),
+            RuleExample([multicast(ssdp(notifyLine, alive11.setting("HOST", "192.168.1.10:1900")), dst: "192.168.1.10")]
+            ),
+        ])
 
     static func check(_ i: SSDPInput, into out: inout FindingSink) {
         let m = i.message
@@ -378,6 +392,10 @@ struct HostHeaderRule: DatagramRule {
             return
         }
         if !d.dst.isMulticast {
+            if m.kind == .notify {
+                unicastNotify(host, into: &out)
+                return
+            }
             if m.kind == .mSearch, let addr = SSDPAddressing.hostAddress(host), addr.isMulticast {
                 out.report(
                     Self.descriptor, severity: .warning,
@@ -399,6 +417,25 @@ struct HostHeaderRule: DatagramRule {
                 "HOST \(SSDPText.show(host)) has no port (receivers assume 1900; pupnp drops it)")
         } else if let p = port, p != d.dstPort {
             out.report(Self.descriptor, "HOST port \(p) differs from the destination port \(d.dstPort)")
+        }
+    }
+
+    /// A NOTIFY sent unicast: HOST still names port 1900 (UDA: `HOST: 239.255.255.250:1900`).
+    /// The address is not judged: that the NOTIFY went to no group is SSDP-304's.
+    private static func unicastNotify(_ host: ArraySlice<UInt8>, into out: inout FindingSink) {
+        guard let (_, port, bracketsOK) = SSDPAddressing.parseHost(host) else {
+            out.report(Self.descriptor, "HOST \"\(SSDPText.show(host))\" is not address:port")
+            return
+        }
+        if !bracketsOK {
+            out.report(Self.descriptor, "IPv6 literal in HOST \"\(SSDPText.show(host))\" is not in brackets")
+        } else if let p = port {
+            if p != 1900 { out.report(Self.descriptor, "HOST port \(p) in a NOTIFY is not 1900") }
+        } else {
+            out.report(
+                Self.descriptor, severity: .warning,
+                "HOST \(SSDPText.show(host)) of this NOTIFY has no port; a NOTIFY's HOST is the group with port 1900 (receivers assume 1900; pupnp drops it)"
+            )
         }
     }
 }
@@ -556,12 +593,15 @@ struct URNFormRule: MessageRule {
     static let descriptor = RuleDescriptor.ssdp(
         "SSDP-018", "urn-form", .error, "Device and service types are urn:domain:device|service:type:version",
         spec: "UDA 1.1/2.0 §1.2.2 NT, §1.3.2 ST",
-        "The version is a positive decimal integer; dots in a vendor domain are replaced by hyphens.",
+        "The version is a positive decimal integer; dots in a vendor domain are replaced by hyphens (UDA 1.1 §1.2.2 NT: \"Period characters in the Vendor Domain Name MUST be replaced with hyphens in accordance with RFC 2141\"; UDA 2.0: \"shall\"). DiscoScope reads the domain microsoft.com as Microsoft's own types (urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1 and the like), which Windows Media Player and the Xbox look for by that exact string: reported as info, with that note, not as an error.",
         interop:
             "gssdp matches the whole urn: form with a regular expression; pupnp only looks for :device: or :service:",
-        example: "urn:schemas-upnp-org:device:MediaServer")
+        example: "urn:schemas-upnp-org:device:MediaServer", lowest: .info)
     /// The note for a version that is not a positive integer.
     static let versionInterop = "gssdp compares versions numerically; miniupnpd reads the version with atoi"
+    /// The note for Microsoft's own types, whose domain keeps its dot.
+    static let microsoftInterop =
+        "Windows Media Player and the Xbox 360 look for exactly urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1 (Windows Media Player Sharing itself announces it so, and minidlna and gerbera copy it); the hyphenated urn:microsoft-com:… UDA asks for would not be found. Cling accepts it as a known Microsoft violation"
     static let examples = RuleExamples(
         triggering: [
             RuleExample([
@@ -570,7 +610,23 @@ struct URNFormRule: MessageRule {
                         notifyLine,
                         alive11.setting("NT", "urn:schemas-upnp-org:device:MediaServer").setting(
                             "USN", "uuid:\(exampleUUID)::urn:schemas-upnp-org:device:MediaServer")))
-            ])
+            ]),
+            RuleExample([
+                multicast(
+                    ssdp(
+                        notifyLine,
+                        alive11.setting("NT", "urn:example.com:service:Lights:1").setting(
+                            "USN", "uuid:\(exampleUUID)::urn:example.com:service:Lights:1")))
+            ]),
+            // Microsoft's own type, dot and all: info, with the note that clients require it.
+            RuleExample(
+                [
+                    multicast(
+                        ssdp(
+                            notifyLine,
+                            alive11.setting("NT", "urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1").setting(
+                                "USN", "uuid:\(exampleUUID)::urn:microsoft.com:service:X_MS_MediaReceiverRegistrar:1")))
+                ], severity: .info),
         ],
         nonTriggering: [
             RuleExample([
@@ -596,6 +652,11 @@ struct URNFormRule: MessageRule {
                 out.report(
                     Self.descriptor, "\(name.text) version \"\(SSDPText.show(urn.version))\" is not a positive integer",
                     field: name.text, interop: Self.versionInterop)
+            } else if urn.domain.elementsEqual("microsoft.com".utf8) {
+                out.report(
+                    Self.descriptor, severity: .info,
+                    "\(name.text) domain microsoft.com contains a dot (UDA replaces dots with hyphens), as Microsoft's own types do; clients require this spelling",
+                    field: name.text, interop: Self.microsoftInterop)
             } else if urn.domain.contains(0x2E) {
                 out.report(
                     Self.descriptor,

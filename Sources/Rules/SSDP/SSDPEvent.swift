@@ -78,6 +78,13 @@ public struct SSDPEvent: Sendable, SessionEvent {
     public var sourceState: SSDPSourceState? { device?.source(src) }
     /// The record of this message's USN, in `device`.
     public var usnState: SSDPUSNState? { facts.usnKey.flatMap { device?.usns[$0] } }
+    /// A NOTIFY sent unicast to an endpoint whose M-SEARCH still awaits answers (within its
+    /// MX and the pairing slack): an answer to that search in the form of a NOTIFY, not an
+    /// announcement (not multicast, nor periodic).
+    public var answersSearch: Bool {
+        guard kind == .notify, let s = search else { return false }
+        return !dst.isMulticast && time <= s.expires && s.time <= time
+    }
 }
 
 /// What the session rules need of a message's key headers: keys (64-bit FNV-1a of a value)

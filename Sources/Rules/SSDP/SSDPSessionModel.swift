@@ -441,7 +441,8 @@ public struct SSDPUSNState: Sendable {
         } else if e.kind == .notify, f.nts == .byebye {
             revoked = true
         }
-        guard e.kind == .notify, f.nts == .alive else { return }
+        // An alive that answers a search (unicast to the searcher) is no (re-)announcement.
+        guard e.kind == .notify, f.nts == .alive, !e.answersSearch else { return }
         lastAlive = e.time
         lastAliveFrame = e.frame
         if burstCount > 0, burstPayload == e.payloadKey, burstSource == e.src,

@@ -287,6 +287,8 @@ struct SSDPDeviceVerdicts {
     var announcements: AdvertisementSetCompleteRule.Announcements?
     /// SSDP-519: where it answers unicast searches.
     var searchTarget: UnicastSearchAnsweredRule.SearchTarget?
+    /// SSDP-520: what advertised it before any multicast alive.
+    var multicastAlive: MulticastAliveRule.Watch?
 
     /// The rules that report once per device.
     struct Reported: OptionSet {
