@@ -8,20 +8,44 @@
 public enum FindingIdentity {
     /// `rule<TAB>subject<TAB>template`, with tabs and line breaks in wire text read as spaces.
     public static func key(rule: String, source: String, device: String?, message: String) -> String {
-        clean(rule) + "\t" + clean(subject(source: source, device: device)) + "\t" + clean(template(message))
+        var out: [UInt8] = []
+        appendKey(rule: rule, source: source, device: device, message: message, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func key(_ f: Finding) -> String {
         key(rule: f.rule.rawValue, source: f.source, device: f.device, message: f.message)
     }
 
+    /// The key's bytes, appended to `out` in one pass over each text (SARIF makes one for
+    /// every result).
+    public static func appendKey(
+        rule: String, source: String, device: String?, message: String, to out: inout [UInt8]
+    ) {
+        for b in rule.utf8 { out.append(cleaned(b)) }
+        out.append(0x09)
+        appendSubject(source: source, device: device, to: &out)
+        out.append(0x09)
+        appendTemplate(message, to: &out)
+    }
+
     /// The device a finding names (SSDP UUID without `uuid:`, mDNS host name without its
     /// trailing dot, in lower case), else its sender's address.
     public static func subject(source: String, device: String?) -> String {
-        guard var d = device?.lowercased(), !d.isEmpty else { return source.lowercased() }
-        if d.hasPrefix("uuid:") { d.removeFirst(5) }
-        if d.count > 1 && d.hasSuffix(".") { d.removeLast() }
-        return d
+        var out: [UInt8] = []
+        appendSubject(source: source, device: device, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func appendSubject(source: String, device: String?, to out: inout [UInt8]) {
+        guard let device, !device.isEmpty else {
+            for b in source.utf8 { out.append(cleaned(lower(b))) }
+            return
+        }
+        var d = device.utf8[...]
+        if d.count > 5, d.prefix(5).map(lower).elementsEqual("uuid:".utf8) { d = d.dropFirst(5) }
+        if d.count > 1, d.last == UInt8(ascii: ".") { d = d.dropLast() }
+        for b in d { out.append(cleaned(lower(b))) }
     }
 
     /// `message` with each word that is a measured value replaced by `#`. A word is what lies
@@ -32,43 +56,56 @@ public enum FindingIdentity {
     /// `10.99.0.4`, `MediaServer:1`, `#2`, `02:99:00:00:00:01` — are names and stay.
     public static func template(_ message: String) -> String {
         var out: [UInt8] = []
-        let bytes = Array(message.utf8)
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if isDelimiter(bytes[i]) {
-                out.append(bytes[i])
-                i += 1
-                continue
-            }
-            var j = i
-            while j < bytes.count, !isDelimiter(bytes[j]) { j += 1 }
-            let word = bytes[i..<j]
-            var body = word
-            if let last = body.last, last == UInt8(ascii: ".") || last == UInt8(ascii: ":"), body.count > 1 {
-                body = body.dropLast()
-            }
-            if isMeasured(body) {
-                out.append(UInt8(ascii: "#"))
-                if body.count < word.count, let last = word.last { out.append(last) }
-            } else {
-                out.append(contentsOf: word)
-            }
-            i = j
-        }
+        appendTemplate(message, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
+    private static func appendTemplate(_ message: String, to out: inout [UInt8]) {
+        var message = message
+        message.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                if isDelimiter(bytes[i]) {
+                    out.append(cleaned(bytes[i]))
+                    i += 1
+                    continue
+                }
+                var j = i
+                while j < bytes.count, !isDelimiter(bytes[j]) { j += 1 }
+                let word = bytes[i..<j]
+                var body = word
+                if let last = body.last, last == UInt8(ascii: ".") || last == UInt8(ascii: ":"), body.count > 1 {
+                    body = body.dropLast()
+                }
+                if isMeasured(body) {
+                    out.append(UInt8(ascii: "#"))
+                    if body.count < word.count, let last = word.last { out.append(last) }
+                } else {
+                    out.append(contentsOf: word)
+                }
+                i = j
+            }
+        }
+    }
+
     /// A 64-bit FNV-1a digest of `key`, as 16 hex digits (SARIF `partialFingerprints`).
-    public static func fingerprint(_ key: String) -> String {
+    public static func fingerprint(_ key: String) -> String { fingerprint(bytes: Array(key.utf8)) }
+
+    /// The digest of the key's bytes (`appendKey`).
+    public static func fingerprint(bytes: [UInt8]) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in key.utf8 {
+        for b in bytes {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01B3
         }
         let s = String(h, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
     }
+
+    /// Tabs and line breaks read as spaces, so a key is one line of three tab-separated fields.
+    private static func cleaned(_ b: UInt8) -> UInt8 { b == 0x09 || b == 0x0A || b == 0x0D ? 0x20 : b }
+
+    private static func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
 
     private static func isDelimiter(_ b: UInt8) -> Bool {
         switch b {
@@ -80,66 +117,72 @@ public enum FindingIdentity {
 
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
-    private enum ASCIILetter {
-        static func contains(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-    }
-
     private static func isHexDigit(_ b: UInt8) -> Bool {
         isDigit(b) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46)
     }
+
+    private static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
 
     /// Units a number may carry without a space (`942ms`, `2.5s`, `40%`, `3x`).
     private static let units: [[UInt8]] = ["ms", "s", "us", "µs", "%", "x", "×", "B", "KiB", "MiB", "kB"].map {
         Array($0.utf8)
     }
 
-    static func isMeasured(_ w: ArraySlice<UInt8>) -> Bool {
+    static func isMeasured<W: Collection<UInt8>>(_ w: W) -> Bool where W.SubSequence: Collection<UInt8> {
         guard let first = w.first else { return false }
         var i = w.startIndex
         // 0x1A2B
-        if w.count > 2, first == UInt8(ascii: "0"), w[i + 1] == UInt8(ascii: "x") || w[i + 1] == UInt8(ascii: "X") {
-            return w.dropFirst(2).allSatisfy(isHexDigit)
+        if w.count > 2, first == UInt8(ascii: "0") {
+            let second = w[w.index(after: i)]
+            if second == UInt8(ascii: "x") || second == UInt8(ascii: "X") {
+                return w.dropFirst(2).allSatisfy(isHexDigit)
+            }
         }
-        if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "~") { i += 1 }
+        if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "~") {
+            i = w.index(after: i)
+        }
         // hh:mm:ss(.fraction)
         if isClock(w[i...]) { return true }
         let intStart = i
-        while i < w.endIndex, isDigit(w[i]) { i += 1 }
+        while i < w.endIndex, isDigit(w[i]) { i = w.index(after: i) }
         guard i > intStart else { return false }
         if i < w.endIndex, w[i] == UInt8(ascii: ".") {
-            let fracStart = i + 1
-            var k = fracStart
-            while k < w.endIndex, isDigit(w[k]) { k += 1 }
+            var k = w.index(after: i)
+            let fracStart = k
+            while k < w.endIndex, isDigit(w[k]) { k = w.index(after: k) }
             guard k > fracStart else { return false }
             i = k
         }
-        let rest = Array(w[i...])
+        let rest = w[i...]
         // `523-byte`, `2-second`: a number with its unit as one word.
-        if rest.count > 1, rest[0] == UInt8(ascii: "-"), rest.dropFirst().allSatisfy(ASCIILetter.contains) {
-            return true
-        }
-        return rest.isEmpty || units.contains(rest)
+        if rest.count > 1, rest.first == UInt8(ascii: "-"), rest.dropFirst().allSatisfy(isLetter) { return true }
+        return rest.isEmpty || units.contains { $0.elementsEqual(rest) }
     }
 
-    private static func isClock(_ w: ArraySlice<UInt8>) -> Bool {
-        let parts = w.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return false }
-        for (k, p) in parts.enumerated() {
-            let whole = k == 2 ? (p.split(separator: UInt8(ascii: "."), maxSplits: 1).first ?? p) : p
-            guard (1...2).contains(whole.count), whole.allSatisfy(isDigit) else { return false }
-            if k == 2, whole.count < p.count {
-                let frac = p.dropFirst(whole.count + 1)
-                guard !frac.isEmpty, frac.allSatisfy(isDigit) else { return false }
+    /// `h:mm:ss` or `hh:mm:ss`, with an optional `.fraction`: two digits at most per part.
+    private static func isClock<W: Collection<UInt8>>(_ w: W) -> Bool {
+        var part = 0
+        var digits = 0
+        var fraction = false
+        var fractionDigits = 0
+        for b in w {
+            if isDigit(b) {
+                if fraction {
+                    fractionDigits += 1
+                } else {
+                    digits += 1
+                    if digits > 2 { return false }
+                }
+            } else if b == UInt8(ascii: ":"), !fraction {
+                guard digits > 0, part < 2 else { return false }
+                part += 1
+                digits = 0
+            } else if b == UInt8(ascii: "."), part == 2, !fraction, digits > 0 {
+                fraction = true
+            } else {
+                return false
             }
         }
-        return true
-    }
-
-    /// Tabs and line breaks (by scalar: `"\r\n"` is one Character) read as spaces, so a key
-    /// is one line of three tab-separated fields.
-    private static func clean(_ s: String) -> String {
-        var out = String.UnicodeScalarView()
-        for u in s.unicodeScalars { out.append(u == "\t" || u == "\n" || u == "\r" ? " " : u) }
-        return String(out)
+        return part == 2 && digits > 0 && (!fraction || fractionDigits > 0)
     }
 }

@@ -247,5 +247,10 @@ public final class SARIFReporter: Reporter {
     /// The finding's identity (`FindingIdentity`) as a digest: the same problem from the same
     /// device or sender keeps it across runs (frame numbers, times and measured values
     /// excluded).
-    public static func fingerprint(_ f: Finding) -> String { FindingIdentity.fingerprint(FindingIdentity.key(f)) }
+    public static func fingerprint(_ f: Finding) -> String {
+        var key: [UInt8] = []
+        FindingIdentity.appendKey(
+            rule: f.rule.rawValue, source: f.source, device: f.device, message: f.message, to: &key)
+        return FindingIdentity.fingerprint(bytes: key)
+    }
 }

@@ -255,14 +255,18 @@ extension TextReporter {
     }
 
     /// The impact of each rule's findings as the summary counts them (by the severity
-    /// reported, the rule's interop note and whether it is a visibility rule).
+    /// reported, the rule's interop note and whether it is a visibility rule), worked out
+    /// once per rule.
     static func impacts(_ s: RunSummary) -> (_ rule: RuleID, _ severity: Severity) -> Impact {
         var rules: [RuleID: RuleDescriptor] = [:]
         for d in s.rulesChecked { rules[d.id] = d }
-        return { rule, severity in
-            let d = rules[rule]
-            return Impact.of(severity: severity, interop: d?.interop, hides: d?.hides ?? false)
+        var known: [RuleID: Impact] = [:]
+        for r in s.findingsByRule {
+            let d = rules[r.rule]
+            let hides = (d?.hides ?? false) || (r.severity == .error && (d?.interopLosesMessage ?? false))
+            known[r.rule] = hides ? .hides : r.severity == .info ? .minor : .trouble
         }
+        return { rule, severity in known[rule] ?? (severity == .info ? .minor : .trouble) }
     }
 
     /// Unanswered questions listed at most on the summary's line (the rest are counted).
