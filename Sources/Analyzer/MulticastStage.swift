@@ -78,27 +78,31 @@ struct MulticastStage {
         let count = min(Int(b[range.lowerBound + 4]) << 8 | Int(b[range.lowerBound + 5]), 64)
         var o = range.lowerBound + 12
         for _ in 0..<count {
-            // The name: labels up to the root or a compression pointer.
-            var steps = 0
-            while true {
-                guard o < end, steps < 128 else { return false }
-                let len = Int(b[o])
-                steps += 1
-                if len == 0 {
-                    o += 1
-                    break
-                }
-                if len & 0xC0 == 0xC0 {
-                    o += 2
-                    break
-                }
-                o += 1 + len
-            }
-            guard o + 4 <= end else { return false }
+            guard skipName(b, &o, end: end), o + 4 <= end else { return false }
             if b[o + 2] & 0x80 == 0 { return true }
             o += 4
         }
         return false
+    }
+
+    /// Moves `o` past the name at `o` (labels up to the root or a compression pointer, at
+    /// most 128 of them); false when it runs past `end`.
+    private static func skipName(_ b: [UInt8], _ o: inout Int, end: Int) -> Bool {
+        var steps = 0
+        while true {
+            guard o < end, steps < 128 else { return false }
+            let len = Int(b[o])
+            steps += 1
+            if len == 0 {
+                o += 1
+                return true
+            }
+            if len & 0xC0 == 0xC0 {
+                o += 2
+                return true
+            }
+            o += 1 + len
+        }
     }
 
     /// The longest TTL of an mDNS response's records (`range`: the message) with a TTL above
@@ -114,30 +118,12 @@ struct MulticastStage {
         var o = h + 12
         var live: UInt32 = 0
         var goodbye = false
-        /// Moves `o` past a name: labels up to the root or a compression pointer.
-        func skipName() -> Bool {
-            var steps = 0
-            while true {
-                guard o < end, steps < 128 else { return false }
-                let len = Int(b[o])
-                steps += 1
-                if len == 0 {
-                    o += 1
-                    return true
-                }
-                if len & 0xC0 == 0xC0 {
-                    o += 2
-                    return true
-                }
-                o += 1 + len
-            }
-        }
         for _ in 0..<questions {
-            guard skipName(), o + 4 <= end else { return (live, goodbye) }
+            guard skipName(b, &o, end: end), o + 4 <= end else { return (live, goodbye) }
             o += 4
         }
         for _ in 0..<records {
-            guard skipName(), o + 10 <= end else { break }
+            guard skipName(b, &o, end: end), o + 10 <= end else { break }
             let type = Int(b[o]) << 8 | Int(b[o + 1])
             let ttl = UInt32(b[o + 4]) << 24 | UInt32(b[o + 5]) << 16 | UInt32(b[o + 6]) << 8 | UInt32(b[o + 7])
             let length = Int(b[o + 8]) << 8 | Int(b[o + 9])
