@@ -259,7 +259,9 @@ package struct MessageWorker: BatchWorker {
             switch items[k].message {
             case .ssdp(var d):
                 if let range = d.framePayload {
-                    d.payload = batch.bytes.withUnsafeBytes { Array(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                    d.payload = batch.bytes.withUnsafeBytes {
+                        ssdpJudge.payload(UnsafeRawBufferPointer(rebasing: $0[range]))
+                    }
                     d.framePayload = nil
                 }
                 ssdp(d, fileIndex: items[k].fileIndex, into: &out)
@@ -283,8 +285,9 @@ package struct MessageWorker: BatchWorker {
     /// session stage.
     private mutating func ssdp(_ d: consuming Datagram, fileIndex: Int, into out: inout BatchOutput) {
         // Decoded once: for the session stage's facts and for each context it is judged in.
-        let captured = SSDPJudge.decode(d)
-        let start = SSDPRouter.start(d, captured)
+        let decoded = ssdpJudge.decode(d)
+        let captured = decoded.message
+        let start = SSDPRouter.start(d, decoded.facts, payloadKey: decoded.payloadKey)
         let entriesBefore = out.messages.count
         let usnUUID: ArraySlice<UInt8>?
         var alternatives: [(context: SSDPContext, findings: [Finding])] = []
@@ -296,7 +299,7 @@ package struct MessageWorker: BatchWorker {
             usnUUID = first.usnUUID
             alternatives.append((start.alternatives[0], first.held))
             for c in start.alternatives.dropFirst() {
-                alternatives.append((c, ssdpFindings(copy d, captured, c, fileIndex: fileIndex)))
+                alternatives.append((c, ssdpFindings(copy d, c, fileIndex: fileIndex)))
             }
         }
         out.ssdpSession.append(
@@ -308,12 +311,11 @@ package struct MessageWorker: BatchWorker {
 
     /// What the stateless rules find in an SSDP message in context `c` (and the device they
     /// name), before the configuration's policy.
-    mutating func ssdpFindings(
-        _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, fileIndex: Int
-    ) -> [Finding] {
+    mutating func ssdpFindings(_ d: consuming Datagram, _ c: borrowing SSDPContext, fileIndex: Int) -> [Finding] {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = addressText(d.src)
         sink.buildsDetails = options.findingDetails
+        let captured = ssdpJudge.decode(d).message
         _ = ssdpJudge.judge(d, captured, c, into: &sink)
         return sink.findings
     }

@@ -129,8 +129,7 @@ final class SessionSettler: @unchecked Sendable {
                     chosen = a.findings
                 } else {
                     let d = r.ssdpSession[k].datagram
-                    chosen = worker.ssdpFindings(
-                        d, SSDPJudge.decode(d), context, fileIndex: r.ssdpSession[k].fileIndex)
+                    chosen = worker.ssdpFindings(d, context, fileIndex: r.ssdpSession[k].fileIndex)
                 }
             }
             guard !reports.isEmpty || !chosen.isEmpty else { continue }

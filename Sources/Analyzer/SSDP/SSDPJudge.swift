@@ -5,45 +5,95 @@ import SSDP
 import WireFormat
 
 /// The per-message part of SSDP analysis: decodes a datagram's payload and runs the stateless
-/// SSDP rules on it in a context its bytes or the session settled (`SSDPContext`). One per
-/// worker thread.
-///
-/// It keeps no decodings: SSDP messages are cheaper to decode again than to keep (a table of
-/// them, as mDNS has, was measured: Benchmarks/README.md).
+/// SSDP rules on it in a context its bytes or the session settled (`SSDPContext`). Datagrams
+/// that repeat a payload reuse its decoding, its facts and what the message rules found in it
+/// in the same version context, as mDNS does (`MDNSJudge`). One per worker thread.
 struct SSDPJudge: Sendable {
     private let engine: RuleEngine<SSDPInput>
+    /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`), 2^`slotBits`
+    /// per judge: SSDP devices repeat each NOTIFY for every target and every announcement
+    /// period, and answer every search with the same responses.
+    private var table = RepeatTable<Decoded>(bits: SSDPJudge.slotBits)
+    static let slotBits = 12
+    /// The table slot of the message being judged (set by `decode`).
+    private var slot = 0
+
+    /// One payload's decoding, what the in-order stage reads from it, and what the message
+    /// rules found in it in each version context it was judged in (message rules see the
+    /// message and its version alone).
+    struct Decoded {
+        var message: SSDPMessage
+        var facts: SSDPRouter.Facts
+        var payloadKey: UInt64
+        var judged: [(version: UPnPVersion, claimed: UPnPVersion?, kept: [RuleEngine<SSDPInput>.Kept])] = []
+    }
 
     init(disabled: Set<RuleID>) {
         engine = RuleEngine(RuleRegistry.ssdp, disabled: disabled)
     }
 
-    /// The decoding of a datagram's whole payload, as captured (what `judge` takes).
-    static func decode(_ d: borrowing Datagram) -> SSDPMessage { SSDPMessage(parsing: d.payload) }
+    /// The payload array for a datagram carrying `bytes`: the table's array when it holds a
+    /// decoding of the same bytes (shared), else a copy owned by this worker.
+    mutating func payload(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { table.payload(bytes) }
 
-    /// Judges `d`, whose whole payload `captured` decodes (`decode`). The datagram and the
-    /// message move into the input (each copy retains their arrays).
+    /// The decoding of a datagram's whole payload, as captured, with its facts (what `judge`
+    /// and `SSDPRouter.start` take): from the table when an earlier datagram carried the same
+    /// bytes.
+    mutating func decode(_ d: borrowing Datagram) -> Decoded {
+        slot = table.slot(of: d.payload)
+        if let known = table.value(at: slot, for: d.payload) { return known }
+        let message = SSDPMessage(parsing: d.payload)
+        let decoded = Decoded(
+            message: message, facts: SSDPRouter.Facts(message),
+            payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) })
+        table.store(decoded, payload: d.payload, at: slot)
+        return decoded
+    }
+
+    /// Judges `d`, whose whole payload `captured` decodes (`decode`, just before). The
+    /// datagram and the message move into the input (each copy retains their arrays).
     mutating func judge(
         _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, into sink: inout FindingSink
     ) -> SSDPInput {
+        if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
         let input: SSDPInput
         if d.isTruncated {
-            // Rules judge the complete lines only; the message is shown as captured.
+            // Rules judge the complete lines only; the message is shown as captured. What is
+            // found in a cut payload is not kept for others.
             let complete = SSDPMessage(parsing: Array(d.payload[..<Self.endOfCompleteLines(d.payload)]))
             input = SSDPInput(
                 message: complete, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
                 isCandidateResponse: c.isCandidateResponse, fromSearchPort: c.fromSearchPort, captured: captured)
+            // A message cut inside its start line has nothing whole to judge.
+            if !input.message.payload.isEmpty { engine.run(input, into: &sink) }
         } else {
             input = SSDPInput(
                 message: captured, datagram: d, version: c.version,
                 claimedVersion: c.claimedVersion, isCandidateResponse: c.isCandidateResponse,
                 fromSearchPort: c.fromSearchPort)
+            judgeWhole(input, into: &sink)
         }
-        if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
-        // A message cut inside its start line has nothing whole to judge.
-        if !(input.isTruncated && input.message.payload.isEmpty) { engine.run(input, into: &sink) }
         // USN's UUID is looked up only when there are findings to carry it.
         sink.attachDevice { input.message.usnUUID.map { "uuid:" + String(decoding: $0, as: UTF8.self) } }
         return input
+    }
+
+    /// Runs the rules on a whole datagram: the message rules' findings replayed when its
+    /// payload was judged in the same version context before.
+    private mutating func judgeWhole(_ input: SSDPInput, into sink: inout FindingSink) {
+        let payload = input.datagram.payload
+        guard var known = table.value(at: slot, for: payload) else {
+            engine.run(input, into: &sink)
+            return
+        }
+        if let j = known.judged.first(where: { $0.version == input.version && $0.claimed == input.claimedVersion }) {
+            engine.replay(j.kept, on: input, into: &sink)
+            return
+        }
+        var kept: [RuleEngine<SSDPInput>.Kept] = []
+        engine.run(input, keeping: &kept, into: &sink)
+        known.judged.append((input.version, input.claimedVersion, kept))
+        table.store(known, payload: payload, at: slot)
     }
 
     /// Where the complete lines of a cut payload end: after its last LF. A line ending in a

@@ -120,10 +120,9 @@ enum SSDPRouter {
         var alternatives: [SSDPContext] = []
     }
 
-    /// `captured` is the decoding of the datagram's whole payload, as captured.
-    static func start(_ d: borrowing Datagram, _ captured: SSDPMessage) -> Start {
-        let m = Facts(captured)
-        let payloadKey = d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }
+    /// `m` are the facts of the datagram's whole payload as captured, whose key is
+    /// `payloadKey` (`SSDPJudge.decode`).
+    static func start(_ d: borrowing Datagram, _ m: Facts, payloadKey: UInt64) -> Start {
         let inherits = m.claimed == nil && m.kind == .notify && m.uuidKey != nil
         let asksSearchPort =
             m.kind == .response && d.srcPort != 1900 && m.uuidKey != nil && m.session.searchPort == nil
