@@ -234,9 +234,14 @@ public struct MDNSWindows {
 }
 
 /// A question's name key and QTYPE (a row of `MDNSWindows.openQuestions`).
-public struct MDNSAskedKey: Sendable, Hashable {
+public struct MDNSAskedKey: Sendable, WordHashable {
     public var name: UInt64
     public var type: UInt16
+
+    public func feedWords<S: WordSink>(into sink: inout S) {
+        sink.add(name)
+        sink.add(UInt64(type))
+    }
 }
 
 /// A plain question as the link has asked it (`MDNSWindows.openQuestions`): its name's text,

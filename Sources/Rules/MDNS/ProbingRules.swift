@@ -380,9 +380,14 @@ struct ProbeRateRule: SessionRule {
     }
 
     /// A name and an address family: a defence over IPv4 answers the IPv4 probe.
-    struct ClaimKey: Hashable {
+    struct ClaimKey: WordHashable {
         var name: UInt64
         var v6: Bool
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            sink.add(name)
+            sink.add(v6 ? 1 : 0)
+        }
     }
 
     /// The latest probe for a name (a verdict row, `MDNSVerdicts.probeClaims`).

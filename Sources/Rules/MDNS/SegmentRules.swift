@@ -64,9 +64,14 @@ struct AnswersNotForwardedBackRule: SessionRule {
     }
 
     /// A question's identity across segments.
-    struct Key: Hashable {
+    struct Key: WordHashable {
         var name: UInt64
         var type: UInt16
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            sink.add(name)
+            sink.add(UInt64(type))
+        }
     }
     /// A question asked on a segment, and what became of it (`MDNSVerdicts.forwardedQuestions`).
     struct Exchange {

@@ -276,9 +276,14 @@ struct AliveStormRule: SessionRule {
             alives[usn, default: 0] += 1
         }
     }
-    struct Key: Hashable {
+    struct Key: WordHashable {
         var device: UInt64
         var source: IPAddress
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            sink.add(device)
+            source.feedWords(into: &sink)
+        }
     }
     /// A set whose window closed at `closed` without a repetition, until it is reported
     /// (`SSDPVerdicts.sentOnce`).

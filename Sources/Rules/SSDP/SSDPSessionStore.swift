@@ -127,9 +127,14 @@ public struct SSDPSessionStore: SessionStore {
 }
 
 /// A searcher endpoint and an ST (its key: `SSDPOpenSearch.key`).
-public struct SSDPSearchKey: Sendable, Hashable {
+public struct SSDPSearchKey: Sendable, WordHashable {
     public var searcher: Endpoint
     public var st: UInt64
+
+    public func feedWords<S: WordSink>(into sink: inout S) {
+        searcher.feedWords(into: &sink)
+        sink.add(st)
+    }
 }
 
 /// An endpoint's searches for one ST (`SSDPSessionStore.openSearches`): the ST's text, how

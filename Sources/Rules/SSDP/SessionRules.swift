@@ -179,10 +179,16 @@ struct ResponseWithinMXRule: SessionRule {
 
     /// Who answers whom: one device is its address and LOCATION (the root device and its
     /// embedded ones share the description).
-    struct AnswerKey: Hashable {
+    struct AnswerKey: WordHashable {
         var searcher: Endpoint
         var responder: IPAddress
         var location: UInt64
+
+        func feedWords<S: WordSink>(into sink: inout S) {
+            searcher.feedWords(into: &sink)
+            responder.feedWords(into: &sink)
+            sink.add(location)
+        }
     }
     /// A device's answers to one ssdp:all search (its verdict row, `SSDPVerdicts.allAnswers`).
     struct Answers {
