@@ -40,11 +40,8 @@ public struct SessionTable<Key: Hashable, Row> {
     /// never through the subscript.
     public subscript(key: Key) -> Row? {
         get { rows[key] }
-        _modify {
-            var row = rows.removeValue(forKey: key)
-            defer { if let row { rows[key] = row } }
-            yield &row
-        }
+        // In place: one lookup, the row moved out of its bucket and back.
+        _modify { yield &rows[key] }
     }
 
     /// Where the row of `key` is: a rule that reads a row and then changes it resolves the key

@@ -14,10 +14,8 @@ struct MDNSResponderID: Sendable, Hashable, WordHashable {
     var mac: UInt64
     var source: IPAddress
 
-    init(_ d: Datagram) {
-        var m: UInt64 = 0
-        for b in d.srcMAC.prefix(8) { m = m << 8 | UInt64(b) }
-        mac = m
+    init(_ d: borrowing Datagram) {
+        mac = d.sourceMAC.bits
         source = d.src
     }
 
