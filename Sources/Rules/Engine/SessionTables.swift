@@ -40,8 +40,11 @@ public struct SessionTable<Key: Hashable, Row> {
     /// never through the subscript.
     public subscript(key: Key) -> Row? {
         get { rows[key] }
-        // In place: one lookup, the row moved out of its bucket and back.
-        _modify { yield &rows[key] }
+        _modify {
+            var row = rows.removeValue(forKey: key)
+            defer { if let row { rows[key] = row } }
+            yield &row
+        }
     }
 
     /// Where the row of `key` is: a rule that reads a row and then changes it resolves the key

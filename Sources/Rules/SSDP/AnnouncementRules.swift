@@ -1251,7 +1251,7 @@ struct UnicastSearchAnsweredRule: SessionRule {
                     d.searchTarget?.take(alive: e)
                 }
             } else {
-                store.verdicts.devices[key]?.searchTarget?.take(alive: e)
+                store.verdicts.devices.modify(key) { $0.searchTarget?.take(alive: e) }
             }
         default:
             break

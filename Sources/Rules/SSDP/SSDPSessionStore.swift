@@ -78,7 +78,7 @@ public struct SSDPSessionStore: SessionStore {
         } else if let u = e.facts.uuidKey, let c = e.claimedVersion {
             versions.insert(SSDPClaimedVersion(version: c, time: e.time), for: u, at: e.time, evicted: &tableEvictions)
         }
-        if let u = e.facts.uuidKey, e.kind == .notify || e.kind == .response { verdicts.devices[u]?.saw(e) }
+        if let u = e.facts.uuidKey, e.kind == .notify || e.kind == .response { verdicts.devices.modify(u) { $0.saw(e) } }
         model.update(with: e)
     }
 
@@ -271,7 +271,9 @@ struct SSDPVerdicts {
     mutating func changeDevice(
         _ key: UInt64, at e: SSDPEvent, _ out: inout SessionReports, _ change: (inout SSDPDeviceVerdicts) -> Void
     ) {
-        guard devices[key]?.apply(change) == nil else { return }
+        // Changed in place (`modify`): the subscript moves a row out and back, and a
+        // device's row is large.
+        guard devices.modify(key, change) == nil else { return }
         var row = SSDPDeviceVerdicts(e)
         change(&row)
         devices.insert(row, for: key, at: e.time, evicted: &out.evictions)
@@ -333,6 +335,4 @@ struct SSDPDeviceVerdicts {
         guard uuid.isEmpty, let usn = e.usn, let u = SSDPSyntax.uuid(inUSN: usn) else { return }
         uuid = Array(u.prefix(80))
     }
-
-    mutating func apply(_ change: (inout SSDPDeviceVerdicts) -> Void) { change(&self) }
 }
