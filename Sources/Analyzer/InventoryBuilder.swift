@@ -23,11 +23,8 @@ enum InventoryBuilder {
     ) {
         var segments = segments
         let listed = model.inventories
-        let records = model.devices.sorted {
-            $0.value.firstFrame != $1.value.firstFrame
-                ? $0.value.firstFrame < $1.value.firstFrame
-                : (listed[$0.key]?.uuid ?? "") < (listed[$1.key]?.uuid ?? "")
-        }
+        let order = inOrder(model.devices, firstFrame: \.firstFrame, name: { listed[$0]?.uuid ?? "" })
+        let records = order.compactMap { key in model.devices[key].map { (key: key, value: $0) } }
         var roots: [UInt64] = []
         var standalone: [UInt64] = []
         var entries: [UInt64: InventoryDevice] = [:]
@@ -92,25 +89,29 @@ enum InventoryBuilder {
         to inventory: inout Inventory
     ) {
         if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
-        let hosts = model.hosts.filter { $0.value.name != "." }.sorted {
-            $0.value.firstFrame != $1.value.firstFrame
-                ? $0.value.firstFrame < $1.value.firstFrame : $0.value.name < $1.value.name
+        let hostKeys = inOrder(model.hosts, firstFrame: \.firstFrame, name: { model.hosts[$0]?.name ?? "" }) {
+            $0.name != "."
         }
         var entries: [InventoryDevice] = []
-        entries.reserveCapacity(hosts.count)
-        for (key, h) in hosts {
+        entries.reserveCapacity(hostKeys.count)
+        // Each host's advertised addresses as text, for its entry and its services'.
+        var addressTexts: [UInt64: [String]] = [:]
+        for key in hostKeys {
+            guard let h = model.hosts[key] else { continue }
             var e = InventoryDevice(proto: .mdns, id: h.name)
             e.file = file
             e.segments = segmentNames(segments[key], names)
             // Its advertised addresses, then those it sent from; a forwarder's address or MAC
             // is none of its own (even where a copy came before the original it copied), unless
             // the MAC is the only one it sent from (a reflector's own host name).
-            e.addresses = h.addresses.map(\.description)
+            let advertised = h.addresses.map(\.description)
+            addressTexts[key] = advertised
+            e.addresses = advertised
             for s in h.sources where !h.addresses.contains(s) && !model.forwarders.contains(s) {
                 e.addresses.append(s.description)
             }
             e.macs = h.macs.filter { !model.forwarderMACs.contains($0) || h.macs.count == 1 }.map {
-                macText(MACBytes($0))
+                hexString($0, separator: 0x3A)
             }
             e.firstSeen = h.firstSeen
             e.lastSeen = h.lastSeen
@@ -135,11 +136,9 @@ enum InventoryBuilder {
             }
         }
         for e in entries { inventory.add(e) }
-        let keyed = model.services.sorted {
-            $0.value.firstFrame != $1.value.firstFrame
-                ? $0.value.firstFrame < $1.value.firstFrame : $0.value.instance < $1.value.instance
-        }
-        let services = keyed.map(\.value)
+        let serviceKeys = inOrder(
+            model.services, firstFrame: \.firstFrame, name: { model.services[$0]?.instance ?? "" })
+        let services = serviceKeys.compactMap { model.services[$0] }
         var byHost: [UInt64: [Int]] = [:]
         for (i, s) in services.enumerated() {
             if let hk = s.hostKey { byHost[hk, default: []].append(i) }
@@ -154,14 +153,14 @@ enum InventoryBuilder {
         for (i, s) in services.enumerated() {
             var e = InventoryService(instance: s.instance)
             e.file = file
-            e.segments = segmentNames(segments[keyed[i].key], names)
+            e.segments = segmentNames(segments[serviceKeys[i]], names)
             e.serviceType = s.serviceType
             e.subtypes = s.subtypes
             e.host = s.host
             e.port = s.port.map(Int.init)
             e.txt = s.txt
             if let hk = s.hostKey, let h = model.hosts[hk] {
-                e.addresses = h.addresses.map(\.description)
+                e.addresses = addressTexts[hk] ?? h.addresses.map(\.description)
                 e.findings = serviceFindings[i]
             }
             e.firstSeen = s.firstSeen
@@ -170,6 +169,20 @@ enum InventoryBuilder {
             e.forwarded = forwarding(s.sightings, names)
             inventory.add(e)
         }
+    }
+
+    /// The keys of the `rows` that `include` admits, in the order their entity first appeared
+    /// (`firstFrame`, then the key's `name` for rows first seen in the same frame). The keys
+    /// are sorted, not the rows: a row is large, and moving it retains everything it holds.
+    static func inOrder<Row>(
+        _ rows: [UInt64: Row], firstFrame: (Row) -> Int, name: (UInt64) -> String,
+        where include: (Row) -> Bool = { _ in true }
+    ) -> [UInt64] {
+        var order: [(key: UInt64, frame: Int)] = []
+        order.reserveCapacity(rows.count)
+        for (key, row) in rows where include(row) { order.append((key, firstFrame(row))) }
+        order.sort { a, b in a.frame != b.frame ? a.frame < b.frame : name(a.key) < name(b.key) }
+        return order.map(\.key)
     }
 
     /// Where a service or device went after the segment that showed it first, from its
@@ -275,10 +288,5 @@ enum InventoryBuilder {
         root.incomplete = root.incomplete || child.incomplete
     }
 
-    static func macText(_ m: MACBytes) -> String {
-        m.bytes.map { b in
-            let h = String(b, radix: 16)
-            return h.count == 1 ? "0" + h : h
-        }.joined(separator: ":")
-    }
+    static func macText(_ m: MACBytes) -> String { hexString(m.bytes, separator: 0x3A) }
 }

@@ -561,17 +561,7 @@ public struct TextRenderer: MessageRenderer {
     private var firstTime: Timestamp? = nil
 
     /// `00:11:22:33:44:55`.
-    static func macText(_ mac: [UInt8]) -> String {
-        let digits = hexDigits
-        var out: [UInt8] = []
-        out.reserveCapacity(mac.count * 3)
-        for k in mac.indices {
-            if k > mac.startIndex { out.append(0x3A) }
-            out.append(digits[Int(mac[k] >> 4)])
-            out.append(digits[Int(mac[k] & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func macText(_ mac: [UInt8]) -> String { hexString(mac, separator: 0x3A) }
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 

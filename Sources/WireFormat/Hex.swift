@@ -1,9 +1,11 @@
-/// Lower-case hexadecimal text for bytes (output only).
-public func hexString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+/// Lower-case hexadecimal text for bytes (output only), each byte's two digits apart from the
+/// next by `separator` when one is given (`00:11:22:33:44:55` for a MAC address).
+public func hexString<C: Collection>(_ bytes: C, separator: UInt8? = nil) -> String where C.Element == UInt8 {
     let digits: [UInt8] = Array("0123456789abcdef".utf8)
     var out: [UInt8] = []
-    out.reserveCapacity(bytes.count &* 2)
+    out.reserveCapacity(bytes.count &* 3)
     for b in bytes {
+        if let separator, !out.isEmpty { out.append(separator) }
         out.append(digits[Int(b >> 4)])
         out.append(digits[Int(b & 0x0F)])
     }
