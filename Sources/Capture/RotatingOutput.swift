@@ -245,6 +245,7 @@ public final class RotatingFile {
     private func open(truncating: Bool) -> Int32? {
         if fd > 2 { Glibc.close(fd) }
         fd = -1
+        length = 0
         let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncating ? O_TRUNC : 0)
         let f = Glibc.open(path, flags, 0o644)
         guard f >= 0 else { return errno }
@@ -367,8 +368,8 @@ public final class RotatingFile {
         }
         if let code = writeAll(bytes) {
             _ = ftruncate(fd, off_t(length))
-            lost += 1
             fail(now, "cannot write", code: code)
+            lost += 1
             return false
         }
         length += Int64(bytes.count)
@@ -414,9 +415,9 @@ public final class RotatingFile {
             length += Int64(kept)
             _ = ftruncate(fd, off_t(length))
             records += keptLines
-            lost += lines - keptLines
             writingLine = false
             fail(now, "cannot write", code: code)
+            lost += lines - keptLines
         }
     }
 
