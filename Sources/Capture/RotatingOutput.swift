@@ -162,9 +162,11 @@ public final class RotatingFile {
     public private(set) var path: String
     /// What each new file starts with (a capture file's header; nothing for JSON lines).
     private let header: [UInt8]
-    /// Reopened after a rename, a file of lines is appended to; a capture file is created
-    /// anew (it must start with its header).
-    private let appendOnReopen: Bool
+    /// A file of lines (a report): reopened after a rename it is appended to, and a rotation
+    /// to the name it already has (a name without a time under `-G`) goes on writing it, so a
+    /// report is never overwritten by its own rotation. A capture file is created anew (it
+    /// must start with its header), and a name that repeats is overwritten, as tcpdump does.
+    private let ofLines: Bool
     /// Seconds since 1970, for `-G` and names.
     private let clock: () -> Int64
     private let warn: (String) -> Void
@@ -196,13 +198,13 @@ public final class RotatingFile {
 
     /// Creates the first file (before the privilege drop); throws when it cannot.
     public init(
-        policy: RotationPolicy, flag: String, header: [UInt8] = [], appendOnReopen: Bool = false,
+        policy: RotationPolicy, flag: String, header: [UInt8] = [], ofLines: Bool = false,
         clock: @escaping () -> Int64 = RotatingFile.wallClock, warn: @escaping (String) -> Void
     ) throws(CaptureError) {
         self.policy = policy
         self.flag = flag
         self.header = header
-        self.appendOnReopen = appendOnReopen
+        self.ofLines = ofLines
         self.clock = clock
         self.warn = warn
         let (state, name) = policy.first(at: clock())
@@ -220,12 +222,18 @@ public final class RotatingFile {
             length = Int64(header.count)
             return
         }
-        if let code = open(truncating: true) {
+        if let code = open(.truncate) {
             throw CaptureError(input: name, reason: "cannot write the file (\(String(cString: strerror(code))))")
         }
     }
 
     deinit { if fd > 2 { Glibc.close(fd) } }
+
+    /// Gives the current file to the user the capture drops privileges to: a rotation may
+    /// come back to its name (a ring, a weekday), and must be able to replace it.
+    public func handOver(uid: uid_t, gid: gid_t) {
+        if fd > 2 { _ = fchown(fd, uid, gid) }
+    }
 
     /// CLOCK_REALTIME in whole seconds: tcpdump's `time(NULL)`.
     public static func wallClock() -> Int64 {
@@ -240,39 +248,59 @@ public final class RotatingFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// How `open` treats a file already under the name.
+    enum Existing {
+        /// Truncated (the first file, as tcpdump's `-w`).
+        case truncate
+        /// Replaced by a new file (a rotation: whoever reads the old one keeps it whole, and a
+        /// file another user left is no obstacle in a directory the capture may write).
+        case replace
+        /// Appended to (a report reopened on SIGHUP).
+        case append
+    }
+
     /// Opens `path` as the current file and, when it is empty, writes the header; the
-    /// `errno` when that failed (the output then has no file).
-    private func open(truncating: Bool) -> Int32? {
-        if fd > 2 { Glibc.close(fd) }
-        fd = -1
-        length = 0
-        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncating ? O_TRUNC : 0)
+    /// `errno` when that failed, the file open before (if any) then still current.
+    private func open(_ existing: Existing) -> Int32? {
+        if existing == .replace && unlink(path) != 0 && errno != ENOENT { return errno }
+        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (existing == .append ? 0 : O_TRUNC)
         let f = Glibc.open(path, flags, 0o644)
         guard f >= 0 else { return errno }
+        var st = stat()
+        let size = fstat(f, &st) == 0 ? Int64(st.st_size) : 0
+        if size == 0, !header.isEmpty {
+            let code = header.withUnsafeBytes { Self.writeAll($0, to: f) }
+            if let code {
+                _ = ftruncate(f, 0)
+                Glibc.close(f)
+                return code
+            }
+        }
+        if fd > 2 { Glibc.close(fd) }
         fd = f
+        length = size == 0 ? Int64(header.count) : size
         records = 0
         atLineStart = true
         writingLine = true
-        var st = stat()
-        length = fstat(f, &st) == 0 ? Int64(st.st_size) : 0
-        guard length == 0 else { return nil }
-        if let code = writeAll(header) {
-            _ = ftruncate(f, 0)
-            Glibc.close(f)
-            fd = -1
-            return code
-        }
-        length = Int64(header.count)
         return nil
     }
 
-    private func writeAll(_ bytes: [UInt8]) -> Int32? {
-        bytes.withUnsafeBytes { writeAll($0) }
+    /// Closes the current file, if any: nothing is written until another is open.
+    private func closeCurrent() {
+        if fd > 2 { Glibc.close(fd) }
+        fd = -1
+        length = 0
     }
 
-    /// Writes all of `bytes` at the end of the file; the `errno` of a failure (the file may
+    private func writeAll(_ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { Self.writeAll($0, to: fd) }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int32? { Self.writeAll(bytes, to: fd) }
+
+    /// Writes all of `bytes` at the end of file `fd`; the `errno` of a failure (the file may
     /// then hold part of them).
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         guard let base = bytes.baseAddress else { return nil }
         var done = 0
         while done < bytes.count {
@@ -292,7 +320,7 @@ public final class RotatingFile {
         let (elapsed, overflow) = now.subtractingReportingOverflow(failed)
         guard !overflow, elapsed >= Self.retrySeconds else { return false }
         failedAt = nil
-        if fd < 0, let code = open(truncating: true) {
+        if fd < 0, let code = open(.replace) {
             fail(now, "cannot create it", code: code)
             return false
         }
@@ -311,15 +339,16 @@ public final class RotatingFile {
             warn("\(flag) \(policy.template): the \(policy.count ?? 0) file(s) of -W are written; capture stopped")
             return false
         case .unnamed:
-            if fd > 2 { Glibc.close(fd) }
-            fd = -1
+            closeCurrent()
             fail(now, "the next file's name cannot be formatted (strftime)", code: nil)
             return false
         case .open(let name):
+            if ofLines && name == path && fd >= 0 { return true }
+            closeCurrent()
             path = name
             failedAt = nil
             // A file that cannot be made is a failure like a write's: said once, tried again.
-            if let code = open(truncating: true) {
+            if let code = open(.replace) {
                 fail(now, "cannot create it", code: code)
                 return false
             }
@@ -454,20 +483,26 @@ public final class RotatingFile {
     /// left as it is.
     public func reopen() {
         guard path != "-", fatal == nil, !finished else { return }
-        if fd >= 0 && failedAt == nil {
+        if fd >= 0 {
             var mine = stat()
             var named = stat()
             if fstat(fd, &mine) == 0, stat(path, &named) == 0, mine.st_dev == named.st_dev,
                 mine.st_ino == named.st_ino
             {
+                // Still in place: kept as it is; after a failure, tried again at the next record.
+                failedAt = nil
                 return
             }
         }
-        failedAt = nil
-        if let code = open(truncating: !appendOnReopen) {
-            fail(clock(), "cannot reopen it", code: code)
+        // A file that cannot be made leaves the one open before current (renamed, it still
+        // takes the records).
+        if let code = open(ofLines ? .append : .truncate) {
+            warn(
+                "\(flag) \(path): cannot reopen it after SIGHUP (\(String(cString: strerror(code)))); \(fd >= 0 ? "writing on to the file as it was renamed" : "tried again at its next file, on SIGHUP, or within \(Self.retrySeconds) s")"
+            )
             return
         }
+        failedAt = nil
         warn("\(flag) \(path): reopened (SIGHUP)")
     }
 

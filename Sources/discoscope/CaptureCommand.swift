@@ -275,7 +275,7 @@ extension DiscoScope {
                 if output.format == .jsonl, let path = output.output, path != "-" {
                     do {
                         let file = try RotatingFile(
-                            policy: rotation.policy(path), flag: "-o", appendOnReopen: true,
+                            policy: rotation.policy(path), flag: "-o", ofLines: true,
                             warn: { Frontend.warn($0) })
                         outputs.report = RotatingReportSink(file)
                     } catch { throw InputError("-o " + error.description) }
@@ -289,6 +289,7 @@ extension DiscoScope {
             }
             // Everything privileged is open (the capture, the report and the temporary file
             // SARIF and JUnit keep results in): drop before the first packet is decoded.
+            outputs.handOver(to: privileges)
             guard privileges.drop() else { return 2 }
             // Rotated files are made from now on, as the user the capture now runs as.
             if let problem = outputs.directoryProblem() {

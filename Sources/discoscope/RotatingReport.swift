@@ -51,22 +51,23 @@ struct RotationOptions: ParsableArguments {
     /// for reading as it comes).
     func check(writeFile: String?, output: OutputOptions) throws {
         guard rotates else { return }
-        let flags = [rotateSeconds.map { _ in "-G" }, fileSize.map { _ in "-C" }].compactMap { $0 }.joined(
-            separator: " and ")
+        let given = [rotateSeconds.map { _ in "-G" }, fileSize.map { _ in "-C" }].compactMap { $0 }
+        let flags = given.joined(separator: " and ")
+        let rotate = given.count == 1 ? "rotates" : "rotate"
         if writeFile == "-" {
-            throw ValidationError("\(flags) rotate files: -w - (standard output) cannot rotate; give -w FILE")
+            throw ValidationError("\(flags) \(rotate) files: -w - (standard output) cannot rotate; give -w FILE")
         }
         if let o = output.output, output.format != .jsonl {
             throw ValidationError(
-                "\(flags) rotate the -w capture file and a JSON lines report; -o \(o) with --format \(output.format.rawValue) cannot rotate: give --format jsonl, or leave -o out"
+                "\(flags) \(rotate) only the -w capture file and a JSON lines report: -o \(o) with --format \(output.format.rawValue) cannot rotate; give --format jsonl, or leave -o out"
             )
         }
         if output.output == "-" {
-            throw ValidationError("\(flags) rotate files: -o - (standard output) cannot rotate; give -o FILE")
+            throw ValidationError("\(flags) \(rotate) files: -o - (standard output) cannot rotate; give -o FILE")
         }
         if writeFile == nil && output.output == nil {
             throw ValidationError(
-                "\(flags) rotate the -w capture file and a --format jsonl -o report: give -w FILE or -o FILE")
+                "\(flags) \(rotate) the -w capture file and a --format jsonl -o report: give -w FILE or -o FILE")
         }
     }
 }
@@ -122,6 +123,15 @@ final class CaptureOutputs {
 
     /// `-G` with `-W` wrote every file of one of the outputs: the capture ends.
     var finished: Bool { packets?.file.finished == true || report?.file.finished == true }
+
+    /// Before the privilege drop: the rotating files are given to the user the capture will
+    /// run as, which may have to replace them later (a ring coming back to its first name).
+    func handOver(to privileges: PrivilegeOptions) {
+        guard geteuid() == 0, !privileges.noDrop, let pw = getpwnam(privileges.user ?? "nobody") else { return }
+        for file in [packets?.file, report?.file].compactMap({ $0 }) where file.policy.rotates {
+            file.handOver(uid: pw.pointee.pw_uid, gid: pw.pointee.pw_gid)
+        }
+    }
 
     /// After the privilege drop: why a rotating output could not make its next file (its
     /// directory is not writable by the user now running), or nil.

@@ -126,7 +126,7 @@ import WireFormat
         let clock = Clock(Self.t0)
         let warnings = Warnings()
         let file = try RotatingFile(
-            policy: RotationPolicy(template: dir + "/r.jsonl", bytes: 100), flag: "-o", appendOnReopen: true,
+            policy: RotationPolicy(template: dir + "/r.jsonl", bytes: 100), flag: "-o", ofLines: true,
             clock: { clock.now }, warn: { warnings.lines.append($0) })
         let lines = (1...40).map { #"{"line":\#($0),"pad":"\#(String(repeating: "x", count: $0 % 7))"}"# + "\n" }
         var text = lines.joined()
@@ -159,6 +159,29 @@ import WireFormat
         }
         #expect(all == lines.joined())
         #expect(warnings.lines.isEmpty)
+    }
+
+    /// A name without a time under -G: a capture file is overwritten each period, as tcpdump
+    /// does; a report goes on in the same file (never overwritten by its own rotation).
+    @Test func aReportNameWithoutATimeGoesOnWhereACaptureFileIsOverwritten() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let clock = Clock(Self.t0)
+        let report = try RotatingFile(
+            policy: RotationPolicy(template: dir + "/r.jsonl", seconds: 1), flag: "-o", ofLines: true,
+            clock: { clock.now }, warn: { Issue.record("warned: \($0)") })
+        let capture = try RotatingFile(
+            policy: RotationPolicy(template: dir + "/c.bin", seconds: 1), flag: "-w", header: [0x48],
+            clock: { clock.now }, warn: { Issue.record("warned: \($0)") })
+        for k in 0..<3 {
+            var line = "\(k)\n"
+            line.withUTF8 { report.write(lines: UnsafeRawBufferPointer($0)) }
+            [UInt8(0x30 + k)].withUnsafeBytes { capture.write(record: $0) }
+            clock.now += 1
+        }
+        #expect(report.close() == nil && capture.close() == nil)
+        #expect(contents(dir + "/r.jsonl") == "0\n1\n2\n")
+        #expect(contents(dir + "/c.bin") == "H2")
     }
 
     /// Records of a capture file rotating by size, read back by the repository's readers:
@@ -256,7 +279,7 @@ import WireFormat
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let warnings = Warnings()
         let file = try RotatingFile(
-            policy: RotationPolicy(template: dir + "/r.jsonl"), flag: "-o", appendOnReopen: true,
+            policy: RotationPolicy(template: dir + "/r.jsonl"), flag: "-o", ofLines: true,
             warn: { warnings.lines.append($0) })
         var a = "a\n"
         a.withUTF8 { file.write(lines: UnsafeRawBufferPointer($0)) }
