@@ -196,9 +196,10 @@ public final class RotatingFile {
     /// frees is noticed within it, without a write attempt per packet.
     public static let retrySeconds: Int64 = 60
 
-    /// Creates the first file (before the privilege drop); throws when it cannot.
+    /// Creates the first file (before the privilege drop), or with `append`, for lines, goes on
+    /// at the end of the file there; throws when it cannot.
     public init(
-        policy: RotationPolicy, flag: String, header: [UInt8] = [], ofLines: Bool = false,
+        policy: RotationPolicy, flag: String, header: [UInt8] = [], ofLines: Bool = false, append: Bool = false,
         clock: @escaping () -> Int64 = RotatingFile.wallClock, warn: @escaping (String) -> Void
     ) throws(CaptureError) {
         self.policy = policy
@@ -222,7 +223,7 @@ public final class RotatingFile {
             length = Int64(header.count)
             return
         }
-        if let code = open(.truncate) {
+        if let code = open(append && ofLines ? .append : .truncate) {
             throw CaptureError(input: name, reason: "cannot write the file (\(String(cString: strerror(code))))")
         }
     }
@@ -263,11 +264,18 @@ public final class RotatingFile {
     /// `errno` when that failed, the file open before (if any) then still current.
     private func open(_ existing: Existing) -> Int32? {
         if existing == .replace && unlink(path) != 0 && errno != ENOENT { return errno }
-        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (existing == .append ? 0 : O_TRUNC)
+        // Appending reads the last byte there first.
+        let flags = O_CREAT | O_APPEND | O_CLOEXEC | (existing == .append ? O_RDWR : O_WRONLY | O_TRUNC)
         let f = Glibc.open(path, flags, 0o644)
         guard f >= 0 else { return errno }
         var st = stat()
-        let size = fstat(f, &st) == 0 ? Int64(st.st_size) : 0
+        var size = fstat(f, &st) == 0 ? Int64(st.st_size) : 0
+        // Lines go on after a last line a killed run left unfinished, not inside it.
+        var last: UInt8 = 0x0A
+        if existing == .append, size > 0, pread(f, &last, 1, off_t(size - 1)) == 1, last != 0x0A {
+            last = 0x0A
+            if withUnsafeBytes(of: last, { Self.writeAll($0, to: f) }) == nil { size += 1 }
+        }
         if size == 0, !header.isEmpty {
             let code = header.withUnsafeBytes { Self.writeAll($0, to: f) }
             if let code {

@@ -275,7 +275,7 @@ extension DiscoScope {
                 if output.format == .jsonl, let path = output.output, path != "-" {
                     do {
                         let file = try RotatingFile(
-                            policy: rotation.policy(path), flag: "-o", ofLines: true,
+                            policy: rotation.policy(path), flag: "-o", ofLines: true, append: rotation.append,
                             warn: { Frontend.warn($0) })
                         outputs.report = RotatingReportSink(file)
                     } catch { throw InputError("-o " + error.description) }

@@ -26,6 +26,13 @@ struct RotationOptions: ParsableArguments {
             valueName: "count"))
     var fileCount: Int?
 
+    @Flag(
+        name: .long,
+        help:
+            "With --format jsonl -o FILE: append to FILE when it exists instead of replacing it (a sensor that restarts keeps the lines it reported)."
+    )
+    var append = false
+
     func validate() throws {
         if let g = rotateSeconds, g < 1 { throw ValidationError("-G needs a positive number of seconds.") }
         if let c = fileSize, RotationPolicy.parseSize(c) == nil {
@@ -50,6 +57,9 @@ struct RotationOptions: ParsableArguments {
     /// capture file and JSON lines (a SARIF, JUnit or HTML report is one document; text is
     /// for reading as it comes).
     func check(writeFile: String?, output: OutputOptions) throws {
+        if append && (output.format != .jsonl || output.output == nil || output.output == "-") {
+            throw ValidationError("--append goes with --format jsonl -o FILE (a JSON lines report to a file)")
+        }
         guard rotates else { return }
         let given = [rotateSeconds.map { _ in "-G" }, fileSize.map { _ in "-C" }].compactMap { $0 }
         let flags = given.joined(separator: " and ")

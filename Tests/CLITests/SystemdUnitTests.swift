@@ -55,16 +55,41 @@ struct SystemdUnitTests {
         }
     }
 
-    /// The unit's capture options (all but --metrics, which the metrics work adds) are a
-    /// combination `capture` accepts: its options are checked before any interface is
-    /// opened, so with an interface that does not exist the run fails on the interface.
-    @Test func theUnitsRotationOptionsAreAcceptedByCapture() throws {
-        let r = try discoscope([
-            "capture", "-i", "no-such-if0", "--format", "jsonl", "--fail-on", "never", "-w",
-            NSTemporaryDirectory() + "%a-%H.pcap", "-o", NSTemporaryDirectory() + "%a-%H.jsonl", "-G", "3600",
-        ])
-        // Validation passed: the failure is the interface's.
-        #expect(r.status == 2 && r.stderr.contains("no-such-if0"), "\(r.stderr)")
-        #expect(!r.stderr.contains("-G"), "\(r.stderr)")
+    /// The unit's ExecStart (all but --metrics, which the metrics work adds, and the
+    /// per-interface options) is a command line `capture` accepts: its options are checked
+    /// before any interface is opened, so with an interface that does not exist the run
+    /// fails on the interface, having accepted everything else.
+    @Test func theUnitsCaptureOptionsAreAcceptedByCapture() throws {
+        let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
+        guard let start = text.range(of: "ExecStart=/usr/local/bin/discoscope ") else {
+            Issue.record("no ExecStart")
+            return
+        }
+        var command = ""
+        for line in text[start.upperBound...].split(separator: "\n") {
+            command += line.hasSuffix("\\") ? line.dropLast() : line
+            if !line.hasSuffix("\\") { break }
+        }
+        let dir = NSTemporaryDirectory()
+        let words = command.split(separator: " ").map(String.init).filter { !$0.isEmpty }
+        #expect(words.contains("--metrics") && words.contains("--append") && words.contains("-G"), "\(words)")
+        var args: [String] = []
+        var k = 0
+        while k < words.count {
+            let w = words[k]
+            k += 1
+            if w == "--metrics" {
+                k += 1
+                continue
+            }
+            if w == "$DISCOSCOPE_OPTIONS" { continue }
+            args.append(
+                w.replacingOccurrences(of: "%i", with: "no-such-if0").replacingOccurrences(of: "%%", with: "%")
+                    .replacingOccurrences(of: "${STATE_DIRECTORY}", with: dir)
+                    .replacingOccurrences(of: "${LOGS_DIRECTORY}", with: dir))
+        }
+        let r = try discoscope(args)
+        #expect(r.status == 2 && r.stderr.contains("no-such-if0"), "\(args): \(r.stderr)")
+        #expect(!r.stderr.contains("usage:"), "\(r.stderr)")
     }
 }

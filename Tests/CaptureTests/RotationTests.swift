@@ -184,6 +184,24 @@ import WireFormat
         #expect(contents(dir + "/c.bin") == "H2")
     }
 
+    /// `--append`: a restarted sensor goes on at the end of its report, after the last line a
+    /// killed run left unfinished rather than inside it; without it the file is replaced.
+    @Test func appendingGoesOnAfterTheLinesThereAndFinishesABrokenLastLine() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/r.jsonl"
+        try "one\ntw".write(toFile: path, atomically: true, encoding: .utf8)
+        let file = try RotatingFile(
+            policy: RotationPolicy(template: path), flag: "-o", ofLines: true, append: true, warn: { _ in })
+        var line = "three\n"
+        line.withUTF8 { file.write(lines: UnsafeRawBufferPointer($0)) }
+        #expect(file.close() == nil)
+        #expect(contents(path) == "one\ntw\nthree\n")
+        let fresh = try RotatingFile(policy: RotationPolicy(template: path), flag: "-o", ofLines: true, warn: { _ in })
+        #expect(fresh.close() == nil)
+        #expect(contents(path) == "")
+    }
+
     /// Records of a capture file rotating by size, read back by the repository's readers:
     /// pcap (libpcap) for one interface, pcapng (PcapNGSource) for two; every record once,
     /// in order, each file complete.
