@@ -224,4 +224,58 @@ struct RotationLiveTests {
         let err = text(dir + "/err")
         #expect(err.contains("record(s) could not be written during the capture"), "\(err)")
     }
+
+    /// The packaged logrotate configuration, pointed at a test directory, its reload made a
+    /// SIGHUP to the capture: logrotate renames the report, the capture begins a new one of
+    /// the same name, and every line is in one of them, once.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/sbin/logrotate"),
+            "logrotate is not installed: the packaged configuration is not exercised"))
+    func thePackagedLogrotateConfigurationRotatesTheReportWithoutLosingALine() throws {
+        let net = try VethPair()
+        let dir = try live.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A directory logrotate accepts (not writable by others) that the capture, running as
+        // nobody, can make the new report in.
+        let logs = dir + "/logs/eth"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        chmod(logs, 0o755)
+        let nobody = getpwnam("nobody")
+        chown(logs, nobody?.pointee.pw_uid ?? 65534, nobody?.pointee.pw_gid ?? 65534)
+        let report = logs + "/report.jsonl"
+        let capture = try live.startCapture(
+            net,
+            [
+                "-o", report, "--format", "jsonl", "--append", "--fail-on", "never", "-F",
+                LiveCaptureTests.discoveryOnly,
+            ],
+            dir: dir)
+        #expect(waitFor { FileManager.default.fileExists(atPath: report) })
+        usleep(300_000)
+        try sendNumbered(net, from: 1, count: 5)
+        #expect(waitFor { numbers(inReport: text(report)).count == 5 })
+
+        let packaged = try String(
+            contentsOfFile: Fixtures.packageRoot + "/packaging/logrotate/discoscope", encoding: .utf8)
+        #expect(packaged.contains("/var/log/discoscope/*/report.jsonl {") && packaged.contains("systemctl reload"))
+        let config = packaged.replacingOccurrences(of: "/var/log/discoscope/", with: dir + "/logs/")
+            .replacingOccurrences(
+                of: "systemctl reload 'discoscope@*.service'", with: "/bin/kill -HUP \(capture.processIdentifier)")
+        try config.write(toFile: dir + "/logrotate.conf", atomically: true, encoding: .utf8)
+        chmod(dir + "/logrotate.conf", 0o644)
+        let rotated = try runProcess(
+            "/usr/sbin/logrotate", ["--force", "--state", dir + "/logrotate.state", dir + "/logrotate.conf"])
+        #expect(rotated.status == 0 && rotated.stderr.isEmpty, "\(rotated.stdout)\(rotated.stderr)")
+        #expect(waitFor { FileManager.default.fileExists(atPath: report) }, "no new report after the reload")
+        try sendNumbered(net, from: 6, count: 7)
+        #expect(waitFor { numbers(inReport: text(report)).count == 7 })
+        capture.interrupt()
+        #expect(live.waitForExit(capture))
+        #expect(capture.terminationStatus == 0, "\(text(dir + "/err"))")
+        // delaycompress: yesterday's file stays plain until the next rotation.
+        #expect(numbers(inReport: text(report + ".1")) == Array(1...5))
+        #expect(numbers(inReport: text(report)) == Array(6...12))
+        #expect(text(report).split(separator: "\n").last?.hasPrefix(#"{"type":"summary""#) == true)
+    }
 }
