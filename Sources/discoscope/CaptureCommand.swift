@@ -20,8 +20,9 @@ extension DiscoScope {
                 file are open, privileges are dropped to -Z USER (default nobody when started as root), \
                 before any packet is decoded. Several -i capture the segments (links) of one network as one \
                 session: packets merged in time order, each message and finding naming its interface; -w \
-                then writes pcapng with one interface description per interface. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
-                prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
+                then writes pcapng with one interface description per interface. -G, -C and -W rotate -w and a --format jsonl -o report \
+                as tcpdump rotates -w; SIGHUP reopens them (after logrotate renamed them). Ctrl-C or SIGTERM stops capturing, \
+                finishes the analysis and prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
                 Exit status as analyze: 0 pass, 1 findings at or above --fail-on, 2 usage or input error, \
                 3 fewer SSDP and mDNS messages than --min-messages.
                 Default filter: \(CaptureCommand.defaultFilter)
