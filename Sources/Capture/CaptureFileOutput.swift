@@ -80,6 +80,8 @@ public final class CaptureFileOutput {
     public func write(interface: Int, frame: RawFrame, bytes: UnsafeRawBufferPointer) throws(CaptureError) -> Bool {
         scratch.removeAll(keepingCapacity: true)
         format.record(interface: interface, frame: frame, bytes: bytes, into: &scratch)
+        // An interface the file does not describe: nothing to write.
+        guard !scratch.isEmpty else { return false }
         let written = scratch.withUnsafeBytes { file.write(record: $0) }
         if let code = file.fatal {
             throw CaptureError(

@@ -266,8 +266,14 @@ extension DiscoScope {
                 ? MergedSource(Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session)
                 : handles[0]
             let source: any FrameSource = outputs.packets.map { RecordingSource(captured, output: $0) } ?? captured
-            // SIGINT and SIGTERM are blocked before the analysis starts its threads, which
-            // inherit the mask: only the controller's thread takes them.
+            // Not root, with capabilities (systemd's AmbientCapabilities=, setcap): the capture
+            // is open and nothing later needs them. Given up before the first other thread
+            // starts, since each thread has its own and inherits its maker's.
+            if geteuid() != 0 && Capabilities.held() {
+                guard Capabilities.dropAll() else { return 2 }
+            }
+            // SIGINT, SIGTERM and SIGHUP are blocked before the analysis starts its threads,
+            // which inherit the mask: only the controller's thread takes them.
             let stop = StopController(handles)
             stop.start()
             let frontend: Frontend

@@ -278,4 +278,65 @@ struct RotationLiveTests {
         #expect(numbers(inReport: text(report)) == Array(6...12))
         #expect(text(report).split(separator: "\n").last?.hasPrefix(#"{"type":"summary""#) == true)
     }
+
+    /// -G with -W and no -C, as tcpdump: the capture ends by itself when the COUNT files are
+    /// written, with status 0 and its summary, and says why.
+    @Test func minusGWithMinusWEndsTheCaptureAfterCountFiles() throws {
+        let net = try VethPair()
+        let dir = try live.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let capture = try live.startCapture(
+            net,
+            [
+                "-w", dir + "/w-%H%M%S.pcap", "-G", "1", "-W", "2", "--fail-on", "never", "-F",
+                LiveCaptureTests.discoveryOnly,
+            ], dir: dir)
+        #expect(waitFor { !files(dir, prefix: "w-").isEmpty })
+        try sendNumbered(net, from: 1, count: 40, gap: 0.1)
+        #expect(live.waitForExit(capture), "the capture ends by itself")
+        #expect(capture.terminationStatus == 0, "\(text(dir + "/err"))")
+        #expect(files(dir, prefix: "w-").count == 2, "\(files(dir, prefix: "w-"))")
+        #expect(
+            text(dir + "/err").contains("the 2 file(s) of -W are written; capture stopped"), "\(text(dir + "/err"))")
+        #expect(text(dir + "/out").contains("\nSummary\n"))
+        var written: [Int] = []
+        for f in files(dir, prefix: "w-") { written += try numbers(inCapture: dir + "/" + f) }
+        // What the two files hold is the packets from the first, in order, up to the stop.
+        #expect(!written.isEmpty && written == Array(1...written.count) && written.count < 40, "\(written)")
+    }
+
+    /// As the systemd unit runs it: not root, with CAP_NET_RAW and CAP_NET_ADMIN as ambient
+    /// capabilities. Once the capture is open every thread holds none (they decode hostile
+    /// packets), and the capture works.
+    @Test func notRootWithAmbientCapabilitiesEveryThreadGivesThemUpOnceTheCaptureIsOpen() throws {
+        let net = try VethPair()
+        let dir = try live.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = [
+            "netns", "exec", net.a, "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+            "--inh-caps=+net_raw,+net_admin", "--ambient-caps=+net_raw,+net_admin", Fixtures.binary, "capture", "-i",
+            net.ifA, "-j", "3", "--format", "jsonl", "-o", dir + "/r.jsonl", "--fail-on", "never", "-F",
+            LiveCaptureTests.discoveryOnly,
+        ]
+        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
+        try p.run()
+        #expect(waitFor { FileManager.default.fileExists(atPath: dir + "/r.jsonl") })
+        usleep(500_000)
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? []
+        #expect(tasks.count >= 4, "\(tasks) \(text(dir + "/err"))")
+        for t in tasks {
+            let status = text("/proc/\(p.processIdentifier)/task/\(t)/status")
+            for set in ["CapPrm", "CapEff", "CapAmb"] {
+                #expect(status.contains("\(set):\t0000000000000000\n"), "thread \(t): \(status)")
+            }
+        }
+        try sendNumbered(net, from: 1, count: 3)
+        #expect(waitFor { numbers(inReport: text(dir + "/r.jsonl")).count == 3 }, "\(text(dir + "/err"))")
+        p.interrupt()
+        #expect(live.waitForExit(p))
+        #expect(p.terminationStatus == 0, "\(text(dir + "/err"))")
+    }
 }
