@@ -2,12 +2,13 @@
 # Installs what building DiscoScope needs on Debian/Ubuntu (libpcap and zlib headers), and
 # with --test also what the test suite uses (tshark for differential checks, Python
 # consumers of SARIF and JUnit, iproute2 and python3-zeroconf for live-capture tests, headless
-# Chromium for the HTML report's browser test).
+# Chromium for the HTML report's browser test, systemd-analyze and logrotate for the sensor's
+# packaging).
 # Idempotent; uses sudo when not root.
 set -euo pipefail
 packages=(libpcap-dev zlib1g-dev pkg-config)
 if [ "${1:-}" = "--test" ]; then
-    packages+=(tshark tcpdump python3 python3-jsonschema python3-junitparser iproute2 python3-zeroconf procps util-linux chromium)
+    packages+=(tshark tcpdump python3 python3-jsonschema python3-junitparser iproute2 python3-zeroconf procps util-linux chromium systemd logrotate)
 fi
 missing=()
 for p in "${packages[@]}"; do

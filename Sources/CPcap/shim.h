@@ -11,6 +11,9 @@
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <net/if.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static inline int discoscope_pcap_errbuf_size(void) { return PCAP_ERRBUF_SIZE; }
@@ -24,6 +27,23 @@ static inline int discoscope_interface_is_up(int fd, const char *name) {
     strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
     if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) return -1;
     return (ifr.ifr_flags & IFF_UP) != 0;
+}
+
+/* Clears every capability of the calling thread: ambient, then effective, permitted and
+ * inheritable (capset(2), version 3: two 32-bit words per set). A live capture that is not
+ * root but holds CAP_NET_RAW/CAP_NET_ADMIN (systemd's AmbientCapabilities=, setcap) calls it
+ * once its handles are open, before it starts any other thread: threads inherit the
+ * capabilities of the thread that makes them. 0 on success. The structures are spelt out
+ * here rather than taken from <linux/capability.h>, which would clash with the C library's
+ * headers in Swift's module. */
+struct discoscope_cap_header { unsigned int version; int pid; };
+struct discoscope_cap_data { unsigned int effective, permitted, inheritable; };
+static inline int discoscope_drop_capabilities(void) {
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return -1;
+    struct discoscope_cap_header header = { 0x20080522, 0 };
+    struct discoscope_cap_data data[2];
+    memset(data, 0, sizeof data);
+    return (int)syscall(SYS_capset, &header, data);
 }
 
 /* Drops what a FILE* still buffers (after a failed write, so closing it does not write a

@@ -20,8 +20,9 @@ extension DiscoScope {
                 file are open, privileges are dropped to -Z USER (default nobody when started as root), \
                 before any packet is decoded. Several -i capture the segments (links) of one network as one \
                 session: packets merged in time order, each message and finding naming its interface; -w \
-                then writes pcapng with one interface description per interface. Ctrl-C or SIGTERM stops capturing, finishes the analysis and \
-                prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
+                then writes pcapng with one interface description per interface. -G, -C and -W rotate -w and a --format jsonl -o report \
+                as tcpdump rotates -w; SIGHUP reopens them (after logrotate renamed them). Ctrl-C or SIGTERM stops capturing, \
+                finishes the analysis and prints the summary with libpcap's received/dropped counts; a second Ctrl-C exits at once.
                 Exit status as analyze: 0 pass, 1 findings at or above --fail-on, 2 usage or input error, \
                 3 fewer SSDP and mDNS messages than --min-messages.
                 Default filter: \(CaptureCommand.defaultFilter)
@@ -103,9 +104,11 @@ extension DiscoScope {
         @Option(
             name: .customShort("w"),
             help: ArgumentHelp(
-                "Also write the captured packets to FILE (pcap, flushed per packet; pcapng with several -i).",
+                "Also write the captured packets to FILE (pcap, each packet written as it comes; pcapng with several -i); -G, -C and -W rotate it.",
                 valueName: "file"))
         var writeFile: String?
+
+        @OptionGroup var rotation: RotationOptions
 
         @OptionGroup var privileges: PrivilegeOptions
 
@@ -135,6 +138,7 @@ extension DiscoScope {
                 )
             }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
+            try rotation.check(writeFile: writeFile, output: output)
         }
 
         func run() throws {
@@ -213,27 +217,29 @@ extension DiscoScope {
             var expression = filterWords.joined(separator: " ")
             if let f = filter { expression = expression.isEmpty ? f : "(\(f)) and (\(expression))" }
             if expression.isEmpty { expression = Self.defaultFilter }
-            // Every interface is opened (and the -w file created) before the privilege drop.
-            // One interface: libpcap writes -w as pcap, as tcpdump does; several: one pcapng
-            // with an interface description each, written in the merged order.
+            // Every interface is opened (and the first -w file created) before the privilege
+            // drop. One interface: -w is pcap, as tcpdump writes it; several: one pcapng with
+            // an interface description each, written in the merged order. Either may rotate.
             let several = interfaces.count > 1
             var handles: [PcapHandle] = []
             for name in interfaces {
-                guard
-                    let handle = Self.openLive(name, o, filter: expression, writeFile: several ? nil : writeFile)
-                else { return 2 }
+                guard let handle = Self.openLive(name, o, filter: expression, writeFile: nil) else { return 2 }
                 handles.append(handle)
             }
-            var writer: PcapNGWriter? = nil
-            if several, let path = writeFile {
-                do {
-                    writer = try PcapNGWriter(
-                        path: path,
+            let outputs = CaptureOutputs()
+            if let path = writeFile {
+                let format: any CaptureFileFormat =
+                    several
+                    ? PcapNGFormat(
                         interfaces: zip(interfaces, handles).map {
                             PcapNGWriter.Interface(name: $0, linkType: $1.linkType, snapLength: $1.snapshotLength)
                         })
+                    : PcapFormat(linkType: handles[0].linkType, snapLength: handles[0].snapshotLength)
+                do {
+                    outputs.packets = try CaptureFileOutput(
+                        policy: rotation.policy(path), format: format, warn: { Frontend.warn($0) })
                 } catch {
-                    Frontend.warn(error.description)
+                    Frontend.warn("-w " + error.description)
                     return 2
                 }
             }
@@ -255,41 +261,67 @@ extension DiscoScope {
             }
             // The session's name: the interface, or the interfaces joined by `+`.
             let session = interfaces.joined(separator: "+")
-            let source: any FrameSource =
+            let captured: any FrameSource =
                 several
-                ? MergedSource(
-                    Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session, writer: writer)
+                ? MergedSource(Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session)
                 : handles[0]
-            // SIGINT and SIGTERM are blocked before the analysis starts its threads, which
-            // inherit the mask: only the controller's thread takes them.
+            let source: any FrameSource = outputs.packets.map { RecordingSource(captured, output: $0) } ?? captured
+            // Not root, with capabilities (systemd's AmbientCapabilities=, setcap): the capture
+            // is open and nothing later needs them. Given up before the first other thread
+            // starts, since each thread has its own and inherits its maker's.
+            if geteuid() != 0 && Capabilities.held() {
+                guard Capabilities.dropAll() else { return 2 }
+            }
+            // SIGINT, SIGTERM and SIGHUP are blocked before the analysis starts its threads,
+            // which inherit the mask: only the controller's thread takes them.
             let stop = StopController(handles)
             stop.start()
             let frontend: Frontend
             do {
+                // JSON lines to a file: a sink that rotates (-G, -C, -W) and reopens on SIGHUP.
+                if output.format == .jsonl, let path = output.output, path != "-" {
+                    do {
+                        let file = try RotatingFile(
+                            policy: rotation.policy(path), flag: "-o", ofLines: true, append: rotation.append,
+                            warn: { Frontend.warn($0) })
+                        outputs.report = RotatingReportSink(file)
+                    } catch { throw InputError("-o " + error.description) }
+                }
                 frontend = try Frontend(
                     output: output, rules: rules, live: true, jobs: jobs.count, inputs: [session],
-                    subnets: linkSubnets)
+                    subnets: linkSubnets, reportSink: outputs.report)
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2
             }
             // Everything privileged is open (the capture, the report and the temporary file
             // SARIF and JUnit keep results in): drop before the first packet is decoded.
+            outputs.handOver(to: privileges)
             guard privileges.drop() else { return 2 }
+            // Rotated files are made from now on, as the user the capture now runs as.
+            if let problem = outputs.directoryProblem() {
+                Frontend.warn(problem)
+                return 2
+            }
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }
             frontend.run(source, fileIndex: 0) {
+                // Between packets, on the thread that writes the files: SIGHUP reopens them.
+                outputs.reopenIfAsked(stop.reopens.load(ordering: .relaxed))
                 if stop.requested.load(ordering: .relaxed) { return true }
-                // The report cannot be written (disk full, closed pipe): stop, and say so.
+                // -G with -W: every file is written.
+                if outputs.finished { return true }
+                // The report cannot be written (disk full, closed pipe): stop, and say so. A
+                // rotating report says it and goes on (its sink has no failure to stop on).
                 if frontend.sink.failure != nil { return true }
                 if let limit, frontend.analysis.summary.framesRead >= limit { return true }
                 if let deadline, Frontend.now() >= deadline { return true }
                 return false
             }
-            if let writer, !writer.close() {
-                Frontend.warn("\(writer.path): the capture file could not be written completely")
-            }
+            // A rotating capture file's losses were said as they happened; this says the total.
+            let packetProblem = outputs.packets?.file.close()
+            if let packetProblem, outputs.packets?.file.fatal == nil { Frontend.warn(packetProblem) }
             // libpcap's counts, added over the interfaces.
             var stats: LiveSource.Statistics? = nil
             for h in handles {
@@ -301,23 +333,29 @@ extension DiscoScope {
                     "the kernel dropped \(s.dropped) packet(s) (interface: \(s.droppedByInterface)); findings that need every packet may be incomplete. A larger -B buffer or a narrower filter helps."
                 )
             }
-            return frontend.finish { summary in
+            let status = frontend.finish { summary in
                 summary.interface = session
                 if let s = stats {
                     summary.packetsReceived = s.received
                     summary.packetsDropped = s.dropped
                     summary.packetsDroppedByInterface = s.droppedByInterface
                 }
+                if let packetProblem, outputs.packets?.file.fatal == nil { summary.inputErrors.append(packetProblem) }
             }
+            // Packets that did not reach the capture file: the run is not clean.
+            return packetProblem != nil ? max(status, 2) : status
         }
     }
 }
 
-/// SIGINT / SIGTERM handling without async-signal-unsafe work in a handler: the signals are
-/// blocked in every thread and one thread waits for them with `sigwait`. The first asks the
-/// capture loop to stop (and wakes libpcap); the second exits at once with 130.
+/// SIGINT / SIGTERM / SIGHUP handling without async-signal-unsafe work in a handler: the
+/// signals are blocked in every thread and one thread waits for them with `sigwait`. The
+/// first SIGINT or SIGTERM asks the capture loop to stop (and wakes libpcap); the second exits
+/// at once with 130. SIGHUP asks the reading thread, which writes the outputs, to reopen them
+/// (`reopens` counts the requests; the reader compares it with the count it handled).
 final class StopController: @unchecked Sendable {
     let requested = Atomic<Bool>(false)
+    let reopens = Atomic<Int>(0)
     private let handles: [PcapHandle]
 
     init(_ handles: [PcapHandle]) { self.handles = handles }
@@ -327,6 +365,7 @@ final class StopController: @unchecked Sendable {
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGHUP)
         return set
     }
 
@@ -338,6 +377,10 @@ final class StopController: @unchecked Sendable {
             var set = StopController.signalSet()
             var sig: Int32 = 0
             while sigwait(&set, &sig) == 0 {
+                if sig == SIGHUP {
+                    reopens.wrappingAdd(1, ordering: .relaxed)
+                    continue
+                }
                 if requested.exchange(true, ordering: .relaxed) { _exit(130) }
                 for h in handles { h.breakLoop() }
             }

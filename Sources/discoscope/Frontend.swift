@@ -18,7 +18,7 @@ final class Frontend {
         FileHandleStderr.write("discoscope: \(TerminalText.escaped(message))\n")
     }
 
-    let sink: FileSink
+    let sink: any ReportSink
     let analysis: Analysis
     let rules: RuleOptions
     /// The text reporter, when the format is text: its summary is left out when no input
@@ -41,14 +41,15 @@ final class Frontend {
     init(
         output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
         packetOutput: PacketOutput? = nil,
-        wrapReporter: ((OutputFormatOption, any Reporter, FileSink) -> any Reporter)? = nil,
-        ownSources: Set<String> = [], subnets: [String: LinkSubnets] = [:]
+        wrapReporter: ((OutputFormatOption, any Reporter, any ReportSink) -> any Reporter)? = nil,
+        ownSources: Set<String> = [], subnets: [String: LinkSubnets] = [:], reportSink: (any ReportSink)? = nil
     ) throws {
         self.rules = rules
         reportPath = output.output
         let settings = try Settings(rules)
         self.settings = settings
-        sink = try FileSink.open(output.output)
+        // `capture`'s JSON lines to a file: its own sink, which rotates and reopens.
+        sink = try reportSink ?? FileSink.open(output.output)
         sink.flushEachWrite = live
         self.packetOutput = packetOutput
         var reporter: any Reporter

@@ -1,11 +1,24 @@
 import Glibc
 import Reporting
 
+/// Where a report goes: a `FileSink`, or for `capture`'s JSON lines written to a file, a
+/// `RotatingReportSink` (it rotates with -G/-C and reopens on SIGHUP).
+protocol ReportSink: OutputSink {
+    /// How the output is named in messages.
+    var name: String { get }
+    /// `errno` of the failure that ends the run (the report cannot be written).
+    var failure: Int32? { get }
+    var isTerminal: Bool { get }
+    var flushEachWrite: Bool { get set }
+    /// Completes the output; the failure message, or nil when everything reached it.
+    func close() -> String?
+}
+
 /// A buffered writer over a C `FILE*` (standard output or a file). Live capture flushes it
 /// after each line so `discoscope capture … | jq` works as packets arrive. Every write, flush
 /// and the final close is checked: the first failure is kept (`failure`) and ends the run
 /// with an error naming the output, so a report that was not written never looks written.
-final class FileSink: OutputSink {
+final class FileSink: ReportSink {
     private let file: UnsafeMutablePointer<FILE>
     private let owned: Bool
     private var closed = false

@@ -38,6 +38,20 @@ import Testing
         Case(args: ["analyze", ethernet, "-w", ethernet], status: 2, problem: "-w \(ethernet): refused"),
         Case(args: ["analyze", ethernet, "-w", "-"], status: 2, problem: "-w - writes the packets to standard output"),
         Case(args: ["capture", "-w", "-"], status: 2, problem: "-w - writes the packets to standard output"),
+        Case(
+            args: ["capture", "-G", "60", "-o", "r.txt"], status: 2,
+            problem:
+                "-G rotates only the -w capture file and a JSON lines report: -o r.txt with --format text cannot rotate; give --format jsonl"
+        ),
+        Case(
+            args: ["capture", "-C", "5", "-w", "c.pcap", "-o", "r.sarif", "--format", "sarif"], status: 2,
+            problem:
+                "-C rotates only the -w capture file and a JSON lines report: -o r.sarif with --format sarif cannot rotate"
+        ),
+        Case(args: ["capture", "-G", "10"], status: 2, problem: "give -w FILE or -o FILE"),
+        Case(args: ["capture", "-W", "3", "-w", "c.pcap"], status: 2, problem: "-W goes with -C or -G"),
+        Case(args: ["capture", "-C", "1.5", "-w", "c.pcap"], status: 2, problem: "-C 1.5: give a size in millions"),
+        Case(args: ["capture", "-G", "0", "-w", "c.pcap"], status: 2, problem: "-G needs a positive number"),
         Case(args: ["analyze", ethernet, "--min-messages=-2"], status: 2, problem: "--min-messages takes a count"),
         Case(args: ["analyze", ethernet, "--no-summary", "--format", "sarif"], status: 2, problem: "--no-summary"),
         Case(
