@@ -35,8 +35,9 @@ import WireFormat
         var w = MetricsExposition()
         w.family("x_total", .counter, help: "line\nbreak \\ kept")
         w.sample("x_total", [("device", "evil\"} 1\nfake_metric 9")], 3)
-        #expect(w.text == "# HELP x_total line\\nbreak \\\\ kept\n# TYPE x_total counter\n"
-            + "x_total{device=\"evil\\\"} 1\\nfake_metric 9\"} 3\n")
+        #expect(
+            w.text == "# HELP x_total line\\nbreak \\\\ kept\n# TYPE x_total counter\n"
+                + "x_total{device=\"evil\\\"} 1\\nfake_metric 9\"} 3\n")
     }
 
     @Test func labelValuesAreCutToTheBoundAtACharacterBoundary() {

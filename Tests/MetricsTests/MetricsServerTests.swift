@@ -68,7 +68,10 @@ import Testing
         let metrics = Self.request(s.port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(Self.status(metrics) == "HTTP/1.1 200 OK")
         #expect(metrics?.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n") == true)
-        #expect(metrics?.hasSuffix("\r\n\r\n# HELP discoscope_up_test Test.\n# TYPE discoscope_up_test gauge\ndiscoscope_up_test 1\n") == true)
+        #expect(
+            metrics?.hasSuffix(
+                "\r\n\r\n# HELP discoscope_up_test Test.\n# TYPE discoscope_up_test gauge\ndiscoscope_up_test 1\n")
+                == true)
         let health = Self.request(s.port, "GET /healthz HTTP/1.0\r\n\r\n")
         #expect(Self.status(health) == "HTTP/1.1 200 OK")
         #expect(health?.hasSuffix("\r\n\r\nok\n") == true)
@@ -143,10 +146,13 @@ import Testing
     }
 
     @Test func listenAddressesAreParsedStrictly() {
-        #expect(MetricsListenAddress.parse("9464") == MetricsListenAddress(host: "127.0.0.1", port: 9464, isIPv6: false))
+        #expect(
+            MetricsListenAddress.parse("9464") == MetricsListenAddress(host: "127.0.0.1", port: 9464, isIPv6: false))
         #expect(MetricsListenAddress.parse("0.0.0.0:80")?.host == "0.0.0.0")
         #expect(MetricsListenAddress.parse("[::1]:9464") == MetricsListenAddress(host: "::1", port: 9464, isIPv6: true))
-        for bad in ["", "x", "70000", "localhost:9464", "::1:9464", "[::1]", "[::1]:", "1.2.3.4:", ":9464", "[1.2.3.4]:1"] {
+        for bad in [
+            "", "x", "70000", "localhost:9464", "::1:9464", "[::1]", "[::1]:", "1.2.3.4:", ":9464", "[1.2.3.4]:1",
+        ] {
             #expect(MetricsListenAddress.parse(bad) == nil, "\(bad)")
         }
     }
