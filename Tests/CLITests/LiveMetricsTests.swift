@@ -230,3 +230,14 @@ struct LiveMetricsTests {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
 }
+
+/// `--metrics` takes numeric addresses only, said before anything is opened.
+@Suite struct MetricsOptionTests {
+    @Test func aMetricsAddressThatIsNotNumericIsAUsageError() throws {
+        for bad in ["localhost:9464", "::1:9464", "99999", "9464:"] {
+            let r = try run(["capture", "-i", "lo", "--metrics", bad])
+            #expect(r.status == 2, "--metrics \(bad): \(r.status)")
+            #expect(r.stderr.contains("--metrics \(bad): give PORT, ADDR:PORT or [ADDR]:PORT"), "\(r.stderr)")
+        }
+    }
+}
