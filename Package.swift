@@ -78,6 +78,8 @@ let package = Package(
         .testTarget(
             name: "AnalyzerTests", dependencies: ["Analyzer", "Driver", "Findings", "Rules", "Reporting", "TestSupport"]),
         .testTarget(name: "DiscoScopeKitTests", dependencies: ["DiscoScopeKit", "TestSupport"]),
+        .testTarget(
+            name: "MetricsTests", dependencies: ["Driver", "Analyzer", "Capture", "Findings", "Reporting", "WireFormat"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Golden", "Live"]),
     ]
 )

@@ -214,6 +214,30 @@ public final class Analysis {
     /// Hands one batch's results, in capture order, to the emitter.
     private func emit(_ r: borrowing BatchOutput) {
         emitter.emit(r, summary: &summary, limit: limitReached)
+        if liveTally != nil { liveTally?.take(r) }
+    }
+
+    /// Live metrics: messages by kind and findings by rule and severity, once
+    /// `keepLiveTally` started it (nil before).
+    @exclusivity(unchecked) public private(set) var liveTally: LiveTally? = nil
+    public func keepLiveTally() { if liveTally == nil { liveTally = LiveTally() } }
+    /// Called on the reading thread after each of live capture's conclusions (`conclude(by:)`,
+    /// once a second), when everything read so far has been emitted: the place to read
+    /// `liveView` and `summary`.
+    public var onConcluded: ((Timestamp) -> Void)? = nil
+
+    /// The current input's devices, hosts and service instances as they stand, as its
+    /// inventory at its end would list them (`LiveView`). Drains the batches in flight first.
+    public func liveView() -> LiveView {
+        scheduler.drain(emit: emit)
+        var v = LiveView.build(
+            ssdp: scheduler.settler.ssdp.model, mdns: scheduler.settler.mdns.model, findings: emitter.deviceFindings,
+            texts: emitter.hostFindingTexts, segments: emitter.segmentsSeen, byAddress: emitter.addressFindings,
+            names: segmentNames, file: sessionFileName)
+        v.stateEvicted =
+            summary.stateEvicted + scheduler.settler.ssdp.stateEvicted + scheduler.settler.mdns.stateEvicted
+            + intake.multicastEvicted
+        return v
     }
 
     /// Live capture with no packet waiting in the kernel (see `BatchScheduler.caughtUp`).
@@ -296,8 +320,8 @@ public final class Analysis {
         scheduler.settler.concludeSSDP(by: now, into: &reports)
         intake.conclude(by: now, into: &reports)
         scheduler.settler.concludeMDNS(by: now, into: &reports)
-        guard !reports.isEmpty else { return }
-        emit(concluded(reports, atEnd: false, mdnsModel: scheduler.settler.mdns.model))
+        if !reports.isEmpty { emit(concluded(reports, atEnd: false, mdnsModel: scheduler.settler.mdns.model)) }
+        onConcluded?(now)
     }
 
     /// Findings of session rules that concluded without a message to show them under, sorted

@@ -91,6 +91,8 @@ package struct BatchOutput: Sendable {
     /// reading thread's allocator arena under its lock, against the reading thread's own
     /// allocations.
     var spent = Batch()
+    /// The batch's messages by the kind their decoder gave them (live metrics).
+    var kinds = MessageKindCounts()
 }
 
 /// Where a message's output stands in its batch's output, for what the in-order stage puts
@@ -287,6 +289,7 @@ package struct MessageWorker: BatchWorker {
         // Decoded once: for the session stage's facts and for each context it is judged in.
         let decoded = ssdpJudge.decode(d)
         let captured = decoded.message
+        out.kinds.add(ssdpKind: captured.kind.rawValue)
         let start = SSDPRouter.start(d, decoded.facts, payloadKey: decoded.payloadKey)
         let entriesBefore = out.messages.count
         let usnUUID: ArraySlice<UInt8>?
@@ -353,6 +356,7 @@ package struct MessageWorker: BatchWorker {
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
         let input = mdns.judge(d, subnets: subnets[d.segment], into: &sink)
+        out.kinds.add(mdnsResponse: input.isResponse)
         // A forwarder's copy names no device, but shows the host it copies (counted among
         // the hosts seen, as the inventory lists it).
         if sink.deviceKey == 0, input.isRelayed, let h = MDNSJudge.named(input) {

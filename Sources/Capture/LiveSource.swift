@@ -101,6 +101,12 @@ public enum LiveSource {
         public var dropped: UInt64
         public var droppedByInterface: UInt64
 
+        public init(received: UInt64, dropped: UInt64, droppedByInterface: UInt64) {
+            self.received = received
+            self.dropped = dropped
+            self.droppedByInterface = droppedByInterface
+        }
+
         /// The counts of two captures (several interfaces) added.
         public static func + (a: Statistics, b: Statistics) -> Statistics {
             Statistics(

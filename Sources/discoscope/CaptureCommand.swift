@@ -120,6 +120,13 @@ extension DiscoScope {
                 "BPF filter expression (default: SSDP, mDNS, HTTP-looking UDP and IP fragments).", valueName: "filter"))
         var filterWords: [String] = []
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Serve Prometheus metrics at http://ADDR:PORT/metrics (and /healthz); ADDR defaults to 127.0.0.1, [::1]:PORT for IPv6. See docs/SENSOR.md.",
+                valueName: "[addr:]port"))
+        var metrics: String?
+
         @OptionGroup var subnets: SubnetOptions
         @OptionGroup var jobs: JobsOptions
 
@@ -139,6 +146,11 @@ extension DiscoScope {
             }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
             try rotation.check(writeFile: writeFile, output: output)
+            if let m = metrics, MetricsListenAddress.parse(m) == nil {
+                throw ValidationError(
+                    "--metrics \(m): give PORT, ADDR:PORT or [ADDR]:PORT with a numeric address (127.0.0.1:9464, [::1]:9464)"
+                )
+            }
         }
 
         func run() throws {
@@ -294,6 +306,28 @@ extension DiscoScope {
                 Frontend.warn(e.description)
                 return 2
             }
+            // The metrics listener is opened before the drop too (a port below 1024 needs root).
+            var metricsServer: MetricsServer? = nil
+            if let text = metrics, let address = MetricsListenAddress.parse(text) {
+                let live = LiveMetrics(collector: MetricsCollector())
+                let collector = live.collector
+                do {
+                    metricsServer = try MetricsServer.open(address) { collector.snapshot.exposition }
+                } catch {
+                    Frontend.warn(error.description)
+                    return 2
+                }
+                frontend.analysis.keepLiveTally()
+                let analysis = frontend.analysis
+                analysis.onConcluded = { now in
+                    var stats: LiveSource.Statistics? = nil
+                    for h in handles {
+                        guard let s = LiveSource.statistics(h) else { continue }
+                        stats = stats.map { $0 + s } ?? s
+                    }
+                    live.refresh(analysis, now: now, kernel: stats)
+                }
+            }
             // Everything privileged is open (the capture, the report and the temporary file
             // SARIF and JUnit keep results in): drop before the first packet is decoded.
             outputs.handOver(to: privileges)
@@ -303,6 +337,16 @@ extension DiscoScope {
                 Frontend.warn(problem)
                 return 2
             }
+            if let server = metricsServer {
+                guard server.start() else {
+                    Frontend.warn("--metrics: cannot start the thread that serves the metrics")
+                    return 2
+                }
+                let shown = MetricsListenAddress(
+                    host: server.address.host, port: server.port, isIPv6: server.address.isIPv6)
+                FileHandleStderr.write("metrics: http://\(shown)/metrics\n")
+            }
+            defer { metricsServer?.stop() }
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }

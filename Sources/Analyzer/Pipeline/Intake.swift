@@ -52,6 +52,9 @@ struct Intake {
     }
 
     /// The membership stage of the input that ended, replaced by a fresh one for the next.
+    /// Entries the membership rules' tables evicted in the current session so far.
+    var multicastEvicted: Int { multicast.stateEvicted }
+
     mutating func takeMulticast() -> MulticastStage {
         var ended = MulticastStage(disabled: disabled)
         swap(&ended, &multicast)
