@@ -1,3 +1,4 @@
+import CPcap
 import Glibc
 import NetLayers
 
