@@ -104,6 +104,8 @@ extension DiscoScope {
             name: .customShort("w"),
             help: ArgumentHelp(
                 "Also write the captured packets to FILE (pcap, flushed per packet; pcapng with several -i).",
+                discussion:
+                    "FILE.pcapng: pcapng, each packet with the findings known when its message's output is written as packet comments (Wireshark: frame.comment contains \"SSDP-005\"); packets wait in a bounded queue until then. Findings concluded later (a deadline passed, the end of the capture) are in the report only.",
                 valueName: "file"))
         var writeFile: String?
 
@@ -216,16 +218,19 @@ extension DiscoScope {
             // Every interface is opened (and the -w file created) before the privilege drop.
             // One interface: libpcap writes -w as pcap, as tcpdump does; several: one pcapng
             // with an interface description each, written in the merged order.
+            // FILE.pcapng: DiscoScope writes it, with finding comments (`AnnotatedCapture`).
             let several = interfaces.count > 1
+            let annotate = writeFile.map(AnnotatedPackets.wanted) ?? false
             var handles: [PcapHandle] = []
             for name in interfaces {
                 guard
-                    let handle = Self.openLive(name, o, filter: expression, writeFile: several ? nil : writeFile)
+                    let handle = Self.openLive(
+                        name, o, filter: expression, writeFile: several || annotate ? nil : writeFile)
                 else { return 2 }
                 handles.append(handle)
             }
             var writer: PcapNGWriter? = nil
-            if several, let path = writeFile {
+            if several || annotate, let path = writeFile {
                 do {
                     writer = try PcapNGWriter(
                         path: path,
@@ -255,11 +260,16 @@ extension DiscoScope {
             }
             // The session's name: the interface, or the interfaces joined by `+`.
             let session = interfaces.joined(separator: "+")
-            let source: any FrameSource =
+            var source: any FrameSource =
                 several
                 ? MergedSource(
-                    Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session, writer: writer)
+                    Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session,
+                    writer: annotate ? nil : writer)
                 : handles[0]
+            let annotated = writer.flatMap {
+                annotate ? AnnotatedCapture(writer: $0, comments: FindingComments(), several: several) : nil
+            }
+            if let annotated { source = AnnotatingSource(source, capture: annotated) }
             // SIGINT and SIGTERM are blocked before the analysis starts its threads, which
             // inherit the mask: only the controller's thread takes them.
             let stop = StopController(handles)
@@ -268,7 +278,7 @@ extension DiscoScope {
             do {
                 frontend = try Frontend(
                     output: output, rules: rules, live: true, jobs: jobs.count, inputs: [session],
-                    subnets: linkSubnets)
+                    subnets: linkSubnets, findingComments: annotated?.comments)
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2
@@ -276,6 +286,7 @@ extension DiscoScope {
             // Everything privileged is open (the capture, the report and the temporary file
             // SARIF and JUnit keep results in): drop before the first packet is decoded.
             guard privileges.drop() else { return 2 }
+            if let annotated { frontend.analysis.onSettled = { annotated.settled(through: $0) } }
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }
@@ -287,7 +298,14 @@ extension DiscoScope {
                 if let deadline, Frontend.now() >= deadline { return true }
                 return false
             }
-            if let writer, !writer.close() {
+            if let annotated {
+                // Everything read is emitted first, so the packets still held get the
+                // findings known before the capture's end.
+                frontend.analysis.caughtUp()
+                if !annotated.finish() {
+                    Frontend.warn("\(annotated.writer.path): the capture file could not be written completely")
+                }
+            } else if let writer, !writer.close() {
                 Frontend.warn("\(writer.path): the capture file could not be written completely")
             }
             // libpcap's counts, added over the interfaces.
