@@ -63,4 +63,44 @@ struct LiveCommentTests {
             #expect(commented[f.frame]?.contains(f.rule) == true, "frame \(f.frame) lacks \(f.rule)")
         }
     }
+
+    /// Two interfaces: the file has an interface each, and the packets of the findings keep
+    /// their interface and get their comments.
+    @Test func withTwoInterfacesEachCommentedPacketKeepsItsInterface() throws {
+        let net = try TwoLinks()
+        let segments = LiveSegmentTests()
+        let dir = try segments.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = try segments.startCapture(net, dir: dir)
+        for s in [try segments.send(net, lan: true), try segments.send(net, lan: false)] {
+            s.waitUntilExit()
+            #expect(s.terminationStatus == 0)
+        }
+        usleep(700_000)
+        segments.stop(p)
+        #expect(p.terminationStatus == 0)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        let findings = out.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.filter { $0["type"] as? String == "finding" && ["SSDP-104", "MDNS-102"].contains($0["rule"] as? String) }
+        #expect(findings.count == 4)
+        let t = try runProcess(
+            commentReader ?? "",
+            [
+                "-r", dir + "/segments.pcapng", "-Y", #"frame.comment contains "DiscoScope""#, "-T", "fields", "-e",
+                "frame.number", "-e", "frame.interface_name", "-e", "frame.comment", "-E", "separator=|",
+            ])
+        var commented: [Int: (interface: String, text: String)] = [:]
+        for line in t.lines {
+            let cols = line.split(separator: "|", maxSplits: 2).map(String.init)
+            guard cols.count == 3, let n = Int(cols[0]) else { continue }
+            commented[n] = (cols[1], cols[2])
+        }
+        for f in findings {
+            let frame = (f["frames"] as? [Int])?.first ?? 0
+            let rule = f["rule"] as? String ?? ""
+            #expect(commented[frame]?.text.contains(rule) == true, "frame \(frame) lacks \(rule)")
+            #expect(commented[frame]?.interface == f["segment"] as? String, "frame \(frame)")
+        }
+    }
 }
