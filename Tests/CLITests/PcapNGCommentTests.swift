@@ -154,4 +154,19 @@ struct PcapNGCommentTests {
         }
         #expect(!found[0].isEmpty && found[0] == found[1])
     }
+
+    @Test func commentsOnHostilePacketTextAreEscapedToPrintableUTF8() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = dir + "/t.pcapng"
+        let r = try run([
+            "analyze", Fixtures.capture("hostile/terminal-injection.pcap"), "-w", out, "-q", "--fail-on", "never",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let comments = try packetComments(out).flatMap(\.comments)
+        #expect(!comments.isEmpty)
+        for c in comments {
+            #expect(!c.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(c)")
+        }
+    }
 }
