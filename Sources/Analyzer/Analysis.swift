@@ -79,6 +79,11 @@ public final class Analysis {
         case message(fragmentFrames: [Int])
         case fragment
     }
+    /// `capture -w FILE.pcapng`: called on the reading thread once the output of every
+    /// message of the current input up to frame `n` has been emitted (`Int.max`: of every
+    /// frame read so far), so their findings have passed the policy, but for those session
+    /// rules conclude later (a deadline passed, the end of the input).
+    public var onSettled: ((_ n: Int) -> Void)? = nil
     @exclusivity(unchecked) private var fileIndex = 0
     /// A session (input file) was started, and its file.
     @exclusivity(unchecked) private var sessionStarted = false
@@ -215,6 +220,12 @@ public final class Analysis {
     private func emit(_ r: borrowing BatchOutput) {
         emitter.emit(r, summary: &summary, limit: limitReached)
         if liveTally != nil { liveTally?.take(r) }
+        // A batch's items are in capture order; a conclusion's output has none.
+        if let onSettled, let last = r.spent.items.last {
+            switch last.message {
+            case .ssdp(let d), .mdns(let d): onSettled(d.frame)
+            }
+        }
     }
 
     /// Live metrics: messages by kind and findings by rule and severity, once
@@ -240,8 +251,12 @@ public final class Analysis {
         return v
     }
 
-    /// Live capture with no packet waiting in the kernel (see `BatchScheduler.caughtUp`).
-    package func caughtUp() { scheduler.caughtUp(emit: emit) }
+    /// Live capture with no packet waiting in the kernel (see `BatchScheduler.caughtUp`):
+    /// everything read so far is emitted.
+    package func caughtUp() {
+        scheduler.caughtUp(emit: emit)
+        onSettled?(Int.max)
+    }
 
     /// Ends the run: stateful rules conclude, the reporter writes its summary or document.
     public func finish(extra: (inout RunSummary) -> Void = { _ in }) -> RunSummary {

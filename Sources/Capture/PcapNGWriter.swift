@@ -44,12 +44,13 @@ public final class PcapNGWriter {
         var head = Self.block(
             0x0A0D_0D0A, Self.u32(0x1A2B_3C4D) + Self.u16(1) + Self.u16(0) + [UInt8](repeating: 0xFF, count: 8))
         for i in interfaces {
-            // Link type, reserved, snap length; if_name (2), if_tsresol (9) = 10^-9, end.
+            // Link type, reserved, snap length; if_name (2, when named), if_tsresol (9) =
+            // 10^-9, end.
             let name = Array(i.name.utf8.prefix(Int(UInt16.max) - 4))
             let body =
                 Self.u16(UInt16(truncatingIfNeeded: i.linkType.rawValue)) + Self.u16(0)
-                + Self.u32(UInt32(clamping: i.snapLength)) + Self.option(2, name) + Self.option(9, [9])
-                + Self.option(0, [])
+                + Self.u32(UInt32(clamping: i.snapLength)) + (name.isEmpty ? [] : Self.option(2, name))
+                + Self.option(9, [9]) + Self.option(0, [])
             head += Self.block(1, body)
         }
         guard fwrite(head, 1, head.count, f) == head.count, fflush(f) == 0 else {
@@ -63,10 +64,14 @@ public final class PcapNGWriter {
 
     deinit { if let file { fclose(file) } }
 
-    /// Appends `frame` captured on interface `interface` and flushes it. A failed write cuts
-    /// the file back to its whole blocks (readable, everything before kept), closes it and
+    /// Appends `frame` captured on interface `interface`, with `comments` as its `opt_comment`
+    /// options (UTF-8; each cut to an option's 65535 bytes, and those that would make the
+    /// block longer than a reader takes left out), and flushes it. A failed write cuts the
+    /// file back to its whole blocks (readable, everything before kept), closes it and
     /// throws: the capture ends.
-    public func write(interface: Int, frame: RawFrame, bytes: UnsafeRawBufferPointer) throws(CaptureError) {
+    public func write(
+        interface: Int, frame: RawFrame, bytes: UnsafeRawBufferPointer, comments: [String] = []
+    ) throws(CaptureError) {
         guard let f = file, interface >= 0, interface < interfaces else { return }
         // Nanoseconds since the epoch (a time before it is written as 0).
         let units =
@@ -77,7 +82,17 @@ public final class PcapNGWriter {
         // A block the reader reads back (a live snapshot length is far below the bound).
         let captured = min(bytes.count, PcapNGSource.maxBlockLength - 36)
         let padding = (4 - captured % 4) % 4
-        let total = 32 + captured + padding
+        var options: [UInt8] = []
+        if !comments.isEmpty {
+            let room = PcapNGSource.maxBlockLength - 32 - captured - padding - 4
+            for c in comments {
+                let text = Self.utf8Prefix(c, Int(UInt16.max))
+                guard options.count + 4 + text.count + 3 <= room else { break }
+                options += Self.option(1, text)
+            }
+            if !options.isEmpty { options += Self.option(0, []) }
+        }
+        let total = 32 + captured + padding + options.count
         block.removeAll(keepingCapacity: true)
         block += Self.u32(6) + Self.u32(UInt32(total)) + Self.u32(UInt32(interface))
         block += Self.u32(UInt32(truncatingIfNeeded: units >> 32)) + Self.u32(UInt32(truncatingIfNeeded: units))
@@ -85,7 +100,9 @@ public final class PcapNGWriter {
         if let base = bytes.baseAddress {
             block.append(contentsOf: UnsafeRawBufferPointer(start: base, count: captured))
         }
-        block += [UInt8](repeating: 0, count: padding) + Self.u32(UInt32(total))
+        block += [UInt8](repeating: 0, count: padding)
+        block += options
+        block += Self.u32(UInt32(total))
         guard fwrite(block, 1, block.count, f) == block.count, fflush(f) == 0 else {
             let code = errno
             // What the FILE still buffers is dropped, so closing it writes nothing more.
@@ -115,6 +132,16 @@ public final class PcapNGWriter {
     static func u16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     static func u32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
     static func padded(_ b: [UInt8]) -> [UInt8] { b + [UInt8](repeating: 0, count: (4 - b.count % 4) % 4) }
+
+    /// The UTF-8 of `s`, at most `limit` bytes of it, cut before a whole character.
+    static func utf8Prefix(_ s: String, _ limit: Int) -> [UInt8] {
+        var b = Array(s.utf8)
+        guard b.count > limit else { return b }
+        var end = limit
+        while end > 0 && b[end] & 0xC0 == 0x80 { end -= 1 }
+        b.removeSubrange(end...)
+        return b
+    }
 
     static func option(_ code: UInt16, _ value: [UInt8]) -> [UInt8] {
         u16(code) + u16(UInt16(truncatingIfNeeded: value.count)) + padded(value)

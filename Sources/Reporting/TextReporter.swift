@@ -470,8 +470,9 @@ public struct TextRenderer: MessageRenderer {
         }
     }
 
-    /// One finding line (sized by the caller).
-    private static func writeFinding(
+    /// One finding line (sized by the caller); also a pcapng packet comment's text
+    /// (`FindingComment`).
+    static func writeFinding(
         _ fp: UnsafePointer<Finding>, indent: Int, segment: String, frameDescription: Bool, color: Bool,
         into o: inout OutputSpan<UInt8>
     ) {

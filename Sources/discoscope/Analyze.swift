@@ -52,6 +52,8 @@ extension DiscoScope {
             name: .customShort("w"),
             help: ArgumentHelp(
                 "Write the packets that carry SSDP or mDNS messages to FILE (pcap, for Wireshark; - for standard output, with -o FILE for the report).",
+                discussion:
+                    "FILE.pcapng: pcapng, each packet with the findings that name it as packet comments (Wireshark: frame.comment contains \"SSDP-005\"), end-of-input findings included.",
                 valueName: "file"))
         var writeFile: String?
 

@@ -105,6 +105,8 @@ extension DiscoScope {
             name: .customShort("w"),
             help: ArgumentHelp(
                 "Also write the captured packets to FILE (pcap, each packet written as it comes; pcapng with several -i); -G, -C and -W rotate it.",
+                discussion:
+                    "FILE.pcapng: pcapng, each packet with the findings known when its message's output is written as packet comments (Wireshark: frame.comment contains \"SSDP-005\"); packets wait in a bounded queue until then. Findings concluded later (a deadline passed, the end of the capture) are in the report only. It is written whole: -G, -C and -W rotate a .pcap file.",
                 valueName: "file"))
         var writeFile: String?
 
@@ -146,6 +148,11 @@ extension DiscoScope {
             }
             if let d = duration, !(d > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
             try rotation.check(writeFile: writeFile, output: output)
+            if rotation.rotates, let w = writeFile, AnnotatedPackets.wanted(w) {
+                throw ValidationError(
+                    "-w \(w): a pcapng file with finding comments is written whole and cannot rotate; give -w FILE.pcap to rotate"
+                )
+            }
             if let m = metrics, MetricsListenAddress.parse(m) == nil {
                 throw ValidationError(
                     "--metrics \(m): give PORT, ADDR:PORT or [ADDR]:PORT with a numeric address (127.0.0.1:9464, [::1]:9464)"
@@ -232,14 +239,30 @@ extension DiscoScope {
             // Every interface is opened (and the first -w file created) before the privilege
             // drop. One interface: -w is pcap, as tcpdump writes it; several: one pcapng with
             // an interface description each, written in the merged order. Either may rotate.
+            // FILE.pcapng: DiscoScope writes it once each message is analysed, with finding
+            // comments (`AnnotatedCapture`); it does not rotate.
             let several = interfaces.count > 1
+            let annotate = writeFile.map(AnnotatedPackets.wanted) ?? false
             var handles: [PcapHandle] = []
             for name in interfaces {
                 guard let handle = Self.openLive(name, o, filter: expression, writeFile: nil) else { return 2 }
                 handles.append(handle)
             }
+            var writer: PcapNGWriter? = nil
+            if annotate, let path = writeFile {
+                do {
+                    writer = try PcapNGWriter(
+                        path: path,
+                        interfaces: zip(interfaces, handles).map {
+                            PcapNGWriter.Interface(name: $0, linkType: $1.linkType, snapLength: $1.snapshotLength)
+                        })
+                } catch {
+                    Frontend.warn(error.description)
+                    return 2
+                }
+            }
             let outputs = CaptureOutputs()
-            if let path = writeFile {
+            if !annotate, let path = writeFile {
                 let format: any CaptureFileFormat =
                     several
                     ? PcapNGFormat(
@@ -277,7 +300,9 @@ extension DiscoScope {
                 several
                 ? MergedSource(Array(zip(handles.map { $0 as any FrameSource }, interfaces)), input: session)
                 : handles[0]
-            let source: any FrameSource = outputs.packets.map { RecordingSource(captured, output: $0) } ?? captured
+            var source: any FrameSource = outputs.packets.map { RecordingSource(captured, output: $0) } ?? captured
+            let annotated = writer.map { AnnotatedCapture(writer: $0, comments: FindingComments(), several: several) }
+            if let annotated { source = AnnotatingSource(source, capture: annotated) }
             // Not root, with capabilities (systemd's AmbientCapabilities=, setcap): the capture
             // is open and nothing later needs them. Given up before the first other thread
             // starts, since each thread has its own and inherits its maker's.
@@ -301,7 +326,7 @@ extension DiscoScope {
                 }
                 frontend = try Frontend(
                     output: output, rules: rules, live: true, jobs: jobs.count, inputs: [session],
-                    subnets: linkSubnets, reportSink: outputs.report)
+                    subnets: linkSubnets, reportSink: outputs.report, findingComments: annotated?.comments)
             } catch let e as InputError {
                 Frontend.warn(e.description)
                 return 2
@@ -347,6 +372,7 @@ extension DiscoScope {
                 FileHandleStderr.write("metrics: http://\(shown)/metrics\n")
             }
             defer { metricsServer?.stop() }
+            if let annotated { frontend.analysis.onSettled = { annotated.settled(through: $0) } }
             let started = Frontend.now()
             let limit = count
             let deadline = duration.map { started + $0 }
@@ -366,6 +392,14 @@ extension DiscoScope {
             // A rotating capture file's losses were said as they happened; this says the total.
             let packetProblem = outputs.packets?.file.close()
             if let packetProblem, outputs.packets?.file.fatal == nil { Frontend.warn(packetProblem) }
+            if let annotated {
+                // Everything read is emitted first, so the packets still held get the
+                // findings known before the capture's end.
+                frontend.analysis.caughtUp()
+                if !annotated.finish() {
+                    Frontend.warn("\(annotated.writer.path): the capture file could not be written completely")
+                }
+            }
             // libpcap's counts, added over the interfaces.
             var stats: LiveSource.Statistics? = nil
             for h in handles {

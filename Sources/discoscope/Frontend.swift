@@ -42,7 +42,8 @@ final class Frontend {
         output: OutputOptions, rules: RuleOptions, live: Bool = false, jobs: Int = 1, inputs: [String] = [],
         packetOutput: PacketOutput? = nil,
         wrapReporter: ((OutputFormatOption, any Reporter, any ReportSink) -> any Reporter)? = nil,
-        ownSources: Set<String> = [], subnets: [String: LinkSubnets] = [:], reportSink: (any ReportSink)? = nil
+        ownSources: Set<String> = [], subnets: [String: LinkSubnets] = [:], reportSink: (any ReportSink)? = nil,
+        findingComments: FindingComments? = nil
     ) throws {
         self.rules = rules
         reportPath = output.output
@@ -107,13 +108,15 @@ final class Frontend {
         options.reportsInventory = output.format == .text || output.format == .jsonl || html || wrapReporter != nil
         let collector: BaselineCollector? = rules.writeBaseline == nil ? nil : baselineOut
         let marked = packetOutput?.findingFrames
+        // `-w FILE.pcapng`: each reported finding's comment on the frames it names.
+        let commented = packetOutput?.comments ?? findingComments
         let below = belowMinimum
         let own = ownFindings
         // SARIF and JUnit list what the baseline accepts, as suppressed or skipped; the other
         // reports leave it out (and count it as suppressed).
         let listsAccepted = (output.format == .sarif || output.format == .junit) && wrapReporter == nil
         let policy: (@Sendable (Finding) -> Finding?)?
-        if settings.isIdentity && collector == nil && marked == nil && ownSources.isEmpty {
+        if settings.isIdentity && collector == nil && marked == nil && commented == nil && ownSources.isEmpty {
             policy = nil
         } else {
             policy = { f in
@@ -135,6 +138,7 @@ final class Frontend {
                     return accepted
                 }
                 marked?.insert(kept)
+                commented?.insert(kept)
                 return kept
             }
         }

@@ -11,13 +11,19 @@ import WireFormat
 /// `--only-findings`, only the messages a reported finding names (its frame and related
 /// frames): those are known once the analysis has judged them, so the messages go to a
 /// temporary file first and the wanted ones are copied at the end (memory holds only the
-/// frame numbers).
+/// frame numbers). `FILE.pcapng` is written the same way, each packet with the comments of
+/// the findings that name it (`AnnotatedPackets`).
 final class PacketOutput {
     let path: String
     let onlyFindings: Bool
     /// Frames named by reported findings (only with `--only-findings`); filled by the policy
     /// on worker threads.
     let findingFrames: FrameMarks?
+    /// `FILE.pcapng`: the comments of each frame's findings; filled by the policy on worker
+    /// threads.
+    let comments: FindingComments?
+    /// The messages go to the temporary file first (`--only-findings`, comments).
+    private var staged: Bool { onlyFindings || comments != nil }
     private var writer: PcapWriter? = nil
     private var fileIndex = 0
     /// The current input's link type differs from the output file's: its frames are left out.
@@ -30,8 +36,10 @@ final class PacketOutput {
     /// like the reassembler: 256 frames, 8 MiB.
     private var fragments: [(frame: Int, time: Timestamp, length: Int, bytes: [UInt8])] = []
     private var fragmentBytes = 0
-    /// With `--only-findings`: the message each record of the temporary file belongs to.
+    /// With `--only-findings` or comments: the message each record of the temporary file
+    /// belongs to (`fragmentFlag` on the fragments written before it).
     private var records: [UInt64] = []
+    static let fragmentFlag: UInt64 = 1 << 63
     private var temporary: String { path + ".discoscope-partial" }
 
     /// Checks that `path` can be written before any input is read (`-`: standard output,
@@ -46,6 +54,7 @@ final class PacketOutput {
         self.path = path
         self.onlyFindings = onlyFindings
         findingFrames = onlyFindings ? FrameMarks() : nil
+        comments = AnnotatedPackets.wanted(path) ? FindingComments() : nil
     }
 
     static func key(_ fileIndex: Int, _ frame: Int) -> UInt64 {
@@ -67,7 +76,7 @@ final class PacketOutput {
         }
         do {
             writer = try PcapWriter(
-                path: onlyFindings ? temporary : path, linkType: handle.linkType,
+                path: staged ? temporary : path, linkType: handle.linkType,
                 snaplen: Int32(clamping: max(handle.snapshotLength, 65535)))
             skipping = false
             return nil
@@ -106,11 +115,11 @@ final class PacketOutput {
                     writer.write(
                         time: (held.time.seconds, held.time.nanoseconds), originalLength: held.length, bytes: b)
                 }
-                if onlyFindings { records.append(id) }
+                if staged { records.append(id | Self.fragmentFlag) }
             }
             writer.write(
                 time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength, bytes: bytes)
-            if onlyFindings { records.append(id) }
+            if staged { records.append(id) }
         }
     }
 
@@ -124,8 +133,14 @@ final class PacketOutput {
         guard writer.close() else {
             return "-w \(path): could not write the whole file (\(String(cString: strerror(errno))))"
         }
-        guard onlyFindings, let marks = findingFrames else { return nil }
+        guard staged else { return nil }
         defer { unlink(temporary) }
+        if let comments {
+            return AnnotatedPackets.copy(
+                from: temporary, to: path, linkType: writer.linkType, records: records,
+                wanted: findingFrames?.snapshot(), comments: comments)
+        }
+        guard let marks = findingFrames else { return nil }
         do {
             let input = try OfflineSource.open(temporary)
             let out = try PcapWriter(
@@ -133,7 +148,7 @@ final class PacketOutput {
             let wanted = marks.snapshot()
             var k = 0
             while case .frame = try input.next({ frame, bytes in
-                if k < records.count, wanted.contains(records[k]) {
+                if k < records.count, wanted.contains(records[k] & ~Self.fragmentFlag) {
                     out.write(
                         time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength,
                         bytes: bytes)
