@@ -2,15 +2,15 @@
 """Churning discovery traffic for the sensor soak (Benchmarks/soak.sh).
 
 Sends RATE packets/s for SECONDS from the namespace it runs in: SSDP NOTIFYs to
-239.255.255.250:1900 and mDNS announcements to 224.0.0.251:5353 for a population of LIVE
-devices. Each device lives LIFETIME seconds, announcing every few seconds, then leaves —
-half of them with an ssdp:byebye and mDNS goodbyes (TTL 0), half silently — and a new
-device with a new UUID and host name takes its place, so the sensor sees devices come and go
-for the whole run (its tables must age them out, not grow). The rest of the rate is filled
-with M-SEARCHes and mDNS queries from a few searchers. Prints one line at the end:
-'sent N devices D'.
+239.255.255.250:1900 and mDNS announcements to 224.0.0.251:5353 from a rack of POP devices,
+as a soak rack sees them: each device is up for LIFETIME seconds, announcing, then down for
+LIFETIME/2 — half of them leave with an ssdp:byebye and mDNS goodbyes (TTL 0), half just go
+silent — and comes back with the same UUID and host name and its BOOTID one higher (a
+reboot). NEW_PER_MINUTE devices a minute are replaced by new ones (a new UUID and host name),
+so the sensor also meets identities it has never seen. The rest of the rate is M-SEARCHes and
+mDNS queries from a searcher. Prints one line at the end: 'sent N identities D'.
 
-usage: soak_sender.py SRC_IPV4 RATE SECONDS [LIVE] [LIFETIME]
+usage: soak_sender.py SRC_IPV4 RATE SECONDS [POP] [LIFETIME] [NEW_PER_MINUTE]
 """
 import socket
 import struct
@@ -45,7 +45,7 @@ def announcement(host, instance, address, ttl_scale=1):
     return struct.pack("!HHHHHH", 0, 0x8400, 0, len(records), 0, 0) + b"".join(records)
 
 
-def notify(device, nts, address):
+def notify(device, nts, address, boot):
     lines = [
         "NOTIFY * HTTP/1.1",
         "HOST: 239.255.255.250:1900",
@@ -55,7 +55,7 @@ def notify(device, nts, address):
         f"NTS: {nts}",
         "SERVER: Linux/6.1 UPnP/1.1 soak/1.0",
         f"USN: uuid:{device}::upnp:rootdevice",
-        "BOOTID.UPNP.ORG: 1",
+        f"BOOTID.UPNP.ORG: {boot}",
         "CONFIGID.UPNP.ORG: 1",
     ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
@@ -72,8 +72,9 @@ def main():
     src = sys.argv[1]
     rate = float(sys.argv[2])
     seconds = float(sys.argv[3])
-    live = int(sys.argv[4]) if len(sys.argv) > 4 else 1000
+    pop = int(sys.argv[4]) if len(sys.argv) > 4 else 1000
     lifetime = float(sys.argv[5]) if len(sys.argv) > 5 else 60.0
+    new_per_minute = float(sys.argv[6]) if len(sys.argv) > 6 else 10.0
     ssdp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     ssdp.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(src))
     ssdp.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
@@ -85,12 +86,15 @@ def main():
     start = time.monotonic()
     made = 0
 
-    def new_device(now):
+    def identity():
         nonlocal made
         made += 1
-        return {"uuid": str(uuid.uuid4()), "host": f"soak-{made}", "born": now, "polite": made % 2 == 0}
+        return {"uuid": str(uuid.uuid4()), "host": f"soak-{made}", "boot": 1, "polite": made % 2 == 0}
 
-    devices = [new_device(start - lifetime * k / live) for k in range(live)]
+    # Each device's cycle is up for `lifetime`, down for half of it, started at a spread phase.
+    period = lifetime * 1.5
+    devices = [dict(identity(), phase=period * k / pop, up=True) for k in range(pop)]
+    replaced = 0
     sent = 0
     turn = 0
     while True:
@@ -98,12 +102,15 @@ def main():
         elapsed = now - start
         if elapsed >= seconds:
             break
+        while replaced < int(elapsed / 60.0 * new_per_minute):
+            k = (replaced * 7919) % pop
+            devices[k] = dict(identity(), phase=devices[k]["phase"], up=devices[k]["up"])
+            replaced += 1
         due = int(elapsed * rate)
         while sent < due:
-            k = turn % (live + 8)
+            k = turn % (pop + pop // 8 + 1)
             turn += 1
-            if k >= live:
-                # Searchers: one M-SEARCH and one mDNS query in eight slots.
+            if k >= pop:
                 if k % 2:
                     ssdp.sendto(SEARCH, ("239.255.255.250", 1900))
                 else:
@@ -111,20 +118,23 @@ def main():
                 sent += 1
                 continue
             d = devices[k]
-            if now - d["born"] >= lifetime:
-                if d["polite"]:
-                    ssdp.sendto(notify(d["uuid"], "ssdp:byebye", src), ("239.255.255.250", 1900))
-                    mdns.sendto(announcement(d["host"], d["host"], src, 0), ("224.0.0.251", 5353))
-                    sent += 2
-                devices[k] = new_device(now)
+            up = (elapsed + d["phase"]) % period < lifetime
+            if d["up"] and not up and d["polite"]:
+                ssdp.sendto(notify(d["uuid"], "ssdp:byebye", src, d["boot"]), ("239.255.255.250", 1900))
+                mdns.sendto(announcement(d["host"], d["host"], src, 0), ("224.0.0.251", 5353))
+                sent += 2
+            if up and not d["up"]:
+                d["boot"] += 1
+            d["up"] = up
+            if not up:
                 continue
             if turn % 2:
-                ssdp.sendto(notify(d["uuid"], "ssdp:alive", src), ("239.255.255.250", 1900))
+                ssdp.sendto(notify(d["uuid"], "ssdp:alive", src, d["boot"]), ("239.255.255.250", 1900))
             else:
                 mdns.sendto(announcement(d["host"], d["host"], src), ("224.0.0.251", 5353))
             sent += 1
         time.sleep(0.002)
-    print(f"sent {sent} devices {made}")
+    print(f"sent {sent} identities {made}")
 
 
 if __name__ == "__main__":
