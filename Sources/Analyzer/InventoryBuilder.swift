@@ -89,9 +89,8 @@ enum InventoryBuilder {
         to inventory: inout Inventory
     ) {
         if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
-        let hostKeys = inOrder(model.hosts, firstFrame: \.firstFrame, name: { model.hosts[$0]?.name ?? "" }) {
-            $0.name != "."
-        }
+        let hostKeys = inOrder(
+            model.hosts, firstFrame: \.firstFrame, name: { model.hosts[$0]?.name ?? "" }, where: { $0.name != "." })
         var entries: [InventoryDevice] = []
         entries.reserveCapacity(hostKeys.count)
         // Each host's advertised addresses as text, for its entry and its services'.

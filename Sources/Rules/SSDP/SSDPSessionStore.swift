@@ -78,7 +78,9 @@ public struct SSDPSessionStore: SessionStore {
         } else if let u = e.facts.uuidKey, let c = e.claimedVersion {
             versions.insert(SSDPClaimedVersion(version: c, time: e.time), for: u, at: e.time, evicted: &tableEvictions)
         }
-        if let u = e.facts.uuidKey, e.kind == .notify || e.kind == .response { verdicts.devices.modify(u) { $0.saw(e) } }
+        if let u = e.facts.uuidKey, e.kind == .notify || e.kind == .response {
+            verdicts.devices.modify(u) { $0.saw(e) }
+        }
         model.update(with: e)
     }
 
