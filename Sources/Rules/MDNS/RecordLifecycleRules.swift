@@ -981,7 +981,7 @@ struct InstanceExpiredRule: SessionRule {
         "MDNS-522", "instance-expired", .info,
         "A DNS-SD instance that goes away says goodbye rather than letting its records run out",
         spec: "RFC 6762 §10.1, §5.2; RFC 6763 §4",
-        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture. This is the finding that tells a sensor an instance went silent. Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture ran at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted.",
+        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture. This is the finding that tells a sensor an instance went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture's mDNS traffic ran on at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted.",
         interop:
             "browsers drop the instance when its records run out; without a goodbye they list it as present until then, and a sensor learns it is gone only from this silence",
         example:
@@ -1070,10 +1070,13 @@ struct InstanceExpiredRule: SessionRule {
     }
 
     private enum Part { case ptr, srv, txt }
+    private typealias Slot = SessionTable<MDNSNameKey, Watch>.Slot
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, i.isMulticast, e.srcPort == 5353 else { return }
         let p = i.message.payload
+        // The row found last, valid until a row is added or removed.
+        var found: (key: UInt64, slot: Slot)?
         for r in i.records where r.section != .authority {
             // Only DNS-SD PTR, SRV and TXT records: most records leave before a lookup.
             let part: Part
@@ -1100,31 +1103,44 @@ struct InstanceExpiredRule: SessionRule {
                 // is an update; one for a subtype PTR leaves the instance.)
                 if part == .srv || (part == .ptr && r.dnssd.kind == .serviceType) {
                     store.verdicts.instanceLeases.remove(name)
+                    found = nil
                 }
                 continue
             }
             let lease = Lease(ttl: r.record.ttl, frame: e.frame, time: e.time)
-            let expiry = store.verdicts.instanceLeases.update(
-                name,
-                default: Watch(
-                    instance: i.name(target ?? r.record.name), last: e.time, lastFrame: e.frame, source: e.src),
-                at: e.time, evicted: &out.evictions
-            ) { w in
-                switch part {
-                // Of a browse PTR and a subtype PTR in one message, the longer-lived.
-                case .ptr: if w.ptr.map({ $0.frame != e.frame || $0.ttl < lease.ttl }) ?? true { w.ptr = lease }
-                case .srv: w.srv = lease
-                case .txt: w.txt = lease
-                }
-                w.last = e.time
-                w.lastFrame = e.frame
-                w.source = e.src
-                return w.expiry
+            // An instance's records are usually adjacent (PTR, SRV, TXT): its row is found once.
+            var slot: Slot
+            if let l = found, l.key == key {
+                slot = l.slot
+            } else if let s = store.verdicts.instanceLeases.slot(of: name) {
+                slot = s
+            } else {
+                let fresh = Watch(
+                    instance: i.name(target ?? r.record.name), last: e.time, lastFrame: e.frame, source: e.src)
+                store.verdicts.instanceLeases.add(fresh, forAbsent: name, at: e.time, evicted: &out.evictions)
+                guard let s = store.verdicts.instanceLeases.slot(of: name) else { continue }
+                slot = s
             }
+            found = (key, slot)
+            let expiry = take(lease, as: part, at: e, into: &store.verdicts.instanceLeases[slot])
             if store.verdicts.nextInstanceExpiry.map({ expiry < $0 }) ?? true {
                 store.verdicts.nextInstanceExpiry = expiry
             }
         }
+    }
+
+    /// Takes `lease` into the instance's row as its `part`; returns when the row runs out.
+    private static func take(_ lease: Lease, as part: Part, at e: MDNSEvent, into w: inout Watch) -> Timestamp {
+        switch part {
+        // Of a browse PTR and a subtype PTR in one message, the longer-lived.
+        case .ptr: if w.ptr.map({ $0.frame != lease.frame || $0.ttl < lease.ttl }) ?? true { w.ptr = lease }
+        case .srv: w.srv = lease
+        case .txt: w.txt = lease
+        }
+        w.last = e.time
+        w.lastFrame = e.frame
+        w.source = e.src
+        return w.expiry
     }
 
     static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
@@ -1155,7 +1171,7 @@ struct InstanceExpiredRule: SessionRule {
             guard w.ptr != nil else { continue }
             out.reportAtEnd(
                 Self.descriptor,
-                "instance \(w.instance) went silent: its records (\(w.ttls); the last at frame \(w.lastFrame)) ran out \(String(format1: Timestamp.seconds(from: w.last, to: x))) s after that frame with no refresh and no goodbye: browsers drop it",
+                "instance \(w.instance) went silent: its records (\(w.ttls); the last at frame \(w.lastFrame)) ran out with no refresh and no goodbye, and nothing of it came in the \(String(format1: Timestamp.seconds(from: w.last, to: now))) s after that frame: browsers drop it",
                 frames: [w.lastFrame], time: w.last, source: w.source)
         }
         for k in keys { store.verdicts.instanceLeases.remove(k) }

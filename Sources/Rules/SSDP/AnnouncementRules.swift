@@ -898,7 +898,7 @@ struct AdvertisementExpiredRule: SessionRule {
         "SSDP-521", "advertisement-expired", .warning,
         "A device leaving the network says ssdp:byebye rather than letting its advertisements run out",
         spec: "UDA 1.1/2.0 §1.2.2, §1.2.3",
-        "UDA 1.1 §1.2.3: \"When a device and its services are going to be removed from the network, the device should multicast an ssdp:byebye message corresponding to each of the ssdp:alive messages it multicasted that have not already expired\"; an advertisement lives max-age seconds (§1.2.2). Per UUID in USN: when every USN the device advertised (alive or response) and did not revoke by a byebye has run out (its last advertisement plus its max-age plus 1 s of jitter) and nothing of the device came since, it went silent: reported once, with its last advertisement's frame, and again only after it advertises anew. This is the finding that tells a sensor a device went silent. Live capture reports it on its timer, about a second after the last advertisement ran out; offline it is reported at the end of the input only when the capture ran at least another max-age past that moment (a capture that ends soon after cannot tell a device that left from one whose refresh came just after). Silent when the device revoked all its USNs (it said goodbye), gave no max-age, or when the model had dropped part of its history. DiscoScope infers from the capture alone: a refresh sent where the capture does not see it (another link, a lost packet) looks the same.",
+        "UDA 1.1 §1.2.3: \"When a device and its services are going to be removed from the network, the device should multicast an ssdp:byebye message corresponding to each of the ssdp:alive messages it multicasted that have not already expired\"; an advertisement lives max-age seconds (§1.2.2). Per UUID in USN: when every USN the device advertised (alive or response) and did not revoke by a byebye has run out (its last advertisement plus its max-age plus 1 s of jitter) and nothing of the device came since, it went silent: reported once, with its last advertisement's frame, and again only after it advertises anew. This is the finding that tells a sensor a device went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after the last advertisement ran out; offline it is reported at the end of the input only when the capture's SSDP traffic ran on at least another max-age past that moment (a capture that ends soon after cannot tell a device that left from one whose refresh came just after). Silent when the device revoked all its USNs (it said goodbye), gave no max-age, or when the model had dropped part of its history. DiscoScope infers from the capture alone: a refresh sent where the capture does not see it (another link, a lost packet) looks the same.",
         interop:
             "control points drop the device when its advertisements run out; without a byebye they show it as present until then, and a sensor learns it is gone only from this silence",
         example:
@@ -1014,11 +1014,11 @@ struct AdvertisementExpiredRule: SessionRule {
             let uuid = "uuid:" + (text.isEmpty ? "?" : text)
             let latest = d.sources.max { ($0.lastAdvertised ?? .zero) < ($1.lastAdvertised ?? .zero) }
             let source = latest?.address ?? .v4(0)
-            let after = Timestamp.seconds(from: x.time, to: x.expiry)
+            let quiet = Timestamp.seconds(from: x.time, to: now)
             let what = x.usns == 1 ? "its advertisement" : "its \(x.usns) advertisements"
             out.reportAtEnd(
                 Self.descriptor,
-                "\(uuid) went silent: \(what) (max-age \(x.maxAge) s, the last at frame \(x.frame)) ran out \(String(format1: after)) s after that frame without a refresh or an ssdp:byebye; control points drop it",
+                "\(uuid) went silent: \(what) (max-age \(x.maxAge) s, the last at frame \(x.frame)) ran out with no refresh and no ssdp:byebye, and nothing of it came in the \(String(format1: quiet)) s after that frame; control points drop it",
                 frames: [x.frame], time: x.time, source: source, device: uuid)
         }
     }
