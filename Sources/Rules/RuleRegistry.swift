@@ -74,6 +74,7 @@ public enum RuleRegistry {
         UpdateLocationSameRule.self,  // SSDP-518
         UnicastSearchAnsweredRule.self,  // SSDP-519
         MulticastAliveRule.self,  // SSDP-520
+        AdvertisementExpiredRule.self,  // SSDP-521
     ]
 
     /// SSDP rules judged from a fetched device description (`discoscope probe` fetches it;
@@ -180,6 +181,7 @@ public enum RuleRegistry {
         DuplicateSuppressionRule.self,  // MDNS-519
         NegativeAnswerRule.self,  // MDNS-520
         QUAnsweredRule.self,  // MDNS-521
+        InstanceExpiredRule.self,  // MDNS-522
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

@@ -292,6 +292,54 @@ struct LiveCaptureTests {
         #expect(offline.stdout.contains(#""mdns_messages":1"#) && findings511(offline.stdout).isEmpty)
     }
 
+    /// Silence is news (issue #54): a device whose one alive (max-age 3) runs out and an
+    /// instance whose one announcement (TTL 2) runs out are reported by the timer while the
+    /// capture still runs, when that happens, and not again at its end.
+    @Test func aDeviceAndAnInstanceThatGoSilentAreReportedWhenTheirAdvertisementsRunOut() throws {
+        let net = try VethPair()
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let report = dir + "/report.jsonl"
+        let capture = try startCapture(
+            net, ["--format", "jsonl", "-o", report, "-w", dir + "/silence.pcap", "--fail-on", "never"], dir: dir)
+        waitForFile(dir + "/silence.pcap", capture)
+        let sender = try runProcess(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.b, "/usr/bin/python3",
+                Fixtures.packageRoot + "/Tests/CLITests/Live/send_silence.py", net.addrB,
+            ])
+        #expect(sender.status == 0, "\(sender.stderr)")
+        let sent = Date()
+        func findings(_ rule: String) -> [String] {
+            let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").map(String.init).filter {
+                $0.contains(#""type":"finding""#) && $0.contains(#""rule":"\#(rule)""#)
+            }
+        }
+        // When each first shows in the report, polled while the capture runs.
+        var seen: [String: Double] = [:]
+        while Date().timeIntervalSince(sent) < 9, seen.count < 2, capture.isRunning {
+            for rule in ["SSDP-521", "MDNS-522"] where seen[rule] == nil && !findings(rule).isEmpty {
+                seen[rule] = Date().timeIntervalSince(sent)
+            }
+            usleep(100_000)
+        }
+        #expect(capture.isRunning, "the capture still runs")
+        // max-age 3 + 1 s of jitter, then the timer's second; TTL 2 + 1 s, then the second.
+        let ssdp = seen["SSDP-521"] ?? -1
+        let mdns = seen["MDNS-522"] ?? -1
+        #expect(ssdp > 3.5 && ssdp < 6.5, "SSDP-521 after \(ssdp) s: \(findings("SSDP-521"))")
+        #expect(mdns > 2.5 && mdns < 5.5, "MDNS-522 after \(mdns) s: \(findings("MDNS-522"))")
+        let live = findings("SSDP-521") + findings("MDNS-522")
+        #expect(live.allSatisfy { !$0.contains(#""at_end""#) }, "concluded while running: \(live)")
+        #expect(findings("SSDP-521").first?.contains("uuid:5e1e0ce0-0000-4000-8000-000000000521") == true)
+        #expect(findings("MDNS-522").first?.contains("Silent._http._tcp.local") == true)
+        capture.interrupt()
+        #expect(waitForExit(capture))
+        #expect(findings("SSDP-521").count == 1 && findings("MDNS-522").count == 1, "reported once")
+    }
+
     @Test func liveCaptureSaysWhatItListensOnAndWithWhichFilter() throws {
         let net = try VethPair()
         let dir = try tempDir()

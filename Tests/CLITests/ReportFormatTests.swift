@@ -411,14 +411,14 @@ func run(_ args: [String], cwd: String? = nil) throws -> ProcessResult {
         .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         let stateless = Set(catalog.filter { $0.last == "Stateless" }.compactMap(\.first))
         #expect(Set(ids).count == ids.count && stateless.isSubset(of: Set(ids)))
-        // The repository's own additions (docs/SSDP-RULES.md: SSDP-520; docs/PROBE-RULES.md:
+        // The repository's own additions (docs/SSDP-RULES.md: SSDP-520, 521; docs/PROBE-RULES.md:
         // probe's description checks; docs/SEGMENT-RULES.md: across segments; docs/MDNS-RULES.md:
-        // issue #52's mDNS rules).
+        // issues #52 and #54's mDNS rules).
         let additions =
-            ["SSDP-520"] + (601...606).map { "SSDP-\($0)" } + [
+            ["SSDP-520", "SSDP-521"] + (601...606).map { "SSDP-\($0)" } + [
                 "SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103", "SEG-104",
             ]
-            + ["MDNS-323", "MDNS-520", "MDNS-521"]
+            + ["MDNS-323", "MDNS-520", "MDNS-521", "MDNS-522"]
         #expect(Set(ids).isSubset(of: Set(catalog.compactMap(\.first) + additions)))
         for key in ["id", "name", "severity", "spec", "scope"] {
             #expect(list.allSatisfy { $0[key] is String }, "\(key)")

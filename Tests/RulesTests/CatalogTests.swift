@@ -24,7 +24,7 @@ import Testing
         return out
     }
 
-    /// The rules DiscoScope adds to the catalog itself (SSDP-520; SSDP-6xx, `probe`'s
+    /// The rules DiscoScope adds to the catalog itself (SSDP-520, 521; SSDP-6xx, `probe`'s
     /// description checks; SEG-xxx), documented in the repository until the shared catalog takes them.
     static let repoAdditions = [
         Fixtures.packageRoot + "/docs/PROBE-RULES.md", Fixtures.packageRoot + "/docs/SEGMENT-RULES.md",
@@ -68,9 +68,9 @@ import Testing
     @Test func theRepositoryAdditionsAreNewIDs() throws {
         let additions = try Self.catalogTables(Self.repoAdditions)
         #expect(
-            additions.keys.sorted() == ["MDNS-323", "MDNS-520", "MDNS-521"]
+            additions.keys.sorted() == ["MDNS-323", "MDNS-520", "MDNS-521", "MDNS-522"]
                 + ["SEG-001", "SEG-002", "SEG-003", "SEG-101", "SEG-102", "SEG-103", "SEG-104"]
-                + ["SSDP-520"] + (601...606).map { "SSDP-\($0)" })
+                + ["SSDP-520", "SSDP-521"] + (601...606).map { "SSDP-\($0)" })
         #expect(Set(additions.keys).isDisjoint(with: try Self.committedCopy().keys))
         if Self.sharedPresent { #expect(Set(additions.keys).isDisjoint(with: try Self.sharedCatalog().keys)) }
     }

@@ -533,6 +533,16 @@ struct MDNSVerdicts {
     /// exchange it answered.
     var quAnswers = SessionTable<QUAnsweredRule.Key, QUAnsweredRule.Row>(cap: 4096, horizon: 3600, activity: \.last)
 
+    // MARK: Silence (RecordLifecycleRules.swift)
+
+    /// MDNS-522: each DNS-SD instance's PTR, SRV and TXT as last multicast, by instance name
+    /// key, until they run out (reported then) or a goodbye; past the cap (the model's
+    /// `maxServices`), the least recently refreshed go.
+    var instanceLeases = SessionTable<MDNSNameKey, InstanceExpiredRule.Watch>(
+        cap: 16384, horizon: .infinity, activity: \.last)
+    /// MDNS-522: the earliest time a row of `instanceLeases` runs out (nil: no row), or earlier.
+    var nextInstanceExpiry: Timestamp?
+
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).

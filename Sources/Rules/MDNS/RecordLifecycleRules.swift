@@ -972,3 +972,209 @@ struct WholeRRSetRule: SessionRule {
             }
     }
 }
+
+/// MDNS-522: a DNS-SD service instance whose records all ran out with no refresh and no
+/// goodbye went silent; reported when that happens (live capture's timer), or at the end of
+/// a capture that outlived them.
+struct InstanceExpiredRule: SessionRule {
+    static let descriptor = RuleDescriptor.mdns(
+        "MDNS-522", "instance-expired", .info,
+        "A DNS-SD instance that goes away says goodbye rather than letting its records run out",
+        spec: "RFC 6762 §10.1, §5.2; RFC 6763 §4",
+        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture. This is the finding that tells a sensor an instance went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture's mDNS traffic ran on at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted.",
+        interop:
+            "browsers drop the instance when its records run out; without a goodbye they list it as present until then, and a sensor learns it is gone only from this silence",
+        example:
+            "PTR (TTL 4500), SRV (TTL 120) and TXT (TTL 4500) of Office._ipp._tcp.local. at t, then nothing of it and no goodbye: at t + 4501 s its records ran out",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            // Announced once with TTL 60 for all three, then the capture runs past 2 × 61 s.
+            RuleExample([
+                mdns(announcement(ttl: 60), at: 0), mdns(ask("_http._tcp.local"), src: "192.168.1.5", at: 130),
+            ])
+        ],
+        nonTriggering: [
+            // Near miss: the instance said goodbye.
+            RuleExample([
+                mdns(announcement(ttl: 60), at: 0), mdns(announcement(ttl: 0), at: 20),
+                mdns(ask("_http._tcp.local"), src: "192.168.1.5", at: 130),
+            ]),
+            // Near miss: the SRV (TTL 60) ran out long ago, but the PTR (TTL 4500) still lives.
+            RuleExample([
+                mdns(announcement(ttl: 60, ptrTTL: 4500), at: 0),
+                mdns(ask("_http._tcp.local"), src: "192.168.1.5", at: 130),
+            ]),
+            // Near miss: refreshed at 30 s; the capture ends 39 s after that ran out, under a
+            // TTL more.
+            RuleExample([
+                mdns(announcement(ttl: 60), at: 0), mdns(announcement(ttl: 60), at: 30),
+                mdns(ask("_http._tcp.local"), src: "192.168.1.5", at: 130),
+            ]),
+            // Near miss: SRV and TXT alone, no PTR seen (it may be cached from before).
+            RuleExample([mdns(srvAndTXT(ttl: 60), at: 0), mdns(ask("_http._tcp.local"), src: "192.168.1.5", at: 130)]),
+        ])
+
+    static func announcement(ttl: UInt32, ptrTTL: UInt32? = nil) -> DNSBuilder {
+        response { b in
+            b.record(.answer, "_http._tcp.local", 12, ttl: ptrTTL ?? ttl, rdata: B.name("Lamp._http._tcp.local"))
+            b.record(.answer, "Lamp._http._tcp.local", 33, flush: true, ttl: ttl, rdata: B.srv(80, "lamp.local"))
+            b.record(.answer, "Lamp._http._tcp.local", 16, flush: true, ttl: ttl, rdata: B.txt(["path=/"]))
+            b.record(.additional, "lamp.local", 1, flush: true, ttl: ttl, rdata: B.a("192.168.1.20"))
+        }
+    }
+
+    static func srvAndTXT(ttl: UInt32) -> DNSBuilder {
+        response { b in
+            b.record(.answer, "Lamp._http._tcp.local", 33, flush: true, ttl: ttl, rdata: B.srv(80, "lamp.local"))
+            b.record(.answer, "Lamp._http._tcp.local", 16, flush: true, ttl: ttl, rdata: B.txt(["path=/"]))
+        }
+    }
+
+    /// One record of an instance as last multicast: when, in which frame, with what TTL.
+    struct Lease {
+        var ttl: UInt32
+        var frame: Int
+        var time: Timestamp
+
+        /// When it runs out, plus 1 s of jitter.
+        var expiry: Timestamp {
+            Timestamp(seconds: time.seconds &+ Int64(ttl) &+ 1, nanoseconds: time.nanoseconds)
+        }
+    }
+
+    /// An instance's records (`MDNSVerdicts.instanceLeases`), by instance name key.
+    struct Watch {
+        var instance: String
+        var ptr: Lease?
+        var srv: Lease?
+        var txt: Lease?
+        /// Its latest record, and who sent it.
+        var last: Timestamp
+        var lastFrame: Int
+        var source: IPAddress
+
+        /// When the longest-lived of its records runs out.
+        var expiry: Timestamp {
+            var x = ptr?.expiry ?? .zero
+            if let e = srv?.expiry, e > x { x = e }
+            if let e = txt?.expiry, e > x { x = e }
+            return x
+        }
+
+        /// The TTLs it was given, for the report: `PTR TTL 4500 s, SRV TTL 120 s, …`.
+        var ttls: String {
+            [("PTR", ptr), ("SRV", srv), ("TXT", txt)].compactMap { n, l in l.map { "\(n) TTL \($0.ttl) s" } }
+                .joined(separator: ", ")
+        }
+    }
+
+    private enum Part { case ptr, srv, txt }
+    private typealias Slot = SessionTable<MDNSNameKey, Watch>.Slot
+
+    static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        guard let i = e.input, i.isResponse, i.isMulticast, e.srcPort == 5353 else { return }
+        let p = i.message.payload
+        // The row found last, valid until a row is added or removed.
+        var found: (key: UInt64, slot: Slot)?
+        for r in i.records where r.section != .authority {
+            // Only DNS-SD PTR, SRV and TXT records: most records leave before a lookup.
+            let part: Part
+            let key: UInt64
+            var target: DNSName? = nil
+            switch r.record.type {
+            case .ptr where r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype:
+                guard case .name(let t) = r.record.value else { continue }
+                target = t
+                key = r.target?.key ?? t.key(in: p)
+                part = .ptr
+            case .srv where r.dnssd.kind == .instance:
+                key = r.nameKey
+                part = .srv
+            case .txt where r.dnssd.kind == .instance:
+                key = r.nameKey
+                part = .txt
+            default:
+                continue
+            }
+            let name = MDNSNameKey(key)
+            guard r.record.ttl > 0 else {
+                // A goodbye for its browse PTR or its SRV: the instance left. (One for a TXT
+                // is an update; one for a subtype PTR leaves the instance.)
+                if part == .srv || (part == .ptr && r.dnssd.kind == .serviceType) {
+                    store.verdicts.instanceLeases.remove(name)
+                    found = nil
+                }
+                continue
+            }
+            let lease = Lease(ttl: r.record.ttl, frame: e.frame, time: e.time)
+            // An instance's records are usually adjacent (PTR, SRV, TXT): its row is found once.
+            var slot: Slot
+            if let l = found, l.key == key {
+                slot = l.slot
+            } else if let s = store.verdicts.instanceLeases.slot(of: name) {
+                slot = s
+            } else {
+                let fresh = Watch(
+                    instance: i.name(target ?? r.record.name), last: e.time, lastFrame: e.frame, source: e.src)
+                store.verdicts.instanceLeases.add(fresh, forAbsent: name, at: e.time, evicted: &out.evictions)
+                guard let s = store.verdicts.instanceLeases.slot(of: name) else { continue }
+                slot = s
+            }
+            found = (key, slot)
+            let expiry = take(lease, as: part, at: e, into: &store.verdicts.instanceLeases[slot])
+            if store.verdicts.nextInstanceExpiry.map({ expiry < $0 }) ?? true {
+                store.verdicts.nextInstanceExpiry = expiry
+            }
+        }
+    }
+
+    /// Takes `lease` into the instance's row as its `part`; returns when the row runs out.
+    private static func take(_ lease: Lease, as part: Part, at e: MDNSEvent, into w: inout Watch) -> Timestamp {
+        switch part {
+        // Of a browse PTR and a subtype PTR in one message, the longer-lived.
+        case .ptr: if w.ptr.map({ $0.frame != lease.frame || $0.ttl < lease.ttl }) ?? true { w.ptr = lease }
+        case .srv: w.srv = lease
+        case .txt: w.txt = lease
+        }
+        w.last = e.time
+        w.lastFrame = e.frame
+        w.source = e.src
+        return w.expiry
+    }
+
+    static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        guard let next = store.verdicts.nextInstanceExpiry, next < now else { return }
+        report(by: now, outlived: false, &store, &out)
+    }
+
+    /// Offline: only what ran out at least a TTL before the last packet.
+    static func finish(in store: inout MDNSSessionStore, into out: inout SessionReports) {
+        report(by: store.model.latest, outlived: true, &store, &out)
+    }
+
+    /// Reports the instances whose records ran out by `now` (and leaves them, so that a new
+    /// announcement starts anew); those known without a PTR go unreported.
+    private static func report(
+        by now: Timestamp, outlived: Bool, _ store: inout MDNSSessionStore, _ out: inout SessionReports
+    ) {
+        let gone = store.verdicts.instanceLeases.slots(where: { $0.expiry < now }, by: \.lastFrame)
+        var keys: [MDNSNameKey] = []
+        for slot in gone {
+            let w = store.verdicts.instanceLeases[slot]
+            let x = w.expiry
+            if outlived {
+                let longest = max(w.ptr?.ttl ?? 0, w.srv?.ttl ?? 0, w.txt?.ttl ?? 0)
+                guard Timestamp.seconds(from: x, to: now) >= Double(longest) else { continue }
+            }
+            keys.append(store.verdicts.instanceLeases.rows.keys[slot])
+            guard w.ptr != nil else { continue }
+            out.reportAtEnd(
+                Self.descriptor,
+                "instance \(w.instance) went silent: its records (\(w.ttls); the last at frame \(w.lastFrame)) ran out with no refresh and no goodbye, and nothing of it came in the \(String(format1: Timestamp.seconds(from: w.last, to: now))) s after that frame: browsers drop it",
+                frames: [w.lastFrame], time: w.last, source: w.source)
+        }
+        for k in keys { store.verdicts.instanceLeases.remove(k) }
+        store.verdicts.nextInstanceExpiry = store.verdicts.instanceLeases.rows.values.lazy.map(\.expiry).min()
+    }
+}

@@ -890,6 +890,140 @@ struct MulticastAliveRule: SessionRule {
     }
 }
 
+/// SSDP-521: a device whose advertisements all ran out with no refresh and no byebye went
+/// silent; reported when that happens (live capture's timer), or at the end of a capture
+/// that outlived them.
+struct AdvertisementExpiredRule: SessionRule {
+    static let descriptor = RuleDescriptor.ssdp(
+        "SSDP-521", "advertisement-expired", .warning,
+        "A device leaving the network says ssdp:byebye rather than letting its advertisements run out",
+        spec: "UDA 1.1/2.0 §1.2.2, §1.2.3",
+        "UDA 1.1 §1.2.3: \"When a device and its services are going to be removed from the network, the device should multicast an ssdp:byebye message corresponding to each of the ssdp:alive messages it multicasted that have not already expired\"; an advertisement lives max-age seconds (§1.2.2). Per UUID in USN: when every USN the device advertised (alive or response) and did not revoke by a byebye has run out (its last advertisement plus its max-age plus 1 s of jitter) and nothing of the device came since, it went silent: reported once, with its last advertisement's frame, and again only after it advertises anew. This is the finding that tells a sensor a device went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after the last advertisement ran out; offline it is reported at the end of the input only when the capture's SSDP traffic ran on at least another max-age past that moment (a capture that ends soon after cannot tell a device that left from one whose refresh came just after). Silent when the device revoked all its USNs (it said goodbye), gave no max-age, or when the model had dropped part of its history. DiscoScope infers from the capture alone: a refresh sent where the capture does not see it (another link, a lost packet) looks the same.",
+        interop:
+            "control points drop the device when its advertisements run out; without a byebye they show it as present until then, and a sensor learns it is gone only from this silence",
+        example:
+            "alive set with max-age 1800 at t, then nothing of the device: at t + 1801 s its advertisements ran out with no refresh and no byebye",
+        scope: .stateful)
+    static let examples = RuleExamples(
+        triggering: [
+            // One alive set with max-age 60, then the capture runs on past 2 × 61 s.
+            RuleExample(aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 0) + [otherSearch(at: 130)]),
+            // A device that answered a search (response, max-age 30) and then went quiet.
+            RuleExample([
+                searchFrom(at: 0), response(ssdp(okLine, response11.setting("CACHE-CONTROL", "max-age=30")), at: 0.1),
+                otherSearch(at: 70),
+            ]),
+        ],
+        nonTriggering: [
+            // Near miss: it said goodbye for every USN it advertised.
+            RuleExample(
+                aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 0)
+                    + aliveSet(byebye11, at: 20) + [otherSearch(at: 130)]),
+            // Near miss: refreshed at 30 s; the capture ends 39 s after that ran out, under a
+            // max-age more.
+            RuleExample(
+                aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 0)
+                    + aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 30) + [otherSearch(at: 130)]),
+            // Near miss: one USN revoked, the others still refreshed.
+            RuleExample(
+                aliveSet(alive11.setting("CACHE-CONTROL", "max-age=60"), at: 0)
+                    + [notify(targeting("upnp:rootdevice", byebye11), at: 10)]
+                    + [
+                        notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=60"), at: 25),
+                        notify(targeting(deviceTypeNT).setting("CACHE-CONTROL", "max-age=60"), at: 25.01),
+                        notify(targeting("uuid:\(exampleUUID)").setting("CACHE-CONTROL", "max-age=60"), at: 50),
+                        notify(targeting(deviceTypeNT).setting("CACHE-CONTROL", "max-age=60"), at: 50.01),
+                    ] + [otherSearch(at: 70)]),
+            // No max-age given: how long the advertisements live is unknown.
+            RuleExample([notify(alive11.removing("CACHE-CONTROL"), at: 0), otherSearch(at: 4000)]),
+        ])
+
+    /// What was reported of a device (`SSDPVerdicts.silentDevices`): its latest message then.
+    struct Silence {
+        var lastSeen: Timestamp
+        var lastFrame: Int
+    }
+
+    /// When its advertisements that still count ran out, with its last one.
+    struct Expiry {
+        var expiry: Timestamp
+        var frame: Int
+        var time: Timestamp
+        var maxAge: UInt64
+        var usns: Int
+    }
+
+    /// Nothing to judge per message: the model keeps each USN's last advertisement, and a
+    /// device is judged when its advertisements may have run out (`conclude`, `finish`).
+    static func judge(_ e: SSDPEvent, in store: inout SSDPSessionStore, into out: inout SessionReports) {}
+
+    /// The latest expiry of `d`'s USNs advertised and not revoked, and its last advertisement
+    /// (nil: no such USN, or one with no max-age).
+    static func expiry(of d: SSDPDeviceState) -> Expiry? {
+        var latest: Expiry?
+        for (_, u) in d.usns where u.isLive {
+            guard let x = u.expiry, let t = u.lastAdvertised, let m = u.maxAge else { return nil }
+            guard var l = latest else {
+                latest = Expiry(expiry: x, frame: u.lastAdvertisedFrame, time: t, maxAge: m, usns: 1)
+                continue
+            }
+            l.usns &+= 1
+            if x > l.expiry { l.expiry = x }
+            if u.lastAdvertisedFrame > l.frame {
+                l.frame = u.lastAdvertisedFrame
+                l.time = t
+            }
+            if m > l.maxAge { l.maxAge = m }
+            latest = l
+        }
+        return latest
+    }
+
+    static func conclude(by now: Timestamp, in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        report(by: now, outlived: false, &store, &out)
+    }
+
+    /// Offline: only what ran out at least a max-age before the last packet.
+    static func finish(in store: inout SSDPSessionStore, into out: inout SessionReports) {
+        report(by: store.latest, outlived: true, &store, &out)
+    }
+
+    private static func report(
+        by now: Timestamp, outlived: Bool, _ store: inout SSDPSessionStore, _ out: inout SessionReports
+    ) {
+        var silent: [(key: UInt64, d: SSDPDeviceState, x: Expiry)] = []
+        for (key, d) in store.model.devices where !d.historyIncomplete && d.longestMaxAge > 0 {
+            // No advertisement of it can have run out yet (whole seconds: an expiry is its
+            // advertisement's time plus max-age plus 1 s, to the nanosecond).
+            let bound = Int64(clamping: min(d.longestMaxAge, 1 << 40)) &+ 1
+            guard now.seconds &- d.lastSeen.seconds >= bound else { continue }
+            if let s = store.verdicts.silentDevices[key], s.lastSeen == d.lastSeen, s.lastFrame == d.lastFrame {
+                continue
+            }
+            guard let x = expiry(of: d), x.expiry < now else { continue }
+            if outlived {
+                let past = Timestamp.seconds(from: x.expiry, to: now)
+                guard past >= Double(min(x.maxAge, 1 << 40)) else { continue }
+            }
+            silent.append((key, d, x))
+        }
+        for (key, d, x) in silent.sorted(by: { $0.x.frame < $1.x.frame }) {
+            store.verdicts.silentDevices.insert(
+                Silence(lastSeen: d.lastSeen, lastFrame: d.lastFrame), for: key, at: now, evicted: &out.evictions)
+            let text = store.model.inventories[key]?.uuid ?? ""
+            let uuid = "uuid:" + (text.isEmpty ? "?" : text)
+            let latest = d.sources.max { ($0.lastAdvertised ?? .zero) < ($1.lastAdvertised ?? .zero) }
+            let source = latest?.address ?? .v4(0)
+            let quiet = Timestamp.seconds(from: x.time, to: now)
+            let what = x.usns == 1 ? "its advertisement" : "its \(x.usns) advertisements"
+            out.reportAtEnd(
+                Self.descriptor,
+                "\(uuid) went silent: \(what) (max-age \(x.maxAge) s, the last at frame \(x.frame)) ran out with no refresh and no ssdp:byebye, and nothing of it came in the \(String(format1: quiet)) s after that frame; control points drop it",
+                frames: [x.frame], time: x.time, source: source, device: uuid)
+        }
+    }
+}
+
 /// SSDP-515: a device advertises only the highest version of each type.
 struct HighestVersionOnlyRule: SessionRule {
     static let descriptor = RuleDescriptor.ssdp(

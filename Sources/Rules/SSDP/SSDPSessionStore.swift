@@ -214,6 +214,11 @@ struct SSDPVerdicts {
         cap: 4096, horizon: .infinity, activity: \.time)
     /// SSDP-519: unicast M-SEARCHes and who answered them, until the end of the input.
     var unicastSearches = SessionWindow<UnicastSearchAnsweredRule.Probe>(cap: 1024, span: .infinity, time: \.time)
+    /// SSDP-521: the devices reported silent, with their latest message then (a device that
+    /// sends anything since is judged again). Rows stay to the end of the input; past the
+    /// cap (the model's `maxDevices`), the earliest reported go.
+    var silentDevices = SessionTable<UInt64, AdvertisementExpiredRule.Silence>(
+        cap: 4096, horizon: .infinity, activity: \.lastSeen)
 
     // MARK: Searches (SessionRules.swift)
 
