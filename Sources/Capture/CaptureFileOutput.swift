@@ -129,39 +129,3 @@ public final class RecordingSource: FrameSource {
         return output.file.finished ? .end : r
     }
 }
-
-extension PcapNGWriter {
-    /// The blocks `init` writes: the section header, then an interface description per
-    /// interface (its name, nanosecond timestamps).
-    static func header(_ interfaces: [Interface]) -> [UInt8] {
-        var head = block(0x0A0D_0D0A, u32(0x1A2B_3C4D) + u16(1) + u16(0) + [UInt8](repeating: 0xFF, count: 8))
-        for i in interfaces {
-            let name = Array(i.name.utf8.prefix(Int(UInt16.max) - 4))
-            let body =
-                u16(UInt16(truncatingIfNeeded: i.linkType.rawValue)) + u16(0) + u32(UInt32(clamping: i.snapLength))
-                + option(2, name) + option(9, [9]) + option(0, [])
-            head += block(1, body)
-        }
-        return head
-    }
-
-    /// The Enhanced Packet Block `write` writes for `frame` on interface `interface`.
-    static func enhancedPacket(
-        interface: Int, frame: RawFrame, bytes: UnsafeRawBufferPointer, into out: inout [UInt8]
-    ) {
-        // Nanoseconds since the epoch (a time before it is written as 0).
-        let units =
-            frame.time.seconds <= 0
-            ? UInt64(frame.time.nanoseconds)
-            : UInt64(frame.time.seconds).multipliedReportingOverflow(by: 1_000_000_000).partialValue
-                &+ UInt64(frame.time.nanoseconds)
-        let captured = min(bytes.count, PcapNGSource.maxBlockLength - 36)
-        let padding = (4 - captured % 4) % 4
-        let total = 32 + captured + padding
-        out += u32(6) + u32(UInt32(total)) + u32(UInt32(truncatingIfNeeded: interface))
-        out += u32(UInt32(truncatingIfNeeded: units >> 32)) + u32(UInt32(truncatingIfNeeded: units))
-        out += u32(UInt32(captured)) + u32(UInt32(clamping: max(frame.originalLength, captured)))
-        if let base = bytes.baseAddress { out.append(contentsOf: UnsafeRawBufferPointer(start: base, count: captured)) }
-        out += [UInt8](repeating: 0, count: padding) + u32(UInt32(total))
-    }
-}

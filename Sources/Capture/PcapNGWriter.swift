@@ -40,19 +40,7 @@ public final class PcapNGWriter {
                 input: path, reason: "cannot write the capture file (\(String(cString: strerror(errno))))")
         }
         file = f
-        // Section header: byte-order magic, version 1.0, section length unknown (-1).
-        var head = Self.block(
-            0x0A0D_0D0A, Self.u32(0x1A2B_3C4D) + Self.u16(1) + Self.u16(0) + [UInt8](repeating: 0xFF, count: 8))
-        for i in interfaces {
-            // Link type, reserved, snap length; if_name (2, when named), if_tsresol (9) =
-            // 10^-9, end.
-            let name = Array(i.name.utf8.prefix(Int(UInt16.max) - 4))
-            let body =
-                Self.u16(UInt16(truncatingIfNeeded: i.linkType.rawValue)) + Self.u16(0)
-                + Self.u32(UInt32(clamping: i.snapLength)) + (name.isEmpty ? [] : Self.option(2, name))
-                + Self.option(9, [9]) + Self.option(0, [])
-            head += Self.block(1, body)
-        }
+        let head = Self.header(interfaces)
         guard fwrite(head, 1, head.count, f) == head.count, fflush(f) == 0 else {
             let reason = String(cString: strerror(errno))
             fclose(f)
@@ -73,36 +61,8 @@ public final class PcapNGWriter {
         interface: Int, frame: RawFrame, bytes: UnsafeRawBufferPointer, comments: [String] = []
     ) throws(CaptureError) {
         guard let f = file, interface >= 0, interface < interfaces else { return }
-        // Nanoseconds since the epoch (a time before it is written as 0).
-        let units =
-            frame.time.seconds <= 0
-            ? UInt64(frame.time.nanoseconds)
-            : UInt64(frame.time.seconds).multipliedReportingOverflow(by: 1_000_000_000).partialValue
-                &+ UInt64(frame.time.nanoseconds)
-        // A block the reader reads back (a live snapshot length is far below the bound).
-        let captured = min(bytes.count, PcapNGSource.maxBlockLength - 36)
-        let padding = (4 - captured % 4) % 4
-        var options: [UInt8] = []
-        if !comments.isEmpty {
-            let room = PcapNGSource.maxBlockLength - 32 - captured - padding - 4
-            for c in comments {
-                let text = Self.utf8Prefix(c, Int(UInt16.max))
-                guard options.count + 4 + text.count + 3 <= room else { break }
-                options += Self.option(1, text)
-            }
-            if !options.isEmpty { options += Self.option(0, []) }
-        }
-        let total = 32 + captured + padding + options.count
         block.removeAll(keepingCapacity: true)
-        block += Self.u32(6) + Self.u32(UInt32(total)) + Self.u32(UInt32(interface))
-        block += Self.u32(UInt32(truncatingIfNeeded: units >> 32)) + Self.u32(UInt32(truncatingIfNeeded: units))
-        block += Self.u32(UInt32(captured)) + Self.u32(UInt32(clamping: max(frame.originalLength, captured)))
-        if let base = bytes.baseAddress {
-            block.append(contentsOf: UnsafeRawBufferPointer(start: base, count: captured))
-        }
-        block += [UInt8](repeating: 0, count: padding)
-        block += options
-        block += Self.u32(UInt32(total))
+        Self.enhancedPacket(interface: interface, frame: frame, bytes: bytes, comments: comments, into: &block)
         guard fwrite(block, 1, block.count, f) == block.count, fflush(f) == 0 else {
             let code = errno
             // What the FILE still buffers is dropped, so closing it writes nothing more.
@@ -125,6 +85,57 @@ public final class PcapNGWriter {
         guard let f = file else { return true }
         file = nil
         return fclose(f) == 0
+    }
+
+    /// The section header (byte-order magic, version 1.0, section length unknown), then an
+    /// Interface Description Block per interface: link type, snap length, `if_name` when it is
+    /// named, `if_tsresol` 10^-9.
+    static func header(_ interfaces: [Interface]) -> [UInt8] {
+        var head = block(0x0A0D_0D0A, u32(0x1A2B_3C4D) + u16(1) + u16(0) + [UInt8](repeating: 0xFF, count: 8))
+        for i in interfaces {
+            let name = Array(i.name.utf8.prefix(Int(UInt16.max) - 4))
+            let body =
+                u16(UInt16(truncatingIfNeeded: i.linkType.rawValue)) + u16(0) + u32(UInt32(clamping: i.snapLength))
+                + (name.isEmpty ? [] : option(2, name)) + option(9, [9]) + option(0, [])
+            head += block(1, body)
+        }
+        return head
+    }
+
+    /// Appends to `out` the Enhanced Packet Block of `frame` on interface `interface`, with
+    /// `comments` as its `opt_comment` options (UTF-8; each cut to an option's 65535 bytes,
+    /// and those that would make the block longer than a reader takes left out).
+    static func enhancedPacket(
+        interface: Int, frame: RawFrame, bytes: UnsafeRawBufferPointer, comments: [String] = [],
+        into out: inout [UInt8]
+    ) {
+        // Nanoseconds since the epoch (a time before it is written as 0).
+        let units =
+            frame.time.seconds <= 0
+            ? UInt64(frame.time.nanoseconds)
+            : UInt64(frame.time.seconds).multipliedReportingOverflow(by: 1_000_000_000).partialValue
+                &+ UInt64(frame.time.nanoseconds)
+        // A block the reader reads back (a live snapshot length is far below the bound).
+        let captured = min(bytes.count, PcapNGSource.maxBlockLength - 36)
+        let padding = (4 - captured % 4) % 4
+        var options: [UInt8] = []
+        if !comments.isEmpty {
+            let room = PcapNGSource.maxBlockLength - 32 - captured - padding - 4
+            for c in comments {
+                let text = utf8Prefix(c, Int(UInt16.max))
+                guard options.count + 4 + text.count + 3 <= room else { break }
+                options += option(1, text)
+            }
+            if !options.isEmpty { options += option(0, []) }
+        }
+        let total = 32 + captured + padding + options.count
+        out += u32(6) + u32(UInt32(total)) + u32(UInt32(truncatingIfNeeded: interface))
+        out += u32(UInt32(truncatingIfNeeded: units >> 32)) + u32(UInt32(truncatingIfNeeded: units))
+        out += u32(UInt32(captured)) + u32(UInt32(clamping: max(frame.originalLength, captured)))
+        if let base = bytes.baseAddress { out.append(contentsOf: UnsafeRawBufferPointer(start: base, count: captured)) }
+        out += [UInt8](repeating: 0, count: padding)
+        out += options
+        out += u32(UInt32(total))
     }
 
     // MARK: Little-endian blocks
