@@ -981,7 +981,7 @@ struct InstanceExpiredRule: SessionRule {
         "MDNS-522", "instance-expired", .info,
         "A DNS-SD instance that goes away says goodbye rather than letting its records run out",
         spec: "RFC 6762 §10.1, §5.2; RFC 6763 §4",
-        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture. This is the finding that tells a sensor an instance went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture's mDNS traffic ran on at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted. Silent for an instance the session model dropped at its cap (counted in state_evicted).",
+        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture. This is the finding that tells a sensor an instance went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture's mDNS traffic ran on at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted.",
         interop:
             "browsers drop the instance when its records run out; without a goodbye they list it as present until then, and a sensor learns it is gone only from this silence",
         example:
@@ -1043,9 +1043,9 @@ struct InstanceExpiredRule: SessionRule {
         }
     }
 
-    /// An instance's records (`MDNSVerdicts.instanceLeases`), by instance name key (the
-    /// session model's key of the instance, whose row has its name's text for the report).
+    /// An instance's records (`MDNSVerdicts.instanceLeases`), by instance name key.
     struct Watch {
+        var instance: String
         var ptr: Lease?
         var srv: Lease?
         var txt: Lease?
@@ -1081,9 +1081,11 @@ struct InstanceExpiredRule: SessionRule {
             // Only DNS-SD PTR, SRV and TXT records: most records leave before a lookup.
             let part: Part
             let key: UInt64
+            var target: DNSName? = nil
             switch r.record.type {
             case .ptr where r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype:
                 guard case .name(let t) = r.record.value else { continue }
+                target = t
                 key = r.target?.key ?? t.key(in: p)
                 part = .ptr
             case .srv where r.dnssd.kind == .instance:
@@ -1113,7 +1115,8 @@ struct InstanceExpiredRule: SessionRule {
             } else if let s = store.verdicts.instanceLeases.slot(of: name) {
                 slot = s
             } else {
-                let fresh = Watch(last: e.time, lastFrame: e.frame, source: e.src)
+                let fresh = Watch(
+                    instance: i.name(target ?? r.record.name), last: e.time, lastFrame: e.frame, source: e.src)
                 store.verdicts.instanceLeases.add(fresh, forAbsent: name, at: e.time, evicted: &out.evictions)
                 guard let s = store.verdicts.instanceLeases.slot(of: name) else { continue }
                 slot = s
@@ -1164,14 +1167,11 @@ struct InstanceExpiredRule: SessionRule {
                 let longest = max(w.ptr?.ttl ?? 0, w.srv?.ttl ?? 0, w.txt?.ttl ?? 0)
                 guard Timestamp.seconds(from: x, to: now) >= Double(longest) else { continue }
             }
-            let key = store.verdicts.instanceLeases.rows.keys[slot]
-            keys.append(key)
-            // The name as the model keeps it (a service it dropped at its cap is counted in
-            // state_evicted, and its history is not judged).
-            guard w.ptr != nil, let instance = store.model.services[key.bits]?.instance else { continue }
+            keys.append(store.verdicts.instanceLeases.rows.keys[slot])
+            guard w.ptr != nil else { continue }
             out.reportAtEnd(
                 Self.descriptor,
-                "instance \(instance) went silent: its records (\(w.ttls); the last at frame \(w.lastFrame)) ran out with no refresh and no goodbye, and nothing of it came in the \(String(format1: Timestamp.seconds(from: w.last, to: now))) s after that frame: browsers drop it",
+                "instance \(w.instance) went silent: its records (\(w.ttls); the last at frame \(w.lastFrame)) ran out with no refresh and no goodbye, and nothing of it came in the \(String(format1: Timestamp.seconds(from: w.last, to: now))) s after that frame: browsers drop it",
                 frames: [w.lastFrame], time: w.last, source: w.source)
         }
         for k in keys { store.verdicts.instanceLeases.remove(k) }
