@@ -167,4 +167,18 @@ import WireFormat
         #expect(byTimer.map(\.count) == [0, 1], "refreshed at 2 s: runs out at 5 s")
         #expect(byTimer[1].first?.frames == [2])
     }
+
+    @Test func aDNSSDInstanceWhosePTRRanOutWaitsForItsLongerLivedSRVAndLeavesWithAnSRVGoodbye() {
+        let longSRV = mdns(InstanceExpiredRule.announcement(ttl: 10, ptrTTL: 2), at: 0)
+        let (waited, _) = silence("MDNS-522", [([longSRV], [3.5, 8, 11.5])])
+        #expect(waited.map(\.count) == [0, 0, 1], "the SRV and TXT (TTL 10) run out at 11 s")
+        #expect(waited[2].first?.message.contains("PTR TTL 2 s, SRV TTL 10 s, TXT TTL 10 s") == true)
+        let goodbye = response { b in
+            b.record(.answer, "Lamp._http._tcp.local", 33, flush: true, ttl: 0, rdata: B.srv(80, "lamp.local"))
+        }
+        let srvGoodbye = mdns(goodbye, at: 1)
+        let announced = mdns(InstanceExpiredRule.announcement(ttl: 2), at: 0)
+        let (left, atEnd) = silence("MDNS-522", [([announced, srvGoodbye], [5, 20])])
+        #expect((left.joined() + atEnd).isEmpty, "its SRV said goodbye")
+    }
 }

@@ -535,11 +535,11 @@ struct MDNSVerdicts {
 
     // MARK: Silence (RecordLifecycleRules.swift)
 
-    /// MDNS-522: each DNS-SD instance's PTR, SRV and TXT as last multicast, by instance name
-    /// key, until they run out (reported then) or a goodbye; past the cap (the model's
-    /// `maxServices`), the least recently refreshed go.
+    /// MDNS-522: the PTR naming each DNS-SD instance as last multicast, by instance name key,
+    /// until the instance's records run out (its SRV and TXT are the model's, read then) or
+    /// a goodbye; past the cap (the model's `maxServices`), the least recently refreshed go.
     var instanceLeases = SessionTable<MDNSNameKey, InstanceExpiredRule.Watch>(
-        cap: 16384, horizon: .infinity, activity: \.last)
+        cap: 16384, horizon: .infinity, activity: \.time)
     /// MDNS-522: the earliest time a row of `instanceLeases` runs out (nil: no row), or earlier.
     var nextInstanceExpiry: Timestamp?
 

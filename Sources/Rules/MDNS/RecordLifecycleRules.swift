@@ -981,7 +981,7 @@ struct InstanceExpiredRule: SessionRule {
         "MDNS-522", "instance-expired", .info,
         "A DNS-SD instance that goes away says goodbye rather than letting its records run out",
         spec: "RFC 6762 §10.1, §5.2; RFC 6763 §4",
-        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture. This is the finding that tells a sensor an instance went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture's mDNS traffic ran on at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted.",
+        "RFC 6762 §10.1: a host that is shutting down sends goodbye packets (the records with TTL 0), so that caches drop them at once; otherwise a cache keeps a record until its TTL runs out (§5.2), and a browser (RFC 6763 §4) shows the instance until then. Per instance name: the PTR naming it (its service type's, or a subtype's), its SRV and its TXT, as last multicast from port 5353 with a TTL above 0. When the longest-lived of them has run out (sent time plus TTL plus 1 s of jitter: the PTR's, 4500 s, usually, so an SRV of TTL 120 that nobody re-queries does not count as gone) with no record of the instance since and no goodbye for its PTR or SRV, it went silent: reported once, with the last of its records' frame, and again only after it is announced anew. Needs the PTR to have been seen: an instance known by its SRV or TXT alone may still be cached under a PTR sent before the capture; silent too when the analyzer had dropped what it knew of the instance. This is the finding that tells a sensor an instance went silent (a presence metric only stops counting it). Live capture reports it on its timer, about a second after its records ran out; offline it is reported at the end of the input only when the capture's mDNS traffic ran on at least another TTL (the longest) past that moment. DiscoScope infers from the capture alone: a responder answers for its records only when asked (browsers re-query at 80 % of a TTL, §5.2), so on a link where nothing browses for the type an instance that is still there looks the same; hence info. Unicast answers (to a querier, or legacy) are not counted.",
         interop:
             "browsers drop the instance when its records run out; without a goodbye they list it as present until then, and a sensor learns it is gone only from this silence",
         example:
@@ -1031,116 +1031,69 @@ struct InstanceExpiredRule: SessionRule {
         }
     }
 
-    /// One record of an instance as last multicast: when, in which frame, with what TTL.
-    struct Lease {
+    /// An instance's PTR as last multicast (`MDNSVerdicts.instanceLeases`, by instance name
+    /// key): its SRV and TXT are read from the model when the PTR has run out.
+    struct Watch {
         var ttl: UInt32
         var frame: Int
         var time: Timestamp
+        var source: IPAddress
+        /// When to look at it again: its PTR's expiry, or a later one of its SRV or TXT.
+        var due: Timestamp
 
-        /// When it runs out, plus 1 s of jitter.
-        var expiry: Timestamp {
+        /// When the PTR runs out, plus 1 s of jitter.
+        var expiry: Timestamp { Self.expiry(of: time, ttl) }
+
+        static func expiry(of time: Timestamp, _ ttl: UInt32) -> Timestamp {
             Timestamp(seconds: time.seconds &+ Int64(ttl) &+ 1, nanoseconds: time.nanoseconds)
         }
     }
 
-    /// An instance's records (`MDNSVerdicts.instanceLeases`), by instance name key.
-    struct Watch {
-        var instance: String
-        var ptr: Lease?
-        var srv: Lease?
-        var txt: Lease?
-        /// Its latest record, and who sent it.
-        var last: Timestamp
-        var lastFrame: Int
-        var source: IPAddress
-
-        /// When the longest-lived of its records runs out.
-        var expiry: Timestamp {
-            var x = ptr?.expiry ?? .zero
-            if let e = srv?.expiry, e > x { x = e }
-            if let e = txt?.expiry, e > x { x = e }
-            return x
-        }
-
-        /// The TTLs it was given, for the report: `PTR TTL 4500 s, SRV TTL 120 s, …`.
-        var ttls: String {
-            [("PTR", ptr), ("SRV", srv), ("TXT", txt)].compactMap { n, l in l.map { "\(n) TTL \($0.ttl) s" } }
-                .joined(separator: ", ")
-        }
-    }
-
-    private enum Part { case ptr, srv, txt }
     private typealias Slot = SessionTable<MDNSNameKey, Watch>.Slot
 
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let i = e.input, i.isResponse, i.isMulticast, e.srcPort == 5353 else { return }
         let p = i.message.payload
-        // The row found last, valid until a row is added or removed.
-        var found: (key: UInt64, slot: Slot)?
-        for r in i.records where r.section != .authority {
-            // Only DNS-SD PTR, SRV and TXT records: most records leave before a lookup.
-            let part: Part
-            let key: UInt64
-            var target: DNSName? = nil
-            switch r.record.type {
-            case .ptr where r.dnssd.kind == .serviceType || r.dnssd.kind == .subtype:
-                guard case .name(let t) = r.record.value else { continue }
-                target = t
-                key = r.target?.key ?? t.key(in: p)
-                part = .ptr
-            case .srv where r.dnssd.kind == .instance:
-                key = r.nameKey
-                part = .srv
-            case .txt where r.dnssd.kind == .instance:
-                key = r.nameKey
-                part = .txt
-            default:
+        let records = i.records
+        for k in records.indices {
+            // Only the PTRs naming an instance, read in place: every other record leaves at
+            // the type test, before a copy or a lookup (SRV and TXT are the model's).
+            guard records[k].record.type == .ptr, records[k].section != .authority else { continue }
+            let kind = records[k].dnssd.kind
+            guard kind == .serviceType || kind == .subtype, case .name(let t) = records[k].record.value else {
                 continue
             }
-            let name = MDNSNameKey(key)
-            guard r.record.ttl > 0 else {
-                // A goodbye for its browse PTR or its SRV: the instance left. (One for a TXT
-                // is an update; one for a subtype PTR leaves the instance.)
-                if part == .srv || (part == .ptr && r.dnssd.kind == .serviceType) {
-                    store.verdicts.instanceLeases.remove(name)
-                    found = nil
-                }
+            let name = MDNSNameKey(records[k].target?.key ?? t.key(in: p))
+            let ttl = records[k].record.ttl
+            guard ttl > 0 else {
+                // A goodbye for its browse PTR: the instance left (one for a subtype PTR drops
+                // only the subtype; one for its SRV is read from the model).
+                if kind == .serviceType { store.verdicts.instanceLeases.remove(name) }
                 continue
             }
-            let lease = Lease(ttl: r.record.ttl, frame: e.frame, time: e.time)
-            // An instance's records are usually adjacent (PTR, SRV, TXT): its row is found once.
-            var slot: Slot
-            if let l = found, l.key == key {
-                slot = l.slot
-            } else if let s = store.verdicts.instanceLeases.slot(of: name) {
-                slot = s
-            } else {
-                let fresh = Watch(
-                    instance: i.name(target ?? r.record.name), last: e.time, lastFrame: e.frame, source: e.src)
-                store.verdicts.instanceLeases.add(fresh, forAbsent: name, at: e.time, evicted: &out.evictions)
-                guard let s = store.verdicts.instanceLeases.slot(of: name) else { continue }
-                slot = s
+            let fresh = Watch(ttl: ttl, frame: e.frame, time: e.time, source: e.src, due: Watch.expiry(of: e.time, ttl))
+            let due = store.verdicts.instanceLeases.update(name, default: fresh, at: e.time, evicted: &out.evictions) {
+                // Of a browse PTR and a subtype PTR in one message, the longer-lived.
+                if $0.frame != e.frame || $0.ttl < ttl { $0 = fresh }
+                return $0.due
             }
-            found = (key, slot)
-            let expiry = take(lease, as: part, at: e, into: &store.verdicts.instanceLeases[slot])
-            if store.verdicts.nextInstanceExpiry.map({ expiry < $0 }) ?? true {
-                store.verdicts.nextInstanceExpiry = expiry
-            }
+            if store.verdicts.nextInstanceExpiry.map({ due < $0 }) ?? true { store.verdicts.nextInstanceExpiry = due }
         }
     }
 
-    /// Takes `lease` into the instance's row as its `part`; returns when the row runs out.
-    private static func take(_ lease: Lease, as part: Part, at e: MDNSEvent, into w: inout Watch) -> Timestamp {
-        switch part {
-        // Of a browse PTR and a subtype PTR in one message, the longer-lived.
-        case .ptr: if w.ptr.map({ $0.frame != lease.frame || $0.ttl < lease.ttl }) ?? true { w.ptr = lease }
-        case .srv: w.srv = lease
-        case .txt: w.txt = lease
+    /// The latest multicast of the instance's SRV or TXT records the model holds (not said
+    /// goodbye to): when it runs out, its frame and the longest TTL.
+    private static func other(
+        _ name: UInt64, _ type: RecordType, in model: MDNSSessionModel
+    ) -> (expiry: Timestamp, last: MDNSFrameTime, ttl: UInt32)? {
+        guard let set = model.rrset(name, type, 1) else { return nil }
+        var latest: (expiry: Timestamp, last: MDNSFrameTime, ttl: UInt32)?
+        for m in set.members where !m.goodbye && m.ttl > 0 {
+            guard let last = m.lastMulticast else { continue }
+            let x = Watch.expiry(of: last.time, m.ttl)
+            if latest.map({ x > $0.expiry }) ?? true { latest = (x, last, max(m.ttl, latest?.ttl ?? 0)) }
         }
-        w.last = e.time
-        w.lastFrame = e.frame
-        w.source = e.src
-        return w.expiry
+        return latest
     }
 
     static func conclude(by now: Timestamp, in store: inout MDNSSessionStore, into out: inout SessionReports) {
@@ -1154,27 +1107,49 @@ struct InstanceExpiredRule: SessionRule {
     }
 
     /// Reports the instances whose records ran out by `now` (and leaves them, so that a new
-    /// announcement starts anew); those known without a PTR go unreported.
+    /// announcement starts anew); those the model dropped, or whose SRV said goodbye, go
+    /// unreported.
     private static func report(
         by now: Timestamp, outlived: Bool, _ store: inout MDNSSessionStore, _ out: inout SessionReports
     ) {
-        let gone = store.verdicts.instanceLeases.slots(where: { $0.expiry < now }, by: \.lastFrame)
-        var keys: [MDNSNameKey] = []
-        for slot in gone {
+        let due = store.verdicts.instanceLeases.slots(where: { $0.due < now }, by: \.frame)
+        var gone: [MDNSNameKey] = []
+        var later: [(MDNSNameKey, Timestamp)] = []
+        for slot in due {
+            let key = store.verdicts.instanceLeases.rows.keys[slot]
             let w = store.verdicts.instanceLeases[slot]
-            let x = w.expiry
-            if outlived {
-                let longest = max(w.ptr?.ttl ?? 0, w.srv?.ttl ?? 0, w.txt?.ttl ?? 0)
-                guard Timestamp.seconds(from: x, to: now) >= Double(longest) else { continue }
+            guard let service = store.model.services[key.bits], !service.goodbye, !service.historyIncomplete else {
+                gone.append(key)
+                continue
             }
-            keys.append(store.verdicts.instanceLeases.rows.keys[slot])
-            guard w.ptr != nil else { continue }
+            let srv = other(key.bits, .srv, in: store.model)
+            let txt = other(key.bits, .txt, in: store.model)
+            var expiry = w.expiry
+            var last = MDNSFrameTime(frame: w.frame, time: w.time)
+            var longest = w.ttl
+            for o in [srv, txt] {
+                guard let o else { continue }
+                if o.expiry > expiry { expiry = o.expiry }
+                if o.last.frame > last.frame { last = o.last }
+                longest = max(longest, o.ttl)
+            }
+            // Its SRV or TXT lives on: looked at again when that runs out.
+            guard expiry < now else {
+                later.append((key, expiry))
+                continue
+            }
+            if outlived { guard Timestamp.seconds(from: expiry, to: now) >= Double(longest) else { continue } }
+            gone.append(key)
+            let ttls =
+                "PTR TTL \(w.ttl) s" + (srv.map { ", SRV TTL \($0.ttl) s" } ?? "")
+                + (txt.map { ", TXT TTL \($0.ttl) s" } ?? "")
             out.reportAtEnd(
                 Self.descriptor,
-                "instance \(w.instance) went silent: its records (\(w.ttls); the last at frame \(w.lastFrame)) ran out with no refresh and no goodbye, and nothing of it came in the \(String(format1: Timestamp.seconds(from: w.last, to: now))) s after that frame: browsers drop it",
-                frames: [w.lastFrame], time: w.last, source: w.source)
+                "instance \(service.instance) went silent: its records (\(ttls); the last at frame \(last.frame)) ran out with no refresh and no goodbye (\(String(format1: Timestamp.seconds(from: last.time, to: now))) s since that frame): browsers drop it",
+                frames: [last.frame], time: last.time, source: w.source)
         }
-        for k in keys { store.verdicts.instanceLeases.remove(k) }
-        store.verdicts.nextInstanceExpiry = store.verdicts.instanceLeases.rows.values.lazy.map(\.expiry).min()
+        for (key, x) in later { store.verdicts.instanceLeases.modify(key) { $0.due = x } }
+        for k in gone { store.verdicts.instanceLeases.remove(k) }
+        store.verdicts.nextInstanceExpiry = store.verdicts.instanceLeases.rows.values.lazy.map(\.due).min()
     }
 }

@@ -1018,7 +1018,7 @@ struct AdvertisementExpiredRule: SessionRule {
             let what = x.usns == 1 ? "its advertisement" : "its \(x.usns) advertisements"
             out.reportAtEnd(
                 Self.descriptor,
-                "\(uuid) went silent: \(what) (max-age \(x.maxAge) s, the last at frame \(x.frame)) ran out with no refresh and no ssdp:byebye, and nothing of it came in the \(String(format1: quiet)) s after that frame; control points drop it",
+                "\(uuid) went silent: \(what) (max-age \(x.maxAge) s, the last at frame \(x.frame)) ran out with no refresh and no ssdp:byebye for \(x.usns == 1 ? "it" : "them") (\(String(format1: quiet)) s since that frame); control points drop it",
                 frames: [x.frame], time: x.time, source: source, device: uuid)
         }
     }
