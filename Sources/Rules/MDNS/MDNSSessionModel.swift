@@ -276,10 +276,10 @@ public struct MDNSSessionModel: Sendable {
         }
         // A host's message count and sources: once per message of its own that carried its
         // records (a forwarder's copy is the forwarder's message, from the forwarder's address).
-        let mac = input.datagram.srcMAC
+        let mac = input.datagram.sourceMAC
         guard !e.forwarded else {
             if forwarders.count < Self.maxForwarders { forwarders.insert(e.src) }
-            if !mac.isEmpty, forwarderMACs.count < Self.maxForwarders { forwarderMACs.insert(mac) }
+            if mac.count > 0, forwarderMACs.count < Self.maxForwarders { forwarderMACs.insert(mac.bytes) }
             return
         }
         for k in hostsTouched { hosts[k]?.heard(from: e.src, mac: mac) }
@@ -465,10 +465,13 @@ public struct MDNSHostState: Sendable {
     }
 
     /// One message carried its records, from `source` (and `mac`, when the link has one).
-    mutating func heard(from source: IPAddress, mac: [UInt8]) {
+    mutating func heard(from source: IPAddress, mac: MACBytes) {
         messages &+= 1
         if !sources.contains(source), sources.count < Self.maxSources { sources.append(source) }
-        if !mac.isEmpty, !macs.contains(mac), macs.count < Self.maxSources { macs.append(mac) }
+        // The bytes are made only for an address not listed yet (compared as integers).
+        if mac.count > 0, macs.count < Self.maxSources, !macs.contains(where: { MACBytes($0) == mac }) {
+            macs.append(mac.bytes)
+        }
     }
 }
 

@@ -236,15 +236,19 @@ public struct SSDPDeviceState: Sendable {
     private mutating func takeUSN(_ e: SSDPEvent, mayAdd: Bool) {
         let f = e.facts
         guard let u = f.usnKey else { return }
-        if usns[u] == nil {
-            guard mayAdd, usns.count < Self.maxUSNs else {
-                historyIncomplete = true
-                return
-            }
-            usns[u] = SSDPUSNState()
-        }
         let boot = source(e.src)?.bootID
-        usns[u]?.take(e, f, boot: boot)
+        // Found once and changed in place.
+        if let k = usns.index(forKey: u) {
+            usns.values[k].take(e, f, boot: boot)
+            return
+        }
+        guard mayAdd, usns.count < Self.maxUSNs else {
+            historyIncomplete = true
+            return
+        }
+        var fresh = SSDPUSNState()
+        fresh.take(e, f, boot: boot)
+        usns[u] = fresh
     }
 
     /// `nextExpiry` and `nextRefreshDue`: the earliest expiry and refresh due after `now` of
