@@ -90,8 +90,7 @@ public struct LiveView: Sendable {
             // Class IN (the cache-flush bit is masked in the model's keys).
             guard let set = model.rrset(key, t, 1) else { continue }
             for m in set.members where !m.goodbye && m.ttl > 0 {
-                let (sum, overflow) = m.lastSeen.seconds.addingReportingOverflow(Int64(m.ttl))
-                let until = Timestamp(seconds: overflow ? Int64.max : sum, nanoseconds: m.lastSeen.nanoseconds)
+                let until = m.lastSeen.adding(seconds: Int64(m.ttl))
                 if end.map({ until > $0 }) ?? true { end = until }
             }
         }

@@ -136,24 +136,18 @@ public struct MetricsSnapshot: Sendable {
         case .ssdp:
             guard !d.byebye else { return false }
             let maxAge = d.maxAge.max().map { Int64(clamping: $0) } ?? defaultSSDPMaxAge
-            return plus(d.lastSeen.seconds, maxAge) >= now.seconds
+            return d.lastSeen.adding(seconds: maxAge).seconds >= now.seconds
         case .mdns:
             guard !d.goodbye else { return false }
             if let until = view.hostsCachedUntil[d.id] { return until >= now }
-            return plus(d.lastSeen.seconds, defaultHostTTL) >= now.seconds
+            return d.lastSeen.adding(seconds: defaultHostTTL).seconds >= now.seconds
         }
     }
 
     static func isPresent(_ s: InventoryService, view: LiveView, now: Timestamp) -> Bool {
         guard !s.goodbye else { return false }
         if let until = view.servicesCachedUntil[s.instance] { return until >= now }
-        return plus(s.lastSeen.seconds, defaultServiceTTL) >= now.seconds
-    }
-
-    /// `a + b`, saturating (a packet time is the kernel's, a lifetime the wire's).
-    static func plus(_ a: Int64, _ b: Int64) -> Int64 {
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        return overflow ? (b > 0 ? Int64.max : Int64.min) : sum
+        return s.lastSeen.adding(seconds: defaultServiceTTL).seconds >= now.seconds
     }
 
     /// The text exposition of this snapshot.

@@ -18,6 +18,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// time windows).
     public var asDouble: Double { Double(seconds) + Double(nanoseconds) / 1e9 }
 
+    /// This time plus `s` whole seconds, saturating at the ends of the range (a packet time is
+    /// the kernel's, a lifetime added to it the wire's).
+    public func adding(seconds s: Int64) -> Timestamp {
+        let (sum, overflow) = seconds.addingReportingOverflow(s)
+        return Timestamp(seconds: overflow ? (s > 0 ? .max : .min) : sum, nanoseconds: nanoseconds)
+    }
+
     /// `b - a` in seconds (saturating on absurd inputs rather than trapping).
     public static func seconds(from a: Timestamp, to b: Timestamp) -> Double {
         b.asDouble - a.asDouble

@@ -1045,7 +1045,7 @@ struct InstanceExpiredRule: SessionRule {
         var expiry: Timestamp { Self.expiry(of: time, ttl) }
 
         static func expiry(of time: Timestamp, _ ttl: UInt32) -> Timestamp {
-            Timestamp(seconds: time.seconds &+ Int64(ttl) &+ 1, nanoseconds: time.nanoseconds)
+            time.adding(seconds: Int64(ttl) + 1)
         }
     }
 
