@@ -1,6 +1,7 @@
 import DNS
 import Findings
 import Rules
+import SSDP
 import WireFormat
 
 /// SSDP and mDNS messages counted by the kind their decoder gave them (the `kind` of a
@@ -23,12 +24,12 @@ public struct MessageKindCounts: Sendable, Hashable {
         ]
     }
 
-    mutating func add(ssdpKind kind: String) {
+    mutating func add(ssdpKind kind: SSDPMessage.Kind) {
         switch kind {
-        case "m-search": ssdpMSearch &+= 1
-        case "notify": ssdpNotify &+= 1
-        case "response": ssdpResponse &+= 1
-        default: ssdpOther &+= 1
+        case .mSearch: ssdpMSearch &+= 1
+        case .notify: ssdpNotify &+= 1
+        case .response: ssdpResponse &+= 1
+        case .other: ssdpOther &+= 1
         }
     }
 

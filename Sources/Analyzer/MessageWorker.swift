@@ -289,7 +289,7 @@ package struct MessageWorker: BatchWorker {
         // Decoded once: for the session stage's facts and for each context it is judged in.
         let decoded = ssdpJudge.decode(d)
         let captured = decoded.message
-        out.kinds.add(ssdpKind: captured.kind.rawValue)
+        out.kinds.add(ssdpKind: captured.kind)
         let start = SSDPRouter.start(d, decoded.facts, payloadKey: decoded.payloadKey)
         let entriesBefore = out.messages.count
         let usnUUID: ArraySlice<UInt8>?
