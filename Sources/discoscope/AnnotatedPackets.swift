@@ -35,20 +35,16 @@ enum AnnotatedPackets {
                     PcapNGWriter.Interface(
                         name: "", linkType: linkType, snapLength: max(input.snapshotLength, 65535))
                 ])
-            var k = 0
             var failure: CaptureError? = nil
-            while case .frame = try input.next({ frame, bytes in
-                defer { k += 1 }
-                guard failure == nil, k < records.count else { return }
-                let key = records[k] & ~PacketOutput.fragmentFlag
-                if let wanted, !wanted.contains(key) { return }
-                let texts = records[k] & PacketOutput.fragmentFlag == 0 ? comments.take(key) : []
+            try PacketOutput.replay(input, records: records, wanted: wanted) { frame, bytes, key, isFragment in
+                guard failure == nil else { return }
+                let texts = isFragment ? [] : comments.take(key)
                 do throws(CaptureError) {
                     try out.write(interface: 0, frame: frame, bytes: bytes, comments: texts)
                 } catch {
                     failure = error
                 }
-            }) {}
+            }
             if let failure { return "-w \(path): \(failure.reason)" }
             if let bound = comments.boundMessage(path) { Frontend.warn(bound) }
             return out.close()

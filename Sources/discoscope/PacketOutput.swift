@@ -145,21 +145,35 @@ final class PacketOutput {
             let input = try OfflineSource.open(temporary)
             let out = try PcapWriter(
                 path: path, linkType: writer.linkType, snaplen: Int32(clamping: max(input.snapshotLength, 65535)))
-            let wanted = marks.snapshot()
-            var k = 0
-            while case .frame = try input.next({ frame, bytes in
-                if k < records.count, wanted.contains(records[k] & ~Self.fragmentFlag) {
-                    out.write(
-                        time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength,
-                        bytes: bytes)
-                }
-                k += 1
-            }) {}
+            try Self.replay(input, records: records, wanted: marks.snapshot()) { frame, bytes, _, _ in
+                out.write(
+                    time: (frame.time.seconds, frame.time.nanoseconds), originalLength: frame.originalLength,
+                    bytes: bytes)
+            }
             return out.close()
                 ? nil : "-w \(path): could not write the whole file (\(String(cString: strerror(errno))))"
         } catch {
             return "-w \(path): \(error.description)"
         }
+    }
+}
+
+extension PacketOutput {
+    /// Reads the temporary file back (`input`, whose records `records` lists in order): each
+    /// record with its message's key and whether it is an IP fragment written before its
+    /// message, only those whose message `wanted` holds (every one when nil).
+    static func replay(
+        _ input: any FrameSource, records: [UInt64], wanted: Set<UInt64>?,
+        _ body: (RawFrame, UnsafeRawBufferPointer, _ key: UInt64, _ isFragment: Bool) -> Void
+    ) throws(CaptureError) {
+        var k = 0
+        while case .frame = try input.next({ frame, bytes in
+            defer { k += 1 }
+            guard k < records.count else { return }
+            let key = records[k] & ~fragmentFlag
+            if let wanted, !wanted.contains(key) { return }
+            body(frame, bytes, key, records[k] & fragmentFlag != 0)
+        }) {}
     }
 }
 
