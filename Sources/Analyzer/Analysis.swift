@@ -348,7 +348,7 @@ public final class Analysis {
             // these findings by device (text output prints no device).
             sink.report(
                 r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source,
-                device: r.device)
+                device: r.device, profile: r.profile)
         }
         var findings = sink.findings
         for k in findings.indices {

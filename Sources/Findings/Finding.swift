@@ -47,6 +47,8 @@ public struct Finding: Sendable, Hashable {
     /// visibility rule, or an error of a rule whose interop note says stacks lose such
     /// messages): the run's summary quotes the first such finding of each rule.
     public private(set) var hides = false
+    /// The service profile of the instance it is about (a PROF rule's finding), else nil.
+    public var profile: ServiceProfile? = nil
 
     /// A finding on `frame` (and `related` frames that explain it).
     public init(

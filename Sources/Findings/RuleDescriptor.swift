@@ -25,6 +25,8 @@ public enum RuleProtocol: String, Sendable, Hashable, Codable {
 public enum RuleScope: String, Sendable, Hashable, Codable {
     case stateless
     case stateful
+    /// Judged from a device description `discoscope probe` fetches (and its HTTP headers).
+    case probe
 }
 
 /// Everything known about a rule apart from the code that checks it: identity, default
@@ -61,11 +63,17 @@ public struct RuleDescriptor: Sendable, Hashable {
     /// Its interop note says some stacks lose such a message (drop, ignore, reject …): an
     /// error of this rule hides the device from them (`Impact`).
     public let interopLosesMessage: Bool
+    /// The service profiles whose instances the rule judges (empty: a base-protocol rule). A
+    /// finding names the one its instance claims (`Finding.profile`).
+    public let profiles: ServiceProfiles
+    /// Whether the requirement is the specification's, a de-facto contract, or unconfirmed.
+    public let basis: RuleBasis
 
     public init(
         id: RuleID, name: String, title: String, severity: Severity, scope: RuleScope = .stateless,
         proto: RuleProtocol, spec: String, description: String, interop: String? = nil, example: String,
-        lowestSeverity: Severity? = nil, hides: Bool = false
+        lowestSeverity: Severity? = nil, hides: Bool = false, profiles: ServiceProfiles = [],
+        basis: RuleBasis = .specified
     ) {
         self.id = id
         self.name = name
@@ -80,5 +88,7 @@ public struct RuleDescriptor: Sendable, Hashable {
         self.example = example
         self.hides = hides
         self.interopLosesMessage = Impact.losesMessage(interop)
+        self.profiles = profiles
+        self.basis = basis
     }
 }

@@ -191,8 +191,10 @@ final class SessionSettler: @unchecked Sendable {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.buildsDetails = findingDetails
         for rep in reports {
+            sink.profile = rep.profile
             sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
         }
+        sink.profile = nil
         sink.attachDevice(device)
         r.position = position
         var findings = MessageWorker.accept(found + sink.findings, policy: policy, firstIndex: firstIndex, into: &r)

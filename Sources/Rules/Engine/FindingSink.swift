@@ -23,6 +23,9 @@ public struct FindingSink {
     /// The source as text, built once per datagram on the first report (or given by the
     /// caller, who may have it cached).
     public var sourceText: String? = nil
+    /// The service profile of the instance being judged (set around a PROF rule's check), put
+    /// into the findings reported meanwhile.
+    public var profile: ServiceProfile? = nil
 
     public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0) {
         self.frame = frame
@@ -68,6 +71,7 @@ public struct FindingSink {
                 fileIndex: fileIndex, interop: interop
             )
         )
+        if let p = profile { findings[findings.count - 1].profile = p }
     }
 
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
@@ -88,13 +92,13 @@ public struct FindingSink {
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
     public mutating func report(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
-        time: Timestamp, source: IPAddress, device: String? = nil
+        time: Timestamp, source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil
     ) {
-        findings.append(
-            Finding(
-                descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
-                source: source.description, device: device, fileIndex: fileIndex
-            )
+        var f = Finding(
+            descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
+            source: source.description, device: device, fileIndex: fileIndex
         )
+        f.profile = profile
+        findings.append(f)
     }
 }

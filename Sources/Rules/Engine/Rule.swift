@@ -107,6 +107,8 @@ public struct SessionReports: Sendable {
         public var source: IPAddress = .v4(0)
         /// The device it is about (SSDP `uuid:…`), for an end-of-input report.
         public var device: String? = nil
+        /// The service profile of the instance it is about (a PROF rule's report).
+        public var profile: ServiceProfile? = nil
     }
     public private(set) var reports: [Report] = []
     /// Verdict rows the rules' tables in the store dropped because a table was full.
@@ -116,21 +118,23 @@ public struct SessionReports: Sendable {
     public var isEmpty: Bool { reports.isEmpty }
 
     public mutating func report(
-        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int]
+        _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int],
+        profile: ServiceProfile? = nil
     ) {
-        reports.append(Report(descriptor: descriptor, severity: severity, message: message, related: related))
+        reports.append(
+            Report(descriptor: descriptor, severity: severity, message: message, related: related, profile: profile))
     }
 
     /// A conclusion of the end of the input about `frames` (the first shows it), which the
     /// packet of `time` from `source` showed first.
     public mutating func reportAtEnd(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int], time: Timestamp,
-        source: IPAddress, device: String? = nil
+        source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil
     ) {
         reports.append(
             Report(
                 descriptor: descriptor, severity: severity, message: message, related: frames, atEnd: true, time: time,
-                source: source, device: device))
+                source: source, device: device, profile: profile))
     }
 
     /// A rule dropped `n` entries of its state because its table was full.

@@ -25,4 +25,20 @@ extension RuleDescriptor {
             spec: spec, description: description, interop: interop, example: example, lowestSeverity: lowest,
             hides: hides)
     }
+
+    /// A service-profile rule's descriptor (shared/rules/profiles.md): the profiles whose
+    /// instances it judges, and how firmly its requirement is established. An unverified
+    /// requirement ships as a warning at most (its catalog row says so).
+    static func profile(
+        _ id: String, _ name: String, _ severity: Severity, _ title: String, profiles: ServiceProfiles,
+        spec: String, _ description: String, basis: RuleBasis = .specified, interop: String? = nil,
+        example: String, scope: RuleScope = .stateless, lowest: Severity? = nil, proto: RuleProtocol = .mdns,
+        hides: Bool = false
+    ) -> RuleDescriptor {
+        let capped = basis == .unverified && severity == .error ? Severity.warning : severity
+        return RuleDescriptor(
+            id: RuleID(rawValue: id), name: name, title: title, severity: capped, scope: scope, proto: proto,
+            spec: spec, description: description, interop: interop, example: example,
+            lowestSeverity: lowest.map { min($0, capped) }, hides: hides, profiles: profiles, basis: basis)
+    }
 }

@@ -17,6 +17,8 @@ public final class MDNSMessageView: Sendable {
     /// answers with the cache-flush bit and a TTL, the first of each owner name, as indices in
     /// `records` (the names the response claims: MDNS-501, MDNS-503).
     public let claimedAnswers: [Int]
+    /// The DNS-SD instances that claim a service profile, with their records (PROF rules).
+    public let profileInstances: [ProfileInstance]
     /// The same for MDNS-517: the cache-flush records outside the authority section with a
     /// TTL, by RRSet in order of appearance, each with the RDATA keys of its first
     /// `maxFlushedMembers` distinct members.
@@ -53,6 +55,7 @@ public final class MDNSMessageView: Sendable {
         for rr in message.authorities { info.append(MDNSInput.recordInfo(.authority, rr, p, &l, &seen)) }
         for rr in message.additionals { info.append(MDNSInput.recordInfo(.additional, rr, p, &l, &seen)) }
         records = info
+        profileInstances = ProfileInstances.find(in: message, records: info)
         var claimed: [Int] = []
         var flushed: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
         if message.header.qr {
