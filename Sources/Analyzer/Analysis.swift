@@ -293,10 +293,11 @@ public final class Analysis {
         let firstOfSession = inventory.devices.count
         InventoryBuilder.addSSDP(
             models.ssdp, findings: found.devices, segments: found.segments, names: segmentNames,
-            file: sessionFileName, to: &inventory)
+            profiles: found.profiles, file: sessionFileName, to: &inventory)
         InventoryBuilder.addMDNS(
             models.mdns, findings: found.devices, texts: found.hostTexts, segments: found.segments,
-            byAddress: found.addresses, names: segmentNames, file: sessionFileName, to: &inventory)
+            byAddress: found.addresses, names: segmentNames, profiles: found.profiles, file: sessionFileName,
+            to: &inventory)
         let joined = memberships.byAddressText()
         if !joined.isEmpty {
             for k in firstOfSession..<inventory.devices.count {
@@ -348,7 +349,7 @@ public final class Analysis {
             // these findings by device (text output prints no device).
             sink.report(
                 r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source,
-                device: r.device, profile: r.profile)
+                device: r.device, profile: r.profile, instance: r.instance)
         }
         var findings = sink.findings
         for k in findings.indices {

@@ -19,7 +19,8 @@ enum InventoryBuilder {
     /// devices' too.
     static func addSSDP(
         _ model: SSDPSessionModel, findings: [UInt64: SeverityCounts], segments: [UInt64: [UInt16]] = [:],
-        names: [String] = [], file: String?, to inventory: inout Inventory
+        names: [String] = [], profiles: ProfileFindings = ProfileFindings(), file: String?,
+        to inventory: inout Inventory
     ) {
         var segments = segments
         let listed = model.inventories
@@ -64,6 +65,11 @@ enum InventoryBuilder {
             guard var e = entries[key] else { continue }
             e.segments = segmentNames(segments[key], names)
             e.forwarded = forwarding(sightings[key] ?? SegmentSightings(), names)
+            var claimed = ServiceProfiles()
+            for t in e.types { if let p = ServiceProfile.claimed(bySSDPType: t) { claimed.insert(p) } }
+            // Findings name a device by its `uuid:…` identity (or the USN's, for an embedded one).
+            let judged = profiles.byDevice[e.id.lowercased()] ?? profiles.byDevice["uuid:" + e.id.lowercased()]
+            e.profiles = ProfileFindings.verdicts(judged, claimed: claimed)
             inventory.add(e)
         }
         if !inventory.protocols.contains(.ssdp) { inventory.protocols.append(.ssdp) }
@@ -85,8 +91,8 @@ enum InventoryBuilder {
     static func addMDNS(
         _ model: MDNSSessionModel, findings: [UInt64: SeverityCounts],
         texts: [UInt64: HostFindingTexts], segments: [UInt64: [UInt16]] = [:],
-        byAddress: [String: SeverityCounts] = [:], names: [String] = [], file: String?,
-        to inventory: inout Inventory
+        byAddress: [String: SeverityCounts] = [:], names: [String] = [],
+        profiles: ProfileFindings = ProfileFindings(), file: String?, to inventory: inout Inventory
     ) {
         if !inventory.protocols.contains(.mdns) { inventory.protocols.append(.mdns) }
         let hostKeys = inOrder(
@@ -166,6 +172,9 @@ enum InventoryBuilder {
             e.lastSeen = s.lastSeen
             e.goodbye = s.goodbye
             e.forwarded = forwarding(s.sightings, names)
+            e.profiles = ProfileFindings.verdicts(
+                profiles.byInstance[serviceKeys[i]],
+                claimed: ServiceProfile.claimed(serviceType: s.serviceType, subtypes: s.subtypes))
             inventory.add(e)
         }
     }

@@ -160,9 +160,15 @@ struct FindingTally: Sendable {
         var example: HidingExample? = nil
     }
     private(set) var entries: [Entry] = []
+    /// The PROF findings about DNS-SD instances, for the inventory's profile verdicts.
+    private(set) var profileFindings: [ProfileFinding] = []
 
     /// Counts `f`, the finding at `index` among the findings of the message at `position`.
     mutating func add(_ f: borrowing Finding, at position: Int, index: Int) {
+        if let p = f.profile {
+            profileFindings.append(
+                ProfileFinding(instance: f.profileInstance, device: f.device, profile: p, rule: f.rule, severity: f.severity))
+        }
         add(
             Entry(
                 rule: f.rule, name: f.name, severity: f.severity, count: 1, first: position, firstIndex: index,

@@ -49,6 +49,9 @@ public struct Finding: Sendable, Hashable {
     public private(set) var hides = false
     /// The service profile of the instance it is about (a PROF rule's finding), else nil.
     public var profile: ServiceProfile? = nil
+    /// The instance it is about, by its name's key (`DNSName.key(in:)`, as the session model
+    /// and the inventory key instances), for a PROF finding about a DNS-SD instance; else 0.
+    public var profileInstance: UInt64 = 0
 
     /// A finding on `frame` (and `related` frames that explain it).
     public init(

@@ -66,6 +66,8 @@ public struct InventoryDevice: Sendable, Hashable {
     public var maxAge: [UInt64] = []
     public var byebye = false
     public var embedded: [String] = []
+    /// The service profiles its advertised types claim (SSDP), with the rules it failed.
+    public var profiles: [InventoryProfile] = []
     /// SSDP, in a session of several segments: each segment it reached after the first one
     /// that showed it, with the source of its first message there (a multicast router keeps
     /// the device's own address; a proxy sends from its own) and how long after.
@@ -106,8 +108,55 @@ public struct InventoryService: Sendable, Hashable {
     /// showed it, with the source that showed it there (a reflector or gateway, or the host
     /// itself on another interface) and how long after.
     public var forwarded: [InventoryForwarding] = []
+    /// The service profiles it claims (by its service type and subtypes) or was judged by,
+    /// with the rules it failed.
+    public var profiles: [InventoryProfile] = []
 
     public init(instance: String) { self.instance = instance }
+}
+
+/// A profile an inventory entry claims, and whether it meets it: the PROF rules that reported
+/// about it (none: it meets the profile as far as the capture shows).
+public struct InventoryProfile: Sendable, Hashable {
+    public var profile: ServiceProfile
+    /// Each rule that reported, with the highest severity it reported, by rule ID.
+    public var failed: [(rule: RuleID, severity: Severity)] = []
+
+    public init(_ profile: ServiceProfile) { self.profile = profile }
+
+    /// No finding of at least `threshold` (nil: of any severity).
+    public func meets(atLeast threshold: Severity? = .warning) -> Bool {
+        guard let t = threshold else { return failed.isEmpty }
+        return !failed.contains { $0.severity >= t }
+    }
+
+    /// `ipp-everywhere ✘ PROF-202` or `matter-commissionable ✔` (errors and warnings fail).
+    public var verdictText: String {
+        let failing = failed.filter { $0.severity >= .warning }
+        return failing.isEmpty
+            ? profile.rawValue + " ✔" : profile.rawValue + " ✘ " + failing.map(\.rule.rawValue).joined(separator: " ")
+    }
+
+    /// Takes in one finding about it.
+    public mutating func add(_ rule: RuleID, _ severity: Severity) {
+        if let k = failed.firstIndex(where: { $0.rule == rule }) {
+            failed[k].severity = max(failed[k].severity, severity)
+        } else {
+            failed.append((rule, severity))
+            failed.sort { $0.rule < $1.rule }
+        }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.profile == b.profile && a.failed.elementsEqual(b.failed) { $0.rule == $1.rule && $0.severity == $1.severity }
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(profile)
+        for f in failed {
+            h.combine(f.rule)
+            h.combine(f.severity)
+        }
+    }
 }
 
 /// A service instance or SSDP device shown on `segment` by `source`, `after` seconds after it

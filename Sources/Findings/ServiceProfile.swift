@@ -57,6 +57,38 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
         }
     }
 
+    /// The profile an SSDP notification or search target claims: a UPnP device type
+    /// (`urn:schemas-upnp-org:device:MediaServer:1`), DIAL's service type, Roku's `roku:ecp`.
+    public static func claimed(bySSDPType type: String) -> ServiceProfile? {
+        let t = type.lowercased()
+        if t.hasPrefix("urn:schemas-upnp-org:device:mediaserver:") { return .upnpMediaServer }
+        if t.hasPrefix("urn:schemas-upnp-org:device:mediarenderer:") { return .upnpMediaRenderer }
+        if t.hasPrefix("urn:schemas-upnp-org:device:internetgatewaydevice:") { return .upnpIGD }
+        if t.hasPrefix("urn:dial-multiscreen-org:service:dial:") { return .dial }
+        if t == "roku:ecp" { return .rokuECP }
+        return nil
+    }
+
+    /// The profiles a DNS-SD instance claims by its service type (`_ipp._tcp`) and the
+    /// subtype labels it was listed under (`_print`).
+    public static func claimed(serviceType: String, subtypes: [String]) -> ServiceProfiles {
+        let labels = serviceType.lowercased().split(separator: ".")
+        guard labels.count >= 2, labels[0].hasPrefix("_"), labels[1].hasPrefix("_") else { return [] }
+        let service = String(labels[0].dropFirst())
+        var profiles = ServiceProfiles()
+        if let p = claimed(byService: service, proto: String(labels[1].dropFirst())) { profiles.insert(p) }
+        for s in subtypes where s.hasPrefix("_") {
+            if let p = claimed(bySubtype: String(s.dropFirst()).lowercased(), of: service) { profiles.insert(p) }
+        }
+        return profiles
+    }
+
+    /// The profiles an instance of this one's service should claim too, when a product
+    /// gates on it: every `_ipp`/`_ipps` printer is judged for IPP Everywhere and AirPrint
+    /// (an instance of the service without the subtype fails the gate), every other profile
+    /// is claimed by its service type alone.
+    public var claimedBySubtype: Bool { self == .ippEverywhere || self == .airPrint }
+
     /// What reports call it ("Matter commissionable node").
     public var title: String {
         switch self {
@@ -106,4 +138,70 @@ public enum RuleBasis: String, Sendable, Hashable, Codable {
     case deFacto = "de-facto"
     /// Its wording, section or force could not be confirmed: it ships as a warning.
     case unverified
+}
+
+/// One PROF finding as the inventory's profile verdicts count it: the instance (by name key)
+/// or SSDP device it is about, its profile, rule and severity.
+public struct ProfileFinding: Sendable {
+    public var instance: UInt64
+    public var device: String?
+    public var profile: ServiceProfile
+    public var rule: RuleID
+    public var severity: Severity
+
+    public init(instance: UInt64, device: String?, profile: ServiceProfile, rule: RuleID, severity: Severity) {
+        self.instance = instance
+        self.device = device
+        self.profile = profile
+        self.rule = rule
+        self.severity = severity
+    }
+}
+
+/// How the run's instances of one profile fared: the summary's `profiles` line, and what
+/// `--profile` gates on.
+public struct ProfileResult: Sendable, Hashable {
+    public var profile: ServiceProfile
+    /// Asked for with `--profile`: the run fails unless `passed`.
+    public var gated: Bool
+    /// The instances (DNS-SD instance names, SSDP device IDs) that claim it, with the rules
+    /// each failed (at or above the run's `--fail-on`; none: it meets the profile).
+    public var members: [Member] = []
+    /// Instances of the profile's service that should claim it and do not (a printer not
+    /// listed under `_print._sub._ipp._tcp` for IPP Everywhere).
+    public var missing: [String] = []
+
+    public struct Member: Sendable, Hashable {
+        public var name: String
+        public var failed: [RuleID]
+        public init(name: String, failed: [RuleID]) {
+            self.name = name
+            self.failed = failed
+        }
+    }
+
+    public init(profile: ServiceProfile, gated: Bool) {
+        self.profile = profile
+        self.gated = gated
+    }
+
+    /// How many failing instances the text names.
+    public static let namesShown = 3
+
+    /// Some instance claims it, every one meets it, and none that should claim it does not.
+    public var passed: Bool { !members.isEmpty && missing.isEmpty && members.allSatisfy { $0.failed.isEmpty } }
+
+    /// `ipp-everywhere ✘ 1 of 2 instance(s) fail: Office._ipp._tcp.local. (PROF-202)`.
+    public var text: String {
+        let failing = members.filter { !$0.failed.isEmpty }
+        if members.isEmpty && missing.isEmpty { return profile.rawValue + " ✘ no instance claims it" }
+        if passed { return profile.rawValue + " ✔ \(members.count) instance(s)" }
+        var parts = failing.map { "\($0.name) (\($0.failed.map(\.rawValue).joined(separator: " ")))" }
+        parts += missing.map { "\($0) (does not claim it)" }
+        let all = members.count + missing.count
+        // The first few by name; JSON lines and `discoscope inventory` list every one.
+        let shown = parts.prefix(Self.namesShown).joined(separator: ", ")
+        let more = parts.count > Self.namesShown ? ", … \(parts.count - Self.namesShown) more" : ""
+        return profile.rawValue + " ✘ \(failing.count + missing.count) of \(all) instance(s) fail: " + shown + more
+    }
 }

@@ -33,6 +33,7 @@ public enum InventoryRecords {
         case .mdns:
             f += [("services", strings(d.services)), ("goodbye", .bool(d.goodbye))]
         }
+        if !d.profiles.isEmpty { f.append(("profiles", profiles(d.profiles))) }
         if !d.memberships.isEmpty { f.append(("memberships", strings(d.memberships))) }
         if !d.forwarded.isEmpty { f.append(("forwarded", forwarded(d.forwarded))) }
         if d.incomplete { f.append(("incomplete", .bool(true))) }
@@ -70,7 +71,31 @@ public enum InventoryRecords {
             ("findings", counts(s.findings)),
         ]
         if !s.forwarded.isEmpty { f.append(("forwarded", forwarded(s.forwarded))) }
+        if !s.profiles.isEmpty { f.append(("profiles", profiles(s.profiles))) }
         return .object(f)
+    }
+
+    /// An entry's `profiles`: each claimed profile, whether it meets it (no error or warning
+    /// of its rules) and the rules that reported, with their highest severity.
+    static func profiles(_ list: [InventoryProfile]) -> JSONValue {
+        .array(
+            list.map { p in
+                .object([
+                    ("profile", .string(p.profile.rawValue)), ("meets", .bool(p.meets())),
+                    (
+                        "findings",
+                        .array(
+                            p.failed.map {
+                                .object([("rule", .string($0.rule.rawValue)), ("severity", .string($0.severity.rawValue))])
+                            })
+                    ),
+                ])
+            })
+    }
+
+    /// `matter-commissionable ✔, ipp-everywhere ✘ PROF-202`.
+    public static func profilesText(_ list: [InventoryProfile]) -> String {
+        list.map(\.verdictText).joined(separator: ", ")
     }
 
     /// `2024-05-01 12:00:03`, to the second, `utcOffset` seconds ahead of UTC.
@@ -166,6 +191,7 @@ public enum InventoryRecords {
                 "\(timeText(d.firstSeen)) to \(timeText(d.lastSeen)), \(d.messages) message(s)"
                     + (d.byebye ? ", said byebye last" : "") + (d.goodbye ? ", said goodbye last" : ""))
             row("findings", d.findings.text)
+            if !d.profiles.isEmpty { row("profiles", profilesText(d.profiles)) }
             if d.incomplete { row("note", "some lists reached their bound and are incomplete") }
             for s in inventory.services where s.host == d.id && s.file == d.file {
                 out += service(s, indent: "  ", timeText: timeText)
@@ -197,6 +223,7 @@ public enum InventoryRecords {
         row("seen", "\(timeText(s.firstSeen)) to \(timeText(s.lastSeen))" + (s.goodbye ? ", said goodbye last" : ""))
         for fw in s.forwarded { row("forwarded", forwardedText(fw)) }
         row("findings", s.findings.text)
+        if !s.profiles.isEmpty { row("profiles", profilesText(s.profiles)) }
         return out
     }
 }

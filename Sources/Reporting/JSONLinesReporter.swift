@@ -109,6 +109,9 @@ public final class JSONLinesReporter: Reporter {
         if f.atEnd {
             w.member("at_end", true)
         }
+        if let p = f.profile {
+            w.member("profile", p.rawValue)
+        }
         w.endObject()
     }
 
@@ -146,6 +149,29 @@ public final class JSONLinesReporter: Reporter {
             ("result", .string(s.verdict.rawValue)),
         ]
         if let i = s.interface { fields.append(("interface", .string(i))) }
+        if !s.profiles.isEmpty {
+            fields.append(
+                (
+                    "profiles",
+                    .array(
+                        s.profiles.map { p in
+                            .object([
+                                ("profile", .string(p.profile.rawValue)), ("gated", .bool(p.gated)),
+                                ("passed", .bool(p.passed)),
+                                (
+                                    "instances",
+                                    .array(
+                                        p.members.map { m in
+                                            .object([
+                                                ("name", .string(m.name)),
+                                                ("failed", .array(m.failed.map { .string($0.rawValue) })),
+                                            ])
+                                        })
+                                ), ("missing", .array(p.missing.map { .string($0) })),
+                            ])
+                        })
+                ))
+        }
         if s.stateEvicted > 0 { fields.append(("state_evicted", .int(s.stateEvicted))) }
         if s.timeWentBack > 0 { fields.append(("time_went_back", .int(s.timeWentBack))) }
         if !s.unanswered.isEmpty {

@@ -79,8 +79,14 @@ public struct RunSummary: Sendable {
         if !inputErrors.isEmpty { return .inputError }
         if tooFewMessages { return .tooFewMessages }
         if let t = failOn, findings(atLeast: t) > 0 { return .fail }
+        if failsProfileGate { return .fail }
         return .pass
     }
+    /// Each service profile the run's instances claim, and each `--profile` asked for, with
+    /// how its instances fared (`ProfileGate`).
+    public var profiles: [ProfileResult] = []
+    /// A profile `--profile` asked for did not pass.
+    public var failsProfileGate: Bool { profiles.contains { $0.gated && !$0.passed } }
     /// Reported findings per severity and per rule (rule order: first seen).
     public var findingsBySeverity: [Severity: Int] = [:]
     public var findingsByRule: [(rule: RuleID, name: String, severity: Severity, count: Int)] = []

@@ -122,6 +122,7 @@ public final class SARIFReporter: Reporter {
         w.member("spec", f.spec)
         w.member("interop", orNull: f.interop)
         if f.atEnd { w.member("at_end", true) }
+        if let p = f.profile { w.member("profile", p.rawValue) }
         if let segment = Segments.name(f.segment, in: segments) { w.member("segment", segment) }
         w.endObject()
         w.endObject()
@@ -148,6 +149,9 @@ public final class SARIFReporter: Reporter {
             var help = d.title + ". " + (d.description.isEmpty ? "" : d.description + " ") + "Spec: " + d.spec + "."
             if let i = d.interop { help += " Interop: " + i + "." }
             help += " Example of a violation: " + d.example + "."
+            var tags: [JSONValue] = [.string(d.proto.rawValue), .string(d.scope.rawValue)]
+            // A profile rule is tagged with its profiles, so code scanning filters by product.
+            tags += d.profiles.members.map { .string("profile:" + $0.rawValue) }
             rules.append(
                 .object([
                     ("id", .string(d.id.rawValue)), ("name", .string(d.name)),
@@ -158,7 +162,7 @@ public final class SARIFReporter: Reporter {
                     (
                         "properties",
                         .object([
-                            ("tags", .array([.string(d.proto.rawValue), .string(d.scope.rawValue)])),
+                            ("tags", .array(tags)),
                             ("spec", .string(d.spec)),
                             ("problem.severity", .string(d.severity == .info ? "recommendation" : d.severity.rawValue)),
                         ])

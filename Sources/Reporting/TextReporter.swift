@@ -134,10 +134,14 @@ public final class TextReporter: Reporter {
             return
                 "too few messages: \(s.messages) SSDP/mDNS message(s), fewer than --min-messages \(m) (exit status 3)"
         }
-        guard let t = s.failOn else { return nil }
+        let failedGates = s.profiles.filter { $0.gated && !$0.passed }.map(\.profile.rawValue)
+        let gateText = failedGates.isEmpty ? "" : "profile " + failedGates.joined(separator: ", ") + " not met"
+        guard let t = s.failOn else { return failedGates.isEmpty ? nil : "fail: " + gateText }
         let n = s.findings(atLeast: t)
-        return n == 0
-            ? "pass (no finding at or above \(t.rawValue))" : "fail: \(n) finding(s) at or above \(t.rawValue)"
+        if n == 0 {
+            return failedGates.isEmpty ? "pass (no finding at or above \(t.rawValue))" : "fail: " + gateText
+        }
+        return "fail: \(n) finding(s) at or above \(t.rawValue)" + (failedGates.isEmpty ? "" : "; " + gateText)
     }
 
     public func finish(_ s: RunSummary) {
@@ -175,6 +179,7 @@ public final class TextReporter: Reporter {
             : "\(roots) SSDP root device(s), \(hosts) mDNS host(s)"
                 + (devicesLeftOut > 0 ? " (+\(devicesLeftOut))" : "")
         row("seen", devicesText + ", \(s.services)\(more("services")) DNS-SD service type(s)")
+        for p in s.profiles { row(p.gated ? "gate" : "profile", p.text) }
         // The devices themselves (all with -v); `discoscope inventory` shows every field.
         let shown = options.verbose ? seenDevices[...] : seenDevices.prefix(InventoryRecords.compactLimit)
         for line in InventoryRecords.compactLines(shown) { out += "    " + line + "\n" }

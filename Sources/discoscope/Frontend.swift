@@ -195,6 +195,7 @@ final class Frontend {
         let belowMinimum = self.belowMinimum
         let packetOutput = self.packetOutput
         let minMessages = rules.minMessages
+        let gatedProfiles = rules.profile
         // Nothing was read: the error lines said why, and an all-zero summary would add
         // nothing but noise.
         if sourcesRun == 0 && inputError { textReporter?.showsSummary = false }
@@ -213,6 +214,8 @@ final class Frontend {
                 !settings.disabled.contains($0.id) && (fetched || !DescriptionChecks.ids.contains($0.id))
             }
             s.failOn = settings.failOn
+            s.profiles = ProfileGate.results(
+                analysis.inventory, gates: gatedProfiles, threshold: settings.failOn ?? .error)
             s.minMessages = minMessages
             s.elapsedSeconds = Frontend.now() - started
             // The workers count every finding the policy dropped as suppressed; read once
@@ -252,6 +255,7 @@ final class Frontend {
             return 3
         }
         if let t = settings.failOn, analysis.count(atLeast: t) > 0 { return 1 }
+        if summary.failsProfileGate { return 1 }
         return 0
     }
 

@@ -226,6 +226,13 @@ struct RuleOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Exit with status 1 unless the capture shows an instance of this service profile and every instance meets it (no finding of its rules at --fail-on or above; printers of _ipp/_ipps must claim ipp-everywhere or airprint when asked); repeatable. Profiles: \(ServiceProfile.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "profile"))
+    var profile: [ServiceProfile] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Configuration file (default: .discoscope.yml in the current directory, if present).", valueName: "file"))
     var config: String?
 

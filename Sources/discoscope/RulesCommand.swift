@@ -17,6 +17,13 @@ extension DiscoScope {
 
         @Option(name: .long, help: "text (a table) or json (one array of rule objects).")
         var format: CatalogFormat = .text
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "List only the rules of this service profile (repeatable): \(ServiceProfile.allCases.map(\.rawValue).joined(separator: ", "))."
+            ))
+        var profile: [ServiceProfile] = []
     }
 
     enum CatalogFormat: String, CaseIterable, ExpressibleByArgument { case text, json }
@@ -29,11 +36,12 @@ extension DiscoScope {
         var format: CatalogFormat { rules.format }
 
         func run() throws {
-            let all = RuleCatalog.all
+            let wanted = ServiceProfiles(rules.profile)
+            let all = wanted == [] ? RuleCatalog.all : RuleCatalog.all.filter { $0.profiles.rawValue & wanted.rawValue != 0 }
             switch format {
             case .json:
                 let rules: [JSONValue] = all.map { d in
-                    .object([
+                    var fields: [(String, JSONValue)] = [
                         ("id", .string(d.id.rawValue)), ("name", .string(d.name)),
                         ("severity", .string(d.severity.rawValue)),
                         ("lowest_severity", .string(d.lowestSeverity.rawValue)),
@@ -41,7 +49,13 @@ extension DiscoScope {
                         ("spec", .string(d.spec)),
                         ("title", .string(d.title)), ("description", .string(d.description)),
                         ("interop", d.interop.map { .string($0) } ?? .null), ("example", .string(d.example)),
-                    ])
+                    ]
+                    // Profile rules only: the base rules' objects stay as they were.
+                    if d.profiles != [] {
+                        fields.append(("profiles", .array(d.profiles.members.map { .string($0.rawValue) })))
+                        fields.append(("basis", .string(d.basis.rawValue)))
+                    }
+                    return .object(fields)
                 }
                 print(JSONValue.array(rules).serialized())
             case .text:
@@ -79,6 +93,18 @@ extension DiscoScope {
             print("")
             print("Spec:     " + d.spec)
             if let i = d.interop { print("Interop:  " + i) }
+            if d.profiles != [] {
+                print("Profile:  " + d.profiles.members.map { "\($0.title) (\($0.rawValue))" }.joined(separator: ", "))
+            }
+            switch d.basis {
+            case .specified: break
+            case .deFacto:
+                print(
+                    "Basis:    de facto: no public specification states it; it is the contract the reference implementations set (see Spec).")
+            case .unverified:
+                print(
+                    "Basis:    unverified: the source's wording or section could not be confirmed, so the rule reports a warning at most.")
+            }
             print("Example:  " + d.example)
             print(
                 "Severity: MUST → error, SHOULD → warning, MAY/INFO → info; this rule's default is \(d.severity.rawValue)"
@@ -86,6 +112,8 @@ extension DiscoScope {
         }
     }
 }
+
+extension ServiceProfile: ExpressibleByArgument {}
 
 extension RuleDescriptor {
     /// `warning–error` for a rule whose findings range over severities, else its one severity.

@@ -24,6 +24,9 @@ struct ResultEmitter {
     /// seen on (by the session models' keys), in increasing order: the inventory's
     /// `segments`. Bounded by `Inventory.maxEntries` keys and `maxSegmentsPerKey` each.
     private(set) var segmentsSeen: [UInt64: [UInt16]] = [:]
+    /// The PROF findings of the current input: about DNS-SD instances by their name keys,
+    /// about SSDP devices by their lower-cased identity; bounded by `maxDeviceFindings` each.
+    private(set) var profileFindings = ProfileFindings()
 
     /// Distinct devices and service types counted (their keys only: 64 bits each); the
     /// bound keeps memory flat under a flood of made-up names.
@@ -56,6 +59,7 @@ struct ResultEmitter {
             summary.count(rule: t.rule, name: t.name, t.severity, times: t.count)
             if let e = t.example, summary.hidingExamples[t.rule] == nil { summary.hidingExamples[t.rule] = e }
         }
+        for f in r.tally.profileFindings { profileFindings.add(f, cap: Self.maxDeviceFindings) }
         summary.suppressed += r.suppressed
         for (key, counts) in r.deviceFindings
         where deviceFindings.count < Self.maxDeviceFindings || deviceFindings[key] != nil {
@@ -109,15 +113,16 @@ struct ResultEmitter {
     /// fresh tallies for the next input.
     mutating func takeInputFindings() -> (
         devices: [UInt64: SeverityCounts], hostTexts: [UInt64: HostFindingTexts],
-        segments: [UInt64: [UInt16]], addresses: [String: SeverityCounts]
+        segments: [UInt64: [UInt16]], addresses: [String: SeverityCounts], profiles: ProfileFindings
     ) {
         defer {
             deviceFindings.removeAll()
             hostFindingTexts.removeAll()
             segmentsSeen.removeAll()
             addressFindings.removeAll()
+            profileFindings = ProfileFindings()
         }
-        return (deviceFindings, hostFindingTexts, segmentsSeen, addressFindings)
+        return (deviceFindings, hostFindingTexts, segmentsSeen, addressFindings, profileFindings)
     }
 
     /// The run's segment names changed (a name was added): the reporter hears of it before
@@ -149,5 +154,41 @@ struct HostFindingTexts {
             counts.add(severity)
             texts.append((part, counts))
         }
+    }
+}
+
+/// An input's PROF findings, by what they are about, as the inventory's profile verdicts read
+/// them (`InventoryProfile`).
+struct ProfileFindings {
+    private(set) var byInstance: [UInt64: [InventoryProfile]] = [:]
+    private(set) var byDevice: [String: [InventoryProfile]] = [:]
+
+    /// Takes `f` in, unless `cap` subjects are kept already and `f` is about another.
+    mutating func add(_ f: ProfileFinding, cap: Int) {
+        if f.instance != 0 {
+            guard byInstance.count < cap || byInstance[f.instance] != nil else { return }
+            Self.add(f, to: &byInstance[f.instance, default: []])
+        } else if let d = f.device?.lowercased() {
+            guard byDevice.count < cap || byDevice[d] != nil else { return }
+            Self.add(f, to: &byDevice[d, default: []])
+        }
+    }
+
+    private static func add(_ f: ProfileFinding, to list: inout [InventoryProfile]) {
+        if let k = list.firstIndex(where: { $0.profile == f.profile }) {
+            list[k].add(f.rule, f.severity)
+        } else {
+            var p = InventoryProfile(f.profile)
+            p.add(f.rule, f.severity)
+            list.append(p)
+        }
+    }
+
+    /// The verdicts of a subject that claims `claimed`: one per claimed or judged profile,
+    /// in profile order.
+    static func verdicts(_ judged: [InventoryProfile]?, claimed: ServiceProfiles) -> [InventoryProfile] {
+        var all = claimed.members.map { p in judged?.first { $0.profile == p } ?? InventoryProfile(p) }
+        for j in judged ?? [] where !claimed.contains(j.profile) { all.append(j) }
+        return all.sorted { $0.profile < $1.profile }
     }
 }

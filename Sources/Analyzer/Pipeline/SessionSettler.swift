@@ -192,6 +192,7 @@ final class SessionSettler: @unchecked Sendable {
         sink.buildsDetails = findingDetails
         for rep in reports {
             sink.profile = rep.profile
+            sink.profileInstance = rep.instance
             sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
         }
         sink.profile = nil

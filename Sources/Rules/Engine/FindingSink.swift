@@ -26,6 +26,8 @@ public struct FindingSink {
     /// The service profile of the instance being judged (set around a PROF rule's check), put
     /// into the findings reported meanwhile.
     public var profile: ServiceProfile? = nil
+    /// The instance being judged (`Finding.profileInstance`), with `profile`.
+    public var profileInstance: UInt64 = 0
 
     public init(frame: Int, time: Timestamp, source: IPAddress, fileIndex: Int = 0) {
         self.frame = frame
@@ -71,7 +73,10 @@ public struct FindingSink {
                 fileIndex: fileIndex, interop: interop
             )
         )
-        if let p = profile { findings[findings.count - 1].profile = p }
+        if let p = profile {
+            findings[findings.count - 1].profile = p
+            findings[findings.count - 1].profileInstance = profileInstance
+        }
     }
 
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
@@ -92,13 +97,15 @@ public struct FindingSink {
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
     public mutating func report(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
-        time: Timestamp, source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil
+        time: Timestamp, source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil,
+        instance: UInt64 = 0
     ) {
         var f = Finding(
             descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
             source: source.description, device: device, fileIndex: fileIndex
         )
         f.profile = profile
+        f.profileInstance = instance
         findings.append(f)
     }
 }

@@ -109,6 +109,8 @@ public struct SessionReports: Sendable {
         public var device: String? = nil
         /// The service profile of the instance it is about (a PROF rule's report).
         public var profile: ServiceProfile? = nil
+        /// The instance it is about (`Finding.profileInstance`).
+        public var instance: UInt64 = 0
     }
     public private(set) var reports: [Report] = []
     /// Verdict rows the rules' tables in the store dropped because a table was full.
@@ -119,22 +121,24 @@ public struct SessionReports: Sendable {
 
     public mutating func report(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, related: [Int],
-        profile: ServiceProfile? = nil
+        profile: ServiceProfile? = nil, instance: UInt64 = 0
     ) {
         reports.append(
-            Report(descriptor: descriptor, severity: severity, message: message, related: related, profile: profile))
+            Report(
+                descriptor: descriptor, severity: severity, message: message, related: related, profile: profile,
+                instance: instance))
     }
 
     /// A conclusion of the end of the input about `frames` (the first shows it), which the
     /// packet of `time` from `source` showed first.
     public mutating func reportAtEnd(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int], time: Timestamp,
-        source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil
+        source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil, instance: UInt64 = 0
     ) {
         reports.append(
             Report(
                 descriptor: descriptor, severity: severity, message: message, related: frames, atEnd: true, time: time,
-                source: source, device: device, profile: profile))
+                source: source, device: device, profile: profile, instance: instance))
     }
 
     /// A rule dropped `n` entries of its state because its table was full.

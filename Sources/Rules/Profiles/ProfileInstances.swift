@@ -171,8 +171,10 @@ extension InstanceRule {
             let both = ServiceProfiles(rawValue: instance.profiles.rawValue & applies.rawValue)
             guard let profile = both.members.first else { continue }
             out.profile = profile
+            out.profileInstance = instance.nameKey
             check(instance, as: profile, in: message, into: &out)
         }
         out.profile = nil
+        out.profileInstance = 0
     }
 }
