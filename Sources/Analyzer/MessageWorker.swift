@@ -167,7 +167,8 @@ struct FindingTally: Sendable {
     mutating func add(_ f: borrowing Finding, at position: Int, index: Int) {
         if let p = f.profile {
             profileFindings.append(
-                ProfileFinding(instance: f.profileInstance, device: f.device, profile: p, rule: f.rule, severity: f.severity))
+                ProfileFinding(
+                    instance: f.profileInstance, device: f.device, profile: p, rule: f.rule, severity: f.severity))
         }
         add(
             Entry(

@@ -7,7 +7,8 @@ public enum ProfileGate {
     /// `threshold` or above (nil: any finding fails it). A gated profile that subtype claims
     /// decide (IPP Everywhere, AirPrint) also counts every printer of `_ipp`/`_ipps` that does
     /// not claim it as failing: that is the product not meeting it.
-    public static func results(_ inventory: Inventory, gates: [ServiceProfile], threshold: Severity?) -> [ProfileResult] {
+    public static func results(_ inventory: Inventory, gates: [ServiceProfile], threshold: Severity?) -> [ProfileResult]
+    {
         var byProfile: [ServiceProfile: ProfileResult] = [:]
         for g in gates { byProfile[g] = ProfileResult(profile: g, gated: true) }
         func note(_ name: String, _ verdicts: [InventoryProfile]) {

@@ -86,7 +86,9 @@ public enum InventoryRecords {
                         "findings",
                         .array(
                             p.failed.map {
-                                .object([("rule", .string($0.rule.rawValue)), ("severity", .string($0.severity.rawValue))])
+                                .object([
+                                    ("rule", .string($0.rule.rawValue)), ("severity", .string($0.severity.rawValue)),
+                                ])
                             })
                     ),
                 ])

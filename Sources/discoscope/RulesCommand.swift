@@ -37,7 +37,8 @@ extension DiscoScope {
 
         func run() throws {
             let wanted = ServiceProfiles(rules.profile)
-            let all = wanted == [] ? RuleCatalog.all : RuleCatalog.all.filter { $0.profiles.rawValue & wanted.rawValue != 0 }
+            let all =
+                wanted == [] ? RuleCatalog.all : RuleCatalog.all.filter { $0.profiles.rawValue & wanted.rawValue != 0 }
             switch format {
             case .json:
                 let rules: [JSONValue] = all.map { d in
@@ -100,10 +101,12 @@ extension DiscoScope {
             case .specified: break
             case .deFacto:
                 print(
-                    "Basis:    de facto: no public specification states it; it is the contract the reference implementations set (see Spec).")
+                    "Basis:    de facto: no public specification states it; it is the contract the reference implementations set (see Spec)."
+                )
             case .unverified:
                 print(
-                    "Basis:    unverified: the source's wording or section could not be confirmed, so the rule reports a warning at most.")
+                    "Basis:    unverified: the source's wording or section could not be confirmed, so the rule reports a warning at most."
+                )
             }
             print("Example:  " + d.example)
             print(

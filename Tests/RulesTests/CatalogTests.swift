@@ -142,7 +142,9 @@ import Testing
         let registered = Dictionary(
             RuleCatalog.all.filter { $0.id.rawValue.hasPrefix("PROF-") }.map { ($0.id.rawValue, $0) },
             uniquingKeysWith: { a, _ in a })
-        #expect(Set(catalog.keys).subtracting(registered.keys).isEmpty, "not registered: \(Set(catalog.keys).subtracting(registered.keys).sorted())")
+        #expect(
+            Set(catalog.keys).subtracting(registered.keys).isEmpty,
+            "not registered: \(Set(catalog.keys).subtracting(registered.keys).sorted())")
         for (id, scope) in catalog {
             guard let d = registered[id] else { continue }
             #expect(d.scope.rawValue == scope.lowercased(), "\(id): \(d.scope) against the catalog's \(scope)")
