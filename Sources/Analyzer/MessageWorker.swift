@@ -466,7 +466,7 @@ package struct MessageWorker: BatchWorker {
             } else if let d = f.device, let key = mdnsHosts[d.lowercased()] {
                 out.deviceFindings.append((key, c))
                 out.hostFindingTexts.append((key, f.message, f.severity))
-            } else if f.device == nil, f.rule.rawValue.hasPrefix("MDNS-") {
+            } else if f.device == nil, f.rule.rawValue.hasPrefix("MDNS-") || f.profileInstance != 0 {
                 out.addressFindings.append((f.source, f.severity))
             }
         }
@@ -521,7 +521,10 @@ package struct MessageWorker: BatchWorker {
     /// The mDNS findings among `findings` (of a message that speaks for no host), kept by
     /// their source address (`addressFindings`).
     static func countByAddress(_ findings: [Finding], into out: inout BatchOutput) {
-        for k in findings.indices where !findings[k].baselined && findings[k].rule.rawValue.hasPrefix("MDNS-") {
+        for k in findings.indices
+        where !findings[k].baselined
+            && (findings[k].rule.rawValue.hasPrefix("MDNS-") || findings[k].profileInstance != 0)
+        {
             out.addressFindings.append((findings[k].source, findings[k].severity))
         }
     }

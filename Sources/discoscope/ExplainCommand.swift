@@ -649,7 +649,10 @@ struct Explanation {
         // host counts for its sender only when that is one of its addresses (its queries and
         // probes), never for a forwarder's copy of its records.
         let about = findings.filter { f in
-            guard f.rule.rawValue.hasPrefix("MDNS") else { return false }
+            // mDNS rules, the DNS-SD profiles' included (PROF-0xx … 4xx).
+            guard f.rule.rawValue.hasPrefix("MDNS") || (f.profile != nil && f.profileInstance != 0) else {
+                return false
+            }
             if let d = f.device { return names.contains(d.lowercased()) }
             return addresses.contains(f.source)
         }
@@ -760,7 +763,10 @@ struct Explanation {
             let ranked = Impact.of(severity: severity, interop: interop, hides: rule?.hides ?? false)
             let impact = ranked.rawValue
             let effect: String
-            if let interop {
+            if let interop, let p = f.profile {
+                // A profile's controllers: "Google Cast receiver: pychromecast finds no device …".
+                effect = p.title + ": " + interop
+            } else if let interop {
                 effect = interop + (ranked == .hides ? ": those clients do not list the device" : "")
             } else {
                 effect =
