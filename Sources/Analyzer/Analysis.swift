@@ -51,7 +51,22 @@ public final class Analysis {
         /// segment of a plain capture or one interface): `--subnet`, or a live interface's
         /// addresses. MDNS-407 and MDNS-310 judge addresses by them where known.
         public var subnets: [String: LinkSubnets] = [:]
+        /// Each worker's tables of decodings kept for repeated payloads (SSDP, mDNS, and
+        /// mDNS's rendered summaries): `.analysis` for reading captures, `.sensor` for a live
+        /// capture that runs for months, whose memory must level off within its first minute.
+        public var repeatTables: RepeatTableSizes = .analysis
         public init() {}
+    }
+
+    /// The sizes of the decoding tables, as 2^bits slots per worker. A table fills with
+    /// the distinct payloads a link shows, up to its size, and then holds that much: on a
+    /// busy link with devices rebooting (new BOOTIDs, new payloads) the larger tables take
+    /// a quarter of an hour to fill (Benchmarks/README.md, "Sensor soak").
+    public struct RepeatTableSizes: Sendable {
+        public var ssdpBits: Int
+        public var mdnsBits: Int
+        public static let analysis = RepeatTableSizes(ssdpBits: 12, mdnsBits: 13)
+        public static let sensor = RepeatTableSizes(ssdpBits: 10, mdnsBits: 11)
     }
 
     @exclusivity(unchecked) public private(set) var summary = RunSummary()

@@ -220,7 +220,7 @@ package struct MessageWorker: BatchWorker {
     /// mDNS summaries, in a table indexed like `MDNSJudge`'s decodings (by its slot, within
     /// this table's size): a datagram that repeats a payload reuses the content built for its
     /// decoding (`owner`) when the datagram facts it depends on (`context`) are the same too.
-    private var rendered = GrowingSlots<RenderedMDNS>(maxBits: MDNSJudge.slotBits)
+    private var rendered: GrowingSlots<RenderedMDNS>
     /// How many of the run's segment names the renderer was given (the table only grows).
     private var segmentNamesGiven = 0
     /// The subnets known on each segment, for the mDNS rules.
@@ -239,8 +239,9 @@ package struct MessageWorker: BatchWorker {
         self.policy = policy
         self.renderer = renderer
         self.renders = renderer != nil
-        ssdpJudge = SSDPJudge(disabled: options.disabledRules)
-        mdns = MDNSJudge(disabled: options.disabledRules)
+        ssdpJudge = SSDPJudge(disabled: options.disabledRules, slotBits: options.repeatTables.ssdpBits)
+        mdns = MDNSJudge(disabled: options.disabledRules, slotBits: options.repeatTables.mdnsBits)
+        rendered = GrowingSlots(maxBits: options.repeatTables.mdnsBits)
         tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
         subnets = SegmentSubnets(options.subnets)
     }

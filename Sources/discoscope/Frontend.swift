@@ -103,6 +103,7 @@ final class Frontend {
         options.disabledRules = settings.disabled
         options.subnets = subnets
         options.jobs = jobs
+        if live { options.repeatTables = .sensor }
         options.recordMAC = output.format == .text && output.linkHeader
         options.recordPayload = (output.format == .text && (output.hexDump || output.asciiDump)) || html
         options.reportsInventory = output.format == .text || output.format == .jsonl || html || wrapReporter != nil

@@ -12,8 +12,7 @@ struct MDNSJudge: Sendable {
     /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`): 2^`slotBits`
     /// entries per judge (each worker thread has one). The size is a trade between hits and
     /// memory (Benchmarks/README.md, "Measurements behind the code").
-    private var table = RepeatTable<Decoded>(bits: MDNSJudge.slotBits)
-    static let slotBits = 13
+    private var table: RepeatTable<Decoded>
     /// The table slot of the last datagram judged (`MessageWorker` keeps its rendered
     /// summaries in a table of the same size, by the same slot).
     private(set) var lastSlot = 0
@@ -26,8 +25,9 @@ struct MDNSJudge: Sendable {
         var host: DNSName?
     }
 
-    init(disabled: Set<RuleID>) {
+    init(disabled: Set<RuleID>, slotBits: Int = Analysis.RepeatTableSizes.analysis.mdnsBits) {
         engine = RuleEngine(RuleRegistry.mdns, disabled: disabled)
+        table = RepeatTable(bits: slotBits)
     }
 
     /// The payload array for a datagram carrying `bytes`: when the table holds a decoding of

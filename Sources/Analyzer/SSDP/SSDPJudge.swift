@@ -13,8 +13,7 @@ struct SSDPJudge: Sendable {
     /// Decodings kept for datagrams that repeat a payload (see `RepeatTable`), 2^`slotBits`
     /// per judge: SSDP devices repeat each NOTIFY for every target and every announcement
     /// period, and answer every search with the same responses.
-    private var table = RepeatTable<Decoded>(bits: SSDPJudge.slotBits)
-    static let slotBits = 12
+    private var table: RepeatTable<Decoded>
     /// The table slot of the message being judged (set by `decode`).
     private var slot = 0
 
@@ -28,8 +27,9 @@ struct SSDPJudge: Sendable {
         var judged: [(version: UPnPVersion, claimed: UPnPVersion?, kept: [RuleEngine<SSDPInput>.Kept])] = []
     }
 
-    init(disabled: Set<RuleID>) {
+    init(disabled: Set<RuleID>, slotBits: Int = Analysis.RepeatTableSizes.analysis.ssdpBits) {
         engine = RuleEngine(RuleRegistry.ssdp, disabled: disabled)
+        table = RepeatTable(bits: slotBits)
     }
 
     /// The payload array for a datagram carrying `bytes`: the table's array when it holds a
