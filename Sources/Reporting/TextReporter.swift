@@ -179,7 +179,9 @@ public final class TextReporter: Reporter {
             : "\(roots) SSDP root device(s), \(hosts) mDNS host(s)"
                 + (devicesLeftOut > 0 ? " (+\(devicesLeftOut))" : "")
         row("seen", devicesText + ", \(s.services)\(more("services")) DNS-SD service type(s)")
-        for p in s.profiles { row(p.gated ? "gate" : "profile", p.text) }
+        // What `--profile` asked for, and any profile an instance fails (the inventory says
+        // which profiles each instance meets).
+        for p in s.profiles where p.gated || !p.passed { row(p.gated ? "gate" : "profile", p.text) }
         // The devices themselves (all with -v); `discoscope inventory` shows every field.
         let shown = options.verbose ? seenDevices[...] : seenDevices.prefix(InventoryRecords.compactLimit)
         for line in InventoryRecords.compactLines(shown) { out += "    " + line + "\n" }
