@@ -123,6 +123,17 @@ public final class JSONLinesReporter: Reporter {
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
+    /// One profile's result in the summary (docs/FORMATS.md, `profiles`).
+    static func profileObject(_ p: ProfileResult) -> JSONValue {
+        let instances: [JSONValue] = p.members.map { m in
+            .object([("name", .string(m.name)), ("failed", .array(m.failed.map { .string($0.rawValue) }))])
+        }
+        return .object([
+            ("profile", .string(p.profile.rawValue)), ("gated", .bool(p.gated)), ("passed", .bool(p.passed)),
+            ("instances", .array(instances)), ("missing", .array(p.missing.map { .string($0) })),
+        ])
+    }
+
     public static func summaryObject(_ s: RunSummary) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string("summary")), ("files", .array(s.files.map { .string($0) })),
@@ -149,29 +160,7 @@ public final class JSONLinesReporter: Reporter {
             ("result", .string(s.verdict.rawValue)),
         ]
         if let i = s.interface { fields.append(("interface", .string(i))) }
-        if !s.profiles.isEmpty {
-            fields.append(
-                (
-                    "profiles",
-                    .array(
-                        s.profiles.map { p in
-                            .object([
-                                ("profile", .string(p.profile.rawValue)), ("gated", .bool(p.gated)),
-                                ("passed", .bool(p.passed)),
-                                (
-                                    "instances",
-                                    .array(
-                                        p.members.map { m in
-                                            .object([
-                                                ("name", .string(m.name)),
-                                                ("failed", .array(m.failed.map { .string($0.rawValue) })),
-                                            ])
-                                        })
-                                ), ("missing", .array(p.missing.map { .string($0) })),
-                            ])
-                        })
-                ))
-        }
+        if !s.profiles.isEmpty { fields.append(("profiles", .array(s.profiles.map(profileObject)))) }
         if s.stateEvicted > 0 { fields.append(("state_evicted", .int(s.stateEvicted))) }
         if s.timeWentBack > 0 { fields.append(("time_went_back", .int(s.timeWentBack))) }
         if !s.unanswered.isEmpty {
