@@ -19,7 +19,7 @@ def load(page, fragment):
 
     browser = next(b for b in ("chromium", "chromium-browser", "google-chrome")
                    if any(os.access(os.path.join(d, b), os.X_OK) for d in os.environ["PATH"].split(":")))
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         p = subprocess.Popen([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                               "--no-first-run", "--user-data-dir=" + profile, "--remote-debugging-pipe",
                               "--window-size=1400,1000", "about:blank"],
