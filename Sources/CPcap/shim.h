@@ -132,4 +132,11 @@ static inline FILE *discoscope_gz_fopen(const char *path, int fd, discoscope_gz_
 /* Compressed bytes read so far (for progress). */
 static inline long long discoscope_gz_offset(discoscope_gz_stream *s) { return (long long)gzoffset(s->gz); }
 
+/* A zlib stream (RFC 1950) for the HTML report's data block, which the page inflates with the
+ * browser's DecompressionStream("deflate"). deflateInit is a macro. */
+static inline int discoscope_deflate_init(z_stream *z, int level) {
+    memset(z, 0, sizeof *z);
+    return deflateInit(z, level);
+}
+
 #endif

@@ -29,7 +29,8 @@ enum HTMLPage {
         table { border-collapse: collapse; width: 100%; font-size: 12px; table-layout: fixed; }
         th, td { text-align: left; padding: 2px 6px; border-bottom: 1px solid #eee; vertical-align: top; word-break: break-word; }
         th { background: #f0f2f5; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-        td:first-child { white-space: nowrap; }
+        td:first-child { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+        table.wide-first th:first-child { width: 40%; }
         tr.click { cursor: pointer; } tr.click:hover { background: #eef4fb; }
         tr.sev-error td:nth-child(2) { color: #d42a2a; } tr.sev-warning td:nth-child(2) { color: #d88a00; }
         .scroll { max-height: 340px; overflow-y: auto; contain: content; }
@@ -67,13 +68,13 @@ enum HTMLPage {
         <h2>Findings by rule</h2>
         <div class="scroll"><table><thead><tr><th>rule</th><th>name</th><th>severity</th><th>count</th><th>spec</th></tr></thead><tbody id="t-rules"></tbody></table></div>
         <h2>Findings by device</h2>
-        <div class="scroll"><table><thead><tr><th>device / host / client</th><th>role</th><th>protocol</th><th>errors</th><th>warnings</th><th>info</th></tr></thead><tbody id="t-devices"></tbody></table></div>
+        <div class="scroll"><table class="wide-first"><thead><tr><th>device / host / client</th><th>role</th><th>protocol</th><th>errors</th><th>warnings</th><th>info</th></tr></thead><tbody id="t-devices"></tbody></table></div>
         <h2>Findings <span id="ds-fcount"></span></h2>
         <div class="scroll"><table><thead><tr><th>frames</th><th>severity</th><th>rule</th><th>message</th><th>device</th></tr></thead><tbody id="t-findings"></tbody></table></div>
         <h2>Inventory: devices and hosts</h2>
         <div class="scroll"><table><thead><tr><th>protocol</th><th>id</th><th>addresses</th><th>server, types or services</th><th>messages</th><th>findings e/w/i</th></tr></thead><tbody id="t-inv-dev"></tbody></table></div>
         <h2>Inventory: services</h2>
-        <div class="scroll"><table><thead><tr><th>instance</th><th>host</th><th>port</th><th>TXT</th><th>addresses</th></tr></thead><tbody id="t-inv-svc"></tbody></table></div>
+        <div class="scroll"><table class="wide-first"><thead><tr><th>instance</th><th>host</th><th>port</th><th>TXT</th><th>addresses</th></tr></thead><tbody id="t-inv-svc"></tbody></table></div>
         </section>
         </div>
         <pre id="ds-selftest" hidden></pre>
@@ -81,7 +82,7 @@ enum HTMLPage {
         """#
 
     static let script = #"""
-        (function () {
+        (async function () {
         'use strict';
         const stages = { start: Math.round(performance.now()) };
         // DiscoScope HTML report. Every string from the capture reaches the page through
@@ -100,12 +101,26 @@ enum HTMLPage {
         function row(cells, cls) {
           const tr = el('tr', null, cls);
           for (const c of cells) tr.appendChild(c instanceof Node ? c : el('td', c));
+          // The first column does not wrap: what it cuts off (a long device ID) is in its title.
+          if (tr.firstChild) tr.firstChild.title = tr.firstChild.textContent;
           return tr;
         }
 
         // ---- Data
 
-        const recs = JSON.parse($('ds-data').textContent);
+        // The data: a JSON array, as text or (a large report) compressed: a zlib stream in base64.
+        async function data() {
+          const block = $('ds-data');
+          if (block.getAttribute('data-encoding') !== 'deflate-base64') return JSON.parse(block.textContent);
+          const b = atob(block.textContent.replace(/\s+/g, ''));
+          const bytes = new Uint8Array(b.length);
+          for (let k = 0; k < b.length; k++) bytes[k] = b.charCodeAt(k);
+          stages.decoded = Math.round(performance.now());
+          const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'))).text();
+          stages.inflated = Math.round(performance.now());
+          return JSON.parse(text);
+        }
+        const recs = await data();
         stages.parsed = Math.round(performance.now());
         let meta = { files: [] }, t0s = 0, t0us = 0, summary = null, impact = [];
         const M = [], F = [], lanes = [], payloads = [], rules = [], strs = [], devices = [], services = [];
@@ -118,6 +133,7 @@ enum HTMLPage {
             case 'm': M.push(r); break;
             case 'f': F.push(r); break;
             case 'p': payloads.push(r.slice(1)); break;
+            case 'P': payloads.push([r[1], r[2], r[3], 1]); break;
             case 'l': lanes.push(r); break;
             case 'r': rules.push(r.slice(1)); break;
             case 'a': strs.push(r[1]); break;
@@ -271,7 +287,10 @@ enum HTMLPage {
         }
         function payloadBytes(m) {
           if (m[PAYLOAD] < 0) return new Uint8Array(0);
-          const b = atob(payloads[m[PAYLOAD]][0]);
+          const p = payloads[m[PAYLOAD]];
+          // A payload that is text comes as text (`P`), any other in base64 (`p`).
+          if (p[3]) return new TextEncoder().encode(p[0]);
+          const b = atob(p[0]);
           const out = new Uint8Array(b.length);
           for (let k = 0; k < b.length; k++) out[k] = b.charCodeAt(k);
           return out;
@@ -899,8 +918,12 @@ enum HTMLPage {
         + "<meta name=\"referrer\" content=\"no-referrer\">\n"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         + "<title>DiscoScope report</title>\n<style>" + style + "</style>\n</head>\n<body>\n" + body
-        + "<script type=\"application/json\" id=\"ds-data\">[\n"
 
-    /// Everything after the data: the array closed, then the page's script.
-    static let tail: String = "\n]</script>\n<script>" + script + "</script>\n</body>\n</html>\n"
+    /// The data block, opened: the JSON array as text, or compressed (`HTMLReporter`).
+    static let openData = "<script type=\"application/json\" id=\"ds-data\">"
+    static let openCompressedData =
+        "<script type=\"application/octet-stream\" id=\"ds-data\" data-encoding=\"deflate-base64\">\n"
+
+    /// Everything after the data: the block closed, then the page's script.
+    static let tail: String = "</script>\n<script>" + script + "</script>\n</body>\n</html>\n"
 }

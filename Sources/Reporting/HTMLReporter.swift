@@ -12,10 +12,21 @@ import WireFormat
 /// `>`, `&`, U+2028 and U+2029 written as `\uXXXX`, so nothing in it can end the block or
 /// start markup; the page shows data with `textContent` only, under a Content-Security-Policy
 /// that allows just its own script and style (by hash) and no network access.
+///
+/// Given a deflater, data of more than `deflateAbove` bytes is written compressed instead: the
+/// same JSON text as a zlib stream in base64 (nothing but `A-Z a-z 0-9 + / =` and line feeds
+/// in the block), which the page inflates with the browser's `DecompressionStream`. The data
+/// is held until it is known which: a smaller page stays plain text.
 public final class HTMLReporter: Reporter {
     let sink: any OutputSink
     let files: [String]
     let toolVersion: String
+    private let deflater: (any DataDeflater)?
+    private let deflateAbove: Int
+    /// Nil until the page's head is written: then whether its data is compressed.
+    private var compressed: Bool? = nil
+    /// Compressed bytes not yet in base64 (fewer than three).
+    private var base64Carry: [UInt8] = []
     private var out: [UInt8] = []
     private var scratch: [UInt8] = []
     private var started = false
@@ -50,10 +61,15 @@ public final class HTMLReporter: Reporter {
     /// ms, up to 500 ms for a truncated query's; a second of slack).
     static let mdnsAnswerWindow: Int64 = 1_000_000
 
-    public init(sink: any OutputSink, files: [String] = [], toolVersion: String = "") {
+    public init(
+        sink: any OutputSink, files: [String] = [], toolVersion: String = "", deflater: (any DataDeflater)? = nil,
+        deflateAbove: Int = 1 << 20
+    ) {
         self.sink = sink
         self.files = files
         self.toolVersion = toolVersion
+        self.deflater = deflater
+        self.deflateAbove = deflateAbove
     }
 
     public var isStreaming: Bool { false }
@@ -63,7 +79,7 @@ public final class HTMLReporter: Reporter {
     private func start() {
         guard !started else { return }
         started = true
-        out.append(string: HTMLPage.head)
+        out.append(string: "[\n")
         record(
             .array([
                 .string("meta"),
@@ -83,8 +99,28 @@ public final class HTMLReporter: Reporter {
         if out.count >= 1 << 18 { drain() }
     }
 
-    private func drain() {
-        out.withUnsafeBytes { sink.write(bytes: $0) }
+    /// Writes the data so far: held while it is not yet known whether the page compresses it.
+    private func drain(last: Bool = false) {
+        if compressed == nil {
+            guard last || deflater == nil || out.count > deflateAbove else { return }
+            let deflate = deflater != nil && out.count > deflateAbove
+            compressed = deflate
+            sink.write(HTMLPage.head + (deflate ? HTMLPage.openCompressedData : HTMLPage.openData))
+        }
+        if compressed == true, let deflater {
+            var bytes = base64Carry
+            bytes += out.withUnsafeBytes { deflater.deflate($0, finish: last) }
+            let whole = last ? bytes.count : bytes.count - bytes.count % 3
+            base64Carry = Array(bytes[whole...])
+            guard whole > 0 else { return out.removeAll(keepingCapacity: true) }
+            var text: [UInt8] = []
+            text.reserveCapacity(whole / 3 * 4 + 1)
+            Base64.append(Array(bytes[..<whole]), to: &text)
+            text.append(0x0A)
+            text.withUnsafeBytes { sink.write(bytes: $0) }
+        } else {
+            out.withUnsafeBytes { sink.write(bytes: $0) }
+        }
         out.removeAll(keepingCapacity: true)
     }
 
@@ -186,8 +222,9 @@ public final class HTMLReporter: Reporter {
             + (TextReporter.unansweredLine(s).map { ["unanswered: " + $0] } ?? [])
         if !impact.isEmpty { record(.array([.string("impact"), .array(impact.map { .string($0) })])) }
         record(.array([.string("sum"), JSONLinesReporter.summaryObject(s)]))
-        out.append(string: HTMLPage.tail)
-        drain()
+        out.append(string: "\n]")
+        drain(last: true)
+        sink.write(HTMLPage.tail)
         sink.flush()
     }
 
@@ -231,7 +268,7 @@ public final class HTMLReporter: Reporter {
         return k
     }
 
-    /// The payload (base64), the summary and the lines `-v` prints, written once while held
+    /// The payload (as text or base64), the summary and the lines `-v` prints, written once while held
     /// (a repeated announcement refers to the earlier copy); -1 when there is no payload.
     /// SSDP's lines are left out when they are the payload's own lines (the page splits
     /// them off the payload the same way).
@@ -260,13 +297,21 @@ public final class HTMLReporter: Reporter {
         heldBytes += size
         payloadSlots[key, default: []].append(k)
         let derivable = m.proto == .ssdp && Self.headerLines(m.payload) == m.detail
+        let text = Self.plainText(m.payload)
         record(
             .array([
-                .string("p"), .string(Base64.encode(m.payload)),
+                .string(text == nil ? "p" : "P"), .string(text ?? Base64.encode(m.payload)),
                 .string(String(decoding: m.summaryUTF8, as: UTF8.self)),
                 derivable ? .null : .array(m.detail.map { .string($0) }),
             ]))
         return k
+    }
+
+    /// The payload as a string when it is text (UTF-8 with no control character but tab, CR
+    /// and LF: an SSDP message), which the page encodes back to the same bytes; nil otherwise.
+    static func plainText(_ p: [UInt8]) -> String? {
+        guard p.allSatisfy({ $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return nil }
+        return String(validating: p, as: UTF8.self)
     }
 
     /// An SSDP payload's lines up to the blank line that ends the headers, as the page makes

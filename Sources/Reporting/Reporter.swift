@@ -208,3 +208,11 @@ extension Reporter {
     public mutating func emit(_ chunk: RenderedChunk) {}
     public mutating func beginFile(_ index: Int, name: String) {}
 }
+
+/// A compressor for the HTML report's data block, in zlib's format (RFC 1950), which the page
+/// inflates with the browser's `DecompressionStream("deflate")`. Reporting has no C: the
+/// caller that links zlib supplies one (the command line, `Capture.ZlibDeflater`).
+public protocol DataDeflater: AnyObject {
+    /// The compressed bytes for `input` that are ready; with `finish`, the rest of the stream.
+    func deflate(_ input: UnsafeRawBufferPointer, finish: Bool) -> [UInt8]
+}

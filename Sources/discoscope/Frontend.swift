@@ -89,7 +89,8 @@ final class Frontend {
             self.spill = spill
             reporter = JUnitReporter(sink: sink, spill: spill)
         case .html:
-            reporter = HTMLReporter(sink: sink, files: inputs, toolVersion: DiscoScope.version)
+            reporter = HTMLReporter(
+                sink: sink, files: inputs, toolVersion: DiscoScope.version, deflater: ZlibDeflater())
         }
         // `probe`: its own JUnit layout (a suite per device) and its messages marked as ours.
         if let wrapReporter { reporter = wrapReporter(output.format, reporter, sink) }
@@ -562,3 +563,6 @@ enum MergedSession {
         return .success(result)
     }
 }
+
+/// The HTML report's data block is compressed by zlib, which only Capture's side links.
+extension ZlibDeflater: DataDeflater {}

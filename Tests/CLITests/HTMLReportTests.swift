@@ -129,6 +129,34 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
     }
 
+    /// A report whose data is larger than 1 MiB has it compressed (zlib in base64), and the
+    /// page, which inflates it with `DecompressionStream`, shows what JSON lines has.
+    @Test(.enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"))
+    func aLargeReportsDataIsCompressedAndThePageInflatesIt() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let capture = dir + "/large.pcap"
+        let page = dir + "/report.html"
+        let g = try runProcess(
+            "/usr/bin/python3", [Fixtures.packageRoot + "/Benchmarks/make_capture.py", "-n", "12000", "-o", capture])
+        #expect(g.status == 0, "\(g.stderr)")
+        let w = try run(
+            ["analyze", capture, "--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+        #expect(w.status == 0, "\(w.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains(#"<script type="application/octet-stream" id="ds-data" data-encoding="deflate-base64">"#))
+        #expect(!html.contains("application/json"))
+        let expected = try Self.jsonLinesCounts(capture)
+        let (c, log) = try Self.load(page, dir: dir)
+        #expect(expected.messages > 10000)
+        #expect(c["messages"] as? Int == expected.messages)
+        #expect(c["findings"] as? Int == expected.findings)
+        #expect(c["detailShowsMessage"] as? Bool == true)
+        #expect((c["violations"] as? [Any])?.isEmpty == true)
+        #expect((c["resources"] as? [Any])?.isEmpty == true)
+        #expect(!log.contains("Uncaught"), "\(log.suffix(2000))")
+    }
+
     /// Counts that agree: one host's findings are the same in the text summary, the JSON
     /// lines inventory (`analyze` and `inventory`), the findings that name it and the HTML
     /// page's table of findings by device, on the reflector recordings, where a finding

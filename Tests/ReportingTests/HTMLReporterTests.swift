@@ -150,9 +150,56 @@ private func mdns(_ frame: Int, _ ms: Int, src: String, questions: [String] = []
         r.message(m, findings: [])
         r.finish(RunSummary())
         let recs = try records(sink.text)
-        let payloads = recs.filter { $0.first as? String == "p" }
+        // A text payload is written as text (`P`), once.
+        let payloads = recs.filter { $0.first as? String == "P" }
         #expect(payloads.count == 1)
+        #expect(payloads.first?[1] as? String == String(decoding: m.payload, as: UTF8.self))
         #expect(payloads.first?[3] is NSNull)
+        #expect(!recs.contains { $0.first as? String == "p" })
         #expect(HTMLReporter.headerLines([0x41, 0xFF, 0x0A]) == nil)
+        #expect(HTMLReporter.plainText([0x41, 0xFF, 0x0A]) == nil)
+        #expect(HTMLReporter.plainText([0x41, 0x00, 0x0A]) == nil)
+        #expect(HTMLReporter.plainText(Array("M-SEARCH * HTTP/1.1\r\n\tÄ\r\n".utf8)) != nil)
+    }
+
+    /// Data above `deflateAbove` goes through the deflater and is written in base64; below it
+    /// the page stays plain JSON (the deflater is not asked).
+    @Test func dataAboveTheLimitIsDeflatedAndWrittenInBase64() throws {
+        // A stand-in that "compresses" by copying: the block is then the JSON in base64.
+        final class Copy: DataDeflater {
+            var calls = 0
+            func deflate(_ input: UnsafeRawBufferPointer, finish: Bool) -> [UInt8] {
+                calls += 1
+                return Array(input)
+            }
+        }
+        func page(limit: Int) -> (String, Int) {
+            let sink = StringSink()
+            let copy = Copy()
+            let r = HTMLReporter(sink: sink, deflater: copy, deflateAbove: limit)
+            for k in 0..<50 {
+                var m = ssdp(
+                    k, k, kind: "notify", src: "10.0.0.\(k)", sport: 1900, dst: "239.255.255.250", dport: 1900,
+                    headers: [])
+                m.payload = Array("NOTIFY * HTTP/1.1\r\nX-N: \(k)<&>\r\n\r\n".utf8)
+                r.message(m, findings: [])
+            }
+            r.finish(RunSummary())
+            return (sink.text, copy.calls)
+        }
+        let (plain, asked) = page(limit: 1 << 20)
+        #expect(asked == 0)
+        let expected = try records(plain)
+        let (packed, calls) = page(limit: 100)
+        #expect(calls > 0)
+        let open = #"<script type="application/octet-stream" id="ds-data" data-encoding="deflate-base64">"#
+        let a = try #require(packed.firstRange(of: open))
+        let b = try #require(packed[a.upperBound...].firstRange(of: "</script>"))
+        let block = String(packed[a.upperBound..<b.lowerBound])
+        #expect(block.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || "+/=\n".contains($0) })
+        let data = try #require(Data(base64Encoded: block.filter { $0 != "\n" }))
+        let recs = try JSONSerialization.jsonObject(with: data) as? [[Any]] ?? []
+        #expect(recs.count == expected.count)
+        #expect(packed.hasSuffix("</script>\n</body>\n</html>\n"))
     }
 }
