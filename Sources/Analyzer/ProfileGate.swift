@@ -21,8 +21,9 @@ public enum ProfileGate {
         for d in inventory.devices where d.proto == .ssdp { note(d.id, d.profiles) }
         for s in inventory.services {
             note(s.instance, s.profiles)
-            let type = s.serviceType.lowercased()
-            guard type.hasPrefix("_ipp._tcp") || type.hasPrefix("_ipps._tcp") else { continue }
+            guard let service = s.serviceType.split(separator: ".").first,
+                ServiceProfile.takesSubtypeClaims(service: service)
+            else { continue }
             for g in gates where g.claimedBySubtype && !s.profiles.contains(where: { $0.profile == g }) {
                 byProfile[g]?.missing.append(s.instance)
             }

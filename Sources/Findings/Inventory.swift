@@ -120,7 +120,12 @@ public struct InventoryService: Sendable, Hashable {
 public struct InventoryProfile: Sendable, Hashable {
     public var profile: ServiceProfile
     /// Each rule that reported, with the highest severity it reported, by rule ID.
-    public var failed: [(rule: RuleID, severity: Severity)] = []
+    public var failed: [Failure] = []
+
+    public struct Failure: Sendable, Hashable {
+        public var rule: RuleID
+        public var severity: Severity
+    }
 
     public init(_ profile: ServiceProfile) { self.profile = profile }
 
@@ -142,19 +147,8 @@ public struct InventoryProfile: Sendable, Hashable {
         if let k = failed.firstIndex(where: { $0.rule == rule }) {
             failed[k].severity = max(failed[k].severity, severity)
         } else {
-            failed.append((rule, severity))
+            failed.append(Failure(rule: rule, severity: severity))
             failed.sort { $0.rule < $1.rule }
-        }
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.profile == b.profile && a.failed.elementsEqual(b.failed) { $0.rule == $1.rule && $0.severity == $1.severity }
-    }
-    public func hash(into h: inout Hasher) {
-        h.combine(profile)
-        for f in failed {
-            h.combine(f.rule)
-            h.combine(f.severity)
         }
     }
 }

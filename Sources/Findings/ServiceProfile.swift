@@ -1,3 +1,5 @@
+import WireFormat
+
 /// A product ecosystem's discovery contract on top of DNS-SD or SSDP (shared/rules/profiles.md):
 /// what a Matter node, a HomeKit accessory, a printer or a Cast receiver must advertise for
 /// its own controllers to find it. An instance claims a profile by its service type or by a
@@ -27,34 +29,47 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
         UInt32(1) << UInt32(Self.allCases.firstIndex(of: self) ?? 0)
     }
 
-    /// The profile a DNS-SD service type claims by itself (`_matterc._udp` …), given its
-    /// service label without the underscore and its protocol label (`tcp`/`udp`), both lower
-    /// case. Subtype claims (`_print`, `_universal`) are `claimed(bySubtype:of:)`.
+    /// The DNS-SD service types that claim a profile by themselves, as their labels are
+    /// written (`_matterc`, `_udp`): the one table both the decoded-message path (bytes,
+    /// `ProfileInstances`) and the inventory (text) read.
+    public static let serviceTypes: [(service: StaticString, proto: StaticString, profile: ServiceProfile)] = [
+        ("_matterc", "_udp", .matterCommissionable), ("_matterd", "_udp", .matterCommissioner),
+        ("_matter", "_tcp", .matterOperational), ("_hap", "_tcp", .homeKit), ("_hap", "_udp", .homeKit),
+        ("_ipp", "_tcp", .bonjourPrinting), ("_ipps", "_tcp", .bonjourPrinting), ("_printer", "_tcp", .bonjourPrinting),
+        ("_pdl-datastream", "_tcp", .bonjourPrinting), ("_googlecast", "_tcp", .cast), ("_airplay", "_tcp", .airPlay),
+        ("_raop", "_tcp", .raop), ("_spotify-connect", "_tcp", .spotifyConnect),
+    ]
+
+    /// The subtypes an instance claims a profile by being listed under, of the printing
+    /// services they apply to: `_print._sub._ipp._tcp` is IPP Everywhere,
+    /// `_universal._sub._ipp._tcp` AirPrint (and the same under `_ipps`).
+    public static let subtypes: [(sub: StaticString, profile: ServiceProfile)] = [
+        ("_print", .ippEverywhere), ("_universal", .airPrint),
+    ]
+    public static let subtypedServices: [StaticString] = ["_ipp", "_ipps"]
+
+    /// The profile a DNS-SD service type claims by itself, given its service and protocol
+    /// labels with their underscores (`_matterc`, `_udp`), in any case.
     public static func claimed(byService service: String, proto: String) -> ServiceProfile? {
-        switch (service, proto) {
-        case ("matterc", "udp"): .matterCommissionable
-        case ("matterd", "udp"): .matterCommissioner
-        case ("matter", "tcp"): .matterOperational
-        case ("hap", "tcp"), ("hap", "udp"): .homeKit
-        case ("ipp", "tcp"), ("ipps", "tcp"), ("printer", "tcp"), ("pdl-datastream", "tcp"): .bonjourPrinting
-        case ("googlecast", "tcp"): .cast
-        case ("airplay", "tcp"): .airPlay
-        case ("raop", "tcp"): .raop
-        case ("spotify-connect", "tcp"): .spotifyConnect
-        default: nil
-        }
+        let s = Array(service.utf8)
+        let p = Array(proto.utf8)
+        return serviceTypes.first {
+            ASCII.equalsIgnoringCase(s, s.indices, $0.service) && ASCII.equalsIgnoringCase(p, p.indices, $0.proto)
+        }?.profile
     }
 
-    /// The profile an instance claims by being listed under subtype `sub` (without the
-    /// underscore, lower case) of `service`: `_print._sub._ipp._tcp` is IPP Everywhere,
-    /// `_universal._sub._ipp._tcp` AirPrint (and the same under `_ipps`).
+    /// Whether instances of service label `service` (`_ipp`) claim profiles by subtype.
+    public static func takesSubtypeClaims(service: some StringProtocol) -> Bool {
+        let s = Array(service.utf8)
+        return subtypedServices.contains { ASCII.equalsIgnoringCase(s, s.indices, $0) }
+    }
+
+    /// The profile an instance of service label `service` claims by being listed under
+    /// subtype label `sub` (both with their underscores, in any case).
     public static func claimed(bySubtype sub: String, of service: String) -> ServiceProfile? {
-        guard service == "ipp" || service == "ipps" else { return nil }
-        switch sub {
-        case "print": return .ippEverywhere
-        case "universal": return .airPrint
-        default: return nil
-        }
+        guard takesSubtypeClaims(service: service) else { return nil }
+        let b = Array(sub.utf8)
+        return subtypes.first { ASCII.equalsIgnoringCase(b, b.indices, $0.sub) }?.profile
     }
 
     /// The profile an SSDP notification or search target claims: a UPnP device type
@@ -72,13 +87,13 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
     /// The profiles a DNS-SD instance claims by its service type (`_ipp._tcp`) and the
     /// subtype labels it was listed under (`_print`).
     public static func claimed(serviceType: String, subtypes: [String]) -> ServiceProfiles {
-        let labels = serviceType.lowercased().split(separator: ".")
-        guard labels.count >= 2, labels[0].hasPrefix("_"), labels[1].hasPrefix("_") else { return [] }
-        let service = String(labels[0].dropFirst())
+        let labels = serviceType.split(separator: ".")
+        guard labels.count >= 2 else { return [] }
+        let service = String(labels[0])
         var profiles = ServiceProfiles()
-        if let p = claimed(byService: service, proto: String(labels[1].dropFirst())) { profiles.insert(p) }
-        for s in subtypes where s.hasPrefix("_") {
-            if let p = claimed(bySubtype: String(s.dropFirst()).lowercased(), of: service) { profiles.insert(p) }
+        if let p = claimed(byService: service, proto: String(labels[1])) { profiles.insert(p) }
+        for s in subtypes {
+            if let p = claimed(bySubtype: s, of: service) { profiles.insert(p) }
         }
         return profiles
     }
@@ -87,7 +102,7 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
     /// gates on it: every `_ipp`/`_ipps` printer is judged for IPP Everywhere and AirPrint
     /// (an instance of the service without the subtype fails the gate), every other profile
     /// is claimed by its service type alone.
-    public var claimedBySubtype: Bool { self == .ippEverywhere || self == .airPrint }
+    public var claimedBySubtype: Bool { Self.subtypes.contains { $0.profile == self } }
 
     /// What reports call it ("Matter commissionable node").
     public var title: String {
@@ -128,6 +143,10 @@ public struct ServiceProfiles: OptionSet, Sendable, Hashable {
     public mutating func insert(_ p: ServiceProfile) { rawValue |= p.bit }
     /// The members, in declaration order.
     public var members: [ServiceProfile] { ServiceProfile.allCases.filter { contains($0) } }
+    /// The first member in declaration order (no array made).
+    public var first: ServiceProfile? {
+        rawValue == 0 ? nil : ServiceProfile.allCases[rawValue.trailingZeroBitCount]
+    }
 }
 
 /// How firmly a rule's requirement is established (shared/rules/profiles.md "Conventions").

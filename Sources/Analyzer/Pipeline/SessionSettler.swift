@@ -196,6 +196,7 @@ final class SessionSettler: @unchecked Sendable {
             sink.report(rep.descriptor, severity: rep.severity, rep.message, related: rep.related)
         }
         sink.profile = nil
+        sink.profileInstance = 0
         sink.attachDevice(device)
         r.position = position
         var findings = MessageWorker.accept(found + sink.findings, policy: policy, firstIndex: firstIndex, into: &r)

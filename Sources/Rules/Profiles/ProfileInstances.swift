@@ -55,15 +55,8 @@ extension ProfileInstance {
 
 /// Finding a message's profile instances (see `ProfileInstance`).
 enum ProfileInstances {
-    /// The DNS-SD service types that claim a profile by themselves (`ServiceProfile
-    /// .claimed(byService:proto:)`), as the labels compare them.
-    private static let services: [(service: StaticString, proto: StaticString, profile: ServiceProfile)] = [
-        ("_matterc", "_udp", .matterCommissionable), ("_matterd", "_udp", .matterCommissioner),
-        ("_matter", "_tcp", .matterOperational), ("_hap", "_tcp", .homeKit), ("_hap", "_udp", .homeKit),
-        ("_ipp", "_tcp", .bonjourPrinting), ("_ipps", "_tcp", .bonjourPrinting), ("_printer", "_tcp", .bonjourPrinting),
-        ("_pdl-datastream", "_tcp", .bonjourPrinting), ("_googlecast", "_tcp", .cast), ("_airplay", "_tcp", .airPlay),
-        ("_raop", "_tcp", .raop), ("_spotify-connect", "_tcp", .spotifyConnect),
-    ]
+    /// The service types that claim a profile (`ServiceProfile.serviceTypes`).
+    private static let services = ServiceProfile.serviceTypes
 
     /// The profile of a name's service label (`serviceLabel`, with its underscore) followed by
     /// protocol label `proto`.
@@ -144,12 +137,10 @@ enum ProfileInstances {
     /// The profile a subtype label `sub` of service label `service` claims (`ServiceProfile
     /// .claimed(bySubtype:of:)`).
     static func subtypeClaim(_ p: [UInt8], _ sub: Range<Int>, _ service: Range<Int>) -> ServiceProfile? {
-        guard ASCII.equalsIgnoringCase(p, service, "_ipp") || ASCII.equalsIgnoringCase(p, service, "_ipps") else {
+        guard ServiceProfile.subtypedServices.contains(where: { ASCII.equalsIgnoringCase(p, service, $0) }) else {
             return nil
         }
-        if ASCII.equalsIgnoringCase(p, sub, "_print") { return .ippEverywhere }
-        if ASCII.equalsIgnoringCase(p, sub, "_universal") { return .airPrint }
-        return nil
+        return ServiceProfile.subtypes.first { ASCII.equalsIgnoringCase(p, sub, $0.sub) }?.profile
     }
 }
 
@@ -168,8 +159,9 @@ extension InstanceRule {
         guard !message.profileInstances.isEmpty else { return }
         let applies = descriptor.profiles
         for instance in message.profileInstances {
-            let both = ServiceProfiles(rawValue: instance.profiles.rawValue & applies.rawValue)
-            guard let profile = both.members.first else { continue }
+            guard let profile = ServiceProfiles(rawValue: instance.profiles.rawValue & applies.rawValue).first else {
+                continue
+            }
             out.profile = profile
             out.profileInstance = instance.nameKey
             check(instance, as: profile, in: message, into: &out)
