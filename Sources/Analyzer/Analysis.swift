@@ -362,9 +362,11 @@ public final class Analysis {
         for r in reports.reports {
             // The device text is kept even when reports do not show it: the inventory counts
             // these findings by device (text output prints no device).
+            sink.profile = r.profile
+            sink.profileInstance = r.instance
             sink.report(
                 r.descriptor, severity: r.severity, r.message, frames: r.related, time: r.time, source: r.source,
-                device: r.device, profile: r.profile, instance: r.instance)
+                device: r.device)
         }
         var findings = sink.findings
         for k in findings.indices {

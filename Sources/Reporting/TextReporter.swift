@@ -135,13 +135,12 @@ public final class TextReporter: Reporter {
                 "too few messages: \(s.messages) SSDP/mDNS message(s), fewer than --min-messages \(m) (exit status 3)"
         }
         let failedGates = s.profiles.filter { $0.gated && !$0.passed }.map(\.profile.rawValue)
-        let gateText = failedGates.isEmpty ? "" : "profile " + failedGates.joined(separator: ", ") + " not met"
-        guard let t = s.failOn else { return failedGates.isEmpty ? nil : "fail: " + gateText }
+        let gate = failedGates.isEmpty ? nil : "profile " + failedGates.joined(separator: ", ") + " not met"
+        guard let t = s.failOn else { return gate.map { "fail: " + $0 } }
         let n = s.findings(atLeast: t)
-        if n == 0 {
-            return failedGates.isEmpty ? "pass (no finding at or above \(t.rawValue))" : "fail: " + gateText
-        }
-        return "fail: \(n) finding(s) at or above \(t.rawValue)" + (failedGates.isEmpty ? "" : "; " + gateText)
+        let reasons = (n > 0 ? ["\(n) finding(s) at or above \(t.rawValue)"] : []) + (gate.map { [$0] } ?? [])
+        return reasons.isEmpty
+            ? "pass (no finding at or above \(t.rawValue))" : "fail: " + reasons.joined(separator: "; ")
     }
 
     public func finish(_ s: RunSummary) {

@@ -97,15 +97,16 @@ public struct FindingSink {
     /// Reports a finding about an earlier frame (stateful rules that conclude later).
     public mutating func report(
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
-        time: Timestamp, source: IPAddress, device: String? = nil, profile: ServiceProfile? = nil,
-        instance: UInt64 = 0
+        time: Timestamp, source: IPAddress, device: String? = nil
     ) {
         var f = Finding(
             descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
             source: source.description, device: device, fileIndex: fileIndex
         )
-        f.profile = profile
-        f.profileInstance = instance
+        if let p = profile {
+            f.profile = p
+            f.profileInstance = profileInstance
+        }
         findings.append(f)
     }
 }
