@@ -61,12 +61,23 @@ enum InventoryBuilder {
             if let seen = segments[key] { segments[owner] = Array(Set(seen + (segments[owner] ?? []))).sorted() }
             sightings[owner, default: SegmentSightings()].merge(listed[key]?.sightings ?? SegmentSightings())
         }
+        // The profile each advertised type claims (a capture has few distinct types).
+        var claimedByType: [String: ServiceProfile?] = [:]
         for key in roots + standalone {
             guard var e = entries[key] else { continue }
             e.segments = segmentNames(segments[key], names)
             e.forwarded = forwarding(sightings[key] ?? SegmentSightings(), names)
             var claimed = ServiceProfiles()
-            for t in e.types { if let p = ServiceProfile.claimed(bySSDPType: t) { claimed.insert(p) } }
+            for t in e.types {
+                let p =
+                    claimedByType[t]
+                    ?? {
+                        let p = ServiceProfile.claimed(bySSDPType: t)
+                        claimedByType[t] = p
+                        return p
+                    }()
+                if let p { claimed.insert(p) }
+            }
             // Findings name a device by its `uuid:…` identity (or the USN's, for an embedded one).
             let judged = profiles.byDevice[e.id.lowercased()] ?? profiles.byDevice["uuid:" + e.id.lowercased()]
             e.profiles = ProfileFindings.verdicts(judged, claimed: claimed)
@@ -155,6 +166,9 @@ enum InventoryBuilder {
                 for n in named(in: t.message, among: names) { serviceFindings[indices[n]].add(t.counts) }
             }
         }
+        // The profiles each service type claims: a capture has a few dozen types and
+        // thousands of instances.
+        var claimedByType: [String: ServiceProfiles] = [:]
         for (i, s) in services.enumerated() {
             var e = InventoryService(instance: s.instance)
             e.file = file
@@ -172,9 +186,18 @@ enum InventoryBuilder {
             e.lastSeen = s.lastSeen
             e.goodbye = s.goodbye
             e.forwarded = forwarding(s.sightings, names)
-            e.profiles = ProfileFindings.verdicts(
-                profiles.byInstance[serviceKeys[i]],
-                claimed: ServiceProfile.claimed(serviceType: s.serviceType, subtypes: s.subtypes))
+            var claimed =
+                claimedByType[s.serviceType]
+                ?? {
+                    let c = ServiceProfile.claimed(serviceType: s.serviceType, subtypes: [])
+                    claimedByType[s.serviceType] = c
+                    return c
+                }()
+            if !s.subtypes.isEmpty {
+                claimed.formUnion(ServiceProfile.claimed(serviceType: s.serviceType, subtypes: s.subtypes))
+            }
+            let judged = profiles.byInstance[serviceKeys[i]]
+            if claimed != [] || judged != nil { e.profiles = ProfileFindings.verdicts(judged, claimed: claimed) }
             inventory.add(e)
         }
     }

@@ -18,13 +18,14 @@ public enum ProfileGate {
                     ProfileResult.Member(name: name, failed: failed))
             }
         }
-        for d in inventory.devices where d.proto == .ssdp { note(d.id, d.profiles) }
-        for s in inventory.services {
+        for d in inventory.devices where d.proto == .ssdp && !d.profiles.isEmpty { note(d.id, d.profiles) }
+        let subtypeGates = gates.filter(\.claimedBySubtype)
+        for s in inventory.services where !s.profiles.isEmpty || !subtypeGates.isEmpty {
             note(s.instance, s.profiles)
-            guard let service = s.serviceType.split(separator: ".").first,
+            guard !subtypeGates.isEmpty, let service = s.serviceType.split(separator: ".").first,
                 ServiceProfile.takesSubtypeClaims(service: service)
             else { continue }
-            for g in gates where g.claimedBySubtype && !s.profiles.contains(where: { $0.profile == g }) {
+            for g in subtypeGates where !s.profiles.contains(where: { $0.profile == g }) {
                 byProfile[g]?.missing.append(s.instance)
             }
         }
