@@ -199,6 +199,10 @@ public enum RuleRegistry {
         NegativeAnswerRule.self,  // MDNS-520
         QUAnsweredRule.self,  // MDNS-521
         InstanceExpiredRule.self,  // MDNS-522
+        MatterAAAARule.self,  // PROF-005
+        MatterDiscriminatorSubtypesRule.self,  // PROF-007
+        MatterCommissioningSubtypeRule.self,  // PROF-009
+        MatterVendorDeviceTypeSubtypesRule.self,  // PROF-011
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole
