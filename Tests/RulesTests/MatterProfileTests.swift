@@ -1,4 +1,5 @@
 import Findings
+import NetLayers
 import Testing
 
 @testable import Rules
@@ -70,5 +71,39 @@ import Testing
         #expect(shape("MyDevice", 16) == .notHex)
         #expect(shape("240AC48E5170", 12, 16) == .upper)
         #expect(shape("F4939FF4A4DA0000", 12, 16) == .upper)
+    }
+}
+
+/// The Matter rules together: a conforming node raises none of them, a service of another type
+/// is never judged by its TXT keys, and findings name the profile of their instance.
+@Suite struct MatterRulesTogetherTests {
+    func matterFindings(_ datagrams: [Datagram]) -> [Finding] {
+        analyse(datagrams).findings.filter { $0.rule.rawValue.hasPrefix("PROF-0") }
+    }
+
+    @Test func conformingNodesRaiseNoMatterFinding() {
+        let txt = ["D=3840", "CM=1", "VP=65521+32768", "DT=256", "DN=Lamp", "SII=5000", "SAI=300", "T=0", "PH=33"]
+        let f = matterFindings(
+            [
+                MatterExample.commissionable(txt, subtypes: ["_L3840", "_S15", "_V65521", "_T256", "_CM"]),
+                MatterExample.operational(subtypes: ["_I2906C908D115D362"]),
+                MatterExample.commissioner(["VP=65521+32769", "DT=35", "DN=Living Room TV", "CP=1"]),
+            ].map(MatterHostNameMACRule.from))
+        #expect(f.isEmpty, "\(f.map { "\($0.rule) \($0.message)" })")
+    }
+
+    @Test func anotherServiceWithMatterKeysIsNotJudged() {
+        let f = matterFindings([
+            mdns(MatterExample.announce("_http._tcp", "lamp", txt: ["D=03840", "CM=7", "T=1"], host: "lamp.local"))
+        ])
+        #expect(f.isEmpty, "\(f.map { "\($0.rule) \($0.message)" })")
+    }
+
+    @Test func findingsNameTheirInstancesProfile() {
+        let f = matterFindings([MatterExample.operational(["D=3840", "T=7"])])
+        #expect(f.contains { $0.rule == "PROF-016" && $0.profile == .matterOperational })
+        #expect(f.contains { $0.rule == "PROF-019" && $0.profile == .matterOperational })
+        // D in an operational TXT is PROF-019's, not judged as a commissionable node's.
+        #expect(!f.contains { $0.rule == "PROF-006" })
     }
 }

@@ -444,6 +444,7 @@ struct MatterCommissioningSubtypeRule: SessionRule {
             let now = e.time
             let frame = e.frame
             let src = e.src
+            let cut = e.isTruncated
             let row = store.verdicts.matterCMListings.update(
                 MDNSNameKey(inst.nameKey), default: Row(source: src, last: now), at: now, evicted: &out.evictions
             ) { row -> Row in
@@ -455,7 +456,8 @@ struct MatterCommissioningSubtypeRule: SessionRule {
                 if let cm {
                     row.cm = cm
                     if let c = cm, c.value != 0 {
-                        if row.open == nil, !row.reported, !(row.listed?.isLive(at: now) ?? false) {
+                        // A datagram the snap length cut may have lost its _CM PTR: no window.
+                        if row.open == nil, !row.reported, !cut, !(row.listed?.isLive(at: now) ?? false) {
                             row.open = Open(
                                 frame: frame, time: now, due: c.expires, value: c.value, sawSubtypes: false)
                             row.source = src
