@@ -774,7 +774,7 @@ struct MatterOperationalKeysRule: InstanceRule {
         }
         out.report(
             descriptor,
-            "operational TXT of \(m.name(i.name)) has commissioning keys (\(found.map { MDNSText.show(p[$0.key]) }.joined(separator: ", "))): the commissionable TXT reused?"
+            "operational TXT of \(m.name(i.name)) has commissioning keys (\(found.map { MDNSText.show(p[$0.key]) }.joined(separator: ", "))), which belong in the commissionable TXT (reused here?)"
         )
     }
 }
