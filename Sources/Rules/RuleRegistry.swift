@@ -154,6 +154,23 @@ public enum RuleRegistry {
         .datagram(PacketSizeRule.self),  // MDNS-408
         .datagram(FragmentedSingleRecordRule.self),  // MDNS-409
         .datagram(MDNSGroupRule.self),  // MDNS-410
+        .message(MatterCommissionableInstanceNameRule.self),  // PROF-001
+        .message(MatterOperationalInstanceNameRule.self),  // PROF-002
+        .message(MatterHostNameRule.self),  // PROF-003
+        .datagram(MatterHostNameMACRule.self),  // PROF-004
+        .message(MatterDiscriminatorRule.self),  // PROF-006
+        .message(MatterCommissioningModeRule.self),  // PROF-008
+        .message(MatterVendorProductRule.self),  // PROF-010
+        .message(MatterDeviceTypeNameRule.self),  // PROF-012
+        .message(MatterRotatingIDRule.self),  // PROF-013
+        .message(MatterPairingHintRule.self),  // PROF-014
+        .message(MatterSessionIntervalsRule.self),  // PROF-015
+        .message(MatterTransportsRule.self),  // PROF-016
+        .message(MatterICDRule.self),  // PROF-017
+        .message(MatterFabricSubtypeRule.self),  // PROF-018
+        .message(MatterOperationalKeysRule.self),  // PROF-019
+        .message(MatterCommissionerRule.self),  // PROF-020
+        .message(MatterKeyCaseRule.self),  // PROF-021
     ]
 
     /// mDNS rules judged across packets, in capture order.
@@ -182,6 +199,10 @@ public enum RuleRegistry {
         NegativeAnswerRule.self,  // MDNS-520
         QUAnsweredRule.self,  // MDNS-521
         InstanceExpiredRule.self,  // MDNS-522
+        MatterAAAARule.self,  // PROF-005
+        MatterDiscriminatorSubtypesRule.self,  // PROF-007
+        MatterCommissioningSubtypeRule.self,  // PROF-009
+        MatterVendorDeviceTypeSubtypesRule.self,  // PROF-011
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

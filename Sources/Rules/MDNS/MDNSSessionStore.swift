@@ -543,6 +543,28 @@ struct MDNSVerdicts {
     /// MDNS-522: the earliest time a row of `instanceLeases` runs out (nil: no row), or earlier.
     var nextInstanceExpiry: Timestamp?
 
+    // MARK: Matter profile (Profiles/MatterSessionRules.swift)
+
+    /// PROF-005: each Matter SRV target (host name key), from its first SRV until it is
+    /// judged, once (the row stays to say so until the table needs room).
+    var matterHosts = SessionTable<MDNSNameKey, MatterAAAARule.Watch>(cap: 4096, horizon: 3600, activity: \.last)
+    /// PROF-005: the earliest window end of a row not judged yet (nil: none), or earlier.
+    var matterHostsDue: Timestamp?
+    /// PROF-007: each commissionable instance's D and discriminator subtype values, by
+    /// instance name key, while their records live.
+    var matterDiscriminators = SessionTable<MDNSNameKey, MatterDiscriminatorSubtypesRule.Row>(
+        cap: 4096, horizon: 4500, activity: \.last, expires: true)
+    /// PROF-009: each commissionable instance's CM and _CM listing, by instance name key, and
+    /// the commissioning mode not listed yet whose window runs.
+    var matterCMListings = SessionTable<MDNSNameKey, MatterCommissioningSubtypeRule.Row>(
+        cap: 4096, horizon: 4500, activity: \.last)
+    /// PROF-009: the earliest end of such a window (nil: none), or earlier.
+    var matterCMDue: Timestamp?
+    /// PROF-011: each commissionable instance's vendor ID and DT and its _V and _T values, by
+    /// instance name key, while their records live.
+    var matterVendorSubtypes = SessionTable<MDNSNameKey, MatterVendorDeviceTypeSubtypesRule.Row>(
+        cap: 4096, horizon: 4500, activity: \.last, expires: true)
+
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
