@@ -154,6 +154,16 @@ public enum RuleRegistry {
         .datagram(PacketSizeRule.self),  // MDNS-408
         .datagram(FragmentedSingleRecordRule.self),  // MDNS-409
         .datagram(MDNSGroupRule.self),  // MDNS-410
+        .message(HAPRequiredKeysRule.self),  // PROF-101
+        .message(HAPConfigNumberRule.self),  // PROF-102
+        .message(HAPDeviceIDRule.self),  // PROF-104
+        .message(HAPStateNumberRule.self),  // PROF-105
+        .message(HAPStatusFlagsRule.self),  // PROF-106
+        .message(HAPFeatureFlagsRule.self),  // PROF-108
+        .message(HAPCategoryRule.self),  // PROF-109
+        .message(HAPProtocolVersionRule.self),  // PROF-110
+        .message(HAPSetupHashRule.self),  // PROF-111
+        .message(HAPThreadTXTRule.self),  // PROF-112
     ]
 
     /// mDNS rules judged across packets, in capture order.
@@ -182,6 +192,9 @@ public enum RuleRegistry {
         NegativeAnswerRule.self,  // MDNS-520
         QUAnsweredRule.self,  // MDNS-521
         InstanceExpiredRule.self,  // MDNS-522
+        HAPConfigNumberPersistsRule.self,  // PROF-103
+        HAPPairingFlagRule.self,  // PROF-107
+        HAPCategoryChangeRule.self,  // PROF-109 (change)
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

@@ -543,6 +543,18 @@ struct MDNSVerdicts {
     /// MDNS-522: the earliest time a row of `instanceLeases` runs out (nil: no row), or earlier.
     var nextInstanceExpiry: Timestamp?
 
+    // MARK: HomeKit, Cast, AirPlay profiles (Profiles/HomeKitRules.swift, AirPlayRules.swift)
+
+    /// PROF-103: the configuration number and model each HAP accessory showed last, by the
+    /// key of its device ID (`AppTXT.key`); the window is the whole capture.
+    var hapConfigurations = SessionTable<UInt64, HAPConfigNumberPersistsRule.Seen>(
+        cap: 4096, horizon: .infinity, activity: \.time)
+    /// PROF-107: each HAP accessory's not-paired bit and its changes of the last minute.
+    var hapPairingFlags = SessionTable<UInt64, HAPPairingFlagRule.Flips>(
+        cap: 4096, horizon: HAPPairingFlagRule.window, activity: \.last, expires: true)
+    /// PROF-109: the category and configuration number each HAP accessory showed last.
+    var hapCategories = SessionTable<UInt64, HAPCategoryChangeRule.Seen>(
+        cap: 4096, horizon: .infinity, activity: \.time)
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
