@@ -164,6 +164,13 @@ public enum RuleRegistry {
         .message(HAPProtocolVersionRule.self),  // PROF-110
         .message(HAPSetupHashRule.self),  // PROF-111
         .message(HAPThreadTXTRule.self),  // PROF-112
+        .message(CastReceiverIDRule.self),  // PROF-301
+        .message(CastProtocolVersionRule.self),  // PROF-302
+        .message(CastCapabilitiesRule.self),  // PROF-303
+        .message(CastReceiverStatusRule.self),  // PROF-304
+        .message(CastFriendlyNameRule.self),  // PROF-305
+        .message(CastPortRule.self),  // PROF-306
+        .message(CastInstanceNameRule.self),  // PROF-307
     ]
 
     /// mDNS rules judged across packets, in capture order.
