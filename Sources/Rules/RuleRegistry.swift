@@ -171,6 +171,12 @@ public enum RuleRegistry {
         .message(CastFriendlyNameRule.self),  // PROF-305
         .message(CastPortRule.self),  // PROF-306
         .message(CastInstanceNameRule.self),  // PROF-307
+        .message(RAOPInstanceNameRule.self),  // PROF-401
+        .message(RAOPTXTRule.self),  // PROF-402
+        .message(AirPlayDeviceIDRule.self),  // PROF-403
+        .message(AirPlayFeaturesRule.self),  // PROF-404
+        .message(AirPlayTXTKeysRule.self),  // PROF-405
+        .message(SpotifyConnectTXTRule.self),  // PROF-407
     ]
 
     /// mDNS rules judged across packets, in capture order.
@@ -202,6 +208,7 @@ public enum RuleRegistry {
         HAPConfigNumberPersistsRule.self,  // PROF-103
         HAPPairingFlagRule.self,  // PROF-107
         HAPCategoryChangeRule.self,  // PROF-109 (change)
+        AirPlayRAOPConsistencyRule.self,  // PROF-406
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

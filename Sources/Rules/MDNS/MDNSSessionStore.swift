@@ -555,6 +555,10 @@ struct MDNSVerdicts {
     /// PROF-109: the category and configuration number each HAP accessory showed last.
     var hapCategories = SessionTable<UInt64, HAPCategoryChangeRule.Seen>(
         cap: 4096, horizon: .infinity, activity: \.time)
+    /// PROF-406: what the RAOP and AirPlay instances on each host (SRV target key) advertise.
+    var airPlayHosts = SessionTable<UInt64, AirPlayRAOPConsistencyRule.Host>(
+        cap: 1024, horizon: AirPlayRAOPConsistencyRule.horizon, activity: \.last)
+
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
