@@ -171,6 +171,29 @@ public enum RuleRegistry {
         .message(MatterOperationalKeysRule.self),  // PROF-019
         .message(MatterCommissionerRule.self),  // PROF-020
         .message(MatterKeyCaseRule.self),  // PROF-021
+        .message(HAPRequiredKeysRule.self),  // PROF-101
+        .message(HAPConfigNumberRule.self),  // PROF-102
+        .message(HAPDeviceIDRule.self),  // PROF-104
+        .message(HAPStateNumberRule.self),  // PROF-105
+        .message(HAPStatusFlagsRule.self),  // PROF-106
+        .message(HAPFeatureFlagsRule.self),  // PROF-108
+        .message(HAPCategoryRule.self),  // PROF-109
+        .message(HAPProtocolVersionRule.self),  // PROF-110
+        .message(HAPSetupHashRule.self),  // PROF-111
+        .message(HAPThreadTXTRule.self),  // PROF-112
+        .message(CastReceiverIDRule.self),  // PROF-301
+        .message(CastProtocolVersionRule.self),  // PROF-302
+        .message(CastCapabilitiesRule.self),  // PROF-303
+        .message(CastReceiverStatusRule.self),  // PROF-304
+        .message(CastFriendlyNameRule.self),  // PROF-305
+        .message(CastPortRule.self),  // PROF-306
+        .message(CastInstanceNameRule.self),  // PROF-307
+        .message(RAOPInstanceNameRule.self),  // PROF-401
+        .message(RAOPTXTRule.self),  // PROF-402
+        .message(AirPlayDeviceIDRule.self),  // PROF-403
+        .message(AirPlayFeaturesRule.self),  // PROF-404
+        .message(AirPlayTXTKeysRule.self),  // PROF-405
+        .message(SpotifyConnectTXTRule.self),  // PROF-407
     ]
 
     /// mDNS rules judged across packets, in capture order.
@@ -203,6 +226,10 @@ public enum RuleRegistry {
         MatterDiscriminatorSubtypesRule.self,  // PROF-007
         MatterCommissioningSubtypeRule.self,  // PROF-009
         MatterVendorDeviceTypeSubtypesRule.self,  // PROF-011
+        HAPConfigNumberPersistsRule.self,  // PROF-103
+        HAPPairingFlagRule.self,  // PROF-107
+        HAPCategoryChangeRule.self,  // PROF-109 (change)
+        AirPlayRAOPConsistencyRule.self,  // PROF-406
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

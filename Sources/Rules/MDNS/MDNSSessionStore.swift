@@ -565,6 +565,22 @@ struct MDNSVerdicts {
     var matterVendorSubtypes = SessionTable<MDNSNameKey, MatterVendorDeviceTypeSubtypesRule.Row>(
         cap: 4096, horizon: 4500, activity: \.last, expires: true)
 
+    // MARK: HomeKit, Cast, AirPlay profiles (Profiles/HomeKitRules.swift, AirPlayRules.swift)
+
+    /// PROF-103: the configuration number and model each HAP accessory showed last, by the
+    /// key of its device ID (`AppTXT.key`); the window is the whole capture.
+    var hapConfigurations = SessionTable<UInt64, HAPConfigNumberPersistsRule.Seen>(
+        cap: 4096, horizon: .infinity, activity: \.time)
+    /// PROF-107: each HAP accessory's not-paired bit and its changes of the last minute.
+    var hapPairingFlags = SessionTable<UInt64, HAPPairingFlagRule.Flips>(
+        cap: 4096, horizon: HAPPairingFlagRule.window, activity: \.last, expires: true)
+    /// PROF-109: the category and configuration number each HAP accessory showed last.
+    var hapCategories = SessionTable<UInt64, HAPCategoryChangeRule.Seen>(
+        cap: 4096, horizon: .infinity, activity: \.time)
+    /// PROF-406: what the RAOP and AirPlay instances on each host (SRV target key) advertise.
+    var airPlayHosts = SessionTable<UInt64, AirPlayRAOPConsistencyRule.Host>(
+        cap: 1024, horizon: AirPlayRAOPConsistencyRule.horizon, activity: \.last)
+
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
 
     /// SEG-001: each question's latest exchange across segments (asked, forwarded, answered).
