@@ -154,6 +154,14 @@ public enum RuleRegistry {
         .datagram(PacketSizeRule.self),  // MDNS-408
         .datagram(FragmentedSingleRecordRule.self),  // MDNS-409
         .datagram(MDNSGroupRule.self),  // MDNS-410
+        .message(PrintResourcePathRule.self),  // PROF-203
+        .message(PrintAdminURLRule.self),  // PROF-204
+        .message(PrintUUIDFormRule.self),  // PROF-205
+        .message(PrintPDLRule.self),  // PROF-207
+        .message(PrintTLSVersionRule.self),  // PROF-208
+        .message(PrintBooleanKeysRule.self),  // PROF-209
+        .message(PrintLegacyKeysRule.self),  // PROF-210
+        .message(PrintListCutRule.self),  // PROF-213
     ]
 
     /// mDNS rules judged across packets, in capture order.
@@ -182,6 +190,11 @@ public enum RuleRegistry {
         NegativeAnswerRule.self,  // MDNS-520
         QUAnsweredRule.self,  // MDNS-521
         InstanceExpiredRule.self,  // MDNS-522
+        IPPSSiblingRule.self,  // PROF-201
+        PrintRequiredKeysRule.self,  // PROF-202
+        PrintIdentityRule.self,  // PROF-206
+        LPDPlaceholderRule.self,  // PROF-211
+        AirPrintKeysRule.self,  // PROF-212
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole
