@@ -49,6 +49,9 @@ public enum RuleRegistry {
         .message(ByebyeRequiredHeadersRule.self),  // SSDP-401
         .message(UpdateRequiredHeadersRule.self),  // SSDP-402
         .message(NextBootIDGreaterRule.self),  // SSDP-403
+        .message(DIALSearchResponseRule.self),  // PROF-506
+        .message(DIALWakeupRule.self),  // PROF-508
+        .message(RokuECPRule.self),  // PROF-509
     ]
 
     /// SSDP rules judged across packets, in capture order.
@@ -86,6 +89,12 @@ public enum RuleRegistry {
         DescriptionTypesRule.self,  // SSDP-604
         DescriptionURLsRule.self,  // SSDP-605
         LocationHostAnsweredRule.self,  // SSDP-606
+        MediaServerServicesRule.self,  // PROF-501
+        MediaRendererServicesRule.self,  // PROF-502
+        IGDTreeRule.self,  // PROF-503
+        IGDVersionLockstepRule.self,  // PROF-504
+        IGDRootRecommendationsRule.self,  // PROF-505
+        DIALApplicationURLRule.self,  // PROF-507
     ]
 
     /// mDNS / DNS-SD rules judged per message or datagram.
