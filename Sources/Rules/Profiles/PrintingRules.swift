@@ -497,11 +497,13 @@ struct PrintLegacyKeysRule: InstanceRule {
             + "(1 for a single-queue printer), `priority` a decimal, `product` the PostScript make and model in "
             + "parentheses (`(HP LaserJet 1020)`) and `ty` the human-readable make and model, not empty; `note` "
             + "(the location) may be empty. As CUPS and PAPPL write them; the specification's sentences could not "
-            + "be read: a warning. A TXT without any key (an LPD name placeholder, PROF-211) is not judged.",
-        basis: .unverified, example: "product=HP LaserJet 1020")
+            + "be read: a warning for a wrong value, info for a TXT without `txtvers` (many minimal IPP TXTs "
+            + "omit it). A TXT without any key (an LPD name placeholder, PROF-211) is not judged.",
+        basis: .unverified, example: "product=HP LaserJet 1020", lowest: .info)
     static let examples = RuleExamples(
         triggering: [
-            RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("txtvers", "2")))),
+            RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("txtvers", "2"))), severity: .warning),
+            RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("txtvers", nil))), severity: .info),
             RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("qtotal", "0")))),
             RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("product", "HP LaserJet 1020")))),
         ],
@@ -519,7 +521,9 @@ struct PrintLegacyKeysRule: InstanceRule {
         guard instance.hasJudgeableTXT(in: m) else { return }
         let name = instance.shown(in: m)
         switch instance.txtValue("txtvers", in: p) {
-        case .none: out.report(Self.descriptor, "\(name): TXT has no txtvers key (txtvers=1)", field: "TXT txtvers")
+        case .none:
+            out.report(
+                Self.descriptor, severity: .info, "\(name): TXT has no txtvers key (txtvers=1)", field: "TXT txtvers")
         case .some(let v):
             if !(v.map { ASCII.equalsIgnoringCase(p, $0, "1") } ?? false) {
                 out.report(

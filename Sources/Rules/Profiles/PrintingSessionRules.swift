@@ -374,7 +374,7 @@ struct IPPSSiblingRule: SessionRule {
             } else if row.ippsBrowsed, !row.ippsPrint {
                 out.reportAtEnd(
                     Self.descriptor,
-                    "IPP Everywhere printer \(label): its _ipps._tcp instance is never listed under _print._sub._ipps._tcp",
+                    "IPP Everywhere printer \(label)._ipp._tcp has a TLS key, but \(label)._ipps._tcp is never listed under _print._sub._ipps._tcp",
                     frames: frames, time: claim.time, source: row.source, profile: .ippEverywhere)
             }
         }
@@ -483,7 +483,7 @@ struct PrintIdentityRule: SessionRule {
                     differing = differing &* 0x0000_0100_0000_01B3
                     pairs.append(
                         (
-                            "its \(what.joined(separator: ", ")) differ from the \(other.text) instance's (frame \(o.frame))",
+                            "its \(what.joined(separator: ", ")) \(what.count == 1 ? "differs" : "differ") from the \(other.text) instance's (frame \(o.frame))",
                             o.frame
                         ))
                 }
