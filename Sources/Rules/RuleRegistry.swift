@@ -49,6 +49,9 @@ public enum RuleRegistry {
         .message(ByebyeRequiredHeadersRule.self),  // SSDP-401
         .message(UpdateRequiredHeadersRule.self),  // SSDP-402
         .message(NextBootIDGreaterRule.self),  // SSDP-403
+        .message(DIALSearchResponseRule.self),  // PROF-506
+        .message(DIALWakeupRule.self),  // PROF-508
+        .message(RokuECPRule.self),  // PROF-509
     ]
 
     /// SSDP rules judged across packets, in capture order.
@@ -86,6 +89,12 @@ public enum RuleRegistry {
         DescriptionTypesRule.self,  // SSDP-604
         DescriptionURLsRule.self,  // SSDP-605
         LocationHostAnsweredRule.self,  // SSDP-606
+        MediaServerServicesRule.self,  // PROF-501
+        MediaRendererServicesRule.self,  // PROF-502
+        IGDTreeRule.self,  // PROF-503
+        IGDVersionLockstepRule.self,  // PROF-504
+        IGDRootRecommendationsRule.self,  // PROF-505
+        DIALApplicationURLRule.self,  // PROF-507
     ]
 
     /// mDNS / DNS-SD rules judged per message or datagram.
@@ -194,6 +203,14 @@ public enum RuleRegistry {
         .message(AirPlayFeaturesRule.self),  // PROF-404
         .message(AirPlayTXTKeysRule.self),  // PROF-405
         .message(SpotifyConnectTXTRule.self),  // PROF-407
+        .message(PrintResourcePathRule.self),  // PROF-203
+        .message(PrintAdminURLRule.self),  // PROF-204
+        .message(PrintUUIDFormRule.self),  // PROF-205
+        .message(PrintPDLRule.self),  // PROF-207
+        .message(PrintTLSVersionRule.self),  // PROF-208
+        .message(PrintBooleanKeysRule.self),  // PROF-209
+        .message(PrintLegacyKeysRule.self),  // PROF-210
+        .message(PrintListCutRule.self),  // PROF-213
     ]
 
     /// mDNS rules judged across packets, in capture order.
@@ -230,6 +247,11 @@ public enum RuleRegistry {
         HAPPairingFlagRule.self,  // PROF-107
         HAPCategoryChangeRule.self,  // PROF-109 (change)
         AirPlayRAOPConsistencyRule.self,  // PROF-406
+        IPPSSiblingRule.self,  // PROF-201
+        PrintRequiredKeysRule.self,  // PROF-202
+        PrintIdentityRule.self,  // PROF-206
+        LPDPlaceholderRule.self,  // PROF-211
+        AirPrintKeysRule.self,  // PROF-212
     ]
 
     /// Rules across the segments of a merged session, judged with a store of the whole

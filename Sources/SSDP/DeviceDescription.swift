@@ -271,6 +271,8 @@ public struct DeviceDescription: Sendable, Hashable {
         public var deviceType: String
         public var udn: String
         public var friendlyName: String
+        /// `presentationURL` as written (nil when absent).
+        public var presentationURL: String? = nil
         public var services: [Service]
         /// Embedded devices, depth-first after this one in `DeviceDescription.devices`.
         public var embedded: [Device]
@@ -316,7 +318,8 @@ public struct DeviceDescription: Sendable, Hashable {
             ? (e.child("deviceList")?.all("device") ?? []).map { device($0, depth: depth + 1) } : []
         return Device(
             deviceType: e.child("deviceType")?.text ?? "", udn: e.child("UDN")?.text ?? "",
-            friendlyName: e.child("friendlyName")?.text ?? "", services: services, embedded: embedded)
+            friendlyName: e.child("friendlyName")?.text ?? "", presentationURL: e.child("presentationURL")?.text,
+            services: services, embedded: embedded)
     }
 }
 

@@ -9,6 +9,8 @@ import SSDP
 enum ProbeHTTP {
     static let maxBody = 64 * 1024
     static let maxHeader = 8 * 1024
+    /// Header fields kept for the description rules.
+    static let maxFields = 64
     static let timeout = 3.0
 
     /// Fetches `url` (whose host is `address`) on socket `fd`, which it closes.
@@ -85,12 +87,17 @@ enum ProbeHTTP {
         else { return .failed("not an HTTP response") }
         var contentLength: Int? = nil
         var location = ""
+        // The fields as received, for the description rules (PROF-507); at most `maxFields`.
+        var fields: [ResponseHeader] = []
         for l in lines.dropFirst() {
             guard let colon = l.firstIndex(of: ":") else { continue }
             let name = l[..<colon].lowercased()
             let value = l[l.index(after: colon)...].trimmingPrefix(" ")
             if name == "content-length" { contentLength = Int(value) }
             if name == "location" { location = String(value) }
+            if fields.count < maxFields {
+                fields.append(ResponseHeader(name: String(l[..<colon]), value: String(value).trimmingSpaces))
+            }
         }
         var body = Array(data[(headerEnd + 4)...])
         if (300...399).contains(code) {
@@ -99,7 +106,7 @@ enum ProbeHTTP {
         guard (200...299).contains(code) else { return .httpStatus(code) }
         if body.count > maxBody || (contentLength ?? 0) > maxBody { return .tooLarge(limit: maxBody) }
         if let n = contentLength, n >= 0, n < body.count { body = Array(body[0..<n]) }
-        return .document(status: code, body: body)
+        return .document(status: code, body: body, headers: fields)
     }
 
     static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {

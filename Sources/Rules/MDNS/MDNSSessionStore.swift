@@ -596,6 +596,24 @@ struct MDNSVerdicts {
     /// at the end or on live capture's timer, and for reporting each name once).
     var nsecTrails = SessionTable<UInt64, RecordsRewrittenInTransitRule.NSECTrail>(
         cap: 4096, horizon: 3600, activity: \.last)
+
+    // MARK: Printing profiles (Profiles/PrintingSessionRules.swift)
+
+    /// PROF-202: each `_ipp`/`_ipps` instance's `_print._sub` claim and latest TXT, by
+    /// instance name key, joined while both are within their TTLs (PTR 4500 s, usually).
+    var everywhereClaims = SessionTable<MDNSNameKey, PrintClaimJoin>(cap: 4096, horizon: 4500, activity: \.last)
+    /// PROF-212: the same for the `_universal._sub` (AirPrint) claim.
+    var airPrintClaims = SessionTable<MDNSNameKey, PrintClaimJoin>(cap: 4096, horizon: 4500, activity: \.last)
+    /// PROF-201: each instance name's `_ipp` claim and TLS key and its `_ipps` instance, by
+    /// instance-label key (`PrintingName.label`), judged at the end (window: the PTR's TTL).
+    var ippsSiblings = SessionTable<UInt64, IPPSSiblingRule.Row>(cap: 4096, horizon: 4500, activity: \.last)
+    /// PROF-206: the UUID, ty and adminurl each instance of a name last showed, by
+    /// instance-label key (window: the capture).
+    var printIdentities = SessionTable<UInt64, PrintIdentityRule.Row>(
+        cap: 4096, horizon: .infinity, activity: \.last)
+    /// PROF-211: port-0 `_printer._tcp` placeholders and whether their name has an `_ipp` or
+    /// `_ipps` instance, by instance-label key, judged at the end.
+    var lpdPlaceholders = SessionTable<UInt64, LPDPlaceholderRule.Row>(cap: 4096, horizon: 4500, activity: \.last)
 }
 
 // MARK: Phases

@@ -21,8 +21,9 @@ public struct Advertisement: Sendable, Hashable {
 
 /// What fetching a LOCATION URL brought back.
 public enum DescriptionFetch: Sendable, Hashable {
-    /// A 2xx answer with this body (at most the size cap).
-    case document(status: Int, body: [UInt8])
+    /// A 2xx answer with this body (at most the size cap), and the response's header fields
+    /// in order (PROF-507 reads DIAL's `Application-URL`).
+    case document(status: Int, body: [UInt8], headers: [ResponseHeader] = [])
     /// A 3xx answer: its target is never followed.
     case redirect(status: Int, target: String)
     /// Any other status.
@@ -34,6 +35,17 @@ public enum DescriptionFetch: Sendable, Hashable {
     /// Deliberately not fetched (its host is not the address that answered, or not on the
     /// link): the reason.
     case notFetched(String)
+}
+
+/// One header field of the HTTP response to the GET of LOCATION, as received (its value
+/// without surrounding spaces).
+public struct ResponseHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
 }
 
 /// The input of the description rules: one LOCATION of one responder.
@@ -75,7 +87,7 @@ public struct DescriptionContext: Sendable {
     public init(_ input: DescriptionInput) {
         self.input = input
         locationURL = HTTPURL(input.location)
-        if case .document(_, let body) = input.fetch {
+        if case .document(_, let body, _) = input.fetch {
             do { parsed = .success(try DeviceDescription(parsing: body)) } catch { parsed = .failure(error) }
         }
         baseURL = locationURL
