@@ -34,7 +34,7 @@ import Testing
     /// `ID Scope` pairs from the catalog's tables: rows that start with an ID and end with a
     /// scope cell (`Stateless` or `Stateful …`).
     static func sharedCatalog() throws -> [String: String] {
-        try catalogTables(["ssdp.md", "mdns.md"].map { sharedRules + "/" + $0 })
+        try catalogTables(["ssdp.md", "mdns.md", "profiles.md"].map { sharedRules + "/" + $0 })
     }
 
     /// `ID Scope` pairs of the tables in `files`.
@@ -43,12 +43,15 @@ import Testing
         for file in files {
             let text = try String(contentsOfFile: file, encoding: .utf8)
             for line in text.split(separator: "\n")
-            where line.hasPrefix("| SSDP-") || line.hasPrefix("| MDNS-") || line.hasPrefix("| SEG-") {
+            where line.hasPrefix("| SSDP-") || line.hasPrefix("| MDNS-") || line.hasPrefix("| SEG-")
+                || line.hasPrefix("| PROF-")
+            {
                 let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
                     $0.trimmingCharacters(in: .whitespaces)
                 }
                 guard cells.count > 2, let scope = cells[cells.count - 2].split(separator: " ").first else { continue }
-                out[cells[1]] = String(scope)
+                // `Stateless; change: …` (PROF-109) is a stateless rule with a stateful half.
+                out[cells[1]] = String(scope.filter { $0.isLetter })
             }
         }
         return out
@@ -77,7 +80,7 @@ import Testing
 
     @Test func everyStatelessCatalogRuleIsRegisteredAndNothingElse() throws {
         var catalog = try Self.committedCopy()
-        #expect(catalog.count == 147)
+        #expect(catalog.count == 216)
         catalog.merge(try Self.catalogTables(Self.repoAdditions)) { a, _ in a }
         let registered = Set(RuleCatalog.all.map(\.id.rawValue))
         let stateless = Set(catalog.filter { $0.value == "Stateless" }.keys)
@@ -113,6 +116,8 @@ import Testing
         var catalog = try Self.committedCopy()
         catalog.merge(try Self.catalogTables(Self.repoAdditions)) { a, _ in a }
         for type in RuleRegistry.mdnsSession where type.descriptor.id.rawValue != "MDNS-308" {
+            // A profile rule with a stateless and a session half (PROF-109's change check).
+            if catalog[type.descriptor.id.rawValue] == "Stateless", type.descriptor.profiles != [] { continue }
             let id = type.descriptor.id.rawValue
             #expect(catalog[id] == "Stateful", "\(id)")
             #expect(type.descriptor.scope == .stateful, "\(id)")
@@ -127,6 +132,24 @@ import Testing
         let session = Set(RuleRegistry.mdnsSession.map { $0.descriptor.id.rawValue })
         let missing: Set<String> = []
         #expect(stateful.subtracting(session) == missing)
+    }
+
+    /// Every PROF rule of the catalog is registered, with the catalog's scope, and claims at
+    /// least one profile; `discoscope rules` lists them all.
+    @Test func everyProfileCatalogRuleIsRegisteredWithItsScope() throws {
+        let catalog = try Self.committedCopy().filter { $0.key.hasPrefix("PROF-") }
+        #expect(catalog.count == 69)
+        let registered = Dictionary(
+            RuleCatalog.all.filter { $0.id.rawValue.hasPrefix("PROF-") }.map { ($0.id.rawValue, $0) },
+            uniquingKeysWith: { a, _ in a })
+        #expect(
+            Set(catalog.keys).subtracting(registered.keys).isEmpty,
+            "not registered: \(Set(catalog.keys).subtracting(registered.keys).sorted())")
+        for (id, scope) in catalog {
+            guard let d = registered[id] else { continue }
+            #expect(d.scope.rawValue == scope.lowercased(), "\(id): \(d.scope) against the catalog's \(scope)")
+            #expect(d.profiles != [], "\(id) names no profile")
+        }
     }
 
     @Test func eachRuleIDHasOneDescriptorWithNameSpecAndExample() {
