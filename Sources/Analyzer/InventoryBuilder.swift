@@ -92,8 +92,9 @@ enum InventoryBuilder {
     ///
     /// Findings: a host counts the findings of messages that speak for it (the owner of the
     /// first address record, else the first SRV target: `MDNSJudge.host`), stateful and
-    /// end-of-input ones included. A service counts those of its SRV target's findings from
-    /// the session rules whose message names the instance; the per-message rules' findings
+    /// end-of-input ones included. A service counts the PROF findings about it (by its key),
+    /// and those of its SRV target's other findings from the session rules whose message
+    /// names the instance; the other per-message rules' findings
     /// name a place in the message, not an instance, and count for the host only. An mDNS
     /// finding that names no host (a probe's, a query's, a session rule's on a message that
     /// speaks for none: `byAddress`, by source address) counts for the host whose addresses
@@ -196,6 +197,7 @@ enum InventoryBuilder {
             if !s.subtypes.isEmpty {
                 claimed.formUnion(ServiceProfile.claimed(serviceType: s.serviceType, subtypes: s.subtypes))
             }
+            if let c = profiles.countsByInstance[serviceKeys[i]] { e.findings.add(c) }
             let judged = profiles.byInstance[serviceKeys[i]]
             if claimed != [] || judged != nil { e.profiles = ProfileFindings.verdicts(judged, claimed: claimed) }
             inventory.add(e)

@@ -415,8 +415,7 @@ package struct MessageWorker: BatchWorker {
     ) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         var findings = Self.accept(sink.findings, policy: policy, into: &out)
-        Self.countByDevice(findings, key: sink.deviceKey, into: &out)
-        if sink.deviceKey == 0, !findings.isEmpty { Self.countByAddress(findings, into: &out) }
+        Self.count(findings, device: sink.deviceKey, into: &out)
         if d.segment != 0 { Self.place(&findings, on: d.segment) }
         record.fileIndex = fileIndex
         record.segment = d.segment
@@ -440,8 +439,7 @@ package struct MessageWorker: BatchWorker {
     private mutating func finish(sink: borrowing FindingSink, segment: UInt16, into out: inout BatchOutput) {
         if sink.deviceKey != 0 { out.deviceKeys.append(sink.deviceKey) }
         var findings = Self.accept(sink.findings, policy: policy, into: &out)
-        Self.countByDevice(findings, key: sink.deviceKey, into: &out)
-        if sink.deviceKey == 0, !findings.isEmpty { Self.countByAddress(findings, into: &out) }
+        Self.count(findings, device: sink.deviceKey, into: &out)
         if segment != 0 { Self.place(&findings, on: segment) }
         if !findings.isEmpty { show(findings, into: &out) }
     }
@@ -466,7 +464,7 @@ package struct MessageWorker: BatchWorker {
                 out.deviceFindings.append((key, c))
             } else if let d = f.device, let key = mdnsHosts[d.lowercased()] {
                 out.deviceFindings.append((key, c))
-                out.hostFindingTexts.append((key, f.message, f.severity))
+                if f.profileInstance == 0 { out.hostFindingTexts.append((key, f.message, f.severity)) }
             } else if f.device == nil, f.rule.rawValue.hasPrefix("MDNS-") || f.profileInstance != 0 {
                 out.addressFindings.append((f.source, f.severity))
             }
@@ -519,22 +517,21 @@ package struct MessageWorker: BatchWorker {
         return kept
     }
 
-    /// The mDNS findings among `findings` (of a message that speaks for no host), kept by
-    /// their source address (`addressFindings`).
-    static func countByAddress(_ findings: [Finding], into out: inout BatchOutput) {
-        for k in findings.indices
-        where !findings[k].baselined
-            && (findings[k].rule.rawValue.hasPrefix("MDNS-") || findings[k].profileInstance != 0)
-        {
-            out.addressFindings.append((findings[k].source, findings[k].severity))
-        }
-    }
-
-    private static func countByDevice(_ findings: [Finding], key: UInt64, into out: inout BatchOutput) {
-        guard key != 0, !findings.isEmpty else { return }
+    /// Counts `findings` of one message: for the device (host) `device` it speaks for (0:
+    /// none), and by their source address (`addressFindings`) the mDNS ones that name no
+    /// host: all of them when it speaks for none, and those about a DNS-SD instance
+    /// (`FindingSink.attachDevice`) always.
+    static func count(_ findings: [Finding], device: UInt64, into out: inout BatchOutput) {
+        guard !findings.isEmpty else { return }
         var c = SeverityCounts()
-        for k in findings.indices where !findings[k].baselined { c.add(findings[k].severity) }
-        out.deviceFindings.append((key, c))
+        for k in findings.indices where !findings[k].baselined {
+            if findings[k].profileInstance != 0 || (device == 0 && findings[k].rule.rawValue.hasPrefix("MDNS-")) {
+                out.addressFindings.append((findings[k].source, findings[k].severity))
+            } else if device != 0 {
+                c.add(findings[k].severity)
+            }
+        }
+        if device != 0 { out.deviceFindings.append((device, c)) }
     }
 
     /// The device key of an end-of-input finding's device text (SSDP `uuid:…`, as the

@@ -156,7 +156,7 @@ public enum RuleBasis: String, Sendable, Hashable, Codable {
     /// Set by the reference implementations: no public specification exists.
     case deFacto = "de-facto"
     /// Its wording, section or force could not be confirmed: it ships as a warning.
-    case unverified
+    case notConfirmed = "not-confirmed"
 }
 
 /// One PROF finding as the inventory's profile verdicts count it: the instance (by name key)

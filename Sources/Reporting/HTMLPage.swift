@@ -157,7 +157,7 @@ enum HTMLPage {
         function summaryOf(m) { return payloads[m[PAYLOAD]][1]; }
         // Finding fields.
         const FFILE = 1, FFRAMES = 2, FTIME = 3, FRULE = 4, FSEV = 5, FMSG = 6, FINTEROP = 7, FDEVICE = 8, FFIELD = 9,
-          FATEND = 10, FSOURCE = 11, FSEGMENT = 12;
+          FATEND = 10, FSOURCE = 11, FSEGMENT = 12, FINSTANCE = 13;
         const SEV = { info: 1, warning: 2, error: 3 };
         const SEVNAME = ['', 'info', 'warning', 'error'];
         const SEVCOLOR = ['', '#2a7ab8', '#d88a00', '#d42a2a'];
@@ -231,9 +231,10 @@ enum HTMLPage {
             // device's or host's.
             const role = i >= 0 && lanes[lane[i]] ? lanes[lane[i]][2] : '';
             l = found !== undefined ? found : i >= 0 && role !== 'device' && role !== 'host' ? lane[i] : -1;
-          } else if (String(ruleOf(f)[0]).indexOf('MDNS-') === 0 && claims.get(S(f[FSOURCE])) >= 0) {
-            // An mDNS finding that names no host, from an address of exactly one host: that
-            // host's, as the inventory counts it.
+          } else if ((String(ruleOf(f)[0]).indexOf('MDNS-') === 0 || f[FINSTANCE] === 1)
+              && claims.get(S(f[FSOURCE])) >= 0) {
+            // An mDNS finding (or a profile finding about a DNS-SD instance) that names no
+            // host, from an address of exactly one host: that host's, as the inventory counts it.
             l = claims.get(S(f[FSOURCE]));
           } else {
             // A sender's lane joined into its host's (`joined`) is the host's: not counted there.

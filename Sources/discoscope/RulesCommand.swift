@@ -103,9 +103,9 @@ extension DiscoScope {
                 print(
                     "Basis:    de facto: no public specification states it; it is the contract the reference implementations set (see Spec)."
                 )
-            case .unverified:
+            case .notConfirmed:
                 print(
-                    "Basis:    unverified: the source's wording or section could not be confirmed, so the rule reports a warning at most."
+                    "Basis:    not confirmed: the source's wording or section could not be confirmed, so the rule reports a warning at most."
                 )
             }
             print("Example:  " + d.example)

@@ -201,13 +201,21 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
             let id = d["id"] as? String ?? ""
             for a in d["addresses"] as? [String] ?? [] { claims[a] = claims[a].map { $0 == id ? id : "" } ?? id }
         }
-        // The findings that name each host, and the mDNS findings that name none from an
-        // address of exactly one host, counted.
+        // The findings that name each host, and the mDNS findings (of the MDNS rules and the
+        // profile rules on DNS-SD instances) that name none from an address of exactly one
+        // host, counted.
+        let rules = try JSONSerialization.jsonObject(
+            with: Data(try run(["rules", "--format", "json"], cwd: Fixtures.packageRoot).stdout.utf8))
+        let mdnsRules = Set(
+            (rules as? [[String: Any]] ?? []).filter { $0["protocol"] as? String == "mdns" }.compactMap {
+                $0["id"] as? String
+            }.filter { $0.hasPrefix("MDNS-") || $0.hasPrefix("PROF-") })
+        #expect(mdnsRules.contains("MDNS-001") && mdnsRules.contains("PROF-210") && !mdnsRules.contains("PROF-506"))
         var named: [String: [Int]] = [:]
         for f in records where f["type"] as? String == "finding" {
             let device =
                 f["device"] as? String
-                ?? ((f["rule"] as? String ?? "").hasPrefix("MDNS-") ? claims[f["source"] as? String ?? ""] : nil)
+                ?? (mdnsRules.contains(f["rule"] as? String ?? "") ? claims[f["source"] as? String ?? ""] : nil)
             guard let device, inventory[device] != nil else { continue }
             let k = ["error", "warning", "info"].firstIndex(of: f["severity"] as? String ?? "") ?? 0
             named[device, default: [0, 0, 0]][k] += 1

@@ -162,12 +162,15 @@ struct HostFindingTexts {
 struct ProfileFindings {
     private(set) var byInstance: [UInt64: [InventoryProfile]] = [:]
     private(set) var byDevice: [String: [InventoryProfile]] = [:]
+    /// The findings about each instance, counted (its inventory entry's `findings`).
+    private(set) var countsByInstance: [UInt64: SeverityCounts] = [:]
 
     /// Takes `f` in, unless `cap` subjects are kept already and `f` is about another.
     mutating func add(_ f: ProfileFinding, cap: Int) {
         if f.instance != 0 {
             guard byInstance.count < cap || byInstance[f.instance] != nil else { return }
             Self.add(f, to: &byInstance[f.instance, default: []])
+            countsByInstance[f.instance, default: SeverityCounts()].add(f.severity)
         } else if let d = f.device?.lowercased() {
             guard byDevice.count < cap || byDevice[d] != nil else { return }
             Self.add(f, to: &byDevice[d, default: []])

@@ -166,15 +166,13 @@ final class SessionSettler: @unchecked Sendable {
             ) { host?.presentation(in: item.input.message.payload) }
             guard !findings.isEmpty else { continue }
             // Counted for the host the message speaks for, as its message rules' findings are.
-            if let key = host?.key(in: item.input.message.payload) {
-                var c = SeverityCounts()
-                for f in findings where !f.baselined {
-                    c.add(f.severity)
+            let key = host?.key(in: item.input.message.payload) ?? 0
+            MessageWorker.count(findings, device: key, into: &r)
+            if key != 0 {
+                // A PROF finding counts for its instance by key (`ProfileFindings`).
+                for f in findings where !f.baselined && f.profileInstance == 0 {
                     r.hostFindingTexts.append((key, f.message, f.severity))
                 }
-                r.deviceFindings.append((key, c))
-            } else {
-                MessageWorker.countByAddress(findings, into: &r)
             }
             insertions.append(insertion(item.place, findings))
         }

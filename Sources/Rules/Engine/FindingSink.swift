@@ -50,11 +50,19 @@ public struct FindingSink {
 
     /// Sets the device text of this datagram's findings; `text` runs only when there are
     /// findings that carry it (it builds a string, and may find none: nil leaves them as
-    /// they are).
+    /// they are). Without details, only the findings the summary quotes with their device
+    /// (those that hide it) and the profile findings the inventory's verdicts go by device
+    /// (an SSDP device's) carry it. A finding about a DNS-SD instance (`profileInstance`)
+    /// names no device: it is the instance's, whoever sent it (a forwarder's copy over IPv6
+    /// need not show that it is one), and counts for the host that sent it by its address.
     public mutating func attachDevice(_ text: () -> String?) {
-        guard buildsDetails, !findings.isEmpty, let d = text() else { return }
+        guard !findings.isEmpty else { return }
+        func carries(_ f: Finding) -> Bool {
+            f.profileInstance == 0 && (buildsDetails || f.hides || f.profile != nil)
+        }
+        guard findings.contains(where: carries), let d = text() else { return }
         device = d
-        for k in findings.indices { findings[k].device = d }
+        for k in findings.indices where carries(findings[k]) { findings[k].device = d }
     }
 
     /// Reports one violation of `descriptor` on the current datagram. `severity` defaults to

@@ -27,15 +27,16 @@ extension RuleDescriptor {
     }
 
     /// A service-profile rule's descriptor (shared/rules/profiles.md): the profiles whose
-    /// instances it judges, and how firmly its requirement is established. An unverified
-    /// requirement ships as a warning at most (its catalog row says so).
+    /// instances it judges, and how firmly its requirement is established. A requirement
+    /// whose wording or section is not confirmed ships as a warning at most (its catalog row
+    /// says so).
     static func profile(
         _ id: String, _ name: String, _ severity: Severity, _ title: String, profiles: ServiceProfiles,
         spec: String, _ description: String, basis: RuleBasis = .specified, interop: String? = nil,
         example: String, scope: RuleScope = .stateless, lowest: Severity? = nil, proto: RuleProtocol = .mdns,
         hides: Bool = false
     ) -> RuleDescriptor {
-        let capped = basis == .unverified && severity == .error ? Severity.warning : severity
+        let capped = basis == .notConfirmed && severity == .error ? Severity.warning : severity
         return RuleDescriptor(
             id: RuleID(rawValue: id), name: name, title: title, severity: capped, scope: scope, proto: proto,
             spec: spec, description: description, interop: interop, example: example,

@@ -47,10 +47,14 @@ public final class MDNSInput: RuleInput, Sendable {
     /// its link; a reflector's or mDNS gateway's copy of another link's host comes from the
     /// forwarder's own address on this link. Such a message is the forwarder's: it names no
     /// device (its findings count for no host), its source is no address of the host, and
-    /// it announces nothing for its sender (MDNS-504, 505). IPv6 is not judged: link-local
-    /// addresses say nothing of the link.
+    /// it announces nothing for its sender (MDNS-504, 505). Over IPv6, where link-local
+    /// addresses say nothing of the link, a response sent from a link-local address is a
+    /// copy when it gives link-local AAAA records and none of them is that address: a host
+    /// sends from the link-local address it publishes on the link (a forwarder's IPv6 copy
+    /// comes from its own).
     public var isRelayed: Bool {
-        guard isResponse, case .v4(let s) = datagram.src else { return false }
+        guard isResponse else { return false }
+        guard case .v4(let s) = datagram.src else { return isRelayedOverIPv6 }
         var offLink = false
         for r in records where r.section != .authority && r.record.type == .a {
             guard let a = r.record.value.address, case .v4(let v) = a else { continue }
@@ -60,6 +64,17 @@ public final class MDNSInput: RuleInput, Sendable {
             offLink = true
         }
         return offLink
+    }
+
+    private var isRelayedOverIPv6: Bool {
+        guard datagram.src.isLinkLocal else { return false }
+        var others = false
+        for r in records where r.section != .authority && r.record.type == .aaaa {
+            guard let a = r.record.value.address, a.isLinkLocal else { continue }
+            if a == datagram.src { return false }
+            others = true
+        }
+        return others
     }
 
     /// `decoded` in `datagram`. A datagram repeating the payload of the one before (a

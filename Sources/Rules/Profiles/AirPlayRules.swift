@@ -106,7 +106,7 @@ struct RAOPInstanceNameRule: InstanceRule {
         "PROF-401", "raop-instance-name", .error, "The RAOP instance label is <12 hex digits>@<name>",
         profiles: AirPlay.raopProfiles, spec: "shairport-sync mdns_register; OwnTone raop_device_cb",
         "A _raop._tcp instance label is the device ID (6 bytes as 12 hexadecimal digits; shairport-sync writes upper case), an @ and the display name. Clients parse the prefix as a hexadecimal number and drop the service when that fails or the @ is missing.",
-        basis: .unverified, interop: "OwnTone drops the service (\"Could not extract AirPlay device ID\")",
+        basis: .notConfirmed, interop: "OwnTone drops the service (\"Could not extract AirPlay device ID\")",
         example: "Kitchen._raop._tcp.local.")
     static let examples = RuleExamples(
         triggering: [
@@ -288,7 +288,7 @@ struct AirPlayTXTKeysRule: InstanceRule {
         "PROF-405", "airplay-txt-keys", .warning, "The other AirPlay keys are in the forms receivers write",
         profiles: AirPlay.airPlayProfiles, spec: "shairport-sync build_bonjour_strings; OwnTone TXT examples",
         "When present: flags hexadecimal (0x…), model not empty, srcvers dotted decimal (366.0, 525.38.42), protovers=1.1, pk hexadecimal, pi, psi and gid not empty, acl a decimal.",
-        basis: .unverified, example: "flags=68")
+        basis: .notConfirmed, example: "flags=68")
     static let examples = RuleExamples(
         triggering: [
             RuleExample(AirPlay.airPlay(AirPlay.txt(AirPlay.airPlayTXT, ["flags=68"]))),
@@ -333,7 +333,7 @@ struct AirPlayRAOPConsistencyRule: SessionRule {
         "PROF-406", "airplay-raop-consistent", .info, "RAOP and AirPlay of one host advertise one features value",
         profiles: ServiceProfiles(.airPlay, .raop), spec: "shairport-sync build_bonjour_strings",
         "A host (SRV target) that advertises both _raop._tcp and _airplay._tcp uses one features value in both (ft and features), and normally the same device ID in the RAOP label's prefix and deviceid. Judged on instances whose SRV and TXT come in one response; the values are compared as numbers.",
-        basis: .unverified, example: "ft=0x445D0A00,0x1C340 and features=0x5A7FDFD5,0x3C155FDE on one host",
+        basis: .notConfirmed, example: "ft=0x445D0A00,0x1C340 and features=0x5A7FDFD5,0x3C155FDE on one host",
         scope: .stateful)
     static let examples = RuleExamples(
         triggering: [

@@ -292,7 +292,7 @@ struct CastInstanceNameRule: InstanceRule {
         "PROF-307", "cast-instance-name", .info, "The instance label is <model>-<id without hyphens>",
         profiles: Cast.profiles, spec: "Open Screen CalculateInstanceId",
         "Google's receivers name their instance after the model (spaces as hyphens, at most 20 bytes), a hyphen and the TXT id without hyphens. Not in the CastV2 specification and not relied on by clients: a label that does not end in the id is only info.",
-        basis: .unverified, example: "Chromecast-0f1e2d3c4b5a69788796a5b4c3d2e1f0 with another id")
+        basis: .notConfirmed, example: "Chromecast-0f1e2d3c4b5a69788796a5b4c3d2e1f0 with another id")
     static let examples = RuleExamples(
         triggering: [RuleExample(Cast.datagram(Cast.txt(), label: "Chromecast-0f1e2d3c4b5a69788796a5b4c3d2e1f0"))],
         nonTriggering: [

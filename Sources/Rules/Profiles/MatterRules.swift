@@ -59,9 +59,9 @@ struct MatterOperationalInstanceNameRule: InstanceRule {
         "An operational instance name is <compressed fabric ID>-<node ID> in uppercase hexadecimal",
         profiles: ServiceProfiles(.matterOperational),
         spec:
-            "Matter Core §4.3.2 Operational Instance Name (subsection unverified); harness assert_valid_operational_instance_name; TC-SC-4.3 step 5; SDK ServiceNaming.cpp MakeInstanceName",
+            "Matter Core §4.3.2 Operational Instance Name (subsection not confirmed); harness assert_valid_operational_instance_name; TC-SC-4.3 step 5; SDK ServiceNaming.cpp MakeInstanceName",
         "A `_matter._tcp` instance name is the 64-bit compressed fabric ID and the 64-bit node ID, each as sixteen uppercase hexadecimal characters of fixed length, joined by one hyphen (33 characters).",
-        basis: .unverified, example: "2906C908D115D362-1B669._matter._tcp.local. (node ID not zero-padded)")
+        basis: .notConfirmed, example: "2906C908D115D362-1B669._matter._tcp.local. (node ID not zero-padded)")
     static let examples = RuleExamples(
         triggering: [
             RuleExample(MatterExample.operational(instance: "2906c908d115d362-8fc7772401cd0696")),
@@ -255,7 +255,7 @@ struct MatterCommissioningModeRule: InstanceRule {
         spec:
             "Matter Core §4.3.1.7 TXT key for commissioning mode (CM) (connectedhomeip#13509, esp-matter#970); harness assert_valid_cm_key; SDK kKeyCommissioningModeMaxLength",
         "`CM` says whether the node is in commissioning mode: 1 with the onboarding-payload passcode, 2 with a window opened with a generated passcode, 0 not (Extended Discovery); an absent `CM` means 0. The value is a one-digit Matter decimal; 3, accepted by the newest harness with a meaning not confirmed, is accepted.",
-        basis: .unverified, example: "_matterc._udp TXT CM=true")
+        basis: .notConfirmed, example: "_matterc._udp TXT CM=true")
     static let examples = RuleExamples(
         triggering: [
             RuleExample(MatterExample.commissionable(["D=3840", "CM=4"])),
@@ -705,9 +705,9 @@ struct MatterFabricSubtypeRule: InstanceRule {
         "_I<X> is the compressed fabric ID in 16 uppercase hexadecimal characters, and its instance starts with X-",
         profiles: ServiceProfiles(.matterOperational),
         spec:
-            "Matter Core §4.3.2 operational subtypes (subsection unverified); TC-SC-4.3 step 10; SDK ServiceNaming.cpp MakeServiceSubtype kCompressedFabricId, kSubTypeCompressedFabricIdMaxLength",
+            "Matter Core §4.3.2 operational subtypes (subsection not confirmed); TC-SC-4.3 step 10; SDK ServiceNaming.cpp MakeServiceSubtype kCompressedFabricId, kSubTypeCompressedFabricIdMaxLength",
         "The operational subtype `_I<X>._sub._matter._tcp` carries the 64-bit compressed fabric ID `X` as exactly sixteen uppercase hexadecimal characters, and the instance it points to is named `X-<node ID>`.",
-        basis: .unverified, example: "_I2906c908d115d362._sub._matter._tcp.local. (lower case)")
+        basis: .notConfirmed, example: "_I2906c908d115d362._sub._matter._tcp.local. (lower case)")
     static let examples = RuleExamples(
         triggering: [
             RuleExample(
@@ -786,9 +786,9 @@ struct MatterCommissionerRule: InstanceRule {
         "A commissioner's instance name is 16 uppercase hexadecimal characters; VP, DT, DN are well formed and CP is 0 or 1",
         profiles: ServiceProfiles(.matterCommissioner),
         spec:
-            "Matter Core §4.3.3 Commissioner Discovery (subsection unverified); SC-4.x helper verify_commissioner_txt_record_keys; SDK TxtFields.h kKeyCommissionerPasscodeMaxLength, TestGetCommissionerPasscode",
+            "Matter Core §4.3.3 Commissioner Discovery (subsection not confirmed); SC-4.x helper verify_commissioner_txt_record_keys; SDK TxtFields.h kKeyCommissionerPasscodeMaxLength, TestGetCommissionerPasscode",
         "A `_matterd._udp` instance: its name as PROF-001 asks of a commissionable node's; every TXT key optional, but `VP`, `DT` and `DN`, when present, as PROF-010 and PROF-012 ask (non-empty); `CP`, commissioner-generated passcode support, 0 or 1. PROF-001, 010 and 012 leave commissioners to this rule.",
-        basis: .unverified, example: "_matterd._udp TXT CP=2")
+        basis: .notConfirmed, example: "_matterd._udp TXT CP=2")
     static let examples = RuleExamples(
         triggering: [
             RuleExample(MatterExample.commissioner(["DN="])),

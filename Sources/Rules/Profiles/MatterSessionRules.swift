@@ -84,9 +84,9 @@ struct MatterAAAARule: SessionRule {
         "PROF-005", "matter-aaaa-records", .error,
         "A Matter SRV target has AAAA records; A records for it are an observation", profiles: .matter,
         spec:
-            "Matter Core (connectedhomeip#7175: \"Nodes SHALL publish AAAA records for all available IPv6 addresses\"); TC-SC-4.1 steps 13/21/27, TC-SC-4.3 step 8; IPv6-only reading per connectedhomeip#25932, #16837 (unverified wording)",
+            "Matter Core (connectedhomeip#7175: \"Nodes SHALL publish AAAA records for all available IPv6 addresses\"); TC-SC-4.1 steps 13/21/27, TC-SC-4.3 step 8; IPv6-only reading per connectedhomeip#25932, #16837 (wording not confirmed)",
         "Per SRV target of a Matter service (`_matterc._udp`, `_matterd._udp`, `_matter._tcp`): the node publishes AAAA records for the IPv6 addresses it accepts commissioning and operational messages on. A host seen with A records and no AAAA over the window (the SRV's TTL, 120 s from the SDK) is non-conforming; A records beside AAAA are an observation (Matter 1.0 nodes publish IPv6 only; controllers without IPv4 mis-resolve them). DiscoScope reads the window as follows: a host's addresses are those any packet of the capture gave it (the session model's); concluded when the SRV's TTL has run out on live capture, and at the end of the input offline; a host with no address at all is MDNS-518's, and one whose history the analyzer dropped is not judged.",
-        basis: .unverified,
+        basis: .notConfirmed,
         interop: "controllers built without IPv4 mis-resolve a Matter host that also publishes A records",
         example: "_matterc SRV target 240AC48E5170.local. answered only with A 192.168.1.115", scope: .stateful,
         lowest: .info)

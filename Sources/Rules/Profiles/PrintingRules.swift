@@ -199,16 +199,19 @@ struct PrintResourcePathRule: InstanceRule {
         profiles: .printing, spec: "IPP Everywhere Self-Cert Manual §5 B-4; Bonjour Printing 1.2.1",
         "The `rp` TXT key is the resource path of the printer's URI without its leading `/`: clients build "
             + "`ipp://host:port/` + rp. An IPP Everywhere printer (listed under `_print._sub`) uses `ipp/print` or "
-            + "`ipp/print/<name>` (the self-certification tool fails any other value: error); print servers use "
-            + "other paths (CUPS `printers/<queue>`), but none starts with `/` (a warning for them). Judged when the "
-            + "message itself lists the instance under `_print._sub`.",
+            + "`ipp/print/<name>`; print servers use other paths (CUPS `printers/<queue>`), but none starts with "
+            + "`/` (an error for an IPP Everywhere printer, whose URI it breaks, a warning for others). DiscoScope "
+            + "reads this as follows: another path of an IPP Everywhere printer is a warning, because the "
+            + "self-certification script (dnssd-tests.sh) names it only among the reasons of a B-4 that failed on "
+            + "its own criteria (adminurl, pdl, UUID and the IPP values), and a CUPS share that passes B-4 has "
+            + "`printers/<queue>`. Judged when the message itself lists the instance under `_print._sub`.",
         interop:
             "cups-browsed crashed on a shared queue's rp without the path form it expected (OpenPrinting/cups-browsed#13)",
         example: "rp=/ipp/print", lowest: .warning)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("rp", "/ipp/print"))), severity: .error),
-            RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("rp", "ipp"))), severity: .error),
+            RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("rp", "ipp"))), severity: .warning),
             RuleExample(
                 mdns(printerAnnouncement(everywhereTXT.settingTXT("rp", "/printers/Office"), subtypes: [])),
                 severity: .warning),
@@ -240,7 +243,7 @@ struct PrintResourcePathRule: InstanceRule {
             || (PrintingTXT.hasPrefix(p, v, "ipp/print/") && v.count > 10)
         if !ok {
             out.report(
-                Self.descriptor, severity: .error,
+                Self.descriptor, severity: .warning,
                 "IPP Everywhere printer \(instance.shown(in: m)) has rp=\(MDNSText.show(p[v])), not ipp/print or ipp/print/<name>",
                 field: "TXT rp")
         }
@@ -455,7 +458,7 @@ struct PrintBooleanKeysRule: InstanceRule {
             + "`Fax`, `Transparent`, `Binary` and `TBCP` take the value `T` or `F`, as CUPS and PAPPL write them; "
             + "`true`, `1` or an empty value are not read as true by every client. The specification's sentence "
             + "could not be read: a warning.",
-        basis: .unverified, example: "Color=true")
+        basis: .notConfirmed, example: "Color=true")
     static let examples = RuleExamples(
         triggering: [
             RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("Color", "true")))),
@@ -499,7 +502,7 @@ struct PrintLegacyKeysRule: InstanceRule {
             + "(the location) may be empty. As CUPS and PAPPL write them; the specification's sentences could not "
             + "be read: a warning for a wrong value, info for a TXT without `txtvers` (many minimal IPP TXTs "
             + "omit it). A TXT without any key (an LPD name placeholder, PROF-211) is not judged.",
-        basis: .unverified, example: "product=HP LaserJet 1020", lowest: .info)
+        basis: .notConfirmed, example: "product=HP LaserJet 1020", lowest: .info)
     static let examples = RuleExamples(
         triggering: [
             RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("txtvers", "2"))), severity: .warning),

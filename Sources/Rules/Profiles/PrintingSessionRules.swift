@@ -213,7 +213,7 @@ struct AirPrintKeysRule: SessionRule {
             + "PDF-only service) and a `pdl` that lists `image/urf` or `application/pdf`. The subtype alone does "
             + "not make a printer AirPrint. The claim comes from the subtype PTR, joined with the TXT by instance "
             + "name as for PROF-202. The AirPrint specification is not public: a warning.",
-        basis: .unverified,
+        basis: .notConfirmed,
         interop: "iOS does not list the printer (OpenPrinting/ipp-usb#4, watson/ipp-printer#5)",
         example: "a _universal._sub._ipp._tcp instance with URF=", scope: .stateful)
     static let examples = RuleExamples(
@@ -280,7 +280,7 @@ struct IPPSSiblingRule: SessionRule {
             + "capture, by instance name: reported when no `_ipps._tcp` instance of the name was seen (the capture "
             + "running on at least 10 s after the claim), or when its browse PTR was seen but never its "
             + "`_print._sub` PTR. The specification's own sentence was not read: a warning.",
-        basis: .unverified,
+        basis: .notConfirmed,
         example: "a _print._sub._ipp._tcp instance with TLS=1.2 and no _ipps._tcp instance of that name",
         scope: .stateful)
     static let examples = RuleExamples(

@@ -122,7 +122,7 @@ struct MediaServerServicesRule: DescriptionRule {
             + "`ContentDirectory` and a `ConnectionManager` service (any version); `AVTransport` is optional. "
             + "Control points (async_upnp_client's DMS profile) need both. The template's table could not be read "
             + "in full: a warning.",
-        basis: .unverified, example: "MediaServer:1 with only ContentDirectory:1", scope: .probe, proto: .ssdp)
+        basis: .notConfirmed, example: "MediaServer:1 with only ContentDirectory:1", scope: .probe, proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [ExampleDevice.upnp("MediaServer:1", ["ContentDirectory:1"]).example()],
         nonTriggering: [ExampleDevice.upnp("MediaServer:1", ["ContentDirectory:1", "ConnectionManager:1"]).example()])
@@ -154,7 +154,7 @@ struct MediaRendererServicesRule: DescriptionRule {
             + "`ConnectionManager` service (both mandatory). `AVTransport` is optional in the template, but "
             + "control points (async_upnp_client's DMR profile lists all three) expect it to push media: its "
             + "absence is info. The template's table could not be read in full: a warning at most.",
-        basis: .unverified, example: "MediaRenderer:1 with AVTransport:1 and ConnectionManager:1 only", scope: .probe,
+        basis: .notConfirmed, example: "MediaRenderer:1 with AVTransport:1 and ConnectionManager:1 only", scope: .probe,
         lowest: .info, proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [
@@ -205,7 +205,7 @@ struct IGDTreeRule: DescriptionRule {
             + "IGD profile looks for it. Port-mapping services placed elsewhere (in the root's own `serviceList`) "
             + "are not found by control points. Checked by type name; the versions are PROF-504's. The template "
             + "could not be read in full: a warning.",
-        basis: .unverified,
+        basis: .notConfirmed,
         interop:
             "control points (miniupnpc, async_upnp_client) look for the port-mapping service only in a WANConnectionDevice",
         example: "WANIPConnection:1 in the root's own serviceList", scope: .probe, proto: .ssdp)
@@ -289,7 +289,7 @@ struct IGDVersionLockstepRule: DescriptionRule {
             + "`WANCommonInterfaceConfig` and `WANPPPConnection` stay :1), and a `:1` root nests `:1` types. A "
             + "mixed tree is suspicious (a warning). A `WANIPConnection:2` under an `InternetGatewayDevice:1` is "
             + "info: IGD:1-only clients (async_upnp_client's IGD profile lists only WANIPConnection:1) do not use it.",
-        basis: .unverified, example: "InternetGatewayDevice:2 → WANDevice:1 → WANConnectionDevice:2", scope: .probe,
+        basis: .notConfirmed, example: "InternetGatewayDevice:2 → WANDevice:1 → WANConnectionDevice:2", scope: .probe,
         lowest: .info, proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [
@@ -398,7 +398,7 @@ struct DIALApplicationURLRule: DescriptionRule {
             + "`http://` URL of its DIAL REST service (dial-reference: `http://<ip>:<port>/apps/`); without it no "
             + "client can launch an application. A DIAL device is one that advertised the DIAL service type (or "
             + "whose description says it is DIAL). The section could not be read: a warning.",
-        basis: .unverified, interop: "DIAL clients (dial-reference's dialClient.js getAppsUrl) read only this header",
+        basis: .notConfirmed, interop: "DIAL clients (dial-reference's dialClient.js getAppsUrl) read only this header",
         example: "200 OK for /dd.xml without Application-URL", scope: .probe, proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [
@@ -472,7 +472,7 @@ struct DIALSearchResponseRule: MessageRule {
             + "org:service:dial:1` (clients key servers on it) and a `LOCATION` with the http URL of the device "
             + "description (dial-reference's `ssdp_reply`); the base SSDP rules still apply. The section could not "
             + "be read: a warning.",
-        basis: .unverified, example: "USN: uuid:deadbeef-… without ::urn:dial-multiscreen-org:service:dial:1",
+        basis: .notConfirmed, example: "USN: uuid:deadbeef-… without ::urn:dial-multiscreen-org:service:dial:1",
         proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [
@@ -524,7 +524,7 @@ struct DIALWakeupRule: MessageRule {
             + "Timeout=<seconds>`: six hexadecimal octets separated by `:` (or `-`), then the seconds the device "
             + "needs to wake, as dial-reference writes it and clients split it (at `;`, then `=`). The section "
             + "could not be read: a warning.",
-        basis: .unverified, example: "WAKEUP: 00:11:22:33:44:55", proto: .ssdp)
+        basis: .notConfirmed, example: "WAKEUP: 00:11:22:33:44:55", proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([response(ssdp(okLine, dialResponse.adding("WAKEUP", "00:11:22:33:44:55")))]),
@@ -578,7 +578,7 @@ struct RokuECPRule: MessageRule {
         "A device answering `ST: roku:ecp` (or announcing `NT: roku:ecp`) gives `USN: uuid:roku:ecp:<serial "
             + "number>`, which ECP clients match, and a `LOCATION` on port 8060 (`http://<ip>:8060/`), where the ECP "
             + "REST API listens. Roku's SSDP paragraph could not be read: a warning.",
-        basis: .unverified, example: "ST: roku:ecp with USN: uuid:roku:ecp: (no serial)", proto: .ssdp)
+        basis: .notConfirmed, example: "ST: roku:ecp with USN: uuid:roku:ecp: (no serial)", proto: .ssdp)
     static let examples = RuleExamples(
         triggering: [
             RuleExample([response(ssdp(okLine, rokuResponse.setting("USN", "uuid:roku:ecp:")))]),
