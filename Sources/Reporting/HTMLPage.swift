@@ -48,6 +48,7 @@ enum HTMLPage {
         <label id="l-seg" hidden>Segment <select id="f-seg"></select></label>
         <label>Protocol <select id="f-proto"><option value="">SSDP and mDNS</option><option value="ssdp">SSDP</option><option value="mdns">mDNS</option></select></label>
         <label>Rule <select id="f-rule"></select></label>
+        <label id="l-prof" hidden>Profile <select id="f-prof"></select></label>
         <label>Severity <select id="f-sev"><option value="">any (or none)</option><option value="1">info and above</option><option value="2">warning and above</option><option value="3">error</option></select></label>
         <span>Zoom <button id="z-in" type="button">+</button> <button id="z-out" type="button">&minus;</button> <button id="z-fit" type="button">fit</button></span>
         <span class="hint">wheel: zoom · drag: pan · wheel on the names: scroll lanes · click a mark for its message</span>
@@ -157,7 +158,7 @@ enum HTMLPage {
         function summaryOf(m) { return payloads[m[PAYLOAD]][1]; }
         // Finding fields.
         const FFILE = 1, FFRAMES = 2, FTIME = 3, FRULE = 4, FSEV = 5, FMSG = 6, FINTEROP = 7, FDEVICE = 8, FFIELD = 9,
-          FATEND = 10, FSOURCE = 11, FSEGMENT = 12, FINSTANCE = 13;
+          FATEND = 10, FSOURCE = 11, FSEGMENT = 12, FINSTANCE = 13, FPROFILE = 14;
         const SEV = { info: 1, warning: 2, error: 3 };
         const SEVNAME = ['', 'info', 'warning', 'error'];
         const SEVCOLOR = ['', '#2a7ab8', '#d88a00', '#d42a2a'];
@@ -343,7 +344,8 @@ enum HTMLPage {
         function laneLabel(l) { const r = lanes[l]; return r ? r[1] : '?'; }
 
         // ---- Filters
-        const fLane = $('f-lane'), fProto = $('f-proto'), fRule = $('f-rule'), fSev = $('f-sev'), fSeg = $('f-seg');
+        const fLane = $('f-lane'), fProto = $('f-proto'), fRule = $('f-rule'), fSev = $('f-sev'), fSeg = $('f-seg'),
+          fProf = $('f-prof');
         function option(sel, value, text) { const o = el('option', text); o.value = value; sel.appendChild(o); }
         option(fLane, '', 'all devices and clients');
         const laneOrder = lanes.map(function (_, k) { return k; });
@@ -355,20 +357,30 @@ enum HTMLPage {
         if (segNames.length) $('l-seg').hidden = false;
         option(fRule, '', 'all rules');
         for (let k = 0; k < rules.length; k++) option(fRule, String(k), rules[k][0] + ' ' + rules[k][1]);
+        // The service profiles the findings were judged for (a PROF rule's), in name order.
+        option(fProf, '', 'all profiles');
+        const profileNames = Array.from(new Set(F.map(function (f) { return f[FPROFILE]; }).filter(function (p) {
+          return typeof p === 'string';
+        }))).sort();
+        for (const p of profileNames) option(fProf, p, p);
+        if (profileNames.length) $('l-prof').hidden = false;
         const visible = new Uint8Array(n).fill(1);
         let laneRow = new Int32Array(lanes.length), rowLanes = [];
         function applyFilters() {
           const lf = fLane.value === '' ? -1 : Number(fLane.value);
           const pf = fProto.value, rf = fRule.value === '' ? -1 : Number(fRule.value), sf = Number(fSev.value || 0);
-          const gf = fSeg.value === '' ? -1 : Number(fSeg.value);
+          const gf = fSeg.value === '' ? -1 : Number(fSeg.value), qf = fProf.value;
           const used = new Uint8Array(lanes.length);
           for (let i = 0; i < n; i++) {
             let ok = (lf < 0 || lane[i] === lf) && (pf === '' || (isSSDP[i] ? 'ssdp' : 'mdns') === pf) &&
               (gf < 0 || segOf(M[i]) === gf);
-            if (ok && (rf >= 0 || sf > 0)) {
+            if (ok && (rf >= 0 || sf > 0 || qf !== '')) {
               ok = false;
               for (const j of msgFindings.get(i) || []) {
-                if ((rf < 0 || F[j][FRULE] === rf) && (SEV[F[j][FSEV]] || 0) >= sf) { ok = true; break; }
+                if ((rf < 0 || F[j][FRULE] === rf) && (SEV[F[j][FSEV]] || 0) >= sf && (qf === '' || F[j][FPROFILE] === qf)) {
+                  ok = true;
+                  break;
+                }
               }
             }
             visible[i] = ok ? 1 : 0;
@@ -576,7 +588,7 @@ enum HTMLPage {
         /** Brings message i into view (its lane visible, the window around it). */
         function reveal(i) {
           if (!visible[i]) {
-            fLane.value = ''; fProto.value = ''; fRule.value = ''; fSev.value = '';
+            fLane.value = ''; fProto.value = ''; fRule.value = ''; fSev.value = ''; fProf.value = '';
             applyFilters();
           }
           const r = laneRow[lane[i]];
@@ -726,12 +738,13 @@ enum HTMLPage {
         function fillFindingTable() {
           const lf = fLane.value === '' ? -1 : Number(fLane.value), pf = fProto.value;
           const rf = fRule.value === '' ? -1 : Number(fRule.value), sf = Number(fSev.value || 0);
-          const gf = fSeg.value === '' ? -1 : Number(fSeg.value);
+          const gf = fSeg.value === '' ? -1 : Number(fSeg.value), qf = fProf.value;
           const shown = [];
           for (let j = 0; j < F.length; j++) {
             const f = F[j], i = findingMsg[j];
             if (gf >= 0 && (typeof f[FSEGMENT] === 'number' ? f[FSEGMENT] : 0) !== gf) continue;
             if (rf >= 0 && f[FRULE] !== rf) continue;
+            if (qf !== '' && f[FPROFILE] !== qf) continue;
             if ((SEV[f[FSEV]] || 0) < sf) continue;
             if (lf >= 0 && findingLane[j] !== lf) continue;
             if (pf !== '' && i >= 0 && (isSSDP[i] ? 'ssdp' : 'mdns') !== pf) continue;
@@ -784,7 +797,7 @@ enum HTMLPage {
         $('z-in').addEventListener('click', function () { zoom(0.5, GUT + plotW / 2); });
         $('z-out').addEventListener('click', function () { zoom(2, GUT + plotW / 2); });
         $('z-fit').addEventListener('click', function () { fit(); draw(); });
-        for (const s of [fLane, fProto, fRule, fSev, fSeg]) s.addEventListener('change', applyFilters);
+        for (const s of [fLane, fProto, fRule, fSev, fSeg, fProf]) s.addEventListener('change', applyFilters);
         window.addEventListener('resize', function () { sizeCanvas(); draw(); });
 
         // ---- Start
@@ -875,6 +888,18 @@ enum HTMLPage {
           });
           res.deviceTableRows = $('t-devices').children.length;
           // Segments: each lane's, the message panel's, the filter's.
+          // The profile filter: [messages shown, findings listed] against those of the profile.
+          res.profiles = profileNames;
+          if (profileNames.length) {
+            const p = profileNames[0], of = [];
+            for (let j = 0; j < F.length; j++) if (F[j][FPROFILE] === p) of.push(j);
+            const msgs = new Set(of.map(function (j) { return findingMsg[j]; }).filter(function (i) { return i >= 0; }));
+            fLane.value = ''; fProto.value = ''; fRule.value = ''; fSev.value = ''; fSeg.value = '';
+            fProf.value = p; applyFilters();
+            res.profileFiltered = [visible.reduce(function (a, b) { return a + b; }, 0), $('ds-fcount').textContent,
+              msgs.size, '(' + of.length + ')'];
+            fProf.value = ''; applyFilters();
+          }
           res.segments = segNames.filter(function (x) { return x !== undefined; });
           res.laneSegments = {};
           const shownLanes = new Set();

@@ -194,7 +194,7 @@ public final class HTMLReporter: Reporter {
                 .string("f"), .int(f.fileIndex), .array(f.frames.map { .int($0) }), time, .int(rule),
                 .string(f.severity.rawValue), interned(f.message), interop, f.device.map { interned($0) } ?? .null,
                 f.field.map { .string($0) } ?? .null, .int(f.atEnd ? 1 : 0), interned(f.source), .int(Int(f.segment)),
-                .int(f.profileInstance != 0 ? 1 : 0),
+                .int(f.profileInstance != 0 ? 1 : 0), f.profile.map { .string($0.rawValue) } ?? .null,
             ]))
     }
 

@@ -113,6 +113,19 @@ private func fencedBlocks(_ text: String) -> [(info: String, lines: [String])] {
         #expect(ran >= 10)
     }
 
+    /// docs/PROFILE-RULES.md lists the registered profile rules by profile: it is what
+    /// scripts/profile-rules-doc.py makes of `discoscope rules --format json`.
+    @Test func theProfileRulesDocumentListsTheRegisteredRules() throws {
+        let json = try run(["rules", "--format", "json"], cwd: Fixtures.packageRoot)
+        let doc = try runProcess(
+            "/usr/bin/python3", [Fixtures.packageRoot + "/scripts/profile-rules-doc.py"], stdin: Data(json.stdout.utf8))
+        #expect(doc.status == 0, "\(doc.stderr)")
+        #expect(doc.stdout.contains("69 rules, 16 profiles."))
+        #expect(
+            doc.stdout == (try readRepoFile("docs/PROFILE-RULES.md")),
+            "docs/PROFILE-RULES.md is stale: rerun scripts/profile-rules-doc.py")
+    }
+
     @Test func pointsOnlyAtFilesInTheRepository() throws {
         for doc in ["README.md", "docs/FORMATS.md"] {
             let text = try readRepoFile(doc)

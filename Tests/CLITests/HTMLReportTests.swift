@@ -250,6 +250,34 @@ let runsBrowserTests = chromium != nil || ProcessInfo.processInfo.environment["D
         }
     }
 
+    /// #53: the profile filter lists the profiles the findings were judged for, and shows
+    /// one profile's findings and the messages that have them, nothing else. A capture
+    /// without profile findings has no filter to show.
+    @Test(.enabled(if: runsBrowserTests, "needs headless Chromium (Debian package chromium; scripts/setup.sh --test)"))
+    func theProfileFilterShowsOneProfilesFindings() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func check(_ capture: String) throws -> [String: Any] {
+            let page = dir + "/report-\(UUID().uuidString).html"
+            let w = try run(
+                ["analyze", capture, "--format", "html", "-o", page, "--fail-on", "never"], cwd: Fixtures.packageRoot)
+            #expect(w.status == 0, "\(w.stderr)")
+            return try Self.load(page, dir: dir).check
+        }
+        // The testbed's printer (avahi) and Cast receiver (python-zeroconf) claim profiles.
+        let c = try check("captures/testbed/lan-dualstack.pcapng")
+        #expect(c["profiles"] as? [String] == ["bonjour-printing", "cast", "ipp-everywhere"], "\(c["profiles"] ?? "")")
+        let f = c["profileFiltered"] as? [Any] ?? []
+        #expect(f.count == 4, "\(f)")
+        if f.count == 4 {
+            #expect((f[0] as? Int) == (f[2] as? Int) && (f[0] as? Int ?? 0) > 0, "messages: \(f)")
+            #expect((f[1] as? String) == (f[3] as? String), "findings: \(f)")
+        }
+        let plain = try check("captures/link/ethernet.pcap")
+        #expect((plain["profiles"] as? [String])?.isEmpty == true)
+        #expect(plain["profileFiltered"] == nil)
+    }
+
     /// Segments on the page: each lane says which segments its messages were on, the message
     /// panel names the selected message's segment, and the segment filter shows that
     /// segment's messages only. One host, one lane: lan-nas's queries and probes (from

@@ -8,6 +8,24 @@ import WireFormat
 @testable import Rules
 
 @Suite struct MDNSRuleTests {
+    /// A forwarder's IPv6 copy of another host's records comes from the forwarder's own
+    /// link-local address; a host sends its own from the link-local address it publishes.
+    @Test func anIPv6ResponseIsACopyWhenItsLinkLocalAddressRecordsAreAnotherHosts() {
+        func input(from src: String, aaaa groups: [UInt16]) -> MDNSInput {
+            let d = mdns(
+                response { b in
+                    b.record(.answer, "printer.local", 28, flush: true, ttl: 120, rdata: B.aaaa(groups))
+                }, src: src, dst: "ff02::fb")
+            return MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d)
+        }
+        let printer: [UInt16] = [0xfe80, 0, 0, 0, 0x98, 0x2ff, 0xfe00, 0x10]
+        #expect(input(from: "fe80::98:1ff:fe00:1", aaaa: printer).isRelayed)
+        #expect(!input(from: "fe80::98:2ff:fe00:10", aaaa: printer).isRelayed)
+        // A global address says nothing of who sends it, nor does a global source.
+        #expect(!input(from: "fe80::98:1ff:fe00:1", aaaa: [0x2001, 0xdb8, 0, 0, 0, 0, 0, 0x10]).isRelayed)
+        #expect(!input(from: "2001:db8::1", aaaa: printer).isRelayed)
+    }
+
     /// The named pairs, spelled out.
     @Test func singleEmptyStringTXTIsCleanButEmptyTXTIsNot() {
         #expect(mdnsFindings(mdns(txtResponse([0]))).allSatisfy { $0.rule.rawValue != "MDNS-311" })

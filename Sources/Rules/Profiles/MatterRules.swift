@@ -142,7 +142,7 @@ struct MatterHostNameMACRule: DatagramRule {
     static let descriptor = RuleDescriptor.profile(
         "PROF-004", "matter-host-name-mac", .info, "A 12-digit Matter host name is the sender's MAC",
         profiles: .matter, spec: "Matter Core §4.3.1.1 (derived)",
-        "When the capture has the link-layer source address of a message, the 12-hexadecimal-digit SRV target of a Matter service in it is expected to be that MAC, upper-cased without separators. Another interface's MAC is legitimate, so this is an observation; it often shows a placeholder or cloned host name. Not judged for a forwarder's copy (MDNSInput.isRelayed).",
+        "When the capture has the link-layer source address of a message, the 12-hexadecimal-digit SRV target of a Matter service in it is expected to be that MAC, upper-cased without separators. Another interface's MAC is legitimate, so this is an observation; it often shows a placeholder or cloned host name. Not judged for a forwarder's copy of another link's records.",
         example: "host B75AFB458ECD.local. in an Ethernet frame from 24:0a:c4:8e:51:70")
     static let examples = RuleExamples(
         triggering: [RuleExample(from(MatterExample.commissionable(host: "B75AFB458ECD.local")))],
