@@ -52,6 +52,23 @@ enum Cast {
         case .some: .empty
         }
     }
+
+    /// The value of the required key `key` (`what`, in reports), or nil after reporting
+    /// (under `d`, at `severity`, else its default) that it is absent or empty.
+    static func required(
+        _ key: StaticString, _ what: String, of instance: ProfileInstance, in message: MDNSMessageView,
+        as d: RuleDescriptor, severity: Severity? = nil, into out: inout FindingSink
+    ) -> Range<Int>? {
+        switch value(key, of: instance, in: message.message.payload) {
+        case .absent:
+            out.report(d, severity: severity, "\(AppTXT.name(instance, in: message)) TXT lacks \(key) (\(what))")
+        case .empty:
+            out.report(d, severity: severity, "\(AppTXT.name(instance, in: message)) TXT gives no value for \(key)")
+        case .value(let v):
+            return v
+        }
+        return nil
+    }
 }
 
 /// PROF-301: `id` is the receiver's 128-bit UUID in hexadecimal.
@@ -82,18 +99,12 @@ struct CastReceiverIDRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        switch Cast.value("id", of: instance, in: p) {
-        case .absent:
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT lacks id (the receiver's UUID)")
-        case .empty:
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT gives no value for id")
-        case .value(let v) where !AppTXT.isUUIDHex(p, v):
-            out.report(
-                descriptor,
-                "\(AppTXT.name(instance, in: message)) id=\(AppTXT.show(p, v)) is not a 128-bit UUID in hexadecimal")
-        case .value:
-            return
-        }
+        guard let v = Cast.required("id", "the receiver's UUID", of: instance, in: message, as: descriptor, into: &out),
+            !AppTXT.isUUIDHex(p, v)
+        else { return }
+        out.report(
+            descriptor,
+            "\(AppTXT.name(instance, in: message)) id=\(AppTXT.show(p, v)) is not a 128-bit UUID in hexadecimal")
     }
 }
 
@@ -121,16 +132,12 @@ struct CastProtocolVersionRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        switch Cast.value("ve", of: instance, in: p) {
-        case .absent:
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT lacks ve (the Cast protocol version)")
-        case .empty:
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT gives no value for ve")
-        case .value(let v):
-            if v.count <= 2, let n = AppTXT.decimal(p, v), n >= 2 { return }
-            out.report(
-                descriptor, "\(AppTXT.name(instance, in: message)) ve=\(AppTXT.show(p, v)) is not a decimal 2–99")
-        }
+        guard
+            let v = Cast.required(
+                "ve", "the Cast protocol version", of: instance, in: message, as: descriptor, into: &out)
+        else { return }
+        if v.count <= 2, let n = AppTXT.decimal(p, v), n >= 2 { return }
+        out.report(descriptor, "\(AppTXT.name(instance, in: message)) ve=\(AppTXT.show(p, v)) is not a decimal 2–99")
     }
 }
 
@@ -161,25 +168,21 @@ struct CastCapabilitiesRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        switch Cast.value("ca", of: instance, in: p) {
-        case .absent:
+        guard
+            let v = Cast.required(
+                "ca", "the capabilities", of: instance, in: message, as: descriptor, severity: .error, into: &out)
+        else { return }
+        guard let n = AppTXT.decimal(p, v) else {
             out.report(
-                descriptor, severity: .error, "\(AppTXT.name(instance, in: message)) TXT lacks ca (the capabilities)")
-        case .empty:
-            out.report(descriptor, severity: .error, "\(AppTXT.name(instance, in: message)) TXT gives no value for ca")
-        case .value(let v):
-            guard let n = AppTXT.decimal(p, v) else {
-                out.report(
-                    descriptor, severity: .error,
-                    "\(AppTXT.name(instance, in: message)) ca=\(AppTXT.show(p, v)) is not a decimal bit field")
-                return
-            }
-            if n & ~documented != 0 {
-                out.report(
-                    descriptor, severity: .info,
-                    "\(AppTXT.name(instance, in: message)) ca=\(n) sets undocumented capability bits (documented: 0x01–0x10)"
-                )
-            }
+                descriptor, severity: .error,
+                "\(AppTXT.name(instance, in: message)) ca=\(AppTXT.show(p, v)) is not a decimal bit field")
+            return
+        }
+        if n & ~documented != 0 {
+            out.report(
+                descriptor, severity: .info,
+                "\(AppTXT.name(instance, in: message)) ca=\(n) sets undocumented capability bits (documented: 0x01–0x10)"
+            )
         }
     }
 }
@@ -207,15 +210,10 @@ struct CastReceiverStatusRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        switch Cast.value("st", of: instance, in: p) {
-        case .absent:
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT lacks st (the receiver status)")
-        case .empty:
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT gives no value for st")
-        case .value(let v):
-            if p[v].equals("0") || p[v].equals("1") { return }
-            out.report(descriptor, "\(AppTXT.name(instance, in: message)) st=\(AppTXT.show(p, v)) is neither 0 nor 1")
-        }
+        guard let v = Cast.required("st", "the receiver status", of: instance, in: message, as: descriptor, into: &out)
+        else { return }
+        if p[v].equals("0") || p[v].equals("1") { return }
+        out.report(descriptor, "\(AppTXT.name(instance, in: message)) st=\(AppTXT.show(p, v)) is neither 0 nor 1")
     }
 }
 
@@ -240,15 +238,8 @@ struct CastFriendlyNameRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        switch Cast.value("fn", of: instance, in: p) {
-        case .absent:
-            out.report(
-                descriptor, severity: .error, "\(AppTXT.name(instance, in: message)) TXT lacks fn (the friendly name)")
-        case .empty:
-            out.report(descriptor, severity: .error, "\(AppTXT.name(instance, in: message)) fn is empty")
-        case .value:
-            break
-        }
+        _ = Cast.required(
+            "fn", "the friendly name", of: instance, in: message, as: descriptor, severity: .error, into: &out)
         if case .value = Cast.value("md", of: instance, in: p) { return }
         out.report(
             descriptor, severity: .warning,

@@ -32,6 +32,28 @@ enum HAP {
         return AppTXT.decimal(p, r).map { ($0, false) }
     }
 
+    /// Judges the bit field `key` (`sf`, `ff`) of `instance` under `d`: an unsigned integer
+    /// (else an error) of the `defined` bits (`definedText`; others are reserved: a warning),
+    /// its `0x` form info when `hexIsInfo` (the stacks write and parse a decimal).
+    static func judgeFlags(
+        _ key: StaticString, defined: UInt64, _ definedText: String, hexIsInfo: Bool, _ instance: ProfileInstance,
+        in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
+    ) {
+        let p = message.message.payload
+        guard let v = value(key, of: instance, in: p) else { return }
+        let shown = "\(AppTXT.name(instance, in: message)) \(key)=\(AppTXT.show(p, v))"
+        guard let f = flags(p, v) else {
+            out.report(d, severity: .error, "\(shown) is not an unsigned integer")
+            return
+        }
+        if f.hex, hexIsInfo {
+            out.report(d, severity: .info, "\(shown) is hexadecimal; HAP stacks write and parse a decimal")
+        }
+        if f.value & ~defined != 0 {
+            out.report(d, severity: .warning, "\(shown) sets reserved bits (defined: \(definedText))")
+        }
+    }
+
     // MARK: Examples
 
     /// A complete `_hap._tcp` TXT, as the catalog's near miss writes it.
@@ -360,26 +382,8 @@ struct HAPStatusFlagsRule: InstanceRule {
     static func judge(
         _ instance: ProfileInstance, in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
-        let p = message.message.payload
-        guard let v = HAP.value("sf", of: instance, in: p) else { return }
-        guard let f = HAP.flags(p, v) else {
-            out.report(
-                d, severity: .error,
-                "\(AppTXT.name(instance, in: message)) sf=\(AppTXT.show(p, v)) is not an unsigned integer")
-            return
-        }
-        if f.hex {
-            out.report(
-                d, severity: .info,
-                "\(AppTXT.name(instance, in: message)) sf=\(AppTXT.show(p, v)) is hexadecimal; HAP stacks write and parse a decimal"
-            )
-        }
-        if f.value & ~defined != 0 {
-            out.report(
-                d, severity: .warning,
-                "\(AppTXT.name(instance, in: message)) sf=\(AppTXT.show(p, v)) sets reserved bits (defined: 0x01, 0x02, 0x04)"
-            )
-        }
+        HAP.judgeFlags(
+            "sf", defined: defined, "0x01, 0x02, 0x04", hexIsInfo: true, instance, in: message, as: d, into: &out)
     }
 }
 
@@ -490,21 +494,7 @@ struct HAPFeatureFlagsRule: InstanceRule {
     static func judge(
         _ instance: ProfileInstance, in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
-        let p = message.message.payload
-        guard let found = instance.txtValue("ff", in: p) else { return }
-        guard let v = found, let f = HAP.flags(p, v) else {
-            out.report(
-                d, severity: .error,
-                "\(AppTXT.name(instance, in: message)) ff=\(found.flatMap { $0 }.map { AppTXT.show(p, $0) } ?? "") is not an unsigned integer"
-            )
-            return
-        }
-        if f.value & ~defined != 0 {
-            out.report(
-                d, severity: .warning,
-                "\(AppTXT.name(instance, in: message)) ff=\(AppTXT.show(p, v)) sets reserved bits (defined: 0x01, 0x02)"
-            )
-        }
+        HAP.judgeFlags("ff", defined: defined, "0x01, 0x02", hexIsInfo: false, instance, in: message, as: d, into: &out)
     }
 }
 
