@@ -755,8 +755,11 @@ struct Explanation {
             by[f.rule, default: []].append(f)
         }
         return order.compactMap { id in
-            guard let fs = by[id], let f = fs.first else { return nil }
-            let severity = fs.map(\.severity).max() ?? f.severity
+            guard let fs = by[id], let first = fs.first else { return nil }
+            let severity = fs.map(\.severity).max() ?? first.severity
+            // The rule's words about its most severe finding (a rule reports some lower).
+            let f = fs.first { $0.severity == severity } ?? first
+            let mixed = fs.contains { $0.severity != severity }
             let rule = RuleCatalog.find(id.rawValue)
             let interop = f.interop ?? rule?.interop
             // The ranking the run summary's opening lines use too.
@@ -775,7 +778,8 @@ struct Explanation {
                     : "most clients accept it; timing, caching or display may be off"
             }
             let title = RuleCatalog.find(id.rawValue)?.title ?? f.name
-            let many = fs.count > 1 ? " (\(fs.count) times; first shown)" : ""
+            let many =
+                fs.count > 1 ? " (\(fs.count) times; \(mixed ? "the first \(severity.rawValue)" : "first") shown)" : ""
             return Reason(
                 impact: impact, severity: severity, rule: id.rawValue,
                 frames: Array(Set(fs.flatMap(\.frames)).sorted().prefix(10)),

@@ -307,6 +307,25 @@ private let tshark: String? = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first
         #expect((first?["fix"] as? String)?.isEmpty == false)
     }
 
+    /// A rule that reports some of its findings lower (PROF-207: application/octet-stream is
+    /// info, no image/pwg-raster an error) is explained by its most severe finding, and its
+    /// effect is that profile's controllers'.
+    @Test func aReasonQuotesItsRulesMostSevereFinding() throws {
+        let r = try run(
+            [
+                "explain", "--format", "jsonl", "Testbed Laser Printer._ipp._tcp.local.",
+                "captures/testbed/lan-dualstack.pcapng",
+            ],
+            cwd: root)
+        let reasons = jsonRecords(r).first?["reasons"] as? [[String: Any]] ?? []
+        let pdl = reasons.first { $0["rule"] as? String == "PROF-207" }
+        #expect(pdl?["severity"] as? String == "error", "\(reasons)")
+        let what = pdl?["what"] as? String ?? ""
+        #expect(what.contains("lacks image/pwg-raster") && what.contains("the first error shown"), "\(what)")
+        let rp = reasons.first { $0["rule"] as? String == "PROF-203" }
+        #expect((rp?["effect"] as? String ?? "").hasPrefix("IPP Everywhere printer: "), "\(reasons)")
+    }
+
     @Test func literalBackslashRNLeavesItsSearchesUnanswered() throws {
         let (_, e) = try explain(uuid("b2"))
         #expect(e["verdict"] as? String == "likely invisible")
