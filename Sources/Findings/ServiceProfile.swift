@@ -26,8 +26,11 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
 
     /// The profile's bit in a `ServiceProfiles` set.
     var bit: UInt32 {
-        UInt32(1) << UInt32(Self.allCases.firstIndex(of: self) ?? 0)
+        UInt32(1) << UInt32(Self.ordered.firstIndex(of: self) ?? 0)
     }
+
+    /// `allCases`, made once (the synthesized property builds a new array on every call).
+    static let ordered = allCases
 
     /// The DNS-SD service types that claim a profile by themselves, as their labels are
     /// written (`_matterc`, `_udp`): the one table both the decoded-message path (bytes,
@@ -140,12 +143,16 @@ public struct ServiceProfiles: OptionSet, Sendable, Hashable {
     public static let printing = ServiceProfiles(.ippEverywhere, .airPrint, .bonjourPrinting)
 
     public func contains(_ p: ServiceProfile) -> Bool { rawValue & p.bit != 0 }
+    /// Whether the two sets share a profile.
+    public func intersects(_ other: ServiceProfiles) -> Bool { rawValue & other.rawValue != 0 }
+    /// The set of one profile.
+    public init(only p: ServiceProfile) { rawValue = p.bit }
     public mutating func insert(_ p: ServiceProfile) { rawValue |= p.bit }
     /// The members, in declaration order.
-    public var members: [ServiceProfile] { ServiceProfile.allCases.filter { contains($0) } }
+    public var members: [ServiceProfile] { ServiceProfile.ordered.filter { contains($0) } }
     /// The first member in declaration order (no array made).
     public var first: ServiceProfile? {
-        rawValue == 0 ? nil : ServiceProfile.allCases[rawValue.trailingZeroBitCount]
+        rawValue == 0 ? nil : ServiceProfile.ordered[rawValue.trailingZeroBitCount]
     }
 }
 

@@ -415,12 +415,14 @@ public struct SSDPHeaderName: Sendable, Hashable {
     public static let expires = SSDPHeaderName("EXPIRES", code: 24)
     public static let contentType = SSDPHeaderName("CONTENT-TYPE", code: 25)
     public static let connection = SSDPHeaderName("CONNECTION", code: 26)
+    /// DIAL 2.1's Wake-on-LAN header (PROF-508).
+    public static let wakeup = SSDPHeaderName("WAKEUP", code: 27)
 
     /// Every name with a code, in code order.
     public static let known: [SSDPHeaderName] = [
         .host, .man, .mx, .st, .nt, .nts, .usn, .location, .cacheControl, .server, .userAgent, .ext, .date,
         .contentLength, .bootID, .configID, .nextBootID, .searchPort, .tcpPort, .cpfn, .cpuuid, .secureLocation, .al,
-        .expires, .contentType, .connection,
+        .expires, .contentType, .connection, .wakeup,
     ]
 
     /// For each name length below 32 and first letter (its low five bits, case folded), the

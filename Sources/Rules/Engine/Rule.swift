@@ -42,6 +42,14 @@ public protocol DatagramRule<Input>: Rule {
 /// An event of a protocol's session, and the store that keeps the session's state.
 public protocol SessionEvent {
     associatedtype Store: SessionStore where Store.Event == Self
+    /// The service profiles the event's message claims (`MDNSMessageView.claimedProfiles`):
+    /// a rule of other profiles (`RuleDescriptor.profiles`) has nothing in it to judge, and
+    /// the engine does not call it. Every profile by default.
+    var claimedProfiles: ServiceProfiles { get }
+}
+
+extension SessionEvent {
+    public var claimedProfiles: ServiceProfiles { ServiceProfiles(rawValue: .max) }
 }
 
 /// All of a protocol's session state, in one place: the entities the capture has shown
@@ -84,11 +92,16 @@ public protocol SessionRule<Event>: Rule {
     static func judge(_ event: Event, in store: inout Event.Store, into out: inout SessionReports)
     static func conclude(by now: Timestamp, in store: inout Event.Store, into out: inout SessionReports)
     static func finish(in store: inout Event.Store, into out: inout SessionReports)
+    /// The profiles an event must claim for the rule to read it (`SessionEvent
+    /// .claimedProfiles`; empty: every event): its descriptor's, unless it joins an
+    /// instance's claim with records that other messages bring.
+    static var observedProfiles: ServiceProfiles { get }
 }
 
 extension SessionRule {
     public static func conclude(by now: Timestamp, in store: inout Event.Store, into out: inout SessionReports) {}
     public static func finish(in store: inout Event.Store, into out: inout SessionReports) {}
+    public static var observedProfiles: ServiceProfiles { descriptor.profiles }
 }
 
 /// What session rules concluded on one event: reported with the findings of the message

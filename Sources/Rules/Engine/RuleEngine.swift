@@ -8,6 +8,14 @@ public protocol RuleInput: AnyObject {
     var view: View { get }
     /// The snap length cut the datagram: rules that need the whole message are not run.
     var isTruncated: Bool { get }
+    /// The service profiles the message claims: a rule of other profiles
+    /// (`RuleDescriptor.profiles`) has nothing in it to judge, and is not called. Every
+    /// profile by default.
+    var claimedProfiles: ServiceProfiles { get }
+}
+
+extension RuleInput {
+    public var claimedProfiles: ServiceProfiles { ServiceProfiles(rawValue: .max) }
 }
 
 /// Runs one protocol's stateless rules: the only code that picks the enabled rules, calls
@@ -38,18 +46,33 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// The registered rules that are not disabled, in registry order. Fixed for the run:
     /// kept findings always come from the same list.
     public let enabled: [Entry]
+    /// Each enabled rule's profiles (`RuleDescriptor.profiles`; empty for a rule of none).
+    private let profiles: [ServiceProfiles]
     /// `enabled` without the rules that need the whole message, for truncated datagrams.
     private let enabledWhenCut: [Entry]
+    private let profilesWhenCut: [ServiceProfiles]
 
     public init(_ registered: [Entry], disabled: Set<RuleID> = []) {
         enabled = registered.filter { !disabled.contains($0.rule.descriptor.id) }
+        profiles = enabled.map { $0.rule.descriptor.profiles }
         enabledWhenCut = enabled.filter { !$0.rule.needsWholeMessage }
+        profilesWhenCut = enabledWhenCut.map { $0.rule.descriptor.profiles }
+    }
+
+    /// Whether the rule of `profiles` has anything to judge in a message that claims `claimed`.
+    @inline(__always)
+    private static func applies(_ profiles: ServiceProfiles, _ claimed: ServiceProfiles) -> Bool {
+        profiles.isEmpty || claimed.intersects(profiles)
     }
 
     /// Runs every enabled rule on `input` (on a truncated one, those that can judge it).
     public func run(_ input: Input, into sink: inout FindingSink) {
-        for entry in input.isTruncated ? enabledWhenCut : enabled {
-            switch entry {
+        let cut = input.isTruncated
+        let rules = cut ? enabledWhenCut : enabled
+        let of = cut ? profilesWhenCut : profiles
+        let claimed = input.claimedProfiles
+        for k in rules.indices where Self.applies(of[k], claimed) {
+            switch rules[k] {
             case .message(let r): r.check(input.view, into: &sink)
             case .datagram(let r): r.check(input, into: &sink)
             }
@@ -59,7 +82,8 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// Runs every enabled rule on `input`, keeping what message rules found (for `replay`).
     /// Only for a whole datagram: what was found in a truncated one is not worth keeping.
     public func run(_ input: Input, keeping kept: inout [Kept], into sink: inout FindingSink) {
-        for k in enabled.indices {
+        let claimed = input.claimedProfiles
+        for k in enabled.indices where Self.applies(profiles[k], claimed) {
             switch enabled[k] {
             case .message(let r):
                 let before = sink.findings.count
@@ -76,6 +100,7 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// its place among the others.
     public func replay(_ kept: [Kept], on input: Input, into sink: inout FindingSink) {
         var next = 0
+        let claimed = input.claimedProfiles
         for k in enabled.indices {
             switch enabled[k] {
             case .message:
@@ -84,7 +109,7 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
                     next += 1
                 }
             case .datagram(let r):
-                r.check(input, into: &sink)
+                if Self.applies(profiles[k], claimed) { r.check(input, into: &sink) }
             }
         }
     }
@@ -95,11 +120,17 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
 /// with the store as it was before the event, then taken into the store.
 public struct SessionEngine<Event: SessionEvent> {
     private let rules: [any SessionRule<Event>.Type]
+    /// The profiles each rule reads events of (`SessionRule.observedProfiles`; empty: all).
+    private let profiles: [ServiceProfiles]
+    /// Every profile of any rule: an event that claims none of them skips the lot.
+    private let anyProfile: ServiceProfiles
     /// Everything the session has shown, and the rules' verdict rows.
     public private(set) var store = Event.Store()
 
     public init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID> = []) {
         rules = registered.filter { !disabled.contains($0.descriptor.id) }
+        profiles = rules.map { $0.observedProfiles }
+        anyProfile = profiles.reduce(into: ServiceProfiles()) { $0.formUnion($1) }
     }
 
     public var isEmpty: Bool { rules.isEmpty }
@@ -123,7 +154,10 @@ public struct SessionEngine<Event: SessionEvent> {
     /// not copied: an SSDP event is close to a kilobyte), and `update` takes it so.
     public mutating func judge(_ event: inout Event, into out: inout SessionReports) {
         store.resolve(&event)
-        for rule in rules { rule.judge(event, in: &store, into: &out) }
+        let claimed = anyProfile.isEmpty ? [] : event.claimedProfiles.intersection(anyProfile)
+        for k in rules.indices where profiles[k].isEmpty || claimed.intersects(profiles[k]) {
+            rules[k].judge(event, in: &store, into: &out)
+        }
     }
 
     /// Live capture's timer: what became certain by `now` (see `SessionRule`).

@@ -1,4 +1,5 @@
 import DNS
+import Findings
 import NetLayers
 import WireFormat
 
@@ -23,6 +24,9 @@ public struct MDNSEvent: Sendable, SessionEvent {
     public var isResponse: Bool
     /// The decoded message in its datagram (nil only for events built without one).
     public var input: MDNSInput?
+
+    /// What the event's message claims (`MDNSMessageView.claimedProfiles`; none without one).
+    public var claimedProfiles: ServiceProfiles { input?.view.claimedProfiles ?? [] }
     /// For a multicast response: what it is to the announcing of each of its names, as the
     /// store settled it before the rules judged it (`MDNSSessionStore.resolve`).
     public var roles: MDNSResponseRoles?

@@ -27,6 +27,7 @@ public final class MDNSInput: RuleInput, Sendable {
     /// What message rules see.
     public var view: MDNSMessageView { decoded }
     public var isTruncated: Bool { datagram.isTruncated }
+    public var claimedProfiles: ServiceProfiles { decoded.claimedProfiles }
     public var header: DNSHeader { decoded.header }
     public var isResponse: Bool { decoded.isResponse }
     public var isQuery: Bool { decoded.isQuery }

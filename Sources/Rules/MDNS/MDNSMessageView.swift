@@ -17,8 +17,13 @@ public final class MDNSMessageView: Sendable {
     /// answers with the cache-flush bit and a TTL, the first of each owner name, as indices in
     /// `records` (the names the response claims: MDNS-501, MDNS-503).
     public let claimedAnswers: [Int]
-    /// The DNS-SD instances that claim a service profile, with their records (PROF rules).
+    /// The DNS-SD instances that claim a service profile, with their records (PROF rules),
+    /// their TXT pairs and the PTRs naming them (`ProfileInstance`), and every profile they
+    /// claim (a rule of other profiles has nothing to judge here).
     public let profileInstances: [ProfileInstance]
+    public let profileTXTPairs: [ProfileInstance.TXTPair]
+    public let profilePointers: [ProfilePointer]
+    public let claimedProfiles: ServiceProfiles
     /// The same for MDNS-517: the cache-flush records outside the authority section with a
     /// TTL, by RRSet in order of appearance, each with the RDATA keys of its first
     /// `maxFlushedMembers` distinct members.
@@ -55,7 +60,11 @@ public final class MDNSMessageView: Sendable {
         for rr in message.authorities { info.append(MDNSInput.recordInfo(.authority, rr, p, &l, &seen)) }
         for rr in message.additionals { info.append(MDNSInput.recordInfo(.additional, rr, p, &l, &seen)) }
         records = info
-        profileInstances = ProfileInstances.find(in: message, records: info)
+        let profiles = ProfileInstances.find(in: message, records: info)
+        profileInstances = profiles.instances
+        profileTXTPairs = profiles.txtPairs
+        profilePointers = profiles.pointers
+        claimedProfiles = profiles.claimed
         var claimed: [Int] = []
         var flushed: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
         if message.header.qr {

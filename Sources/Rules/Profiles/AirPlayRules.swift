@@ -169,7 +169,7 @@ struct RAOPTXTRule: InstanceRule {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
         let name = { AppTXT.name(instance, in: message) }
-        switch instance.txtValue("tp", in: p) {
+        switch instance.txtValue("tp", in: message) {
         case nil:
             out.report(descriptor, severity: .error, "\(name()) TXT lacks tp (the transports)")
         case .some(let v?) where !v.isEmpty:
@@ -186,11 +186,11 @@ struct RAOPTXTRule: InstanceRule {
         case .some:
             out.report(descriptor, severity: .error, "\(name()) tp has no value")
         }
-        if let found = instance.txtValue("pw", in: p), found?.isEmpty ?? true {
+        if let found = instance.txtValue("pw", in: message), found?.isEmpty ?? true {
             out.report(descriptor, severity: .error, "\(name()) pw has no value (true or false)")
         }
         func judge(_ key: StaticString, _ form: String, _ valid: (Range<Int>) -> Bool) {
-            guard let found = instance.txtValue(key, in: p) else { return }
+            guard let found = instance.txtValue(key, in: message) else { return }
             if let v = found, valid(v) { return }
             out.report(
                 descriptor, severity: .warning,
@@ -228,7 +228,7 @@ struct AirPlayDeviceIDRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        guard let found = instance.txtValue("deviceid", in: p) else {
+        guard let found = instance.txtValue("deviceid", in: message) else {
             out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT lacks deviceid")
             return
         }
@@ -265,7 +265,7 @@ struct AirPlayFeaturesRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        guard let found = instance.txtValue("features", in: p) else { return }
+        guard let found = instance.txtValue("features", in: message) else { return }
         guard let v = found, let f = AirPlay.features(p, v) else {
             out.report(
                 descriptor, severity: .error,
@@ -308,7 +308,7 @@ struct AirPlayTXTKeysRule: InstanceRule {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
         func judge(_ key: StaticString, _ form: String, _ valid: (Range<Int>) -> Bool) {
-            guard let found = instance.txtValue(key, in: p) else { return }
+            guard let found = instance.txtValue(key, in: message) else { return }
             if let v = found, !v.isEmpty, valid(v) { return }
             out.report(
                 descriptor,
@@ -395,13 +395,13 @@ struct AirPlayRAOPConsistencyRule: SessionRule {
             let features: UInt64?
             let id: UInt64?
             if isRAOP {
-                features = instance.txtValue("ft", in: p).flatMap { $0 }.flatMap { AirPlay.features(p, $0)?.value }
+                features = instance.txtValue("ft", in: m).flatMap { $0 }.flatMap { AirPlay.features(p, $0)?.value }
                 id = AppTXT.instanceLabel(instance, in: m).flatMap { AirPlay.raopPrefix(p, $0) }
             } else {
-                features = instance.txtValue("features", in: p).flatMap { $0 }.flatMap {
+                features = instance.txtValue("features", in: m).flatMap { $0 }.flatMap {
                     AirPlay.features(p, $0)?.value
                 }
-                id = instance.txtValue("deviceid", in: p).flatMap { $0 }.flatMap { AppTXT.colonDeviceID(p, $0) }
+                id = instance.txtValue("deviceid", in: m).flatMap { $0 }.flatMap { AppTXT.colonDeviceID(p, $0) }
             }
             guard features != nil || id != nil else { continue }
             let (f, d) = store.verdicts.airPlayHosts.update(
@@ -482,12 +482,12 @@ struct SpotifyConnectTXTRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        switch instance.txtValue("VERSION", in: p) {
+        switch instance.txtValue("VERSION", in: message) {
         case nil: out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT lacks VERSION")
         case .some(let v?) where !v.isEmpty: break
         case .some: out.report(descriptor, "\(AppTXT.name(instance, in: message)) VERSION has no value")
         }
-        switch instance.txtValue("CPath", in: p) {
+        switch instance.txtValue("CPath", in: message) {
         case nil:
             out.report(descriptor, "\(AppTXT.name(instance, in: message)) TXT lacks CPath (the ZeroConf API's path)")
         case .some(let v?) where !v.isEmpty && p[v.lowerBound] == 0x2F:

@@ -45,8 +45,8 @@ enum Cast {
         case value(Range<Int>)
     }
 
-    static func value(_ key: StaticString, of instance: ProfileInstance, in p: [UInt8]) -> Value {
-        switch instance.txtValue(key, in: p) {
+    static func value(_ key: StaticString, of instance: ProfileInstance, in message: MDNSMessageView) -> Value {
+        switch instance.txtValue(key, in: message) {
         case nil: .absent
         case .some(let v?) where !v.isEmpty: .value(v)
         case .some: .empty
@@ -59,7 +59,7 @@ enum Cast {
         _ key: StaticString, _ what: String, of instance: ProfileInstance, in message: MDNSMessageView,
         as d: RuleDescriptor, severity: Severity? = nil, into out: inout FindingSink
     ) -> Range<Int>? {
-        switch value(key, of: instance, in: message.message.payload) {
+        switch value(key, of: instance, in: message) {
         case .absent:
             out.report(d, severity: severity, "\(AppTXT.name(instance, in: message)) TXT lacks \(key) (\(what))")
         case .empty:
@@ -237,10 +237,9 @@ struct CastFriendlyNameRule: InstanceRule {
         into out: inout FindingSink
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
-        let p = message.message.payload
         _ = Cast.required(
             "fn", "the friendly name", of: instance, in: message, as: descriptor, severity: .error, into: &out)
-        if case .value = Cast.value("md", of: instance, in: p) { return }
+        if case .value = Cast.value("md", of: instance, in: message) { return }
         out.report(
             descriptor, severity: .warning,
             "\(AppTXT.name(instance, in: message)) TXT has no md (model name), which pychromecast classifies receivers by"
@@ -303,7 +302,7 @@ struct CastInstanceNameRule: InstanceRule {
             return
         }
         let p = message.message.payload
-        guard case .value(let id) = Cast.value("id", of: instance, in: p), AppTXT.isUUIDHex(p, id) else { return }
+        guard case .value(let id) = Cast.value("id", of: instance, in: message), AppTXT.isUUIDHex(p, id) else { return }
         let suffix = (label.upperBound - min(label.count, idDigits))..<label.upperBound
         let model = label.lowerBound..<max(label.lowerBound, suffix.lowerBound - 1)
         if label.count > idDigits + 1, p[suffix.lowerBound - 1] == 0x2D, AppTXT.sameHexDigits(p, suffix, id) {

@@ -20,8 +20,8 @@ enum HAP {
 
     /// The value of `key` when present with a non-empty value (absent or empty ones are
     /// PROF-101's).
-    static func value(_ key: StaticString, of instance: ProfileInstance, in p: [UInt8]) -> Range<Int>? {
-        guard let found = instance.txtValue(key, in: p), let v = found, !v.isEmpty else { return nil }
+    static func value(_ key: StaticString, of instance: ProfileInstance, in message: MDNSMessageView) -> Range<Int>? {
+        guard let found = instance.txtValue(key, in: message), let v = found, !v.isEmpty else { return nil }
         return v
     }
 
@@ -40,17 +40,17 @@ enum HAP {
         in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
         let p = message.message.payload
-        guard let v = value(key, of: instance, in: p) else { return }
-        let shown = "\(AppTXT.name(instance, in: message)) \(key)=\(AppTXT.show(p, v))"
+        guard let v = value(key, of: instance, in: message) else { return }
+        let shown = { "\(AppTXT.name(instance, in: message)) \(key)=\(AppTXT.show(p, v))" }
         guard let f = flags(p, v) else {
-            out.report(d, severity: .error, "\(shown) is not an unsigned integer")
+            out.report(d, severity: .error, "\(shown()) is not an unsigned integer")
             return
         }
         if f.hex, hexIsInfo {
-            out.report(d, severity: .info, "\(shown) is hexadecimal; HAP stacks write and parse a decimal")
+            out.report(d, severity: .info, "\(shown()) is hexadecimal; HAP stacks write and parse a decimal")
         }
         if f.value & ~defined != 0 {
-            out.report(d, severity: .warning, "\(shown) sets reserved bits (defined: \(definedText))")
+            out.report(d, severity: .warning, "\(shown()) sets reserved bits (defined: \(definedText))")
         }
     }
 
@@ -118,11 +118,10 @@ struct HAPRequiredKeysRule: InstanceRule {
     static func judge(
         _ instance: ProfileInstance, in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
-        let p = message.message.payload
         var missing = 0
         var empty = 0
         for (n, key) in required.enumerated() {
-            switch instance.txtValue(key, in: p) {
+            switch instance.txtValue(key, in: message) {
             case nil: missing |= 1 << n
             case .some(let v) where v?.isEmpty ?? true: empty |= 1 << n
             default: break
@@ -171,7 +170,7 @@ struct HAPConfigNumberRule: InstanceRule {
         _ instance: ProfileInstance, in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
         let p = message.message.payload
-        guard let v = HAP.value("c#", of: instance, in: p) else { return }
+        guard let v = HAP.value("c#", of: instance, in: message) else { return }
         switch AppTXT.decimal(p, v) {
         case let n? where n >= 1 && n <= 65535:
             return
@@ -236,10 +235,10 @@ struct HAPConfigNumberPersistsRule: SessionRule {
         let p = m.message.payload
         for instance in m.profileInstances where instance.profiles.contains(.homeKit) && AppTXT.judged(instance, in: m)
         {
-            guard let id = HAP.value("id", of: instance, in: p), let c = HAP.value("c#", of: instance, in: p),
+            guard let id = HAP.value("id", of: instance, in: m), let c = HAP.value("c#", of: instance, in: m),
                 let n = AppTXT.decimal(p, c), n >= 1, n <= UInt64(UInt32.max)
             else { continue }
-            let model = HAP.value("md", of: instance, in: p).map { AppTXT.key(p, $0) } ?? 0
+            let model = HAP.value("md", of: instance, in: m).map { AppTXT.key(p, $0) } ?? 0
             let seen = Seen(configuration: n, model: model, frame: e.frame, time: e.time)
             let key = AppTXT.key(p, id)
             guard let slot = store.verdicts.hapConfigurations.slot(of: key) else {
@@ -254,7 +253,7 @@ struct HAPConfigNumberPersistsRule: SessionRule {
                     "\(AppTXT.name(instance, in: m)) (id \(AppTXT.show(p, id))) shows c#=\(n) after c#=\(before.configuration) in frame \(before.frame); it only moves forward (wrapping from 65535 to 1)",
                     related: [before.frame], profile: .homeKit, instance: instance.nameKey)
             } else if n == before.configuration && model != before.model {
-                let md = HAP.value("md", of: instance, in: p).map { AppTXT.show(p, $0) } ?? ""
+                let md = HAP.value("md", of: instance, in: m).map { AppTXT.show(p, $0) } ?? ""
                 out.report(
                     descriptor, severity: .info,
                     "\(AppTXT.name(instance, in: m)) (id \(AppTXT.show(p, id))) changed md to \"\(md)\" since frame \(before.frame) without a c# change",
@@ -292,7 +291,7 @@ struct HAPDeviceIDRule: InstanceRule {
         _ instance: ProfileInstance, in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
         let p = message.message.payload
-        guard let v = HAP.value("id", of: instance, in: p) else { return }
+        guard let v = HAP.value("id", of: instance, in: message) else { return }
         if AppTXT.colonDeviceID(p, v) == nil {
             out.report(
                 d, severity: .error,
@@ -331,7 +330,7 @@ struct HAPStateNumberRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message), !HAP.isThread(instance, in: message) else { return }
         let p = message.message.payload
-        guard let v = HAP.value("s#", of: instance, in: p) else { return }
+        guard let v = HAP.value("s#", of: instance, in: message) else { return }
         switch AppTXT.decimal(p, v) {
         case 1?:
             return
@@ -433,7 +432,7 @@ struct HAPPairingFlagRule: SessionRule {
         let p = m.message.payload
         for instance in m.profileInstances where instance.profiles.contains(.homeKit) && AppTXT.judged(instance, in: m)
         {
-            guard let id = HAP.value("id", of: instance, in: p), let sf = HAP.value("sf", of: instance, in: p),
+            guard let id = HAP.value("id", of: instance, in: m), let sf = HAP.value("sf", of: instance, in: m),
                 let flags = HAP.flags(p, sf)
             else { continue }
             let notPaired = flags.value & 1 != 0
@@ -531,7 +530,7 @@ struct HAPCategoryRule: InstanceRule {
         _ instance: ProfileInstance, in message: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
         let p = message.message.payload
-        guard let v = HAP.value("ci", of: instance, in: p) else { return }
+        guard let v = HAP.value("ci", of: instance, in: message) else { return }
         switch AppTXT.decimal(p, v) {
         case let n? where n >= 1 && n <= lastKnown:
             return
@@ -579,8 +578,8 @@ struct HAPCategoryChangeRule: SessionRule {
         let p = m.message.payload
         for instance in m.profileInstances where instance.profiles.contains(.homeKit) && AppTXT.judged(instance, in: m)
         {
-            guard let id = HAP.value("id", of: instance, in: p), let ci = HAP.value("ci", of: instance, in: p),
-                let category = AppTXT.decimal(p, ci), let c = HAP.value("c#", of: instance, in: p),
+            guard let id = HAP.value("id", of: instance, in: m), let ci = HAP.value("ci", of: instance, in: m),
+                let category = AppTXT.decimal(p, ci), let c = HAP.value("c#", of: instance, in: m),
                 let configuration = AppTXT.decimal(p, c)
             else { continue }
             let seen = Seen(category: category, configuration: configuration, frame: e.frame, time: e.time)
@@ -625,7 +624,7 @@ struct HAPProtocolVersionRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message), !HAP.isThread(instance, in: message) else { return }
         let p = message.message.payload
-        guard let found = instance.txtValue("pv", in: p) else { return }
+        guard let found = instance.txtValue("pv", in: message) else { return }
         if let v = found, AppTXT.isDotted(p, v, dots: 1...1) { return }
         out.report(
             descriptor,
@@ -669,7 +668,7 @@ struct HAPSetupHashRule: InstanceRule {
     ) {
         guard AppTXT.judged(instance, in: message) else { return }
         let p = message.message.payload
-        guard let found = instance.txtValue("sh", in: p) else { return }
+        guard let found = instance.txtValue("sh", in: message) else { return }
         if let v = found, isFourBytes(p, v) { return }
         out.report(
             descriptor,
@@ -709,7 +708,7 @@ struct HAPThreadTXTRule: InstanceRule {
         HAPFeatureFlagsRule.judge(instance, in: message, as: descriptor, into: &out)
         HAPCategoryRule.judge(instance, in: message, as: descriptor, into: &out)
         let p = message.message.payload
-        guard let v = HAP.value("s#", of: instance, in: p) else { return }
+        guard let v = HAP.value("s#", of: instance, in: message) else { return }
         if let n = AppTXT.decimal(p, v), n >= 1, n <= 65535 { return }
         out.report(
             descriptor, severity: .error,

@@ -168,7 +168,7 @@ struct MatterHostNameMACRule: DatagramRule {
         var judged: [UInt64] = []
         for i in m.profileInstances {
             let both = ServiceProfiles(rawValue: i.profiles.rawValue & descriptor.profiles.rawValue)
-            guard let profile = both.members.first, let t = Matter.target(i, in: m),
+            guard let profile = both.first, let t = Matter.target(i, in: m),
                 let r = t.name.firstLabelRange(in: p), r.count == 12, !judged.contains(t.info.key),
                 let named = hex(p[r]), named != mac
             else { continue }
@@ -231,7 +231,7 @@ struct MatterDiscriminatorRule: InstanceRule {
     ) {
         guard Matter.judgesTXT(i, m) else { return }
         let p = m.message.payload
-        guard let pair = Matter.pair("D", of: i, in: p) else {
+        guard let pair = Matter.pair("D", of: i, in: m) else {
             out.report(
                 descriptor,
                 "TXT of \(m.name(i.name)) has no D key: the discriminator is the one key a commissionable node must advertise"
@@ -272,7 +272,7 @@ struct MatterCommissioningModeRule: InstanceRule {
         _ i: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard Matter.judgesTXT(i, m), let pair = Matter.pair("CM", of: i, in: p),
+        guard Matter.judgesTXT(i, m), let pair = Matter.pair("CM", of: i, in: m),
             case .failure(let f) = Matter.value(pair, .commissioningMode, in: p)
         else { return }
         out.report(
@@ -329,7 +329,7 @@ struct MatterVendorProductRule: InstanceRule {
     static func judgeVP(_ i: ProfileInstance, in m: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink)
     {
         let p = m.message.payload
-        guard let pair = Matter.pair("VP", of: i, in: p) else { return }
+        guard let pair = Matter.pair("VP", of: i, in: m) else { return }
         let v = pair.value ?? pair.key.upperBound..<pair.key.upperBound
         guard parse(p, v) == nil else { return }
         let why: String
@@ -395,13 +395,13 @@ struct MatterDeviceTypeNameRule: InstanceRule {
         _ i: ProfileInstance, in m: MDNSMessageView, as d: RuleDescriptor, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        if let pair = Matter.pair("DT", of: i, in: p), case .failure(let f) = Matter.value(pair, .deviceType, in: p) {
+        if let pair = Matter.pair("DT", of: i, in: m), case .failure(let f) = Matter.value(pair, .deviceType, in: p) {
             out.report(
                 d,
                 "TXT \(Matter.show(pair, in: p)) of \(m.name(i.name)): the device type \(MatterNumber.deviceType.problem(f))"
             )
         }
-        guard let pair = Matter.pair("DN", of: i, in: p) else { return }
+        guard let pair = Matter.pair("DN", of: i, in: m) else { return }
         let v = pair.value ?? pair.key.upperBound..<pair.key.upperBound
         if v.isEmpty {
             out.report(d, "TXT \(Matter.show(pair, in: p)) of \(m.name(i.name)): DN is present with no value")
@@ -442,7 +442,7 @@ struct MatterRotatingIDRule: InstanceRule {
         _ i: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard Matter.judgesTXT(i, m), let pair = Matter.pair("RI", of: i, in: p) else { return }
+        guard Matter.judgesTXT(i, m), let pair = Matter.pair("RI", of: i, in: m) else { return }
         let v = pair.value ?? pair.key.upperBound..<pair.key.upperBound
         let shape = MatterHex(p, v, lengths: v.count)
         if shape == .notHex || v.count < 2 || v.count > maxCharacters || v.count % 2 != 0 {
@@ -499,8 +499,8 @@ struct MatterPairingHintRule: InstanceRule {
     ) {
         let p = m.message.payload
         guard Matter.judgesTXT(i, m) else { return }
-        let ph = Matter.pair("PH", of: i, in: p)
-        let pi = Matter.pair("PI", of: i, in: p)
+        let ph = Matter.pair("PH", of: i, in: m)
+        let pi = Matter.pair("PI", of: i, in: m)
         guard ph != nil || pi != nil else { return }
         var hint: UInt64? = nil
         if let ph {
@@ -582,14 +582,14 @@ struct MatterSessionIntervalsRule: InstanceRule {
             ("SAT", .activeThreshold, "session active threshold"),
         ]
         for (key, n, what) in keys {
-            guard let pair = Matter.pair(key, of: i, in: p), case .failure(let f) = Matter.value(pair, n, in: p)
+            guard let pair = Matter.pair(key, of: i, in: m), case .failure(let f) = Matter.value(pair, n, in: p)
             else { continue }
             out.report(
                 descriptor,
                 "TXT \(Matter.show(pair, in: p)) of \(m.name(i.name)): the \(what) \(n.problem(f)); receivers ignore it"
             )
         }
-        if let sat = Matter.pair("SAT", of: i, in: p), Matter.pair("SAI", of: i, in: p) == nil {
+        if let sat = Matter.pair("SAT", of: i, in: m), Matter.pair("SAI", of: i, in: m) == nil {
             out.report(
                 descriptor,
                 "TXT of \(m.name(i.name)) has \(Matter.show(sat, in: p)) but no SAI: the active threshold needs the active interval"
@@ -625,7 +625,7 @@ struct MatterTransportsRule: InstanceRule {
         _ i: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard Matter.judgesTXT(i, m), let pair = Matter.pair("T", of: i, in: p) else { return }
+        guard Matter.judgesTXT(i, m), let pair = Matter.pair("T", of: i, in: m) else { return }
         switch Matter.value(pair, .transports, in: p) {
         case .success(1):
             out.report(
@@ -676,19 +676,19 @@ struct MatterICDRule: InstanceRule {
         _ i: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard Matter.judgesTXT(i, m), let pair = Matter.pair("ICD", of: i, in: p) else { return }
+        guard Matter.judgesTXT(i, m), let pair = Matter.pair("ICD", of: i, in: m) else { return }
         switch Matter.value(pair, .icd, in: p) {
         case .failure(let f):
             out.report(
                 descriptor, "TXT \(Matter.show(pair, in: p)) of \(m.name(i.name)): ICD \(MatterNumber.icd.problem(f))")
         case .success(let v):
-            if Matter.pair("SAI", of: i, in: p) == nil {
+            if Matter.pair("SAI", of: i, in: m) == nil {
                 out.report(
                     descriptor,
                     "TXT of \(m.name(i.name)) has ICD=\(v) but no SAI: an ICD-capable node advertises its active interval"
                 )
             }
-            if v == 0, Matter.pair("SII", of: i, in: p) == nil {
+            if v == 0, Matter.pair("SII", of: i, in: m) == nil {
                 out.report(
                     descriptor,
                     "TXT of \(m.name(i.name)) has ICD=0 but no SII: a node operating in SIT mode advertises its idle interval"
@@ -766,11 +766,11 @@ struct MatterOperationalKeysRule: InstanceRule {
     ) {
         let p = m.message.payload
         guard Matter.judgesTXT(i, m),
-            i.txtPairs.contains(where: { pair in
+            i.txtPairs(in: m).contains(where: { pair in
                 commissioningKeys.contains { ASCII.equalsIgnoringCase(p, pair.key, $0) }
             })
         else { return }
-        let found = i.txtPairs.filter { pair in commissioningKeys.contains { ASCII.equalsIgnoringCase(p, pair.key, $0) }
+        let found = i.txtPairs(in: m).filter { pair in commissioningKeys.contains { ASCII.equalsIgnoringCase(p, pair.key, $0) }
         }
         out.report(
             descriptor,
@@ -809,7 +809,7 @@ struct MatterCommissionerRule: InstanceRule {
         MatterVendorProductRule.judgeVP(i, in: m, as: descriptor, into: &out)
         MatterDeviceTypeNameRule.judgeDTDN(i, in: m, as: descriptor, into: &out)
         let p = m.message.payload
-        if let pair = Matter.pair("CP", of: i, in: p),
+        if let pair = Matter.pair("CP", of: i, in: m),
             case .failure(let f) = Matter.value(pair, .commissionerPasscode, in: p)
         {
             out.report(
@@ -845,8 +845,8 @@ struct MatterKeyCaseRule: InstanceRule {
         _ i: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard Matter.judgesTXT(i, m), i.txtPairs.contains(where: { isMiscased($0, p) }) else { return }
-        let written = i.txtPairs.filter { isMiscased($0, p) }.map { MDNSText.show(p[$0.key]) }
+        guard Matter.judgesTXT(i, m), i.txtPairs(in: m).contains(where: { isMiscased($0, p) }) else { return }
+        let written = i.txtPairs(in: m).filter { isMiscased($0, p) }.map { MDNSText.show(p[$0.key]) }
         out.report(
             descriptor,
             "TXT of \(m.name(i.name)) writes Matter keys in lower case (\(written.joined(separator: ", "))): defined in capitals, and the certification harness reads them so"

@@ -134,7 +134,7 @@ struct MatterAAAARule: SessionRule {
         guard !m.profileInstances.isEmpty else { return }
         for inst in m.profileInstances {
             let both = ServiceProfiles(rawValue: inst.profiles.rawValue & descriptor.profiles.rawValue)
-            guard let profile = both.members.first, let t = Matter.target(inst, in: m),
+            guard let profile = both.first, let t = Matter.target(inst, in: m),
                 m.records[t.srv].record.ttl > 0
             else { continue }
             let ttl = m.records[t.srv].record.ttl
@@ -310,7 +310,7 @@ struct MatterDiscriminatorSubtypesRule: SessionRule {
             var d: MatterSighting?? = nil
             if let t = inst.txt {
                 let ttl = m.records[t].record.ttl
-                let value = ttl > 0 ? Matter.number("D", .discriminator, of: inst, in: p) : nil
+                let value = ttl > 0 ? Matter.number("D", .discriminator, of: inst, in: m) : nil
                 d = .some(value.map { MatterSighting($0, frame: e.frame, time: e.time, ttl: ttl) })
             }
             guard long != nil || short != nil || d != nil else { continue }
@@ -434,7 +434,7 @@ struct MatterCommissioningSubtypeRule: SessionRule {
                 let ttl = m.records[t].record.ttl
                 if ttl == 0 {
                     cm = .some(nil)
-                } else if let pair = Matter.pair("CM", of: inst, in: p) {
+                } else if let pair = Matter.pair("CM", of: inst, in: m) {
                     if case .success(let v) = Matter.value(pair, .commissioningMode, in: p) {
                         cm = .some(MatterSighting(v, frame: e.frame, time: e.time, ttl: ttl))
                     }
@@ -476,7 +476,7 @@ struct MatterCommissioningSubtypeRule: SessionRule {
             }
             // Listed under _CM by this message while the TXT says CM=0.
             if let l = row.listed, l.frame == e.frame, let c = row.cm, c.value == 0, c.isLive(at: now) {
-                let written = Matter.pair("CM", of: inst, in: p) == nil && c.frame == e.frame ? "has no CM" : "has CM=0"
+                let written = Matter.pair("CM", of: inst, in: m) == nil && c.frame == e.frame ? "has no CM" : "has CM=0"
                 out.report(
                     descriptor,
                     "_CM._sub._matterc._udp names \(m.name(inst.name)), whose TXT \(written) (frame \(c.frame)): only a node in commissioning mode is listed under _CM",
@@ -607,10 +607,10 @@ struct MatterVendorDeviceTypeSubtypesRule: SessionRule {
             if let x = inst.txt {
                 let ttl = m.records[x].record.ttl
                 var vp: UInt64? = nil
-                if ttl > 0, let pair = Matter.pair("VP", of: inst, in: p), let value = pair.value {
+                if ttl > 0, let pair = Matter.pair("VP", of: inst, in: m), let value = pair.value {
                     vp = MatterVendorProductRule.parse(p, value)?.vendor
                 }
-                let dt = ttl > 0 ? Matter.number("DT", .deviceType, of: inst, in: p) : nil
+                let dt = ttl > 0 ? Matter.number("DT", .deviceType, of: inst, in: m) : nil
                 vendor = .some(vp.map { MatterSighting($0, frame: e.frame, time: e.time, ttl: ttl) })
                 deviceType = .some(dt.map { MatterSighting($0, frame: e.frame, time: e.time, ttl: ttl) })
             }

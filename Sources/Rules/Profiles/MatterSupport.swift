@@ -117,9 +117,8 @@ enum Matter {
     }
 
     /// The first TXT pair whose key is `key` ignoring case (RFC 6763 §6.4, SDK `IsKey`).
-    static func pair(_ key: StaticString, of i: ProfileInstance, in p: [UInt8]) -> ProfileInstance.TXTPair? {
-        for pair in i.txtPairs where ASCII.equalsIgnoringCase(p, pair.key, key) { return pair }
-        return nil
+    static func pair(_ key: StaticString, of i: ProfileInstance, in m: MDNSMessageView) -> ProfileInstance.TXTPair? {
+        i.txtPair(key, in: m)
     }
 
     /// A pair's value read as `n` (a boolean attribute, with no `=`, is empty).
@@ -131,8 +130,10 @@ enum Matter {
     }
 
     /// The value of key `key` read as `n`: nil when absent or not a valid number.
-    static func number(_ key: StaticString, _ n: MatterNumber, of i: ProfileInstance, in p: [UInt8]) -> UInt64? {
-        guard let pair = pair(key, of: i, in: p), case .success(let v) = value(pair, n, in: p) else { return nil }
+    static func number(_ key: StaticString, _ n: MatterNumber, of i: ProfileInstance, in m: MDNSMessageView) -> UInt64? {
+        guard let pair = pair(key, of: i, in: m), case .success(let v) = value(pair, n, in: m.message.payload) else {
+            return nil
+        }
         return v
     }
 
@@ -161,7 +162,7 @@ enum Matter {
         of i: ProfileInstance, in m: MDNSMessageView, _ body: (_ k: Int, _ letter: UInt8, _ rest: Range<Int>) -> Void
     ) {
         let p = m.message.payload
-        for k in i.pointers where m.records[k].dnssd.kind == .subtype {
+        for k in i.pointers(in: m) where m.records[k].dnssd.kind == .subtype {
             guard let r = m.records[k].firstLabel, r.count >= 2, p[r.lowerBound] == 0x5F else { continue }
             body(k, ASCII.lower(p[r.lowerBound + 1]), (r.lowerBound + 2)..<r.upperBound)
         }

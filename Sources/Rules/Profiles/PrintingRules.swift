@@ -73,7 +73,7 @@ extension ProfileInstance {
     /// The TXT record is there, is no goodbye, and holds a key: the content rules judge it.
     func hasJudgeableTXT(in m: MDNSMessageView) -> Bool {
         guard txt != nil, !txtIsGoodbye(in: m.records) else { return false }
-        return txtPairs.contains { !$0.key.isEmpty }
+        return txtPairs(in: m).contains { !$0.key.isEmpty }
     }
 
     /// The instance's name as reports show it.
@@ -227,7 +227,7 @@ struct PrintResourcePathRule: InstanceRule {
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("rp", in: p) else { return }
+        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("rp", in: m) else { return }
         let everywhere = instance.profiles.contains(.ippEverywhere)
         let v = value ?? (0..<0)
         if !v.isEmpty, p[v.lowerBound] == 0x2F {
@@ -277,7 +277,7 @@ struct PrintAdminURLRule: InstanceRule {
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("adminurl", in: p) else {
+        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("adminurl", in: m) else {
             return
         }
         let v = value ?? (0..<0)
@@ -315,7 +315,7 @@ struct PrintUUIDFormRule: InstanceRule {
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("UUID", in: p) else { return }
+        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("UUID", in: m) else { return }
         let v = value ?? (0..<0)
         guard !PrintingTXT.isUUID(p, v) else { return }
         let hint = PrintingTXT.hasPrefix(p, v, "urn:uuid:") ? " (drop the urn:uuid: prefix)" : ""
@@ -369,37 +369,48 @@ struct PrintPDLRule: InstanceRule {
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("pdl", in: p) else { return }
+        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("pdl", in: m) else { return }
         let v = value ?? (0..<0)
-        let name = instance.shown(in: m)
-        let elements = PrintingTXT.elements(p, v)
-        if let bad = elements.first(where: { !PrintingTXT.isMediaType(p, $0) }) {
+        let name = { instance.shown(in: m) }
+        // One pass over the comma-separated elements (empty ones included).
+        var bad: Range<Int>? = nil
+        var pwgRaster = false
+        var jpeg = false
+        var octetStream = false
+        var start = v.lowerBound
+        for k in v.lowerBound...v.upperBound where k == v.upperBound || p[k] == 0x2C {
+            let e = start..<k
+            start = k &+ 1
+            if bad == nil, !PrintingTXT.isMediaType(p, e) { bad = e }
+            if e.count == 16, ASCII.equalsIgnoringCase(p, e, "image/pwg-raster") { pwgRaster = true }
+            if e.count == 10, ASCII.equalsIgnoringCase(p, e, "image/jpeg") { jpeg = true }
+            if e.count == 24, ASCII.equalsIgnoringCase(p, e, "application/octet-stream") { octetStream = true }
+        }
+        if let bad {
             let shown = bad.isEmpty ? "an empty element" : "\(MDNSText.show(p[bad]))"
             out.report(
-                Self.descriptor, severity: .error, "\(name): pdl lists \(shown), not a MIME media type",
+                Self.descriptor, severity: .error, "\(name()): pdl lists \(shown), not a MIME media type",
                 field: "TXT pdl")
         }
         if instance.profiles.contains(.ippEverywhere), instance.printingName(in: p)?.service != .printer {
-            if !elements.contains(where: { ASCII.equalsIgnoringCase(p, $0, "image/pwg-raster") }) {
+            if !pwgRaster {
                 out.report(
                     Self.descriptor, severity: .error,
-                    "IPP Everywhere printer \(name): pdl=\(MDNSText.show(p[v])) lacks image/pwg-raster",
+                    "IPP Everywhere printer \(name()): pdl=\(MDNSText.show(p[v])) lacks image/pwg-raster",
                     field: "TXT pdl")
             }
-            let color = instance.txtValue("Color", in: p)
-            if case .some(.some(let c)) = color, ASCII.equalsIgnoringCase(p, c, "T"),
-                !elements.contains(where: { ASCII.equalsIgnoringCase(p, $0, "image/jpeg") })
-            {
+            let color = instance.txtValue("Color", in: m)
+            if case .some(.some(let c)) = color, ASCII.equalsIgnoringCase(p, c, "T"), !jpeg {
                 out.report(
                     Self.descriptor, severity: .error,
-                    "IPP Everywhere printer \(name) advertises Color=T, but pdl=\(MDNSText.show(p[v])) lacks image/jpeg",
+                    "IPP Everywhere printer \(name()) advertises Color=T, but pdl=\(MDNSText.show(p[v])) lacks image/jpeg",
                     field: "TXT pdl")
             }
         }
-        if elements.contains(where: { ASCII.equalsIgnoringCase(p, $0, "application/octet-stream") }) {
+        if octetStream {
             out.report(
                 Self.descriptor, severity: .info,
-                "\(name): pdl lists application/octet-stream (auto-sense), which is not a document format to advertise",
+                "\(name()): pdl lists application/octet-stream (auto-sense), which is not a document format to advertise",
                 field: "TXT pdl")
         }
     }
@@ -429,7 +440,7 @@ struct PrintTLSVersionRule: InstanceRule {
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
-        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("TLS", in: p) else { return }
+        guard instance.hasJudgeableTXT(in: m), case .some(let value) = instance.txtValue("TLS", in: m) else { return }
         let v = value ?? (0..<0)
         if isVersion(p, v) { return }
         let shown = v.isEmpty ? "has no value" : "is \(MDNSText.show(p[v]))"
@@ -473,15 +484,32 @@ struct PrintBooleanKeysRule: InstanceRule {
         "Binary", "TBCP",
     ]
 
+    /// The keys' folds (`ProfileInstances.fold`), made once.
+    static let folds = keys.map { ProfileInstances.fold($0) }
+
     static func check(
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
         guard instance.hasJudgeableTXT(in: m) else { return }
+        // One pass over the pairs: the keys (by their place in `keys`) whose first pair is
+        // not T or F.
+        var seen: UInt32 = 0
+        var notBoolean: UInt32 = 0
+        for pair in instance.txtPairs(in: m) {
+            guard let j = folds.firstIndex(of: pair.fold), seen & (1 << UInt32(j)) == 0 else { continue }
+            if keys[j].utf8CodeUnitCount > ProfileInstances.foldedBytes,
+                !ASCII.equalsIgnoringCase(p, pair.key, keys[j])
+            {
+                continue
+            }
+            seen |= 1 << UInt32(j)
+            if !(pair.value.map { PrintingTXT.isBoolean(p, $0) } ?? false) { notBoolean |= 1 << UInt32(j) }
+        }
+        guard notBoolean != 0 else { return }
         var reported = 0
-        for key in keys where reported < 4 {
-            guard case .some(let value) = instance.txtValue(key, in: p) else { continue }
-            if let v = value, PrintingTXT.isBoolean(p, v) { continue }
+        for (j, key) in keys.enumerated() where reported < 4 && notBoolean & (1 << UInt32(j)) != 0 {
+            guard case .some(let value) = instance.txtValue(key, in: m) else { continue }
             reported &+= 1
             let shown = value.map { $0.isEmpty ? "=" : "=\(MDNSText.show(p[$0]))" } ?? " without a value"
             out.report(
@@ -522,38 +550,38 @@ struct PrintLegacyKeysRule: InstanceRule {
     ) {
         let p = m.message.payload
         guard instance.hasJudgeableTXT(in: m) else { return }
-        let name = instance.shown(in: m)
-        switch instance.txtValue("txtvers", in: p) {
+        let name = { instance.shown(in: m) }
+        switch instance.txtValue("txtvers", in: m) {
         case .none:
             out.report(
-                Self.descriptor, severity: .info, "\(name): TXT has no txtvers key (txtvers=1)", field: "TXT txtvers")
+                Self.descriptor, severity: .info, "\(name()): TXT has no txtvers key (txtvers=1)", field: "TXT txtvers")
         case .some(let v):
             if !(v.map { ASCII.equalsIgnoringCase(p, $0, "1") } ?? false) {
                 out.report(
-                    Self.descriptor, "\(name) has txtvers=\(shown(v, p)), not txtvers=1", field: "TXT txtvers")
+                    Self.descriptor, "\(name()) has txtvers=\(shown(v, p)), not txtvers=1", field: "TXT txtvers")
             }
         }
-        if case .some(let v) = instance.txtValue("qtotal", in: p) {
+        if case .some(let v) = instance.txtValue("qtotal", in: m) {
             if (v.flatMap { ASCII.parseDecimal(p[$0]) } ?? 0) == 0 {
                 out.report(
-                    Self.descriptor, "\(name) has qtotal=\(shown(v, p)), not a positive decimal", field: "TXT qtotal")
+                    Self.descriptor, "\(name()) has qtotal=\(shown(v, p)), not a positive decimal", field: "TXT qtotal")
             }
         }
-        if case .some(let v) = instance.txtValue("priority", in: p) {
+        if case .some(let v) = instance.txtValue("priority", in: m) {
             if (v.flatMap { ASCII.parseDecimal(p[$0]) }) == nil {
-                out.report(Self.descriptor, "\(name) has priority=\(shown(v, p)), not a decimal", field: "TXT priority")
+                out.report(Self.descriptor, "\(name()) has priority=\(shown(v, p)), not a decimal", field: "TXT priority")
             }
         }
-        if case .some(let v) = instance.txtValue("product", in: p) {
+        if case .some(let v) = instance.txtValue("product", in: m) {
             let r = v ?? (0..<0)
             if r.count < 3 || p[r.lowerBound] != 0x28 || p[r.upperBound &- 1] != 0x29 {
                 out.report(
-                    Self.descriptor, "\(name) has product=\(shown(v, p)), not the make and model in parentheses",
+                    Self.descriptor, "\(name()) has product=\(shown(v, p)), not the make and model in parentheses",
                     field: "TXT product")
             }
         }
-        if case .some(let v) = instance.txtValue("ty", in: p), v?.isEmpty ?? true {
-            out.report(Self.descriptor, "\(name) has an empty ty (the make and model)", field: "TXT ty")
+        if case .some(let v) = instance.txtValue("ty", in: m), v?.isEmpty ?? true {
+            out.report(Self.descriptor, "\(name()) has an empty ty (the make and model)", field: "TXT ty")
         }
     }
 
@@ -582,21 +610,25 @@ struct PrintListCutRule: InstanceRule {
             RuleExample(mdns(printerAnnouncement(everywhereTXT.settingTXT("pdl", "application/pdf,image/jpeg"))))
         ])
 
-    static let mediaTypes: [String] = [
+    static let mediaTypes: [[UInt8]] = [
         "application/pdf", "application/postscript", "application/vnd.hp-pcl", "application/pclm",
         "application/vnd.cups-raster", "application/octet-stream", "image/jpeg", "image/pwg-raster", "image/urf",
         "image/png", "image/tiff", "text/plain",
-    ]
-    static let kinds: [String] = ["document", "envelope", "photo", "postcard", "label", "receipt", "roll", "disc"]
+    ].map { Array($0.utf8) }
+    static let kinds: [[UInt8]] = ["document", "envelope", "photo", "postcard", "label", "receipt", "roll", "disc"]
+        .map { Array($0.utf8) }
+    /// The lists judged: `pdl` of media types, `URF` of tokens, `kind` of media kinds.
+    private static let lists: [(key: StaticString, kind: Int)] = [("pdl", 0), ("URF", 1), ("kind", 2)]
 
     static func check(
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
     ) {
         let p = m.message.payload
         guard instance.hasJudgeableTXT(in: m) else { return }
-        for (key, kind) in [("pdl", 0), ("URF", 1), ("kind", 2)] as [(StaticString, Int)] {
-            guard case .some(.some(let v)) = instance.txtValue(key, in: p), !v.isEmpty else { continue }
-            guard let last = PrintingTXT.elements(p, v).last else { continue }
+        for (key, kind) in lists {
+            guard case .some(.some(let v)) = instance.txtValue(key, in: m), !v.isEmpty else { continue }
+            // The last comma-separated element.
+            let last = ((v.lastIndex { p[$0] == 0x2C }).map { $0 &+ 1 } ?? v.lowerBound)..<v.upperBound
             let cut: Bool
             if last.isEmpty {
                 cut = true
@@ -623,10 +655,9 @@ struct PrintListCutRule: InstanceRule {
     }
 
     /// A proper, case-insensitive beginning of one of `words`, and none of them itself.
-    static func isCutPrefix(_ p: [UInt8], _ r: Range<Int>, of words: [String]) -> Bool {
+    static func isCutPrefix(_ p: [UInt8], _ r: Range<Int>, of words: [[UInt8]]) -> Bool {
         var prefix = false
-        for w in words {
-            let u = Array(w.utf8)
+        for u in words {
             guard u.count >= r.count else { continue }
             if ASCII.equalsIgnoringCase(p[r], u[0..<r.count]) {
                 if u.count == r.count { return false }

@@ -23,7 +23,7 @@ extension ProfileInstance {
     func claimPointer(_ profile: ServiceProfile, in m: MDNSMessageView) -> Int? {
         guard profiles.contains(profile) else { return nil }
         let p = m.message.payload
-        for k in pointers where m.records[k].dnssd.kind == .subtype {
+        for k in pointers(in: m) where m.records[k].dnssd.kind == .subtype {
             guard let si = m.records[k].dnssd.serviceLabelIndex else { continue }
             let labels = m.labelRanges(m.records[k].record.name)
             guard si < labels.count, let first = labels.first,
@@ -36,14 +36,16 @@ extension ProfileInstance {
 
     /// Whether this message has the instance's browse PTR (`_ipps._tcp` → it), TTL above 0.
     func isBrowsed(in m: MDNSMessageView) -> Bool {
-        pointers.contains { m.records[$0].dnssd.kind == .serviceType && m.records[$0].record.ttl > 0 }
+        m.profilePointers.contains {
+            $0.instance == index && m.records[$0.record].dnssd.kind == .serviceType && m.records[$0.record].record.ttl > 0
+        }
     }
 
     /// Whether the message carries a live record of the instance (SRV, TXT or a PTR to it).
     func isLive(in m: MDNSMessageView) -> Bool {
         if let s = srv, m.records[s].record.ttl > 0 { return true }
         if let t = txt, m.records[t].record.ttl > 0 { return true }
-        return pointers.contains { m.records[$0].record.ttl > 0 }
+        return m.profilePointers.contains { $0.instance == index && m.records[$0.record].record.ttl > 0 }
     }
 
     /// The instance label's bytes (at most a label's 63), for reports made at the end.
@@ -54,8 +56,9 @@ extension ProfileInstance {
     }
 
     /// A key of a TXT value (case-insensitive), 0 when absent or empty.
-    func valueKey(_ key: StaticString, in p: [UInt8]) -> UInt64 {
-        guard case .some(.some(let v)) = txtValue(key, in: p), !v.isEmpty else { return 0 }
+    func valueKey(_ key: StaticString, in m: MDNSMessageView) -> UInt64 {
+        let p = m.message.payload
+        guard case .some(.some(let v)) = txtValue(key, in: m), !v.isEmpty else { return 0 }
         var h = ASCII.keySeed
         ASCII.addToKey(p[v], &h)
         return h == 0 ? 1 : h
@@ -138,6 +141,9 @@ func claimOnly(_ sub: String, service: String = "_ipp._tcp") -> DNSBuilder {
 
 /// PROF-202: the TXT of an IPP Everywhere instance has the required keys.
 struct PrintRequiredKeysRule: SessionRule {
+    /// The claim and the TXT may come in different messages: it reads every printer's.
+    static var observedProfiles: ServiceProfiles { .printing }
+
     static let descriptor = RuleDescriptor.profile(
         "PROF-202", "print-required-keys", .error,
         "An IPP Everywhere TXT has adminurl, pdl, rp and UUID (and TLS under _ipps._tcp)",
@@ -184,7 +190,7 @@ struct PrintRequiredKeysRule: SessionRule {
                 evicted: &out.evictions
             ) {
                 var missing: UInt32 = 0
-                for (k, key) in keys.enumerated() where !instance.hasTXTKey(key, in: p) {
+                for (k, key) in keys.enumerated() where !instance.hasTXTKey(key, in: m) {
                     if k < 4 || name.service == .ipps { missing |= 1 << UInt32(k) }
                 }
                 return missing
@@ -203,6 +209,9 @@ struct PrintRequiredKeysRule: SessionRule {
 /// PROF-212: an AirPrint instance has a non-empty URF and a pdl with image/urf or
 /// application/pdf.
 struct AirPrintKeysRule: SessionRule {
+    /// The claim and the TXT may come in different messages: it reads every printer's.
+    static var observedProfiles: ServiceProfiles { .printing }
+
     static let descriptor = RuleDescriptor.profile(
         "PROF-212", "airprint-keys", .error,
         "An AirPrint instance (under _universal._sub) has a non-empty URF and a pdl with image/urf or application/pdf",
@@ -240,12 +249,12 @@ struct AirPrintKeysRule: SessionRule {
                 instance, claim: .airPrint, in: m, e, table: &store.verdicts.airPrintClaims, evicted: &out.evictions
             ) {
                 var facts: UInt32 = 0
-                switch instance.txtValue("URF", in: p) {
+                switch instance.txtValue("URF", in: m) {
                 case .none: facts |= 1
                 case .some(let v) where (v?.isEmpty ?? true): facts |= 2
                 default: break
                 }
-                if case .some(.some(let v)) = instance.txtValue("pdl", in: p),
+                if case .some(.some(let v)) = instance.txtValue("pdl", in: m),
                     PrintingTXT.lists(p, v, "image/urf") || PrintingTXT.lists(p, v, "application/pdf")
                 {
                 } else {
@@ -269,6 +278,9 @@ struct AirPrintKeysRule: SessionRule {
 /// PROF-201: an IPP Everywhere printer with a TLS key also advertises `_ipps._tcp` under
 /// the same instance name, listed under `_print._sub._ipps._tcp`.
 struct IPPSSiblingRule: SessionRule {
+    /// The claim and the TXT may come in different messages: it reads every printer's.
+    static var observedProfiles: ServiceProfiles { .printing }
+
     static let descriptor = RuleDescriptor.profile(
         "PROF-201", "ipp-everywhere-ipps-sibling", .error,
         "An IPP Everywhere printer with a TLS key also advertises _ipps._tcp under its name, listed under _print._sub",
@@ -336,7 +348,7 @@ struct IPPSSiblingRule: SessionRule {
             else { continue }
             let key = name.label
             let claimed = instance.claimPointer(.ippEverywhere, in: m).map { m.records[$0].record.ttl > 0 } ?? false
-            let tls = name.service == .ipp && instance.hasJudgeableTXT(in: m) && instance.hasTXTKey("TLS", in: p)
+            let tls = name.service == .ipp && instance.hasJudgeableTXT(in: m) && instance.hasTXTKey("TLS", in: m)
             if name.service == .ipp, !claimed, !tls, store.verdicts.ippsSiblings[key] == nil { continue }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             store.verdicts.ippsSiblings.update(key, default: Row(last: e.time), at: e.time, evicted: &out.evictions) {
@@ -462,8 +474,8 @@ struct PrintIdentityRule: SessionRule {
             guard let name = instance.printingName(in: p), name.service != .printer, instance.hasJudgeableTXT(in: m)
             else { continue }
             let now = Seen(
-                uuid: instance.valueKey("UUID", in: p), ty: instance.valueKey("ty", in: p),
-                adminurl: instance.valueKey("adminurl", in: p), frame: e.frame)
+                uuid: instance.valueKey("UUID", in: m), ty: instance.valueKey("ty", in: m),
+                adminurl: instance.valueKey("adminurl", in: m), frame: e.frame)
             guard now.uuid != 0 || now.ty != 0 || now.adminurl != 0 else { continue }
             var findings: [(String, Int)] = []
             store.verdicts.printIdentities.update(
@@ -504,7 +516,7 @@ struct PrintIdentityRule: SessionRule {
             for (text, frame) in findings {
                 out.report(
                     Self.descriptor, "printer \(instance.shown(in: m)): \(text)", related: [frame],
-                    profile: instance.profiles.members.first, instance: instance.nameKey)
+                    profile: instance.profiles.first, instance: instance.nameKey)
             }
         }
     }

@@ -5,7 +5,8 @@ import WireFormat
 /// A DNS-SD service instance of one message that claims a service profile, with the records
 /// of the message that describe it: the facts every PROF rule reads, found once per decoded
 /// payload (`MDNSMessageView.profileInstances`), so a rule neither walks the records nor
-/// classifies service names again.
+/// classifies service names again. A plain value: its TXT pairs and PTRs are the view's
+/// (`profileTXTPairs`, `profilePointers`), so rules copy instances for nothing.
 public struct ProfileInstance: Sendable {
     /// The profiles it claims in this message: by its service type, and by the subtypes this
     /// message lists it under (`_print._sub._ipp._tcp` → IPP Everywhere).
@@ -15,36 +16,79 @@ public struct ProfileInstance: Sendable {
     /// Its name, as it appears in the message.
     public var name: DNSName
     /// Indices in `MDNSMessageView.records`: its SRV and TXT (the first of each, in record
-    /// order), and the PTRs pointing at it (browse and subtype PTRs, goodbyes included).
+    /// order).
     public var srv: Int?
     public var txt: Int?
-    public var pointers: [Int] = []
-    /// The TXT's `key[=value]` strings as payload ranges, in order (empty without a TXT).
-    public var txtPairs: [TXTPair] = []
+    /// Its place in `MDNSMessageView.profileInstances`.
+    public var index: Int
+    /// Its TXT's `key[=value]` strings, in order: a range of `MDNSMessageView.profileTXTPairs`
+    /// (empty without a TXT).
+    public var pairs: Range<Int> = 0..<0
 
     /// One TXT character-string, split at its first `=`.
     public struct TXTPair: Sendable {
         public var key: Range<Int>
         /// nil for a boolean attribute (no `=`); empty for `key=`.
         public var value: Range<Int>?
+        /// The key's first 7 bytes lower-cased, and its length (`ProfileInstances.fold`): keys
+        /// are compared by it, byte by byte only when longer.
+        var fold: UInt64
     }
 }
 
+/// A PTR of a message naming a profile instance (browse and subtype PTRs, goodbyes
+/// included): the instance's place and the record's index in `MDNSMessageView.records`.
+public struct ProfilePointer: Sendable {
+    var instance: Int
+    public var record: Int
+}
+
+/// What `ProfileInstances.find` makes of a message, kept in its view.
+struct ProfileFacts {
+    var instances: [ProfileInstance] = []
+    var txtPairs: [ProfileInstance.TXTPair] = []
+    var pointers: [ProfilePointer] = []
+    /// Every profile an instance of the message claims.
+    var claimed: ServiceProfiles = []
+}
+
 extension ProfileInstance {
+    /// The TXT's pairs, in order.
+    public func txtPairs(in m: MDNSMessageView) -> ArraySlice<TXTPair> { m.profileTXTPairs[pairs] }
+
     /// The value of TXT key `key` (compared ASCII case-insensitively, RFC 6763 §6.4; the first
     /// occurrence wins, §6.4): `.some(nil)` for a boolean attribute, nil when absent.
-    public func txtValue(_ key: StaticString, in payload: [UInt8]) -> Range<Int>?? {
-        for pair in txtPairs where ASCII.equalsIgnoringCase(payload, pair.key, key) { return .some(pair.value) }
-        return nil
+    public func txtValue(_ key: StaticString, in m: MDNSMessageView) -> Range<Int>?? {
+        pair(key, in: m).map { m.profileTXTPairs[$0].value }
     }
 
     /// Whether the instance's TXT has `key` in any case.
-    public func hasTXTKey(_ key: StaticString, in payload: [UInt8]) -> Bool { txtValue(key, in: payload) != nil }
+    public func hasTXTKey(_ key: StaticString, in m: MDNSMessageView) -> Bool { pair(key, in: m) != nil }
 
     /// The TXT key as written when it matches `key` ignoring case: reports say `d` where `D`
     /// is defined.
-    public func txtKeyAsWritten(_ key: StaticString, in payload: [UInt8]) -> Range<Int>? {
-        txtPairs.first { ASCII.equalsIgnoringCase(payload, $0.key, key) }?.key
+    public func txtKeyAsWritten(_ key: StaticString, in m: MDNSMessageView) -> Range<Int>? {
+        pair(key, in: m).map { m.profileTXTPairs[$0].key }
+    }
+
+    /// The first pair with key `key` (ignoring case).
+    public func txtPair(_ key: StaticString, in m: MDNSMessageView) -> TXTPair? {
+        pair(key, in: m).map { m.profileTXTPairs[$0] }
+    }
+
+    /// The index in `m.profileTXTPairs` of the first pair with key `key`.
+    private func pair(_ key: StaticString, in m: MDNSMessageView) -> Int? {
+        let fold = ProfileInstances.fold(key)
+        let long = key.utf8CodeUnitCount > ProfileInstances.foldedBytes
+        for k in pairs where m.profileTXTPairs[k].fold == fold {
+            if !long || ASCII.equalsIgnoringCase(m.message.payload, m.profileTXTPairs[k].key, key) { return k }
+        }
+        return nil
+    }
+
+    /// The record indices of the PTRs naming it in `m`, in record order.
+    public func pointers(in m: MDNSMessageView) -> [Int] {
+        m.profilePointers.compactMap { $0.instance == index ? $0.record : nil }
     }
 
     /// The TXT record's TTL is 0: a goodbye, judged by no content rule.
@@ -82,17 +126,20 @@ enum ProfileInstances {
 
     /// The instances of `records` (in `message`) that claim a profile, in the order their first
     /// record appears. Empty, without walking any label, when no name has a profile's service.
-    static func find(in message: DNSMessage, records: [MDNSInput.RecordInfo]) -> [ProfileInstance] {
+    static func find(in message: DNSMessage, records: [MDNSInput.RecordInfo]) -> ProfileFacts {
         let p = message.payload
-        var found: [ProfileInstance] = []
+        var facts = ProfileFacts()
         var labels: [Range<Int>] = []
         func index(of key: UInt64, _ name: DNSName, _ profile: ServiceProfile) -> Int {
-            if let k = found.firstIndex(where: { $0.nameKey == key }) {
-                found[k].profiles.insert(profile)
+            facts.claimed.insert(profile)
+            if let k = facts.instances.firstIndex(where: { $0.nameKey == key }) {
+                facts.instances[k].profiles.insert(profile)
                 return k
             }
-            found.append(ProfileInstance(profiles: ServiceProfiles(profile), nameKey: key, name: name))
-            return found.count - 1
+            let k = facts.instances.count
+            facts.instances.append(
+                ProfileInstance(profiles: ServiceProfiles(only: profile), nameKey: key, name: name, index: k))
+            return k
         }
         for k in records.indices {
             let r = records[k]
@@ -105,14 +152,17 @@ enum ProfileInstances {
                 else { continue }
                 let i = index(of: r.nameKey, r.record.name, profile)
                 if r.record.type == .srv {
-                    if found[i].srv == nil { found[i].srv = k }
-                } else if found[i].txt == nil {
-                    found[i].txt = k
+                    if facts.instances[i].srv == nil { facts.instances[i].srv = k }
+                } else if facts.instances[i].txt == nil {
+                    facts.instances[i].txt = k
+                    let first = facts.txtPairs.count
+                    if first == 0 { facts.txtPairs.reserveCapacity(16) }
                     message.forEachTXTKey(r.record) { string, key in
                         let value = key.upperBound < string.upperBound ? (key.upperBound + 1)..<string.upperBound : nil
-                        found[i].txtPairs.append(ProfileInstance.TXTPair(key: key, value: value))
+                        facts.txtPairs.append(ProfileInstance.TXTPair(key: key, value: value, fold: fold(p, key)))
                         return true
                     }
+                    facts.instances[i].pairs = first..<facts.txtPairs.count
                 }
             case (.serviceType, .ptr), (.subtype, .ptr):
                 guard case .name(let target) = r.record.value, let t = r.target, t.dnssd.kind == .instance else {
@@ -123,15 +173,45 @@ enum ProfileInstances {
                 guard let si = r.dnssd.serviceLabelIndex, let profile = profile(p, labels: labels, serviceIndex: si)
                 else { continue }
                 let i = index(of: t.key, target, profile)
-                found[i].pointers.append(k)
+                facts.pointers.append(ProfilePointer(instance: i, record: k))
                 if r.dnssd.kind == .subtype, let sub = labels.first, let claimed = subtypeClaim(p, sub, labels[si]) {
-                    found[i].profiles.insert(claimed)
+                    facts.instances[i].profiles.insert(claimed)
+                    facts.claimed.insert(claimed)
                 }
             default:
                 continue
             }
         }
-        return found
+        return facts
+    }
+
+    /// How many bytes of a TXT key its fold holds (longer keys are compared byte by byte
+    /// when their folds match).
+    static let foldedBytes = 7
+
+    /// A TXT key's first `foldedBytes` bytes lower-cased, and its length in the top byte: equal
+    /// for two keys equal ignoring case, and for no two shorter keys that differ.
+    static func fold(_ p: [UInt8], _ key: Range<Int>) -> UInt64 {
+        var f = UInt64(min(key.count, 255)) << 56
+        var shift: UInt64 = 0
+        for i in key.prefix(foldedBytes) {
+            f |= UInt64(ASCII.lower(p[i])) << shift
+            shift += 8
+        }
+        return f
+    }
+
+    /// The fold of a key a rule names.
+    static func fold(_ key: StaticString) -> UInt64 {
+        key.withUTF8Buffer { b in
+            var f = UInt64(min(b.count, 255)) << 56
+            var shift: UInt64 = 0
+            for byte in b.prefix(foldedBytes) {
+                f |= UInt64(ASCII.lower(byte)) << shift
+                shift += 8
+            }
+            return f
+        }
     }
 
     /// The profile a subtype label `sub` of service label `service` claims (`ServiceProfile
@@ -156,8 +236,8 @@ public protocol InstanceRule: MessageRule where Message == MDNSMessageView {
 
 extension InstanceRule {
     public static func check(_ message: MDNSMessageView, into out: inout FindingSink) {
-        guard !message.profileInstances.isEmpty else { return }
         let applies = descriptor.profiles
+        guard message.claimedProfiles.intersects(applies) else { return }
         for instance in message.profileInstances {
             guard let profile = ServiceProfiles(rawValue: instance.profiles.rawValue & applies.rawValue).first else {
                 continue

@@ -534,10 +534,8 @@ struct DIALWakeupRule: MessageRule {
             RuleExample([response(ssdp(okLine, dialResponse.adding("WAKEUP", "MAC=10:dd:b1:c9:00:e4;Timeout=10")))])
         ])
 
-    static let wakeup = SSDPHeaderName("WAKEUP")
-
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
-        guard i.kind != .mSearch, let v = i.message.value(wakeup), isDIAL(i) else { return }
+        guard i.kind != .mSearch, let v = i.message.value(.wakeup), isDIAL(i) else { return }
         guard !isWellFormed(v) else { return }
         out.profile = .dial
         out.report(
