@@ -770,7 +770,8 @@ struct MatterOperationalKeysRule: InstanceRule {
                 commissioningKeys.contains { ASCII.equalsIgnoringCase(p, pair.key, $0) }
             })
         else { return }
-        let found = i.txtPairs(in: m).filter { pair in commissioningKeys.contains { ASCII.equalsIgnoringCase(p, pair.key, $0) }
+        let found = i.txtPairs(in: m).filter { pair in
+            commissioningKeys.contains { ASCII.equalsIgnoringCase(p, pair.key, $0) }
         }
         out.report(
             descriptor,

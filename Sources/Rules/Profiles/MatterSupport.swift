@@ -130,7 +130,8 @@ enum Matter {
     }
 
     /// The value of key `key` read as `n`: nil when absent or not a valid number.
-    static func number(_ key: StaticString, _ n: MatterNumber, of i: ProfileInstance, in m: MDNSMessageView) -> UInt64? {
+    static func number(_ key: StaticString, _ n: MatterNumber, of i: ProfileInstance, in m: MDNSMessageView) -> UInt64?
+    {
         guard let pair = pair(key, of: i, in: m), case .success(let v) = value(pair, n, in: m.message.payload) else {
             return nil
         }

@@ -569,7 +569,8 @@ struct PrintLegacyKeysRule: InstanceRule {
         }
         if case .some(let v) = instance.txtValue("priority", in: m) {
             if (v.flatMap { ASCII.parseDecimal(p[$0]) }) == nil {
-                out.report(Self.descriptor, "\(name()) has priority=\(shown(v, p)), not a decimal", field: "TXT priority")
+                out.report(
+                    Self.descriptor, "\(name()) has priority=\(shown(v, p)), not a decimal", field: "TXT priority")
             }
         }
         if case .some(let v) = instance.txtValue("product", in: m) {

@@ -37,7 +37,8 @@ extension ProfileInstance {
     /// Whether this message has the instance's browse PTR (`_ipps._tcp` → it), TTL above 0.
     func isBrowsed(in m: MDNSMessageView) -> Bool {
         m.profilePointers.contains {
-            $0.instance == index && m.records[$0.record].dnssd.kind == .serviceType && m.records[$0.record].record.ttl > 0
+            $0.instance == index && m.records[$0.record].dnssd.kind == .serviceType
+                && m.records[$0.record].record.ttl > 0
         }
     }
 
