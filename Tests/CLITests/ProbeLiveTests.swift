@@ -294,6 +294,27 @@ struct ProbeLiveTests {
         #expect(dsts.allSatisfy { allowed.contains($0) || $0.hasPrefix("10.213.0.") }, "\(Set(dsts))")
     }
 
+    /// #53: `--profile` gates probe's exit status. minidlna is a MediaServer whose
+    /// description has ContentDirectory and ConnectionManager (PROF-501): the gate passes;
+    /// nothing on the LAN is a Roku: that gate fails. `--fail-on never`: the broken device's
+    /// own errors do not decide the status.
+    @Test(.enabled(if: hasMiniDLNA, "needs minidlna (Debian package minidlna)"))
+    func aProfileGateDecidesProbesExitStatus() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let net = try lan(dir)
+        let out = dir + "/gate.jsonl"
+        let args = ["--duration", "5", "--protocol", "ssdp", "--fail-on", "never", "--format", "jsonl", "-o", out]
+        let met = try probe(net, args + ["--profile", "upnp-mediaserver"], dir: dir)
+        let err = (try? String(contentsOfFile: dir + "/probe.err", encoding: .utf8)) ?? ""
+        #expect(met == 0, "\(err)")
+        let summary = objects(out).first { $0["type"] as? String == "summary" } ?? [:]
+        let profiles = summary["profiles"] as? [[String: Any]] ?? []
+        let server = profiles.first { $0["profile"] as? String == "upnp-mediaserver" }
+        #expect(server?["gated"] as? Bool == true && server?["passed"] as? Bool == true, "\(profiles)")
+        #expect(try probe(net, args + ["--profile", "roku-ecp"], dir: dir) == 1)
+    }
+
     @Test func junitHasASuitePerDeviceAndSARIFValidates() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
