@@ -66,7 +66,6 @@ STACKS="ippeve cups shairport zcprofiles realpy"
 log() { printf '[nsp %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 hn() { echo "${P}h$1"; }
-ns_exists() { ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$1"; }
 ts() { date -u +%H:%M:%S.%N | cut -c1-12; }
 mark() { echo "$(ts) $*" >>"$RUN/log/timeline.log"; log "$*"; }
 
@@ -98,51 +97,9 @@ wait_log() { # LOGNAME PATTERN [TENTHS]
   log "WARNING: '$2' not seen in $1.log"; }
 
 # ---------------------------------------------------------------- network
-net_up() {
-  mkdir -p "$RUN/pids" "$RUN/log"
-  if ns_exists "$LAN"; then
-    [ -e "$RUN/net.created" ] || die "$LAN exists but was not created by this script"
-    return 0
-  fi
-  for i in $(seq 1 $NHOSTS); do ns_exists "$(hn "$i")" && die "$(hn "$i") exists (not ours?)"; done
-  ip netns add "$LAN"; touch "$RUN/net.created"
-  ip -n "$LAN" link set lo up
-  ip netns exec "$LAN" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n "$LAN" link add br0 type bridge stp_state 0 forward_delay 0 mcast_snooping 0
-  for i in $(seq 1 $NHOSTS); do
-    h=$(hn "$i")
-    ip netns add "$h"
-    ip -n "$h" link set lo up
-    ip -n "$LAN" link add "p$i" type veth peer name eth0 netns "$h"
-    ip -n "$LAN" link set "p$i" master br0
-    ip -n "$LAN" link set "p$i" up
-    ip -n "$h" link set eth0 address "02:53:00:00:00:0$i" multicast on
-    ip -n "$h" addr add "10.53.0.$i/24" dev eth0
-  done
-  ip -n "$LAN" link set br0 up
-  for i in $(seq 1 $NHOSTS); do
-    h=$(hn "$i"); ip -n "$h" link set eth0 up; ip -n "$h" route add 224.0.0.0/4 dev eth0
-  done
-  for i in $(seq 1 $NHOSTS); do   # IPv6 DAD on the link-local addresses
-    h=$(hn "$i"); n=0
-    until [ -n "$(ip -n "$h" -6 addr show dev eth0 scope link)" ] && [ -z "$(ip -n "$h" -6 addr show dev eth0 tentative)" ]; do
-      n=$((n + 1)); [ $n -gt 100 ] && die "DAD did not finish on $h"; sleep 0.1
-    done
-  done
-  log "network up: $LAN/br0 + $(hn 1) $(hn 2) $(hn 3)"
-}
-net_down() {
-  [ -e "$RUN/net.created" ] || { log "no network of ours recorded in $RUN"; return 0; }
-  local ns pid
-  for ns in $(hn 1) $(hn 2) $(hn 3) "$LAN"; do
-    ns_exists "$ns" || continue
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do   # only our processes can be there
-      log "killing leftover pid $pid ($(cat /proc/"$pid"/comm 2>/dev/null)) in $ns"; stop_pid "$pid" 3
-    done
-    ip netns del "$ns"
-  done
-  rm -f "$RUN/net.created"
-}
+SUBNET=53
+# shellcheck source=scripts/testbed-lan.sh
+. "$HERE/testbed-lan.sh"
 
 # ---------------------------------------------------------------- avahi + D-Bus per host
 dbus_env() { echo "DBUS_SYSTEM_BUS_ADDRESS=unix:path=$RUN/h$1/dbus.sock"; }
