@@ -1,11 +1,31 @@
 # The namespace LAN of the testbed recording scripts (scripts/testbed-newstacks.sh,
 # scripts/testbed-profiles.sh), sourced by them: a bridge in namespace $LAN (IPv6 off) and
 # hosts $(hn 1) … $(hn $NHOSTS), each with eth0 on it as 10.$SUBNET.0.N/24 and MAC
-# 02:$SUBNET:00:00:00:0N, a route for multicast and no other. The caller defines RUN, LAN,
-# NHOSTS, SUBNET and the functions log, die, hn and stop_pid. Only namespaces this file
-# created (recorded in $RUN/net.created) are ever deleted.
+# 02:$SUBNET:00:00:00:0N, a route for multicast and no other; and the processes the scripts
+# start in it, each stopped by the PID it was started with (SIGTERM, then SIGKILL after
+# STOP_GRACE seconds). The caller defines RUN, LAN, NHOSTS, SUBNET, STOP_GRACE and the
+# functions log, die and hn. Only namespaces this file created (recorded in
+# $RUN/net.created) are ever deleted.
 
 ns_exists() { ip netns list 2>/dev/null | awk '{print $1}' | grep -qx "$1"; }
+ts() { date -u +%H:%M:%S.%N | cut -c1-12; }
+mark() { echo "$(ts) $*" >>"$RUN/log/timeline.log"; log "$*"; }
+
+# ---------------------------------------------------------------- processes
+pidfile() { echo "$RUN/pids/$1.pid"; }
+pid_alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$st" ] && [ "${st:0:1}" != Z ]; }
+alive() { local f; f=$(pidfile "$1"); [ -s "$f" ] && pid_alive "$(cat "$f")"; }
+stop_pid() { # PID [GRACE]
+  local pid=$1 grace=${2:-$STOP_GRACE} i
+  pid_alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < grace * 10; i++)); do pid_alive "$pid" || return 0; sleep 0.1; done
+  log "pid $pid ignored SIGTERM, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null || true
+}
+stop_svc() { local f; f=$(pidfile "$1"); [ -s "$f" ] || return 0; mark "stop $1 (SIGTERM pid $(cat "$f"))"; stop_pid "$(cat "$f")"; rm -f "$f"; }
+stop_all() { local f; for f in "$RUN"/pids/*.pid; do [ -e "$f" ] || continue; stop_svc "$(basename "$f" .pid)"; done; }
+
+# ---------------------------------------------------------------- network
 
 net_up() {
   mkdir -p "$RUN/pids" "$RUN/log"

@@ -63,13 +63,13 @@ RESOLVED_VER=252.39-1~deb12u2
 log() { printf '[ns52 %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 hn() { echo "${P}h$1"; }
-ts() { date -u +%H:%M:%S.%N | cut -c1-12; }
-mark() { echo "$(ts) $*" >>"$RUN/log/timeline.log"; log "$*"; }
+# The LAN (10.52.0.0/24) and the processes' PID files, shared with the other recording script.
+SUBNET=52
+STOP_GRACE=8
+# shellcheck source=scripts/testbed-lan.sh
+. "$HERE/testbed-lan.sh"
 
 # ---------------------------------------------------------------- processes
-pidfile() { echo "$RUN/pids/$1.pid"; }
-pid_alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$st" ] && [ "${st:0:1}" != Z ]; }
-alive() { local f; f=$(pidfile "$1"); [ -s "$f" ] && pid_alive "$(cat "$f")"; }
 start_bg() { # NAME NS CMD... : detached inside NS, PID remembered
   local name=$1 ns=$2; shift 2
   mkdir -p "$RUN/pids" "$RUN/log"
@@ -77,22 +77,8 @@ start_bg() { # NAME NS CMD... : detached inside NS, PID remembered
   echo $! >"$(pidfile "$name")"
   log "started $name in $ns (pid $!)"
 }
-stop_pid() { # PID [GRACE]
-  local pid=$1 grace=${2:-8} i
-  pid_alive "$pid" || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < grace * 10; i++)); do pid_alive "$pid" || return 0; sleep 0.1; done
-  log "pid $pid ignored SIGTERM, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null || true
-}
-stop_svc() { local f; f=$(pidfile "$1"); [ -s "$f" ] || return 0; mark "stop $1 (SIGTERM pid $(cat "$f"))"; stop_pid "$(cat "$f")"; rm -f "$f"; }
-stop_all() { local f; for f in "$RUN"/pids/*.pid; do [ -e "$f" ] || continue; stop_svc "$(basename "$f" .pid)"; done; }
 # run a short client in NS in the foreground (own session, output to a log)
 client() { local name=$1 ns=$2; shift 2; mark "client $name: $*"; setsid ip netns exec "$ns" "$@" >>"$RUN/log/$name.log" 2>&1 </dev/null || log "$name exited $?"; }
-
-# ---------------------------------------------------------------- network
-SUBNET=52
-# shellcheck source=scripts/testbed-lan.sh
-. "$HERE/testbed-lan.sh"
 
 # ---------------------------------------------------------------- helpers (python)
 write_helpers() {

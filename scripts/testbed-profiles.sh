@@ -66,13 +66,13 @@ STACKS="ippeve cups shairport zcprofiles realpy"
 log() { printf '[nsp %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 hn() { echo "${P}h$1"; }
-ts() { date -u +%H:%M:%S.%N | cut -c1-12; }
-mark() { echo "$(ts) $*" >>"$RUN/log/timeline.log"; log "$*"; }
+# The LAN (10.53.0.0/24) and the processes' PID files, shared with the other recording script.
+SUBNET=53
+STOP_GRACE=10
+# shellcheck source=scripts/testbed-lan.sh
+. "$HERE/testbed-lan.sh"
 
 # ---------------------------------------------------------------- processes
-pidfile() { echo "$RUN/pids/$1.pid"; }
-pid_alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1; [ -n "$st" ] && [ "${st:0:1}" != Z ]; }
-alive() { local f; f=$(pidfile "$1"); [ -s "$f" ] && pid_alive "$(cat "$f")"; }
 start_bg() { # NAME NS CMD... : detached inside NS, PID remembered
   local name=$1 ns=$2; shift 2
   mkdir -p "$RUN/pids" "$RUN/log"
@@ -80,26 +80,12 @@ start_bg() { # NAME NS CMD... : detached inside NS, PID remembered
   echo $! >"$(pidfile "$name")"
   mark "start $name in $ns (pid $!)"
 }
-stop_pid() { # PID [GRACE]
-  local pid=$1 grace=${2:-10} i
-  pid_alive "$pid" || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < grace * 10; i++)); do pid_alive "$pid" || return 0; sleep 0.1; done
-  log "pid $pid ignored SIGTERM, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null || true
-}
-stop_svc() { local f; f=$(pidfile "$1"); [ -s "$f" ] || return 0; mark "stop $1 (SIGTERM pid $(cat "$f"))"; stop_pid "$(cat "$f")"; rm -f "$f"; }
-stop_all() { local f; for f in "$RUN"/pids/*.pid; do [ -e "$f" ] || continue; stop_svc "$(basename "$f" .pid)"; done; }
 # a short client in NS, in the foreground (own session, output to a log)
 client() { local name=$1 ns=$2; shift 2; mark "client $name: $*"; echo "### $(ts) $*" >>"$RUN/log/$name.log"
   setsid ip netns exec "$ns" "$@" >>"$RUN/log/$name.log" 2>&1 </dev/null || log "$name exited $?"; }
 wait_log() { # LOGNAME PATTERN [TENTHS]
   local i; for ((i = 0; i < ${3:-100}; i++)); do grep -q "$2" "$RUN/log/$1.log" 2>/dev/null && return 0; sleep 0.1; done
   log "WARNING: '$2' not seen in $1.log"; }
-
-# ---------------------------------------------------------------- network
-SUBNET=53
-# shellcheck source=scripts/testbed-lan.sh
-. "$HERE/testbed-lan.sh"
 
 # ---------------------------------------------------------------- avahi + D-Bus per host
 dbus_env() { echo "DBUS_SYSTEM_BUS_ADDRESS=unix:path=$RUN/h$1/dbus.sock"; }
