@@ -465,7 +465,7 @@ package struct MessageWorker: BatchWorker {
             } else if let d = f.device, let key = mdnsHosts[d.lowercased()] {
                 out.deviceFindings.append((key, c))
                 if f.profileInstance == 0 { out.hostFindingTexts.append((key, f.message, f.severity)) }
-            } else if f.device == nil, f.rule.rawValue.hasPrefix("MDNS-") || f.profileInstance != 0 {
+            } else if f.device == nil, f.isMDNS {
                 out.addressFindings.append((f.source, f.severity))
             }
         }
@@ -525,7 +525,7 @@ package struct MessageWorker: BatchWorker {
         guard !findings.isEmpty else { return }
         var c = SeverityCounts()
         for k in findings.indices where !findings[k].baselined {
-            if findings[k].profileInstance != 0 || (device == 0 && findings[k].rule.rawValue.hasPrefix("MDNS-")) {
+            if findings[k].profileInstance != 0 || (device == 0 && findings[k].isMDNS) {
                 out.addressFindings.append((findings[k].source, findings[k].severity))
             } else if device != 0 {
                 c.add(findings[k].severity)

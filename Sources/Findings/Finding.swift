@@ -53,6 +53,11 @@ public struct Finding: Sendable, Hashable {
     /// and the inventory key instances), for a PROF finding about a DNS-SD instance; else 0.
     public var profileInstance: UInt64 = 0
 
+    /// An mDNS finding about a host or its instances: an MDNS rule's, or a profile rule's
+    /// about a DNS-SD instance. One that names no host counts for the host whose address
+    /// sent its message.
+    public var isMDNS: Bool { profileInstance != 0 || rule.rawValue.hasPrefix("MDNS-") }
+
     /// A finding on `frame` (and `related` frames that explain it).
     public init(
         descriptor: RuleDescriptor, severity: Severity? = nil, frame: Int, related: [Int] = [], time: Timestamp,

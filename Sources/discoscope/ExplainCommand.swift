@@ -649,10 +649,7 @@ struct Explanation {
         // host counts for its sender only when that is one of its addresses (its queries and
         // probes), never for a forwarder's copy of its records.
         let about = findings.filter { f in
-            // mDNS rules, the DNS-SD profiles' included (PROF-0xx … 4xx).
-            guard f.rule.rawValue.hasPrefix("MDNS") || (f.profile != nil && f.profileInstance != 0) else {
-                return false
-            }
+            guard f.isMDNS else { return false }
             if let d = f.device { return names.contains(d.lowercased()) }
             return addresses.contains(f.source)
         }
@@ -777,7 +774,7 @@ struct Explanation {
                     ? "strict clients may reject the message; lenient ones accept it"
                     : "most clients accept it; timing, caching or display may be off"
             }
-            let title = RuleCatalog.find(id.rawValue)?.title ?? f.name
+            let title = rule?.title ?? f.name
             let many =
                 fs.count > 1 ? " (\(fs.count) times; \(mixed ? "the first \(severity.rawValue)" : "first") shown)" : ""
             return Reason(

@@ -74,17 +74,22 @@ public struct FindingSink {
         field: @autoclosure () -> String? = nil, related: [Int] = [], interop: String? = nil
     ) {
         let src = sourceString()
-        findings.append(
+        append(
             Finding(
                 descriptor: descriptor, severity: severity, frame: frame, related: related, time: time,
                 message: message, source: src, device: device, field: buildsDetails ? field() : nil,
                 fileIndex: fileIndex, interop: interop
             )
         )
+    }
+
+    /// Keeps `f`, with the profile and instance being judged (`profile`, `profileInstance`).
+    private mutating func append(_ f: consuming Finding) {
         if let p = profile {
-            findings[findings.count - 1].profile = p
-            findings[findings.count - 1].profileInstance = profileInstance
+            f.profile = p
+            f.profileInstance = profileInstance
         }
+        findings.append(f)
     }
 
     /// Reports on the current datagram what a message-only rule found in an earlier datagram
@@ -107,14 +112,10 @@ public struct FindingSink {
         _ descriptor: RuleDescriptor, severity: Severity? = nil, _ message: String, frames: [Int],
         time: Timestamp, source: IPAddress, device: String? = nil
     ) {
-        var f = Finding(
-            descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
-            source: source.description, device: device, fileIndex: fileIndex
-        )
-        if let p = profile {
-            f.profile = p
-            f.profileInstance = profileInstance
-        }
-        findings.append(f)
+        append(
+            Finding(
+                descriptor: descriptor, severity: severity, frames: frames, time: time, message: message,
+                source: source.description, device: device, fileIndex: fileIndex
+            ))
     }
 }

@@ -18,6 +18,13 @@ extension RuleInput {
     public var claimedProfiles: ServiceProfiles { ServiceProfiles(rawValue: .max) }
 }
 
+/// Whether a rule of `profiles` (none: a rule of every message) has anything to judge in a
+/// message that claims `claimed`: what both engines ask before calling a rule.
+@inline(__always)
+private func applies(_ profiles: ServiceProfiles, _ claimed: ServiceProfiles) -> Bool {
+    profiles.isEmpty || claimed.intersects(profiles)
+}
+
 /// Runs one protocol's stateless rules: the only code that picks the enabled rules, calls
 /// them in registry order, and replays what message rules found in an earlier datagram with
 /// the same payload. Each worker thread has its own copy.
@@ -59,19 +66,13 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
         profilesWhenCut = enabledWhenCut.map { $0.rule.descriptor.profiles }
     }
 
-    /// Whether the rule of `profiles` has anything to judge in a message that claims `claimed`.
-    @inline(__always)
-    private static func applies(_ profiles: ServiceProfiles, _ claimed: ServiceProfiles) -> Bool {
-        profiles.isEmpty || claimed.intersects(profiles)
-    }
-
     /// Runs every enabled rule on `input` (on a truncated one, those that can judge it).
     public func run(_ input: Input, into sink: inout FindingSink) {
         let cut = input.isTruncated
         let rules = cut ? enabledWhenCut : enabled
         let of = cut ? profilesWhenCut : profiles
         let claimed = input.claimedProfiles
-        for k in rules.indices where Self.applies(of[k], claimed) {
+        for k in rules.indices where applies(of[k], claimed) {
             switch rules[k] {
             case .message(let r): r.check(input.view, into: &sink)
             case .datagram(let r): r.check(input, into: &sink)
@@ -83,7 +84,7 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// Only for a whole datagram: what was found in a truncated one is not worth keeping.
     public func run(_ input: Input, keeping kept: inout [Kept], into sink: inout FindingSink) {
         let claimed = input.claimedProfiles
-        for k in enabled.indices where Self.applies(profiles[k], claimed) {
+        for k in enabled.indices where applies(profiles[k], claimed) {
             switch enabled[k] {
             case .message(let r):
                 let before = sink.findings.count
@@ -109,7 +110,7 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
                     next += 1
                 }
             case .datagram(let r):
-                if Self.applies(profiles[k], claimed) { r.check(input, into: &sink) }
+                if applies(profiles[k], claimed) { r.check(input, into: &sink) }
             }
         }
     }
@@ -122,15 +123,12 @@ public struct SessionEngine<Event: SessionEvent> {
     private let rules: [any SessionRule<Event>.Type]
     /// The profiles each rule reads events of (`SessionRule.observedProfiles`; empty: all).
     private let profiles: [ServiceProfiles]
-    /// Every profile of any rule: an event that claims none of them skips the lot.
-    private let anyProfile: ServiceProfiles
     /// Everything the session has shown, and the rules' verdict rows.
     public private(set) var store = Event.Store()
 
     public init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID> = []) {
         rules = registered.filter { !disabled.contains($0.descriptor.id) }
         profiles = rules.map { $0.observedProfiles }
-        anyProfile = profiles.reduce(into: ServiceProfiles()) { $0.formUnion($1) }
     }
 
     public var isEmpty: Bool { rules.isEmpty }
@@ -154,8 +152,8 @@ public struct SessionEngine<Event: SessionEvent> {
     /// not copied: an SSDP event is close to a kilobyte), and `update` takes it so.
     public mutating func judge(_ event: inout Event, into out: inout SessionReports) {
         store.resolve(&event)
-        let claimed = anyProfile.isEmpty ? [] : event.claimedProfiles.intersection(anyProfile)
-        for k in rules.indices where profiles[k].isEmpty || claimed.intersects(profiles[k]) {
+        let claimed = event.claimedProfiles
+        for k in rules.indices where applies(profiles[k], claimed) {
             rules[k].judge(event, in: &store, into: &out)
         }
     }

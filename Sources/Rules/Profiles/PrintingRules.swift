@@ -89,24 +89,24 @@ enum PrintingTXT {
         return ASCII.equalsIgnoringCase(p, r.lowerBound..<(r.lowerBound + n), prefix)
     }
 
-    /// The comma-separated elements of `r` (empty ones kept), as ranges.
-    static func elements(_ p: [UInt8], _ r: Range<Int>) -> [Range<Int>] {
-        var out: [Range<Int>] = []
+    /// Calls `body` with each comma-separated element of `r` (empty ones included), in
+    /// order, until it returns false.
+    static func forEachElement(_ p: [UInt8], _ r: Range<Int>, _ body: (Range<Int>) -> Bool) {
         var start = r.lowerBound
-        var k = r.lowerBound
-        while k <= r.upperBound {
-            if k == r.upperBound || p[k] == 0x2C {
-                out.append(start..<k)
-                start = k &+ 1
-            }
-            k &+= 1
+        for k in r.lowerBound...r.upperBound where k == r.upperBound || p[k] == 0x2C {
+            guard body(start..<k) else { return }
+            start = k &+ 1
         }
-        return out
     }
 
     /// Whether the list `r` has the element `literal` (ASCII case-insensitively).
     static func lists(_ p: [UInt8], _ r: Range<Int>, _ literal: StaticString) -> Bool {
-        elements(p, r).contains { ASCII.equalsIgnoringCase(p, $0, literal) }
+        var found = false
+        forEachElement(p, r) { e in
+            found = ASCII.equalsIgnoringCase(p, e, literal)
+            return !found
+        }
+        return found
     }
 
     /// A MIME media type's form: `type/subtype`, each a non-empty token (RFC 6838 §4.2).
@@ -377,14 +377,12 @@ struct PrintPDLRule: InstanceRule {
         var pwgRaster = false
         var jpeg = false
         var octetStream = false
-        var start = v.lowerBound
-        for k in v.lowerBound...v.upperBound where k == v.upperBound || p[k] == 0x2C {
-            let e = start..<k
-            start = k &+ 1
+        PrintingTXT.forEachElement(p, v) { e in
             if bad == nil, !PrintingTXT.isMediaType(p, e) { bad = e }
-            if e.count == 16, ASCII.equalsIgnoringCase(p, e, "image/pwg-raster") { pwgRaster = true }
-            if e.count == 10, ASCII.equalsIgnoringCase(p, e, "image/jpeg") { jpeg = true }
-            if e.count == 24, ASCII.equalsIgnoringCase(p, e, "application/octet-stream") { octetStream = true }
+            if ASCII.equalsIgnoringCase(p, e, "image/pwg-raster") { pwgRaster = true }
+            if ASCII.equalsIgnoringCase(p, e, "image/jpeg") { jpeg = true }
+            if ASCII.equalsIgnoringCase(p, e, "application/octet-stream") { octetStream = true }
+            return true
         }
         if let bad {
             let shown = bad.isEmpty ? "an empty element" : "\(MDNSText.show(p[bad]))"

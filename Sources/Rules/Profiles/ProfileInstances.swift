@@ -65,12 +65,6 @@ extension ProfileInstance {
     /// Whether the instance's TXT has `key` in any case.
     public func hasTXTKey(_ key: StaticString, in m: MDNSMessageView) -> Bool { pair(key, in: m) != nil }
 
-    /// The TXT key as written when it matches `key` ignoring case: reports say `d` where `D`
-    /// is defined.
-    public func txtKeyAsWritten(_ key: StaticString, in m: MDNSMessageView) -> Range<Int>? {
-        pair(key, in: m).map { m.profileTXTPairs[$0].key }
-    }
-
     /// The first pair with key `key` (ignoring case).
     public func txtPair(_ key: StaticString, in m: MDNSMessageView) -> TXTPair? {
         pair(key, in: m).map { m.profileTXTPairs[$0] }
@@ -191,27 +185,19 @@ enum ProfileInstances {
 
     /// A TXT key's first `foldedBytes` bytes lower-cased, and its length in the top byte: equal
     /// for two keys equal ignoring case, and for no two shorter keys that differ.
-    static func fold(_ p: [UInt8], _ key: Range<Int>) -> UInt64 {
+    static func fold(_ p: [UInt8], _ key: Range<Int>) -> UInt64 { fold(p[key]) }
+
+    /// The fold of a key a rule names.
+    static func fold(_ key: StaticString) -> UInt64 { key.withUTF8Buffer { fold($0) } }
+
+    private static func fold<C: Collection<UInt8>>(_ key: C) -> UInt64 {
         var f = UInt64(min(key.count, 255)) << 56
         var shift: UInt64 = 0
-        for i in key.prefix(foldedBytes) {
-            f |= UInt64(ASCII.lower(p[i])) << shift
+        for byte in key.prefix(foldedBytes) {
+            f |= UInt64(ASCII.lower(byte)) << shift
             shift += 8
         }
         return f
-    }
-
-    /// The fold of a key a rule names.
-    static func fold(_ key: StaticString) -> UInt64 {
-        key.withUTF8Buffer { b in
-            var f = UInt64(min(b.count, 255)) << 56
-            var shift: UInt64 = 0
-            for byte in b.prefix(foldedBytes) {
-                f |= UInt64(ASCII.lower(byte)) << shift
-                shift += 8
-            }
-            return f
-        }
     }
 
     /// The profile a subtype label `sub` of service label `service` claims (`ServiceProfile
@@ -236,8 +222,8 @@ public protocol InstanceRule: MessageRule where Message == MDNSMessageView {
 
 extension InstanceRule {
     public static func check(_ message: MDNSMessageView, into out: inout FindingSink) {
+        // The engine calls it only for messages that claim one of its profiles.
         let applies = descriptor.profiles
-        guard message.claimedProfiles.intersects(applies) else { return }
         for instance in message.profileInstances {
             guard let profile = ServiceProfiles(rawValue: instance.profiles.rawValue & applies.rawValue).first else {
                 continue
