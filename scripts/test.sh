@@ -3,7 +3,7 @@
 # dependencies, checks the formatting (`swift format lint --strict`), checks the library
 # product (scripts/check-library.sh), then `swift test` (unit, rule, golden-file, CLI and, as root, live-capture
 # tests), then the tshark differential checks on ../shared/captures/public when present, then
-# a short run of every fuzz target (FUZZ_SECONDS each, default 25; 0 skips) so they cannot rot.
+# a short run of every fuzz target (FUZZ_SECONDS each, default 10; 0 skips) so they cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -20,6 +20,6 @@ if [ -d ../shared/captures/public ]; then
 else
     echo "skipped: the tshark differential checks on ../shared/captures/public (not beside this clone)"
 fi
-if [ "${FUZZ_SECONDS:-25}" != 0 ]; then
-    scripts/fuzz.sh all "${FUZZ_SECONDS:-25}"
+if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
+    scripts/fuzz.sh all "${FUZZ_SECONDS:-10}"
 fi
