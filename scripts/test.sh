@@ -20,6 +20,7 @@ if [ -d ../shared/captures/public ]; then
 else
     echo "skipped: the tshark differential checks on ../shared/captures/public (not beside this clone)"
 fi
-if [ "${FUZZ_SECONDS:-10}" != 0 ]; then
-    scripts/fuzz.sh all "${FUZZ_SECONDS:-10}"
+fuzz_seconds=${FUZZ_SECONDS:-10}
+if [ "$fuzz_seconds" != 0 ]; then
+    scripts/fuzz.sh all "$fuzz_seconds"
 fi
