@@ -303,10 +303,10 @@ package struct MessageWorker: BatchWorker {
         let usnUUID: ArraySlice<UInt8>?
         var alternatives: [(context: SSDPContext, findings: [Finding])] = []
         if let c = start.context {
-            usnUUID = ssdp(copy d, captured, c, fileIndex: fileIndex, holdingFindings: false, into: &out).usnUUID
+            usnUUID = ssdp(copy d, decoded, c, fileIndex: fileIndex, holdingFindings: false, into: &out).usnUUID
         } else {
             let first = ssdp(
-                copy d, captured, start.alternatives[0], fileIndex: fileIndex, holdingFindings: true, into: &out)
+                copy d, decoded, start.alternatives[0], fileIndex: fileIndex, holdingFindings: true, into: &out)
             usnUUID = first.usnUUID
             alternatives.append((start.alternatives[0], first.held))
             for c in start.alternatives.dropFirst() {
@@ -326,8 +326,8 @@ package struct MessageWorker: BatchWorker {
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = addressText(d.src)
         sink.buildsDetails = options.findingDetails
-        let captured = ssdpJudge.decode(d).message
-        _ = ssdpJudge.judge(d, captured, c, into: &sink)
+        let decoded = ssdpJudge.decode(d)
+        _ = ssdpJudge.judge(d, decoded, c, into: &sink)
         return sink.findings
     }
 
@@ -335,14 +335,14 @@ package struct MessageWorker: BatchWorker {
     /// `holdingFindings`, shows it alone and returns its findings (`held`, before the
     /// configuration's policy). Returns the UUID of its USN too.
     private mutating func ssdp(
-        _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, fileIndex: Int,
+        _ d: consuming Datagram, _ decoded: borrowing SSDPJudge.Decoded, _ c: borrowing SSDPContext, fileIndex: Int,
         holdingFindings: Bool, into out: inout BatchOutput
     ) -> (usnUUID: ArraySlice<UInt8>?, held: [Finding]) {
         let srcText = addressText(d.src)
         var sink = FindingSink(datagram: d, fileIndex: fileIndex)
         sink.sourceText = srcText
         sink.buildsDetails = options.findingDetails
-        let input = ssdpJudge.judge(d, captured, c, into: &sink)
+        let input = ssdpJudge.judge(d, decoded, c, into: &sink)
         let held = holdingFindings ? sink.takeFindings() : []
         if options.wantMessages {
             let record = SSDPRender.record(

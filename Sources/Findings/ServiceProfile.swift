@@ -24,9 +24,29 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
 
     public static func < (a: Self, b: Self) -> Bool { a.bit < b.bit }
 
-    /// The profile's bit in a `ServiceProfiles` set.
+    /// The profile's bit in a `ServiceProfiles` set: its place among the cases, in
+    /// declaration order (`allCases`), which a test checks.
     var bit: UInt32 {
-        UInt32(1) << UInt32(Self.ordered.firstIndex(of: self) ?? 0)
+        let place: UInt32 =
+            switch self {
+            case .matterCommissionable: 0
+            case .matterCommissioner: 1
+            case .matterOperational: 2
+            case .homeKit: 3
+            case .ippEverywhere: 4
+            case .airPrint: 5
+            case .bonjourPrinting: 6
+            case .cast: 7
+            case .airPlay: 8
+            case .raop: 9
+            case .spotifyConnect: 10
+            case .upnpMediaServer: 11
+            case .upnpMediaRenderer: 12
+            case .upnpIGD: 13
+            case .dial: 14
+            case .rokuECP: 15
+            }
+        return 1 << place
     }
 
     /// `allCases`, made once (the synthesized property builds a new array on every call).
@@ -75,16 +95,32 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
         return subtypes.first { ASCII.equalsIgnoringCase(b, b.indices, $0.sub) }?.profile
     }
 
-    /// The profile an SSDP notification or search target claims: a UPnP device type
-    /// (`urn:schemas-upnp-org:device:MediaServer:1`), DIAL's service type, Roku's `roku:ecp`.
-    public static func claimed(bySSDPType type: String) -> ServiceProfile? {
-        let t = type.lowercased()
-        if t.hasPrefix("urn:schemas-upnp-org:device:mediaserver:") { return .upnpMediaServer }
-        if t.hasPrefix("urn:schemas-upnp-org:device:mediarenderer:") { return .upnpMediaRenderer }
-        if t.hasPrefix("urn:schemas-upnp-org:device:internetgatewaydevice:") { return .upnpIGD }
-        if t.hasPrefix("urn:dial-multiscreen-org:service:dial:") { return .dial }
-        if t == "roku:ecp" { return .rokuECP }
+    /// The SSDP notification and search targets that claim a profile, case aside: a UPnP
+    /// device type or DIAL's service type of any version (`prefix`), Roku's `roku:ecp` whole.
+    private static let ssdpTypes: [(type: StaticString, prefix: Bool, profile: ServiceProfile)] = [
+        ("urn:schemas-upnp-org:device:mediaserver:", true, .upnpMediaServer),
+        ("urn:schemas-upnp-org:device:mediarenderer:", true, .upnpMediaRenderer),
+        ("urn:schemas-upnp-org:device:internetgatewaydevice:", true, .upnpIGD),
+        ("urn:dial-multiscreen-org:service:dial:", true, .dial),
+        ("roku:ecp", false, .rokuECP),
+    ]
+
+    /// The profile the SSDP notification or search target at `range` of `bytes` claims: a UPnP
+    /// device type (`urn:schemas-upnp-org:device:MediaServer:1`), DIAL's service type, Roku's
+    /// `roku:ecp`.
+    public static func claimed(bySSDPType bytes: [UInt8], _ range: Range<Int>) -> ServiceProfile? {
+        for t in ssdpTypes {
+            let n = t.type.utf8CodeUnitCount
+            guard t.prefix ? range.count >= n : range.count == n else { continue }
+            if ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + n), t.type) { return t.profile }
+        }
         return nil
+    }
+
+    /// `claimed(bySSDPType:_:)` of a target as text.
+    public static func claimed(bySSDPType type: String) -> ServiceProfile? {
+        let b = Array(type.utf8)
+        return claimed(bySSDPType: b, b.indices)
     }
 
     /// The profiles a DNS-SD instance claims by its service type (`_ipp._tcp`) and the

@@ -24,6 +24,8 @@ struct SSDPJudge: Sendable {
         var message: SSDPMessage
         var facts: SSDPRouter.Facts
         var payloadKey: UInt64
+        /// The service profiles the payload claims (`SSDPMessageView.claims`).
+        var claims: ServiceProfiles
         var judged: [(version: UPnPVersion, claimed: UPnPVersion?, kept: [RuleEngine<SSDPInput>.Kept])] = []
     }
 
@@ -43,18 +45,25 @@ struct SSDPJudge: Sendable {
         slot = table.slot(of: d.payload)
         if let known = table.value(at: slot, for: d.payload) { return known }
         let message = SSDPMessage(parsing: d.payload)
+        let facts = SSDPRouter.Facts(message)
+        // A NOTIFY's target (`facts.target`) is its NT.
+        let claims = SSDPMessageView.claims(
+            message.payload, st: facts.st, nt: message.kind == .notify ? facts.target : nil, usn: facts.usn,
+            among: engine.judgedProfiles)
         let decoded = Decoded(
-            message: message, facts: SSDPRouter.Facts(message),
-            payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) })
+            message: message, facts: facts,
+            payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }, claims: claims)
         table.store(decoded, payload: d.payload, at: slot)
         return decoded
     }
 
-    /// Judges `d`, whose whole payload `captured` decodes (`decode`, just before). The
+    /// Judges `d`, whose whole payload `decoded` decodes (`decode`, just before). The
     /// datagram and the message move into the input (each copy retains their arrays).
     mutating func judge(
-        _ d: consuming Datagram, _ captured: SSDPMessage, _ c: borrowing SSDPContext, into sink: inout FindingSink
+        _ d: consuming Datagram, _ decoded: borrowing Decoded, _ c: borrowing SSDPContext,
+        into sink: inout FindingSink
     ) -> SSDPInput {
+        let captured = decoded.message
         if c.deviceKey != 0 { sink.deviceKey = c.deviceKey }
         let input: SSDPInput
         if d.isTruncated {
@@ -63,14 +72,15 @@ struct SSDPJudge: Sendable {
             let complete = SSDPMessage(parsing: Array(d.payload[..<Self.endOfCompleteLines(d.payload)]))
             input = SSDPInput(
                 message: complete, datagram: d, version: c.version, claimedVersion: c.claimedVersion,
-                isCandidateResponse: c.isCandidateResponse, fromSearchPort: c.fromSearchPort, captured: captured)
+                isCandidateResponse: c.isCandidateResponse, fromSearchPort: c.fromSearchPort, captured: captured,
+                claimedProfiles: SSDPMessageView.claims(complete, among: engine.judgedProfiles))
             // A message cut inside its start line has nothing whole to judge.
             if !input.message.payload.isEmpty { engine.run(input, into: &sink) }
         } else {
             input = SSDPInput(
                 message: captured, datagram: d, version: c.version,
                 claimedVersion: c.claimedVersion, isCandidateResponse: c.isCandidateResponse,
-                fromSearchPort: c.fromSearchPort)
+                fromSearchPort: c.fromSearchPort, claimedProfiles: decoded.claims)
             judgeWhole(input, into: &sink)
         }
         // USN's UUID is looked up only when there are findings to carry it.

@@ -28,6 +28,11 @@ private func applies(_ profiles: ServiceProfiles, _ claimed: ServiceProfiles) ->
 /// Runs one protocol's stateless rules: the only code that picks the enabled rules, calls
 /// them in registry order, and replays what message rules found in an earlier datagram with
 /// the same payload. Each worker thread has its own copy.
+///
+/// The enabled rules are compiled once, at the start of the run, into the lists each kind of
+/// call walks (`Plan`): a message that claims no service profile (most of them) meets only the
+/// rules of every message, a truncated one only the rules that can judge a cut message, and a
+/// replay only the datagram rules, in their places among the kept findings.
 public struct RuleEngine<Input: RuleInput>: Sendable {
     /// A registered rule, by kind.
     public enum Entry: @unchecked Sendable {
@@ -44,36 +49,76 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     }
 
     /// A message rule's finding kept with its payload's decoding, with the rule's position
-    /// in `enabled` (findings are replayed in the same places among the others).
+    /// in the enabled rules (findings are replayed in the same places among the others).
     public struct Kept: Sendable {
         var position: Int
         var finding: Finding
     }
 
+    /// An enabled rule as the plans list it: its place among the enabled rules (registry
+    /// order), the rule, and its profiles (`RuleDescriptor.profiles`; empty for a rule of
+    /// every message).
+    struct Step: Sendable {
+        var position: Int
+        var entry: Entry
+        var profiles: ServiceProfiles
+    }
+
+    /// The steps one kind of call walks, in registry order: every one (for a message that
+    /// claims a profile, each step's profiles tested), and those of no profile (for one that
+    /// claims none).
+    struct Plan: Sendable {
+        var all: [Step]
+        var ofEveryMessage: [Step]
+
+        init(_ steps: [Step]) {
+            all = steps
+            ofEveryMessage = steps.filter { $0.profiles.isEmpty }
+        }
+
+        /// Runs `body` on each step that applies to a message claiming `claimed`.
+        @inline(__always)
+        func forEach(claiming claimed: ServiceProfiles, _ body: (Step) -> Void) {
+            if claimed.isEmpty {
+                for k in ofEveryMessage.indices { body(ofEveryMessage[k]) }
+            } else {
+                for k in all.indices where applies(all[k].profiles, claimed) { body(all[k]) }
+            }
+        }
+    }
+
     /// The registered rules that are not disabled, in registry order. Fixed for the run:
     /// kept findings always come from the same list.
     public let enabled: [Entry]
-    /// Each enabled rule's profiles (`RuleDescriptor.profiles`; empty for a rule of none).
-    private let profiles: [ServiceProfiles]
-    /// `enabled` without the rules that need the whole message, for truncated datagrams.
-    private let enabledWhenCut: [Entry]
-    private let profilesWhenCut: [ServiceProfiles]
+    /// The profiles the enabled rules are gated on (`RuleDescriptor.profiles`): a message's
+    /// claims matter only among them, and not at all when there are none.
+    public let judgedProfiles: ServiceProfiles
+    /// Every enabled rule; those that judge a truncated datagram (not `needsWholeMessage`);
+    /// the datagram rules, which a replay runs again.
+    private let whole: Plan
+    private let cut: Plan
+    private let datagramRules: Plan
 
     public init(_ registered: [Entry], disabled: Set<RuleID> = []) {
-        enabled = registered.filter { !disabled.contains($0.rule.descriptor.id) }
-        profiles = enabled.map { $0.rule.descriptor.profiles }
-        enabledWhenCut = enabled.filter { !$0.rule.needsWholeMessage }
-        profilesWhenCut = enabledWhenCut.map { $0.rule.descriptor.profiles }
+        let enabled = registered.filter { !disabled.contains($0.rule.descriptor.id) }
+        let steps = enabled.indices.map {
+            Step(position: $0, entry: enabled[$0], profiles: enabled[$0].rule.descriptor.profiles)
+        }
+        self.enabled = enabled
+        judgedProfiles = steps.reduce(into: ServiceProfiles()) { $0.formUnion($1.profiles) }
+        whole = Plan(steps)
+        cut = Plan(steps.filter { !$0.entry.rule.needsWholeMessage })
+        datagramRules = Plan(
+            steps.filter {
+                if case .datagram = $0.entry { true } else { false }
+            })
     }
 
     /// Runs every enabled rule on `input` (on a truncated one, those that can judge it).
     public func run(_ input: Input, into sink: inout FindingSink) {
-        let cut = input.isTruncated
-        let rules = cut ? enabledWhenCut : enabled
-        let of = cut ? profilesWhenCut : profiles
-        let claimed = input.claimedProfiles
-        for k in rules.indices where applies(of[k], claimed) {
-            switch rules[k] {
+        let plan = input.isTruncated ? cut : whole
+        plan.forEach(claiming: input.claimedProfiles) { step in
+            switch step.entry {
             case .message(let r): r.check(input.view, into: &sink)
             case .datagram(let r): r.check(input, into: &sink)
             }
@@ -83,13 +128,14 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// Runs every enabled rule on `input`, keeping what message rules found (for `replay`).
     /// Only for a whole datagram: what was found in a truncated one is not worth keeping.
     public func run(_ input: Input, keeping kept: inout [Kept], into sink: inout FindingSink) {
-        let claimed = input.claimedProfiles
-        for k in enabled.indices where applies(profiles[k], claimed) {
-            switch enabled[k] {
+        whole.forEach(claiming: input.claimedProfiles) { step in
+            switch step.entry {
             case .message(let r):
                 let before = sink.findings.count
                 r.check(input.view, into: &sink)
-                for f in before..<sink.findings.count { kept.append(Kept(position: k, finding: sink.findings[f])) }
+                for f in before..<sink.findings.count {
+                    kept.append(Kept(position: step.position, finding: sink.findings[f]))
+                }
             case .datagram(let r):
                 r.check(input, into: &sink)
             }
@@ -101,17 +147,16 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
     /// its place among the others.
     public func replay(_ kept: [Kept], on input: Input, into sink: inout FindingSink) {
         var next = 0
-        let claimed = input.claimedProfiles
-        for k in enabled.indices {
-            switch enabled[k] {
-            case .message:
-                while next < kept.count, kept[next].position == k {
-                    sink.repeatFinding(kept[next].finding)
-                    next += 1
-                }
-            case .datagram(let r):
-                if applies(profiles[k], claimed) { r.check(input, into: &sink) }
+        datagramRules.forEach(claiming: input.claimedProfiles) { step in
+            while next < kept.count, kept[next].position < step.position {
+                sink.repeatFinding(kept[next].finding)
+                next += 1
             }
+            if case .datagram(let r) = step.entry { r.check(input, into: &sink) }
+        }
+        while next < kept.count {
+            sink.repeatFinding(kept[next].finding)
+            next += 1
         }
     }
 }

@@ -36,10 +36,10 @@ struct PrintingName {
     var label: UInt64
 }
 
-extension ProfileInstance {
-    /// The printing service and instance-label key of the instance (nil for a name that is
-    /// not `<Instance>._ipp|_ipps|_printer|_pdl-datastream._tcp.<domain>`).
-    func printingName(in p: [UInt8]) -> PrintingName? {
+extension PrintingName {
+    /// The printing service and instance-label key of an instance's name (nil for a name that
+    /// is not `<Instance>._ipp|_ipps|_printer|_pdl-datastream._tcp.<domain>`).
+    static func of(_ name: DNSName, in p: [UInt8]) -> PrintingName? {
         var k = 0
         var key = ASCII.keySeed
         var service: PrintService? = nil
@@ -69,7 +69,9 @@ extension ProfileInstance {
         guard let service, tcp else { return nil }
         return PrintingName(service: service, label: key)
     }
+}
 
+extension ProfileInstance {
     /// The TXT record is there, is no goodbye, and holds a key: the content rules judge it.
     func hasJudgeableTXT(in m: MDNSMessageView) -> Bool {
         guard txt != nil, !txtIsGoodbye(in: m.records) else { return false }
@@ -237,7 +239,7 @@ struct PrintResourcePathRule: InstanceRule {
                 field: "TXT rp")
             return
         }
-        guard everywhere, instance.printingName(in: p)?.service != .printer else { return }
+        guard everywhere, instance.printing?.service != .printer else { return }
         let ok =
             ASCII.equalsIgnoringCase(p, v, "ipp/print")
             || (PrintingTXT.hasPrefix(p, v, "ipp/print/") && v.count > 10)
@@ -390,7 +392,7 @@ struct PrintPDLRule: InstanceRule {
                 Self.descriptor, severity: .error, "\(name()): pdl lists \(shown), not a MIME media type",
                 field: "TXT pdl")
         }
-        if instance.profiles.contains(.ippEverywhere), instance.printingName(in: p)?.service != .printer {
+        if instance.profiles.contains(.ippEverywhere), instance.printing?.service != .printer {
             if !pwgRaster {
                 out.report(
                     Self.descriptor, severity: .error,

@@ -22,16 +22,7 @@ extension ProfileInstance {
     /// `profile` (`_print` or `_universal`): its record index (a goodbye included).
     func claimPointer(_ profile: ServiceProfile, in m: MDNSMessageView) -> Int? {
         guard profiles.contains(profile) else { return nil }
-        let p = m.message.payload
-        for k in pointers(in: m) where m.records[k].dnssd.kind == .subtype {
-            guard let si = m.records[k].dnssd.serviceLabelIndex else { continue }
-            let labels = m.labelRanges(m.records[k].record.name)
-            guard si < labels.count, let first = labels.first,
-                ProfileInstances.subtypeClaim(p, first, labels[si]) == profile
-            else { continue }
-            return k
-        }
-        return nil
+        return m.profilePointers.first { $0.instance == index && $0.claim == profile }?.record
     }
 
     /// Whether this message has the instance's browse PTR (`_ipps._tcp` → it), TTL above 0.
@@ -77,7 +68,8 @@ struct PrintClaimJoin {
     var txtUntil: Timestamp? = nil
     /// What the rule found wrong in the TXT (its own bits; 0: nothing).
     var facts: UInt32 = 0
-    /// A digest of the TXT's RDATA, and of the one last judged with a live claim.
+    /// The TXT's RDATA identity (`RecordInfo.rdataKey`), and that of the one last judged with
+    /// a live claim.
     var digest: UInt64 = 0
     var judged: UInt64? = nil
     var last: Timestamp
@@ -92,11 +84,8 @@ struct PrintClaimJoin {
         let txt = instance.txt.map { m.records[$0] }
         let key = MDNSNameKey(instance.nameKey)
         guard pointer != nil || txt != nil else { return nil }
-        var digest: UInt64 = 0
-        if let t = txt, t.record.ttl > 0 {
-            digest = ASCII.keySeed
-            ASCII.addToKey(m.message.payload[t.record.rdata], &digest)
-        }
+        // The TXT's content, by the identity the decoding gave its RDATA (0: none live).
+        let digest = txt.map { $0.record.ttl > 0 ? $0.rdataKey : 0 } ?? 0
         let now = e.time
         return table.update(key, default: PrintClaimJoin(last: now), at: now, evicted: &evicted) { row in
             row.last = now
@@ -181,9 +170,8 @@ struct PrintRequiredKeysRule: SessionRule {
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let instances = e.printingInstances, let i = e.input else { return }
         let m = i.decoded
-        let p = m.message.payload
         for instance in instances where instance.profiles.contains(.bonjourPrinting) {
-            guard let name = instance.printingName(in: p), name.service == .ipp || name.service == .ipps else {
+            guard let name = instance.printing, name.service == .ipp || name.service == .ipps else {
                 continue
             }
             let due = PrintClaimJoin.observe(
@@ -243,7 +231,7 @@ struct AirPrintKeysRule: SessionRule {
         let m = i.decoded
         let p = m.message.payload
         for instance in instances where instance.profiles.contains(.bonjourPrinting) {
-            guard let name = instance.printingName(in: p), name.service == .ipp || name.service == .ipps else {
+            guard let name = instance.printing, name.service == .ipp || name.service == .ipps else {
                 continue
             }
             let due = PrintClaimJoin.observe(
@@ -344,7 +332,7 @@ struct IPPSSiblingRule: SessionRule {
         let m = i.decoded
         let p = m.message.payload
         for instance in instances where instance.profiles.contains(.bonjourPrinting) {
-            guard let name = instance.printingName(in: p), name.service == .ipp || name.service == .ipps,
+            guard let name = instance.printing, name.service == .ipp || name.service == .ipps,
                 instance.isLive(in: m)
             else { continue }
             let key = name.label
@@ -470,9 +458,8 @@ struct PrintIdentityRule: SessionRule {
     static func judge(_ e: MDNSEvent, in store: inout MDNSSessionStore, into out: inout SessionReports) {
         guard let instances = e.printingInstances, let i = e.input else { return }
         let m = i.decoded
-        let p = m.message.payload
         for instance in instances where instance.profiles.contains(.bonjourPrinting) {
-            guard let name = instance.printingName(in: p), name.service != .printer, instance.hasJudgeableTXT(in: m)
+            guard let name = instance.printing, name.service != .printer, instance.hasJudgeableTXT(in: m)
             else { continue }
             let now = Seen(
                 uuid: instance.valueKey("UUID", in: m), ty: instance.valueKey("ty", in: m),
@@ -562,7 +549,7 @@ struct LPDPlaceholderRule: SessionRule {
         let m = i.decoded
         let p = m.message.payload
         for instance in instances where instance.profiles.contains(.bonjourPrinting) {
-            guard let name = instance.printingName(in: p), name.service != .pdlDatastream, instance.isLive(in: m)
+            guard let name = instance.printing, name.service != .pdlDatastream, instance.isLive(in: m)
             else { continue }
             var placeholder = false
             if name.service == .printer {

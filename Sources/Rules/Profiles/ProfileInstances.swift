@@ -24,6 +24,9 @@ public struct ProfileInstance: Sendable {
     /// Its TXT's `key[=value]` strings, in order: a range of `MDNSMessageView.profileTXTPairs`
     /// (empty without a TXT).
     public var pairs: Range<Int> = 0..<0
+    /// For an instance that claims a printing profile: its printing service and label key, when
+    /// its name is a printer's (`PrintingName.of`), read once where the instance is found.
+    var printing: PrintingName? = nil
 
     /// One TXT character-string, split at its first `=`.
     public struct TXTPair: Sendable {
@@ -41,6 +44,9 @@ public struct ProfileInstance: Sendable {
 public struct ProfilePointer: Sendable {
     var instance: Int
     public var record: Int
+    /// The profile a subtype PTR lists the instance under (`_print._sub._ipp._tcp` → IPP
+    /// Everywhere, `ProfileInstances.subtypeClaim`); nil for a browse PTR or another subtype.
+    var claim: ServiceProfile? = nil
 }
 
 /// What `ProfileInstances.find` makes of a message, kept in its view.
@@ -167,14 +173,19 @@ enum ProfileInstances {
                 guard let si = r.dnssd.serviceLabelIndex, let profile = profile(p, labels: labels, serviceIndex: si)
                 else { continue }
                 let i = index(of: t.key, target, profile)
-                facts.pointers.append(ProfilePointer(instance: i, record: k))
+                var claim: ServiceProfile? = nil
                 if r.dnssd.kind == .subtype, let sub = labels.first, let claimed = subtypeClaim(p, sub, labels[si]) {
                     facts.instances[i].profiles.insert(claimed)
                     facts.claimed.insert(claimed)
+                    claim = claimed
                 }
+                facts.pointers.append(ProfilePointer(instance: i, record: k, claim: claim))
             default:
                 continue
             }
+        }
+        for k in facts.instances.indices where facts.instances[k].profiles.intersects(.printing) {
+            facts.instances[k].printing = PrintingName.of(facts.instances[k].name, in: p)
         }
         return facts
     }

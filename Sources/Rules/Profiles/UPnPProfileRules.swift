@@ -505,16 +505,6 @@ struct DIALSearchResponseRule: MessageRule {
     }
 }
 
-/// Whether a message is DIAL's: its ST or NT is the DIAL service type, or its USN ends with it.
-private func isDIAL(_ i: SSDPMessageView) -> Bool {
-    if let st = i.message.value(.st), equals(st, DIAL.serviceBytes) { return true }
-    if let nt = i.message.value(.nt), equals(nt, DIAL.serviceBytes) { return true }
-    if let usn = i.message.value(.usn), usn.count > DIAL.serviceBytes.count {
-        return equals(usn.suffix(DIAL.serviceBytes.count), DIAL.serviceBytes)
-    }
-    return false
-}
-
 /// PROF-508: DIAL's WAKEUP header is `MAC=<MAC>;Timeout=<seconds>`.
 struct DIALWakeupRule: MessageRule {
     static let descriptor = RuleDescriptor.profile(
@@ -535,7 +525,7 @@ struct DIALWakeupRule: MessageRule {
         ])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
-        guard i.kind != .mSearch, let v = i.message.value(.wakeup), isDIAL(i) else { return }
+        guard i.kind != .mSearch, i.claimedProfiles.contains(.dial), let v = i.message.value(.wakeup) else { return }
         guard !isWellFormed(v) else { return }
         out.profile = .dial
         out.report(

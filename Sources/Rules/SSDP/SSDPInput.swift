@@ -14,11 +14,45 @@ public class SSDPMessageView: @unchecked Sendable {
     public let version: UPnPVersion
     /// Whether the version came from the message itself (else it was inherited or defaulted).
     public let claimedVersion: UPnPVersion?
+    /// The service profiles the message claims (`claims(_:)`): the engine runs a profile
+    /// rule of others only where its descriptor's profiles meet them.
+    public let claimedProfiles: ServiceProfiles
 
-    init(message: SSDPMessage, version: UPnPVersion, claimedVersion: UPnPVersion?) {
+    init(message: SSDPMessage, version: UPnPVersion, claimedVersion: UPnPVersion?, claimedProfiles: ServiceProfiles) {
         self.message = message
         self.version = version
         self.claimedVersion = claimedVersion
+        self.claimedProfiles = claimedProfiles
+    }
+
+    /// The profiles an SSDP message claims, from its bytes alone (a fact of the payload, kept
+    /// with its decoding): those its ST, a NOTIFY's NT, or its USN's type after `::` claim
+    /// (`ServiceProfile.claimed(bySSDPType:_:)`), among `judged` (the profiles the enabled
+    /// rules are gated on). `st`, `nt` and `usn` are where those values are in `payload`.
+    public static func claims(
+        _ payload: [UInt8], st: Range<Int>?, nt: Range<Int>?, usn: Range<Int>?, among judged: ServiceProfiles
+    ) -> ServiceProfiles {
+        var claimed = ServiceProfiles()
+        guard !judged.isEmpty else { return claimed }
+        func claim(_ range: Range<Int>?) {
+            guard let r = range, r.upperBound <= payload.count,
+                let p = ServiceProfile.claimed(bySSDPType: payload, r), judged.contains(p)
+            else { return }
+            claimed.insert(p)
+        }
+        claim(st)
+        claim(nt)
+        if let u = usn, u.upperBound <= payload.count, let type = SSDPSyntax.suffix(ofUSN: payload[u]) {
+            claim(type.startIndex..<type.endIndex)
+        }
+        return claimed
+    }
+
+    /// `claims(_:st:nt:usn:)` of a decoded message.
+    public static func claims(_ m: SSDPMessage, among judged: ServiceProfiles) -> ServiceProfiles {
+        claims(
+            m.payload, st: m.first(.st)?.valueRange, nt: m.kind == .notify ? m.first(.nt)?.valueRange : nil,
+            usn: m.first(.usn)?.valueRange, among: judged)
     }
 
     public var atLeast11: Bool { version >= .v1_1 }
@@ -44,13 +78,16 @@ public final class SSDPInput: SSDPMessageView, RuleInput, @unchecked Sendable {
 
     public init(
         message: SSDPMessage, datagram: Datagram, version: UPnPVersion, claimedVersion: UPnPVersion?,
-        isCandidateResponse: Bool, fromSearchPort: Bool = false, captured: SSDPMessage? = nil
+        isCandidateResponse: Bool, fromSearchPort: Bool = false, captured: SSDPMessage? = nil,
+        claimedProfiles: ServiceProfiles
     ) {
         self.datagram = datagram
         self.isCandidateResponse = isCandidateResponse
         self.fromSearchPort = fromSearchPort
         self.captured = captured
-        super.init(message: message, version: version, claimedVersion: claimedVersion)
+        super.init(
+            message: message, version: version, claimedVersion: claimedVersion,
+            claimedProfiles: claimedProfiles)
     }
 
     /// What message rules see.
