@@ -3,7 +3,9 @@
 # dependencies, checks the formatting (`swift format lint --strict`), checks the library
 # product (scripts/check-library.sh), then `swift test` (unit, rule, golden-file, CLI and, as root, live-capture
 # tests), then the tshark differential checks on ../shared/captures/public when present, then
-# a short run of every fuzz target (FUZZ_SECONDS each, default 10; 0 skips) so they cannot rot.
+# a short run of every fuzz target (FUZZ_SECONDS each, default 10; 0 skips) so they cannot rot,
+# built in debug (FUZZ_CONFIG, default debug here: the build is half the release one's time,
+# and a 10 s run is a guard against rot, not a search; long runs use scripts/fuzz.sh's release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
@@ -22,5 +24,5 @@ else
 fi
 fuzz_seconds=${FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" != 0 ]; then
-    scripts/fuzz.sh all "$fuzz_seconds"
+    FUZZ_CONFIG=${FUZZ_CONFIG:-debug} scripts/fuzz.sh all "$fuzz_seconds"
 fi
