@@ -95,7 +95,8 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
         return subtypes.first { ASCII.equalsIgnoringCase(b, b.indices, $0.sub) }?.profile
     }
 
-    /// The SSDP notification and search targets that claim a profile, case aside: a UPnP
+    /// The SSDP notification and search targets that claim a profile (lower case, compared
+    /// case aside): a UPnP
     /// device type or DIAL's service type of any version (`prefix`), Roku's `roku:ecp` whole.
     private static let ssdpTypes: [(type: StaticString, prefix: Bool, profile: ServiceProfile)] = [
         ("urn:schemas-upnp-org:device:mediaserver:", true, .upnpMediaServer),
@@ -109,12 +110,28 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
     /// device type (`urn:schemas-upnp-org:device:MediaServer:1`), DIAL's service type, Roku's
     /// `roku:ecp`.
     public static func claimed(bySSDPType bytes: [UInt8], _ range: Range<Int>) -> ServiceProfile? {
+        guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
         for t in ssdpTypes {
             let n = t.type.utf8CodeUnitCount
             guard t.prefix ? range.count >= n : range.count == n else { continue }
-            if ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + n), t.type) { return t.profile }
+            if matchesFromEnd(bytes, at: range.lowerBound, t.type) { return t.profile }
         }
         return nil
+    }
+
+    /// Whether `bytes` at `start` begin with `literal` (lower-case), ignoring case; compared
+    /// from the literal's end, where the targets differ (`…:device:MediaServer:` from
+    /// `…:service:…`), so that a target of another type is told apart at its first or second
+    /// byte. `bytes` holds `start + literal`'s length.
+    private static func matchesFromEnd(_ bytes: [UInt8], at start: Int, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { t in
+            var k = t.count
+            while k > 0 {
+                k -= 1
+                if ASCII.lower(bytes[start + k]) != t[k] { return false }
+            }
+            return true
+        }
     }
 
     /// `claimed(bySSDPType:_:)` of a target as text.

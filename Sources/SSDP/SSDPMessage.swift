@@ -499,6 +499,17 @@ public enum SSDPSyntax {
         return rest
     }
 
+    /// `uuid(inUSN:)` and `suffix(ofUSN:)` of one USN, from one scan for its first `::`.
+    public static func split(usn: ArraySlice<UInt8>) -> (uuid: ArraySlice<UInt8>?, type: ArraySlice<UInt8>?) {
+        let d = firstDoubleColon(usn)
+        let type = d.map { usn[($0 + 2)..<usn.endIndex] }
+        guard hasPrefix(usn, "uuid:", caseInsensitive: true) else { return (nil, type) }
+        let rest = usn.dropFirst(5)
+        guard let d else { return (rest, type) }
+        // The USN's first `::` is its rest's first unless it is the one of `uuid::`.
+        return (d >= rest.startIndex ? rest[rest.startIndex..<d] : uuid(inUSN: usn), type)
+    }
+
     public static func suffix(ofUSN usn: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard let r = firstDoubleColon(usn) else { return nil }
         return usn[(r + 2)..<usn.endIndex]

@@ -42,6 +42,22 @@ import Testing
         #expect(ServiceProfile.claimed(bySSDPType: "urn:schemas-upnp-org:device:MediaServer:1") == .upnpMediaServer)
     }
 
+    /// USN's type is judged apart from the target, not only when it repeats it; the claim of a
+    /// target is read from its end, so targets that share a prefix are told apart.
+    @Test func usnTypeClaimsWhereTheTargetDoesNot() {
+        let all = ServiceProfiles(.upnpMediaServer, .upnpMediaRenderer, .upnpIGD, .dial, .rokuECP)
+        #expect(
+            claims(
+                "NOTIFY * HTTP/1.1", "NT: urn:schemas-upnp-org:device:MediaRenderer:1", "USN: uuid:1::\(dial)",
+                among: all) == ServiceProfiles(.upnpMediaRenderer, .dial))
+        #expect(
+            claims("NOTIFY * HTTP/1.1", "NT: \(dial)", "USN: uuid:1::\(dial)", among: all) == ServiceProfiles(.dial))
+        #expect(ServiceProfile.claimed(bySSDPType: "urn:schemas-upnp-org:device:MediaRenderer:2") == .upnpMediaRenderer)
+        #expect(ServiceProfile.claimed(bySSDPType: "urn:schemas-upnp-org:service:MediaServer:1") == nil)
+        #expect(ServiceProfile.claimed(bySSDPType: "urn:schemas-upnp-org:device:MediaServer") == nil)
+        #expect(ServiceProfile.claimed(bySSDPType: "ROKU:ECP") == .rokuECP)
+    }
+
     @Test func rokuIsClaimedByItsSearchTargetOrNotificationType() {
         #expect(
             claims("HTTP/1.1 200 OK", "ST: roku:ecp", "USN: uuid:roku:ecp:P0A070000007") == ServiceProfiles(.rokuECP))

@@ -20,6 +20,21 @@ private let notify = Array(
         #expect(m.anomalies.isEmpty)
     }
 
+    /// The one-scan split of a USN (what the decoding's facts keep) reads its UUID and type as
+    /// `uuid(inUSN:)` and `suffix(ofUSN:)` do, `uuid::` and a USN without `uuid:` included.
+    @Test func splittingAUSNAgreesWithReadingItsUUIDAndTypeApart() {
+        let usns = [
+            "uuid:4d69::upnp:rootdevice", "uuid:4d69", "UUID:4d69::urn:x:device:y:1", "uuid::abc", "uuid::abc::def",
+            "uuid:::x", "abc::def", "abc", "uuid:", "uuid:a::", "::", "uuid:a:b::c::d",
+        ]
+        for text in usns {
+            let usn = ArraySlice(Array(text.utf8))
+            let parts = SSDPSyntax.split(usn: usn)
+            #expect(parts.uuid.map { Array($0) } == SSDPSyntax.uuid(inUSN: usn).map { Array($0) }, "\(text)")
+            #expect(parts.type.map { Array($0) } == SSDPSyntax.suffix(ofUSN: usn).map { Array($0) }, "\(text)")
+        }
+    }
+
     /// The sub-kind comes from the first NTS, exactly as written; only a NOTIFY has one.
     @Test func notificationSubtypeIsReadFromTheFirstNTS() {
         let cases: [(String, SSDPMessage.NotificationSubtype?)] = [

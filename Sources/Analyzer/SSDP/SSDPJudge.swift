@@ -48,7 +48,7 @@ struct SSDPJudge: Sendable {
         let facts = SSDPRouter.Facts(message)
         // A NOTIFY's target (`facts.target`) is its NT.
         let claims = SSDPMessageView.claims(
-            message.payload, st: facts.st, nt: message.kind == .notify ? facts.target : nil, usn: facts.usn,
+            message.payload, st: facts.st, nt: message.kind == .notify ? facts.target : nil, usnType: facts.usnType,
             among: engine.judgedProfiles)
         let decoded = Decoded(
             message: message, facts: facts,

@@ -23,6 +23,8 @@ enum SSDPRouter {
         var st: Range<Int>?
         var location: Range<Int>?
         var usn: Range<Int>?
+        /// Where USN's type (after its first `::`) is.
+        var usnType: Range<Int>?
         /// SERVER's (USER-AGENT's for an M-SEARCH) and NT's (ST's) values.
         var server: Range<Int>?
         var target: Range<Int>?
@@ -43,7 +45,9 @@ enum SSDPRouter {
             var f = SSDPFacts()
             if let usn = m.value(.usn) {
                 f.usnKey = SSDPFacts.key(usn, foldingCase: true)
-                f.uuidKey = SSDPSyntax.uuid(inUSN: usn).map { SSDPFacts.key($0, foldingCase: true) }
+                let parts = SSDPSyntax.split(usn: usn)
+                f.uuidKey = parts.uuid.map { SSDPFacts.key($0, foldingCase: true) }
+                usnType = parts.type.map { $0.startIndex..<$0.endIndex }
             }
             // The decoding's reading of NTS; a NOTIFY without one has none here.
             if m.has(.nts) {

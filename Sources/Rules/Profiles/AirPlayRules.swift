@@ -16,15 +16,16 @@ enum AirPlay {
     /// A features value (`features`, `ft`): one or two comma-separated `0x` words of at most
     /// 32 bits, low word first, as one 64-bit value, and how many words were written.
     static func features(_ p: [UInt8], _ r: Range<Int>) -> (value: UInt64, words: Int)? {
-        var words: [UInt64] = []
-        words.reserveCapacity(2)
+        var value: UInt64 = 0
+        var words = 0
         let ok = AppTXT.isList(p, r) { item in
-            guard words.count < 2, let w = AppTXT.prefixedHex(p, item, maxDigits: 8) else { return false }
-            words.append(w)
+            guard words < 2, let w = AppTXT.prefixedHex(p, item, maxDigits: 8) else { return false }
+            value |= w << (32 * UInt64(words))
+            words += 1
             return true
         }
-        guard ok, let low = words.first else { return nil }
-        return (low | (words.count > 1 ? words[1] << 32 : 0), words.count)
+        guard ok, words > 0 else { return nil }
+        return (value, words)
     }
 
     /// A features value as shairport-sync writes it (`0x<low>,0x<high>`).

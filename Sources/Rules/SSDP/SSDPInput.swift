@@ -28,31 +28,33 @@ public class SSDPMessageView: @unchecked Sendable {
     /// The profiles an SSDP message claims, from its bytes alone (a fact of the payload, kept
     /// with its decoding): those its ST, a NOTIFY's NT, or its USN's type after `::` claim
     /// (`ServiceProfile.claimed(bySSDPType:_:)`), among `judged` (the profiles the enabled
-    /// rules are gated on). `st`, `nt` and `usn` are where those values are in `payload`.
+    /// rules are gated on). `st`, `nt` and `usnType` are where those values are in `payload`.
     public static func claims(
-        _ payload: [UInt8], st: Range<Int>?, nt: Range<Int>?, usn: Range<Int>?, among judged: ServiceProfiles
+        _ payload: [UInt8], st: Range<Int>?, nt: Range<Int>?, usnType: Range<Int>?, among judged: ServiceProfiles
     ) -> ServiceProfiles {
         var claimed = ServiceProfiles()
         guard !judged.isEmpty else { return claimed }
+        func valid(_ range: Range<Int>?) -> Range<Int>? {
+            range.flatMap { $0.lowerBound >= 0 && $0.upperBound <= payload.count ? $0 : nil }
+        }
         func claim(_ range: Range<Int>?) {
-            guard let r = range, r.upperBound <= payload.count,
-                let p = ServiceProfile.claimed(bySSDPType: payload, r), judged.contains(p)
-            else { return }
+            guard let r = range, let p = ServiceProfile.claimed(bySSDPType: payload, r), judged.contains(p) else {
+                return
+            }
             claimed.insert(p)
         }
-        claim(st)
-        claim(nt)
-        if let u = usn, u.upperBound <= payload.count, let type = SSDPSyntax.suffix(ofUSN: payload[u]) {
-            claim(type.startIndex..<type.endIndex)
-        }
+        claim(valid(st))
+        claim(valid(nt))
+        claim(valid(usnType))
         return claimed
     }
 
-    /// `claims(_:st:nt:usn:)` of a decoded message.
+    /// `claims(_:st:nt:usnType:)` of a decoded message.
     public static func claims(_ m: SSDPMessage, among judged: ServiceProfiles) -> ServiceProfiles {
-        claims(
+        let type = m.usnType
+        return claims(
             m.payload, st: m.first(.st)?.valueRange, nt: m.kind == .notify ? m.first(.nt)?.valueRange : nil,
-            usn: m.first(.usn)?.valueRange, among: judged)
+            usnType: type.map { $0.startIndex..<$0.endIndex }, among: judged)
     }
 
     public var atLeast11: Bool { version >= .v1_1 }
