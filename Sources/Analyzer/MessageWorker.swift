@@ -68,7 +68,20 @@ package struct BatchOutput: Sendable {
     /// mDNS findings that name no host (a probe, a query, a session rule's finding on a
     /// message that speaks for no host), by their source address: the inventory counts them
     /// for the one host whose addresses include it (`InventoryBuilder.addMDNS`).
-    var addressFindings: [(source: String, severity: Severity)] = []
+    /// A message's findings from one source are one entry (`count(bySource:_:)`).
+    var addressFindings: [(source: String, counts: SeverityCounts)] = []
+    /// Counts a finding of `severity` by its source address (`addressFindings`): into the last
+    /// entry when it has the same source, as a message's findings do.
+    mutating func count(bySource source: String, _ severity: Severity) {
+        if let last = addressFindings.indices.last, addressFindings[last].source == source {
+            addressFindings[last].counts.add(severity)
+        } else {
+            var c = SeverityCounts()
+            c.add(severity)
+            addressFindings.append((source, c))
+        }
+    }
+
     /// Stateful and end-of-input mDNS findings by their host's key, with their message: the
     /// inventory counts a service's findings from those that name its instance.
     var hostFindingTexts: [(key: UInt64, message: String, severity: Severity)] = []
@@ -177,7 +190,7 @@ struct FindingTally: Sendable {
     }
 
     private mutating func add(_ e: Entry) {
-        for k in entries.indices where entries[k].rule == e.rule && entries[k].severity == e.severity {
+        for k in entries.indices where entries[k].severity == e.severity && entries[k].rule == e.rule {
             entries[k].count += e.count
             if (e.first, e.firstIndex) < (entries[k].first, entries[k].firstIndex) {
                 entries[k].first = e.first
@@ -466,7 +479,7 @@ package struct MessageWorker: BatchWorker {
                 out.deviceFindings.append((key, c))
                 if f.profileInstance == 0 { out.hostFindingTexts.append((key, f.message, f.severity)) }
             } else if f.device == nil, f.isMDNS {
-                out.addressFindings.append((f.source, f.severity))
+                out.count(bySource: f.source, f.severity)
             }
         }
         if renders, findings.contains(where: \.atEnd) {
@@ -526,7 +539,7 @@ package struct MessageWorker: BatchWorker {
         var c = SeverityCounts()
         for k in findings.indices where !findings[k].baselined {
             if findings[k].profileInstance != 0 || (device == 0 && findings[k].isMDNS) {
-                out.addressFindings.append((findings[k].source, findings[k].severity))
+                out.count(bySource: findings[k].source, findings[k].severity)
             } else if device != 0 {
                 c.add(findings[k].severity)
             }

@@ -67,7 +67,7 @@ struct ResultEmitter {
         }
         for a in r.addressFindings
         where addressFindings.count < Self.maxDeviceFindings || addressFindings[a.source] != nil {
-            addressFindings[a.source, default: SeverityCounts()].add(a.severity)
+            addressFindings[a.source, default: SeverityCounts()].add(a.counts)
         }
         for t in r.hostFindingTexts
         where hostFindingTexts.count < Self.maxDeviceFindings || hostFindingTexts[t.key] != nil {
