@@ -95,9 +95,9 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
         return subtypes.first { ASCII.equalsIgnoringCase(b, b.indices, $0.sub) }?.profile
     }
 
-    /// The SSDP notification and search targets that claim a profile (lower case, compared
-    /// case aside): a UPnP
-    /// device type or DIAL's service type of any version (`prefix`), Roku's `roku:ecp` whole.
+    /// The SSDP notification and search targets that claim a profile, written in lower case
+    /// and compared case aside: a UPnP device type or DIAL's service type of any version
+    /// (`prefix`), Roku's `roku:ecp` whole.
     private static let ssdpTypes: [(type: StaticString, prefix: Bool, profile: ServiceProfile)] = [
         ("urn:schemas-upnp-org:device:mediaserver:", true, .upnpMediaServer),
         ("urn:schemas-upnp-org:device:mediarenderer:", true, .upnpMediaRenderer),

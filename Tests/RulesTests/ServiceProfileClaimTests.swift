@@ -56,6 +56,9 @@ import Testing
         #expect(ServiceProfile.claimed(bySSDPType: "urn:schemas-upnp-org:service:MediaServer:1") == nil)
         #expect(ServiceProfile.claimed(bySSDPType: "urn:schemas-upnp-org:device:MediaServer") == nil)
         #expect(ServiceProfile.claimed(bySSDPType: "ROKU:ECP") == .rokuECP)
+        #expect(ServiceProfile.claimed(bySSDPType: "URN:Schemas-UPnP-Org:Device:InternetGatewayDevice:2") == .upnpIGD)
+        // A target outside the bytes claims nothing.
+        #expect(ServiceProfile.claimed(bySSDPType: Array("roku:ecp".utf8), 1..<9) == nil)
     }
 
     @Test func rokuIsClaimedByItsSearchTargetOrNotificationType() {

@@ -34,18 +34,16 @@ public class SSDPMessageView: @unchecked Sendable {
     ) -> ServiceProfiles {
         var claimed = ServiceProfiles()
         guard !judged.isEmpty else { return claimed }
-        func valid(_ range: Range<Int>?) -> Range<Int>? {
-            range.flatMap { $0.lowerBound >= 0 && $0.upperBound <= payload.count ? $0 : nil }
-        }
+        // `claimed(bySSDPType:_:)` claims nothing for a range outside `payload`.
         func claim(_ range: Range<Int>?) {
             guard let r = range, let p = ServiceProfile.claimed(bySSDPType: payload, r), judged.contains(p) else {
                 return
             }
             claimed.insert(p)
         }
-        claim(valid(st))
-        claim(valid(nt))
-        claim(valid(usnType))
+        claim(st)
+        claim(nt)
+        claim(usnType)
         return claimed
     }
 
