@@ -108,30 +108,18 @@ public enum ServiceProfile: String, CaseIterable, Sendable, Hashable, Codable, C
 
     /// The profile the SSDP notification or search target at `range` of `bytes` claims: a UPnP
     /// device type (`urn:schemas-upnp-org:device:MediaServer:1`), DIAL's service type, Roku's
-    /// `roku:ecp`.
-    public static func claimed(bySSDPType bytes: [UInt8], _ range: Range<Int>) -> ServiceProfile? {
+    /// `roku:ecp`. Only the profiles `among` are looked for (every one by default): a run
+    /// whose rules judge DIAL compares no target with the UPnP device types.
+    public static func claimed(
+        bySSDPType bytes: [UInt8], _ range: Range<Int>, among: ServiceProfiles = ServiceProfiles(rawValue: .max)
+    ) -> ServiceProfile? {
         guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
-        for t in ssdpTypes {
+        for t in ssdpTypes where among.contains(t.profile) {
             let n = t.type.utf8CodeUnitCount
             guard t.prefix ? range.count >= n : range.count == n else { continue }
-            if matchesFromEnd(bytes, at: range.lowerBound, t.type) { return t.profile }
+            if ASCII.equalsIgnoringCase(bytes, range.lowerBound..<(range.lowerBound + n), t.type) { return t.profile }
         }
         return nil
-    }
-
-    /// Whether `bytes` at `start` begin with `literal` (lower-case), ignoring case; compared
-    /// from the literal's end, where the targets differ (`…:device:MediaServer:` from
-    /// `…:service:…`), so that a target of another type is told apart at its first or second
-    /// byte. `bytes` holds `start + literal`'s length.
-    private static func matchesFromEnd(_ bytes: [UInt8], at start: Int, _ literal: StaticString) -> Bool {
-        literal.withUTF8Buffer { t in
-            var k = t.count
-            while k > 0 {
-                k -= 1
-                if ASCII.lower(bytes[start + k]) != t[k] { return false }
-            }
-            return true
-        }
     }
 
     /// `claimed(bySSDPType:_:)` of a target as text.

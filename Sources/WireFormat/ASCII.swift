@@ -114,15 +114,66 @@ public enum ASCII {
     /// Case-insensitive equality of `bytes[range]` with a literal, without making a slice.
     @inlinable
     public static func equalsIgnoringCase(_ bytes: [UInt8], _ range: Range<Int>, _ literal: StaticString) -> Bool {
-        let n = literal.utf8CodeUnitCount
-        guard range.count == n, range.lowerBound >= 0, range.upperBound <= bytes.count else { return false }
-        let t = literal.utf8Start
-        var k = 0
-        while k < n {
-            if lower(bytes[range.lowerBound + k]) != lower(t[k]) { return false }
-            k += 1
+        guard range.count == literal.utf8CodeUnitCount, range.lowerBound >= 0, range.upperBound <= bytes.count else {
+            return false
         }
-        return true
+        let n = literal.utf8CodeUnitCount
+        guard n >= 8 else {
+            // Shorter than a word: byte by byte, without borrowing the storage.
+            let t = literal.utf8Start
+            for k in 0..<n where lower(bytes[range.lowerBound &+ k]) != lower(t[k]) { return false }
+            return true
+        }
+        return bytes.withUnsafeBytes { equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: $0[range]), literal) }
+    }
+
+    /// Case-insensitive equality of a slice with a literal.
+    @inlinable
+    public static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        return bytes.withUnsafeBytes { equalsIgnoringCase($0, literal) }
+    }
+
+    /// Case-insensitive equality of `u` with a literal, eight bytes at a time
+    /// (`lowered(word:)`): the comparison behind the two above, which the profile rules make
+    /// for service types, media types and TXT values on every message that claims a profile
+    /// (Benchmarks/README.md, "The profile rules' checks, #53"). The one place that reads bytes
+    /// for it through a pointer; `u` and the literal are read within their counts.
+    @usableFromInline
+    static func equalsIgnoringCase(_ u: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        let n = u.count
+        guard n == literal.utf8CodeUnitCount else { return false }
+        guard n > 0, let a = u.baseAddress else { return true }
+        let b = UnsafeRawPointer(literal.utf8Start)
+        guard n >= 8 else {
+            for k in 0..<n
+            where lower(a.load(fromByteOffset: k, as: UInt8.self)) != lower(b.load(fromByteOffset: k, as: UInt8.self)) {
+                return false
+            }
+            return true
+        }
+        func same(at offset: Int) -> Bool {
+            lowered(word: a.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                == lowered(word: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        var k = 0
+        while k &+ 8 <= n {
+            guard same(at: k) else { return false }
+            k &+= 8
+        }
+        // The last bytes as the word ending there (overlapping bytes already compared).
+        return k == n || same(at: n &- 8)
+    }
+
+    /// The eight bytes of `w` with their ASCII upper-case letters lowered (others unchanged):
+    /// a byte's low seven bits plus 0x3F reach bit 7 from `A` (0x41) on, plus 0x25 from past
+    /// `Z` (0x5B) on; neither sum carries into the next byte, and bytes ≥ 0x80 are left out.
+    @inlinable @inline(__always)
+    static func lowered(word w: UInt64) -> UInt64 {
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let low7 = w & ~highs
+        let upper = (low7 &+ 0x3F3F_3F3F_3F3F_3F3F) & ~(low7 &+ 0x2525_2525_2525_2525) & ~w & highs
+        return w | (upper &>> 2)
     }
 
     /// Case-insensitive equality of two ranges of the same bytes, without making slices.

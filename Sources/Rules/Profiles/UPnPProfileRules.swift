@@ -383,8 +383,8 @@ struct IGDRootRecommendationsRule: DescriptionRule {
 
 /// DIAL's service and device type URNs.
 enum DIAL {
-    static let service = "urn:dial-multiscreen-org:service:dial:1"
-    static let serviceBytes = Array(service.utf8)
+    static let serviceType: StaticString = "urn:dial-multiscreen-org:service:dial:1"
+    static let service = serviceType.description
     static let deviceType = "urn:dial-multiscreen-org:device:dial:1"
 }
 
@@ -455,7 +455,10 @@ struct DIALApplicationURLRule: DescriptionRule {
 // MARK: - Search responses and announcements (SSDP, stateless)
 
 /// Whether `v` is `literal` (ASCII case-insensitively).
-private func equals(_ v: ArraySlice<UInt8>, _ literal: [UInt8]) -> Bool { ASCII.equalsIgnoringCase(v, literal) }
+/// ASCII case-insensitive equality of a header value with a target literal.
+private func equals(_ v: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
+    ASCII.equalsIgnoringCase(v, literal)
+}
 
 /// The DIAL search-response headers of the examples.
 let dialResponse = response11.setting("ST", DIAL.service).setting(
@@ -484,13 +487,13 @@ struct DIALSearchResponseRule: MessageRule {
         nonTriggering: [RuleExample([response(ssdp(okLine, dialResponse))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
-        guard i.kind == .response, let st = i.message.value(.st), equals(st, DIAL.serviceBytes) else { return }
+        guard i.kind == .response, let st = i.message.value(.st), equals(st, DIAL.serviceType) else { return }
         out.profile = .dial
         defer { out.profile = nil }
         let usn = i.message.value(.usn)
         let uuid = usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }
         let suffix = usn.flatMap { SSDPSyntax.suffix(ofUSN: $0) }
-        if uuid?.isEmpty ?? true || !(suffix.map { equals($0, DIAL.serviceBytes) } ?? false) {
+        if uuid?.isEmpty ?? true || !(suffix.map { equals($0, DIAL.serviceType) } ?? false) {
             let shown = usn.map { "USN \(i.text($0))" } ?? "no USN"
             out.report(
                 Self.descriptor, "DIAL search response has \(shown), not uuid:<UUID>::\(DIAL.service)",
@@ -576,7 +579,7 @@ struct RokuECPRule: MessageRule {
 
     static let rokuResponse = response11.setting("ST", "roku:ecp").setting("USN", "uuid:roku:ecp:P0A070000007")
         .setting("LOCATION", "http://192.168.1.20:8060/")
-    static let target = Array("roku:ecp".utf8)
+    static let target: StaticString = "roku:ecp"
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
         let field: SSDPHeaderName

@@ -36,9 +36,7 @@ public class SSDPMessageView: @unchecked Sendable {
         guard !judged.isEmpty else { return claimed }
         // `claimed(bySSDPType:_:)` claims nothing for a range outside `payload`.
         func claim(_ range: Range<Int>?) {
-            guard let r = range, let p = ServiceProfile.claimed(bySSDPType: payload, r), judged.contains(p) else {
-                return
-            }
+            guard let r = range, let p = ServiceProfile.claimed(bySSDPType: payload, r, among: judged) else { return }
             claimed.insert(p)
         }
         claim(st)
