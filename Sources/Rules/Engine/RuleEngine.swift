@@ -21,9 +21,68 @@ extension RuleInput {
 /// Whether a rule of `profiles` (none: a rule of every message) has anything to judge in a
 /// message that claims `claimed`: what both engines ask before calling a rule.
 @inline(__always)
-private func applies(_ profiles: ServiceProfiles, _ claimed: ServiceProfiles) -> Bool {
+func applies(_ profiles: ServiceProfiles, _ claimed: ServiceProfiles) -> Bool {
     profiles.isEmpty || claimed.intersects(profiles)
 }
+
+/// Rules (or an engine's steps) in registry order, compiled once per run by the service
+/// profiles they judge (`RuleDescriptor.profiles`, `SessionRule.observedProfiles`; none: every
+/// message): a message or event that claims no profile (most of them) meets only the rules of
+/// every message, one that claims one profile (most instances claim one, by their service
+/// type) that profile's list; one that claims several has each rule's profiles tested.
+struct ProfilePlan<Element> {
+    private let all: [Element]
+    private let profiles: [ServiceProfiles]
+    private let ofEveryMessage: [Element]
+    /// By the profile's bit (`ServiceProfile.bit`: its place among the cases).
+    private let ofOneProfile: [[Element]]
+
+    init(_ elements: [Element], profiles: (Element) -> ServiceProfiles) {
+        let masks = elements.map(profiles)
+        all = elements
+        self.profiles = masks
+        ofEveryMessage = elements.indices.filter { masks[$0].isEmpty }.map { elements[$0] }
+        ofOneProfile = ServiceProfile.allCases.indices.map { bit in
+            let one = ServiceProfiles(rawValue: 1 << UInt32(bit))
+            return elements.indices.filter { applies(masks[$0], one) }.map { elements[$0] }
+        }
+    }
+
+    /// What a message claiming `claimed` walks: a list made at the start and, when it claims
+    /// several profiles (the list of every element), that each element's profiles are to be
+    /// tested (`element(_:appliesTo:)`). A list, not a closure, so that an engine can pass its event
+    /// on without copying it into a closure's context.
+    @inline(__always)
+    func candidates(claiming claimed: ServiceProfiles) -> (elements: [Element], tested: Bool) {
+        let bits = claimed.rawValue
+        if bits == 0 { return (ofEveryMessage, false) }
+        if bits & (bits &- 1) == 0, bits.trailingZeroBitCount < ofOneProfile.count {
+            return (ofOneProfile[bits.trailingZeroBitCount], false)
+        }
+        return (all, true)
+    }
+
+    /// Whether the element at `k` of the list of every element applies to a message claiming
+    /// `claimed`.
+    @inline(__always)
+    func element(_ k: Int, appliesTo claimed: ServiceProfiles) -> Bool { applies(profiles[k], claimed) }
+
+    /// Runs `body` on each element that applies to a message claiming `claimed`, in order.
+    @inline(__always)
+    func forEach(claiming claimed: ServiceProfiles, _ body: (Element) -> Void) {
+        let bits = claimed.rawValue
+        if bits == 0 {
+            for k in ofEveryMessage.indices { body(ofEveryMessage[k]) }
+        } else if bits & (bits &- 1) == 0, bits.trailingZeroBitCount < ofOneProfile.count {
+            let one = ofOneProfile[bits.trailingZeroBitCount]
+            for k in one.indices { body(one[k]) }
+        } else {
+            for k in all.indices where applies(profiles[k], claimed) { body(all[k]) }
+        }
+    }
+}
+
+extension ProfilePlan: Sendable where Element: Sendable {}
 
 /// Runs one protocol's stateless rules: the only code that picks the enabled rules, calls
 /// them in registry order, and replays what message rules found in an earlier datagram with
@@ -64,28 +123,8 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
         var profiles: ServiceProfiles
     }
 
-    /// The steps one kind of call walks, in registry order: every one (for a message that
-    /// claims a profile, each step's profiles tested), and those of no profile (for one that
-    /// claims none).
-    struct Plan: Sendable {
-        var all: [Step]
-        var ofEveryMessage: [Step]
-
-        init(_ steps: [Step]) {
-            all = steps
-            ofEveryMessage = steps.filter { $0.profiles.isEmpty }
-        }
-
-        /// Runs `body` on each step that applies to a message claiming `claimed`.
-        @inline(__always)
-        func forEach(claiming claimed: ServiceProfiles, _ body: (Step) -> Void) {
-            if claimed.isEmpty {
-                for k in ofEveryMessage.indices { body(ofEveryMessage[k]) }
-            } else {
-                for k in all.indices where applies(all[k].profiles, claimed) { body(all[k]) }
-            }
-        }
-    }
+    /// The steps one kind of call walks, in registry order.
+    typealias Plan = ProfilePlan<Step>
 
     /// The registered rules that are not disabled, in registry order. Fixed for the run:
     /// kept findings always come from the same list.
@@ -106,12 +145,12 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
         }
         self.enabled = enabled
         judgedProfiles = steps.reduce(into: ServiceProfiles()) { $0.formUnion($1.profiles) }
-        whole = Plan(steps)
-        cut = Plan(steps.filter { !$0.entry.rule.needsWholeMessage })
+        whole = Plan(steps, profiles: \.profiles)
+        cut = Plan(steps.filter { !$0.entry.rule.needsWholeMessage }, profiles: \.profiles)
         datagramRules = Plan(
             steps.filter {
                 if case .datagram = $0.entry { true } else { false }
-            })
+            }, profiles: \.profiles)
     }
 
     /// Runs every enabled rule on `input` (on a truncated one, those that can judge it).
@@ -166,14 +205,15 @@ public struct RuleEngine<Input: RuleInput>: Sendable {
 /// with the store as it was before the event, then taken into the store.
 public struct SessionEngine<Event: SessionEvent> {
     private let rules: [any SessionRule<Event>.Type]
-    /// The profiles each rule reads events of (`SessionRule.observedProfiles`; empty: all).
-    private let profiles: [ServiceProfiles]
+    /// The rules by the profiles each reads events of (`SessionRule.observedProfiles`;
+    /// empty: all).
+    private let plan: ProfilePlan<any SessionRule<Event>.Type>
     /// Everything the session has shown, and the rules' verdict rows.
     public private(set) var store = Event.Store()
 
     public init(_ registered: [any SessionRule<Event>.Type], disabled: Set<RuleID> = []) {
         rules = registered.filter { !disabled.contains($0.descriptor.id) }
-        profiles = rules.map { $0.observedProfiles }
+        plan = ProfilePlan(rules) { $0.observedProfiles }
     }
 
     public var isEmpty: Bool { rules.isEmpty }
@@ -198,7 +238,8 @@ public struct SessionEngine<Event: SessionEvent> {
     public mutating func judge(_ event: inout Event, into out: inout SessionReports) {
         store.resolve(&event)
         let claimed = event.claimedProfiles
-        for k in rules.indices where applies(profiles[k], claimed) {
+        let (rules, tested) = plan.candidates(claiming: claimed)
+        for k in rules.indices where !tested || plan.element(k, appliesTo: claimed) {
             rules[k].judge(event, in: &store, into: &out)
         }
     }
