@@ -14,18 +14,28 @@ enum AirPlay {
     static let raopProfiles = ServiceProfiles(.raop)
 
     /// A features value (`features`, `ft`): one or two comma-separated `0x` words of at most
-    /// 32 bits, low word first, as one 64-bit value, and how many words were written.
+    /// 8 hexadecimal digits (32 bits), low word first, as one 64-bit value, and how many words
+    /// were written. Read in one pass: it is read from every AirPlay and RAOP TXT.
     static func features(_ p: [UInt8], _ r: Range<Int>) -> (value: UInt64, words: Int)? {
         var value: UInt64 = 0
-        var words = 0
-        let ok = AppTXT.isList(p, r) { item in
-            guard words < 2, let w = AppTXT.prefixedHex(p, item, maxDigits: 8) else { return false }
-            value |= w << (32 * UInt64(words))
-            words += 1
-            return true
+        var k = r.lowerBound
+        for words in 1...2 {
+            guard AppTXT.hasHexPrefix(p, k..<r.upperBound) else { return nil }
+            k += 2
+            var word: UInt64 = 0
+            var digits = 0
+            while k < r.upperBound, p[k] != 0x2C {
+                guard digits < 8, let d = AppTXT.hexValue(p[k]) else { return nil }
+                word = word &<< 4 | d
+                digits &+= 1
+                k &+= 1
+            }
+            guard digits > 0 else { return nil }
+            value |= word << (32 * UInt64(words - 1))
+            if k == r.upperBound { return (value, words) }
+            k += 1
         }
-        guard ok, words > 0 else { return nil }
-        return (value, words)
+        return nil
     }
 
     /// A features value as shairport-sync writes it (`0x<low>,0x<high>`).
@@ -406,7 +416,7 @@ struct AirPlayRAOPConsistencyRule: SessionRule {
             }
             guard features != nil || id != nil else { continue }
             let (f, d) = store.verdicts.airPlayHosts.update(
-                host, default: Host(last: e.time), at: e.time, evicted: &out.evictions
+                WordKey(host), default: Host(last: e.time), at: e.time, evicted: &out.evictions
             ) { row -> (Disagreement?, Disagreement?) in
                 row.last = e.time
                 if isRAOP {

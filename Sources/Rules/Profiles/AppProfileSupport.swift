@@ -123,13 +123,11 @@ enum AppTXT {
     static func colonDeviceID(_ p: [UInt8], _ r: Range<Int>) -> UInt64? {
         guard r.count == 17 else { return nil }
         var v: UInt64 = 0
-        for (n, k) in r.enumerated() {
-            if n % 3 == 2 {
-                guard p[k] == 0x3A else { return nil }
-            } else {
-                guard let d = hexValue(p[k]) else { return nil }
-                v = v << 4 | d
-            }
+        // Six groups of two digits, at 0, 3, … 15, with a colon after each but the last.
+        for k in stride(from: r.lowerBound, to: r.upperBound, by: 3) {
+            guard let high = hexValue(p[k]), let low = hexValue(p[k + 1]) else { return nil }
+            v = v << 8 | high << 4 | low
+            if k + 2 < r.upperBound, p[k + 2] != 0x3A { return nil }
         }
         return v
     }

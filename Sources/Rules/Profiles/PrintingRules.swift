@@ -111,26 +111,37 @@ enum PrintingTXT {
         return found
     }
 
-    /// A MIME media type's form: `type/subtype`, each a non-empty token (RFC 6838 §4.2).
-    static func isMediaType(_ p: [UInt8], _ r: Range<Int>) -> Bool {
-        var slash: Int? = nil
-        for k in r {
-            let b = p[k]
-            if b == 0x2F {
-                guard slash == nil else { return false }
-                slash = k
-            } else if !isRestrictedNameChar(b) {
-                return false
+    /// Calls `body` with each comma-separated element of `r` (empty ones included), in
+    /// order, and whether it has a MIME media type's form: `type/subtype`, each a non-empty
+    /// token of restricted-name-chars (RFC 6838 §4.2). One pass over the bytes.
+    static func forEachMediaType(_ p: [UInt8], _ r: Range<Int>, _ body: (Range<Int>, Bool) -> Void) {
+        var start = r.lowerBound
+        while true {
+            var k = start
+            var slash = -1
+            var tokens = true
+            while k < r.upperBound {
+                let b = p[k]
+                if b == 0x2C { break }
+                if b == 0x2F {
+                    if slash >= 0 { tokens = false }
+                    slash = k
+                } else if !isRestrictedNameChar(b) {
+                    tokens = false
+                }
+                k &+= 1
             }
+            body(start..<k, tokens && slash > start && slash &+ 1 < k)
+            guard k < r.upperBound else { return }
+            start = k &+ 1
         }
-        guard let s = slash else { return false }
-        return s > r.lowerBound && s &+ 1 < r.upperBound
     }
 
-    /// RFC 6838 §4.2 restricted-name-chars.
+    /// RFC 6838 §4.2 restricted-name-chars (letters, digits, `!#$&-^_.+`): bit `b % 64` of
+    /// word `b / 64` for ASCII byte `b`.
     static func isRestrictedNameChar(_ b: UInt8) -> Bool {
-        ASCII.isAlpha(b) || ASCII.isDigit(b) || b == 0x21 || b == 0x23 || b == 0x24 || b == 0x26 || b == 0x2D
-            || b == 0x5E || b == 0x5F || b == 0x2E || b == 0x2B
+        let chars: (UInt64, UInt64) = (0x03FF_685A_0000_0000, 0x07FF_FFFE_C7FF_FFFE)
+        return b < 0x80 && ((b < 0x40 ? chars.0 : chars.1) >> UInt64(b & 0x3F)) & 1 != 0
     }
 
     /// The value is exactly `T` or `F`.
@@ -379,12 +390,11 @@ struct PrintPDLRule: InstanceRule {
         var pwgRaster = false
         var jpeg = false
         var octetStream = false
-        PrintingTXT.forEachElement(p, v) { e in
-            if bad == nil, !PrintingTXT.isMediaType(p, e) { bad = e }
+        PrintingTXT.forEachMediaType(p, v) { e, isMediaType in
+            if bad == nil, !isMediaType { bad = e }
             if ASCII.equalsIgnoringCase(p, e, "image/pwg-raster") { pwgRaster = true }
             if ASCII.equalsIgnoringCase(p, e, "image/jpeg") { jpeg = true }
             if ASCII.equalsIgnoringCase(p, e, "application/octet-stream") { octetStream = true }
-            return true
         }
         if let bad {
             let shown = bad.isEmpty ? "an empty element" : "\(MDNSText.show(p[bad]))"
@@ -484,8 +494,11 @@ struct PrintBooleanKeysRule: InstanceRule {
         "Binary", "TBCP",
     ]
 
-    /// The keys' folds (`ProfileInstances.fold`), made once.
+    /// The keys' folds (`ProfileInstances.fold`), made once, and a bit for each
+    /// (`ProfileInstances.bit(ofFold:)`): a pair whose bit is not among them names none of the
+    /// keys, and is passed over without comparing folds.
     static let folds = keys.map { ProfileInstances.fold($0) }
+    static let foldBits = folds.reduce(UInt64(0)) { $0 | ProfileInstances.bit(ofFold: $1) }
 
     static func check(
         _ instance: ProfileInstance, as profile: ServiceProfile, in m: MDNSMessageView, into out: inout FindingSink
@@ -496,7 +509,8 @@ struct PrintBooleanKeysRule: InstanceRule {
         // not T or F.
         var seen: UInt32 = 0
         var notBoolean: UInt32 = 0
-        for pair in instance.txtPairs(in: m) {
+        let bits = Self.foldBits
+        for pair in instance.txtPairs(in: m) where bits & ProfileInstances.bit(ofFold: pair.fold) != 0 {
             guard let j = folds.firstIndex(of: pair.fold), seen & (1 << UInt32(j)) == 0 else { continue }
             if keys[j].utf8CodeUnitCount > ProfileInstances.foldedBytes,
                 !ASCII.equalsIgnoringCase(p, pair.key, keys[j])
@@ -655,15 +669,17 @@ struct PrintListCutRule: InstanceRule {
         return isCutPrefix(p, r, of: mediaTypes)
     }
 
-    /// A proper, case-insensitive beginning of one of `words`, and none of them itself.
+    /// A proper, case-insensitive beginning of one of `words` (written in lower case), and
+    /// none of them itself. Compared from the end of `r`: the words share their beginnings
+    /// (`application/`).
     static func isCutPrefix(_ p: [UInt8], _ r: Range<Int>, of words: [[UInt8]]) -> Bool {
         var prefix = false
-        for u in words {
-            guard u.count >= r.count else { continue }
-            if ASCII.equalsIgnoringCase(p[r], u[0..<r.count]) {
-                if u.count == r.count { return false }
-                prefix = true
-            }
+        for u in words where u.count >= r.count {
+            var k = r.count
+            while k > 0, ASCII.lower(p[r.lowerBound &+ k &- 1]) == u[k &- 1] { k &-= 1 }
+            guard k == 0 else { continue }
+            if u.count == r.count { return false }
+            prefix = true
         }
         return prefix
     }

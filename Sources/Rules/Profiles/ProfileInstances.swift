@@ -64,19 +64,23 @@ extension ProfileInstance {
 
     /// The value of TXT key `key` (compared ASCII case-insensitively, RFC 6763 §6.4; the first
     /// occurrence wins, §6.4): `.some(nil)` for a boolean attribute, nil when absent.
+    @inline(__always)
     public func txtValue(_ key: StaticString, in m: MDNSMessageView) -> Range<Int>?? {
         pair(key, in: m).map { m.profileTXTPairs[$0].value }
     }
 
     /// Whether the instance's TXT has `key` in any case.
+    @inline(__always)
     public func hasTXTKey(_ key: StaticString, in m: MDNSMessageView) -> Bool { pair(key, in: m) != nil }
 
     /// The first pair with key `key` (ignoring case).
+    @inline(__always)
     public func txtPair(_ key: StaticString, in m: MDNSMessageView) -> TXTPair? {
         pair(key, in: m).map { m.profileTXTPairs[$0] }
     }
 
     /// The index in `m.profileTXTPairs` of the first pair with key `key`.
+    @inline(__always)
     private func pair(_ key: StaticString, in m: MDNSMessageView) -> Int? {
         let fold = ProfileInstances.fold(key)
         let long = key.utf8CodeUnitCount > ProfileInstances.foldedBytes
@@ -196,18 +200,29 @@ enum ProfileInstances {
 
     /// A TXT key's first `foldedBytes` bytes lower-cased, and its length in the top byte: equal
     /// for two keys equal ignoring case, and for no two shorter keys that differ.
-    static func fold(_ p: [UInt8], _ key: Range<Int>) -> UInt64 { fold(p[key]) }
-
-    /// The fold of a key a rule names.
-    static func fold(_ key: StaticString) -> UInt64 { key.withUTF8Buffer { fold($0) } }
-
-    private static func fold<C: Collection<UInt8>>(_ key: C) -> UInt64 {
-        var f = UInt64(min(key.count, 255)) << 56
+    static func fold(_ p: [UInt8], _ key: Range<Int>) -> UInt64 {
+        var f = UInt64(min(key.count, 255)) &<< 56
         var shift: UInt64 = 0
-        for byte in key.prefix(foldedBytes) {
-            f |= UInt64(ASCII.lower(byte)) << shift
-            shift += 8
+        for k in key.prefix(foldedBytes) {
+            f |= UInt64(ASCII.lower(p[k])) &<< shift
+            shift &+= 8
         }
+        return f
+    }
+
+    /// One of 64 bits for a fold (Fibonacci hashing of it): a rule that looks for several
+    /// keys in one pass over the pairs keeps the bits of their folds, and passes over a pair
+    /// whose bit is not among them.
+    static func bit(ofFold fold: UInt64) -> UInt64 { 1 &<< ((fold &* 0x9E37_79B9_7F4A_7C15) &>> 58) }
+
+    /// The fold of a key a rule names. Inlined into each lookup, where the literal's bytes
+    /// and length are known, so that the optimizer folds it to a constant.
+    @inline(__always)
+    static func fold(_ key: StaticString) -> UInt64 {
+        let n = key.utf8CodeUnitCount
+        let t = key.utf8Start
+        var f = UInt64(min(n, 255)) &<< 56
+        for k in 0..<min(n, foldedBytes) { f |= UInt64(ASCII.lower(t[k])) &<< (8 &* UInt64(k)) }
         return f
     }
 
