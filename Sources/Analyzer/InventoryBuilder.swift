@@ -197,8 +197,8 @@ enum InventoryBuilder {
             if !s.subtypes.isEmpty {
                 claimed.formUnion(ServiceProfile.claimed(serviceType: s.serviceType, subtypes: s.subtypes))
             }
-            if let c = profiles.countsByInstance[serviceKeys[i]] { e.findings.add(c) }
-            let judged = profiles.byInstance[serviceKeys[i]]
+            if let c = profiles.countsByInstance[WordKey(serviceKeys[i])] { e.findings.add(c) }
+            let judged = profiles.byInstance[WordKey(serviceKeys[i])]
             if claimed != [] || judged != nil { e.profiles = ProfileFindings.verdicts(judged, claimed: claimed) }
             inventory.add(e)
         }

@@ -65,3 +65,14 @@ public struct KeyHash: WordSink {
         Int(truncatingIfNeeded: Self.fold(state, 0x9E37_79B9_7F4A_7C15 ^ state.byteSwapped))
     }
 }
+
+/// A key that is one 64-bit word (a name's key, an identity key of a value), hashed as that
+/// word: what tables of such keys are keyed by, rather than `UInt64`, which `Dictionary` and
+/// `Set` hash through SipHash.
+public struct WordKey: WordHashable, Sendable {
+    public var bits: UInt64
+
+    public init(_ bits: UInt64) { self.bits = bits }
+
+    public func feedWords<S: WordSink>(into sink: inout S) { sink.add(bits) }
+}

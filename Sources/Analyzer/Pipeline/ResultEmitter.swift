@@ -1,5 +1,6 @@
 import Findings
 import Reporting
+import WireFormat
 
 /// Emitting, the end of the pipeline (on the reading thread, in capture order): each batch's
 /// results go to the reporter, its findings into the summary's counts, and the devices,
@@ -160,17 +161,18 @@ struct HostFindingTexts {
 /// An input's PROF findings, by what they are about, as the inventory's profile verdicts read
 /// them (`InventoryProfile`).
 struct ProfileFindings {
-    private(set) var byInstance: [UInt64: [InventoryProfile]] = [:]
+    private(set) var byInstance: [WordKey: [InventoryProfile]] = [:]
     private(set) var byDevice: [String: [InventoryProfile]] = [:]
     /// The findings about each instance, counted (its inventory entry's `findings`).
-    private(set) var countsByInstance: [UInt64: SeverityCounts] = [:]
+    private(set) var countsByInstance: [WordKey: SeverityCounts] = [:]
 
     /// Takes `f` in, unless `cap` subjects are kept already and `f` is about another.
     mutating func add(_ f: ProfileFinding, cap: Int) {
         if f.instance != 0 {
-            guard byInstance.count < cap || byInstance[f.instance] != nil else { return }
-            Self.add(f, to: &byInstance[f.instance, default: []])
-            countsByInstance[f.instance, default: SeverityCounts()].add(f.severity)
+            let key = WordKey(f.instance)
+            guard byInstance.count < cap || byInstance[key] != nil else { return }
+            Self.add(f, to: &byInstance[key, default: []])
+            countsByInstance[key, default: SeverityCounts()].add(f.severity)
         } else if let d = f.device?.lowercased() {
             guard byDevice.count < cap || byDevice[d] != nil else { return }
             Self.add(f, to: &byDevice[d, default: []])

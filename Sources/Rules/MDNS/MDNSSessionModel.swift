@@ -628,15 +628,8 @@ public struct MDNSRecordState: Sendable {
     }
 }
 
-/// A name by its key (`DNSName.key(in:)`), as tables of names are keyed: hashed as one word
-/// (`WordHashable`).
-public struct MDNSNameKey: Sendable, WordHashable {
-    public var bits: UInt64
-
-    public init(_ bits: UInt64) { self.bits = bits }
-
-    public func feedWords<S: WordSink>(into sink: inout S) { sink.add(bits) }
-}
+/// A name by its key (`DNSName.key(in:)`), as tables of names are keyed: hashed as one word.
+public typealias MDNSNameKey = WordKey
 
 /// A prober and the name it probes.
 public struct MDNSProbeKey: Sendable, WordHashable {

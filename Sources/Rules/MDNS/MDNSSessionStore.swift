@@ -569,16 +569,16 @@ struct MDNSVerdicts {
 
     /// PROF-103: the configuration number and model each HAP accessory showed last, by the
     /// key of its device ID (`AppTXT.key`); the window is the whole capture.
-    var hapConfigurations = SessionTable<UInt64, HAPConfigNumberPersistsRule.Seen>(
+    var hapConfigurations = SessionTable<WordKey, HAPConfigNumberPersistsRule.Seen>(
         cap: 4096, horizon: .infinity, activity: \.time)
     /// PROF-107: each HAP accessory's not-paired bit and its changes of the last minute.
-    var hapPairingFlags = SessionTable<UInt64, HAPPairingFlagRule.Flips>(
+    var hapPairingFlags = SessionTable<WordKey, HAPPairingFlagRule.Flips>(
         cap: 4096, horizon: HAPPairingFlagRule.window, activity: \.last, expires: true)
     /// PROF-109: the category and configuration number each HAP accessory showed last.
-    var hapCategories = SessionTable<UInt64, HAPCategoryChangeRule.Seen>(
+    var hapCategories = SessionTable<WordKey, HAPCategoryChangeRule.Seen>(
         cap: 4096, horizon: .infinity, activity: \.time)
     /// PROF-406: what the RAOP and AirPlay instances on each host (SRV target key) advertise.
-    var airPlayHosts = SessionTable<UInt64, AirPlayRAOPConsistencyRule.Host>(
+    var airPlayHosts = SessionTable<WordKey, AirPlayRAOPConsistencyRule.Host>(
         cap: 1024, horizon: AirPlayRAOPConsistencyRule.horizon, activity: \.last)
 
     // MARK: Segments (SegmentRules.swift; the whole network's store only)
@@ -606,14 +606,14 @@ struct MDNSVerdicts {
     var airPrintClaims = SessionTable<MDNSNameKey, PrintClaimJoin>(cap: 4096, horizon: 4500, activity: \.last)
     /// PROF-201: each instance name's `_ipp` claim and TLS key and its `_ipps` instance, by
     /// instance-label key (`PrintingName.label`), judged at the end (window: the PTR's TTL).
-    var ippsSiblings = SessionTable<UInt64, IPPSSiblingRule.Row>(cap: 4096, horizon: 4500, activity: \.last)
+    var ippsSiblings = SessionTable<WordKey, IPPSSiblingRule.Row>(cap: 4096, horizon: 4500, activity: \.last)
     /// PROF-206: the UUID, ty and adminurl each instance of a name last showed, by
     /// instance-label key (window: the capture).
-    var printIdentities = SessionTable<UInt64, PrintIdentityRule.Row>(
+    var printIdentities = SessionTable<WordKey, PrintIdentityRule.Row>(
         cap: 4096, horizon: .infinity, activity: \.last)
     /// PROF-211: port-0 `_printer._tcp` placeholders and whether their name has an `_ipp` or
     /// `_ipps` instance, by instance-label key, judged at the end.
-    var lpdPlaceholders = SessionTable<UInt64, LPDPlaceholderRule.Row>(cap: 4096, horizon: 4500, activity: \.last)
+    var lpdPlaceholders = SessionTable<WordKey, LPDPlaceholderRule.Row>(cap: 4096, horizon: 4500, activity: \.last)
 }
 
 // MARK: Phases

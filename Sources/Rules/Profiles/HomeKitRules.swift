@@ -240,7 +240,7 @@ struct HAPConfigNumberPersistsRule: SessionRule {
             else { continue }
             let model = HAP.value("md", of: instance, in: m).map { AppTXT.key(p, $0) } ?? 0
             let seen = Seen(configuration: n, model: model, frame: e.frame, time: e.time)
-            let key = AppTXT.key(p, id)
+            let key = WordKey(AppTXT.key(p, id))
             guard let slot = store.verdicts.hapConfigurations.slot(of: key) else {
                 store.verdicts.hapConfigurations.add(seen, forAbsent: key, at: e.time, evicted: &out.evictions)
                 continue
@@ -438,7 +438,7 @@ struct HAPPairingFlagRule: SessionRule {
             let notPaired = flags.value & 1 != 0
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             let first = store.verdicts.hapPairingFlags.update(
-                AppTXT.key(p, id), default: Flips(notPaired: notPaired, last: e.time), at: e.time,
+                WordKey(AppTXT.key(p, id)), default: Flips(notPaired: notPaired, last: e.time), at: e.time,
                 evicted: &out.evictions
             ) { row -> MDNSFrameTime? in
                 defer {
@@ -583,7 +583,7 @@ struct HAPCategoryChangeRule: SessionRule {
                 let configuration = AppTXT.decimal(p, c)
             else { continue }
             let seen = Seen(category: category, configuration: configuration, frame: e.frame, time: e.time)
-            let key = AppTXT.key(p, id)
+            let key = WordKey(AppTXT.key(p, id))
             guard let slot = store.verdicts.hapCategories.slot(of: key) else {
                 store.verdicts.hapCategories.add(seen, forAbsent: key, at: e.time, evicted: &out.evictions)
                 continue

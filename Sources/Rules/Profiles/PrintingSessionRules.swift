@@ -335,7 +335,7 @@ struct IPPSSiblingRule: SessionRule {
             guard let name = instance.printing, name.service == .ipp || name.service == .ipps,
                 instance.isLive(in: m)
             else { continue }
-            let key = name.label
+            let key = WordKey(name.label)
             let claimed = instance.claimPointer(.ippEverywhere, in: m).map { m.records[$0].record.ttl > 0 } ?? false
             let tls = name.service == .ipp && instance.hasJudgeableTXT(in: m) && instance.hasTXTKey("TLS", in: m)
             if name.service == .ipp, !claimed, !tls, store.verdicts.ippsSiblings[key] == nil { continue }
@@ -467,7 +467,7 @@ struct PrintIdentityRule: SessionRule {
             guard now.uuid != 0 || now.ty != 0 || now.adminurl != 0 else { continue }
             var findings: [(String, Int)] = []
             store.verdicts.printIdentities.update(
-                name.label, default: Row(last: e.time), at: e.time, evicted: &out.evictions
+                WordKey(name.label), default: Row(last: e.time), at: e.time, evicted: &out.evictions
             ) { row in
                 row.last = e.time
                 let before = row[name.service]
@@ -560,7 +560,7 @@ struct LPDPlaceholderRule: SessionRule {
             }
             let now = MDNSFrameTime(frame: e.frame, time: e.time)
             store.verdicts.lpdPlaceholders.update(
-                name.label, default: Row(last: e.time), at: e.time, evicted: &out.evictions
+                WordKey(name.label), default: Row(last: e.time), at: e.time, evicted: &out.evictions
             ) { row in
                 row.last = e.time
                 if placeholder {
