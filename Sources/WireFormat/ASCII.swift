@@ -114,10 +114,8 @@ public enum ASCII {
     /// Case-insensitive equality of `bytes[range]` with a literal, without making a slice.
     @inlinable
     public static func equalsIgnoringCase(_ bytes: [UInt8], _ range: Range<Int>, _ literal: StaticString) -> Bool {
-        guard range.count == literal.utf8CodeUnitCount, range.lowerBound >= 0, range.upperBound <= bytes.count else {
-            return false
-        }
         let n = literal.utf8CodeUnitCount
+        guard range.count == n, range.lowerBound >= 0, range.upperBound <= bytes.count else { return false }
         guard n >= 8 else {
             // Shorter than a word: byte by byte, without borrowing the storage.
             let t = literal.utf8Start

@@ -454,12 +454,6 @@ struct DIALApplicationURLRule: DescriptionRule {
 
 // MARK: - Search responses and announcements (SSDP, stateless)
 
-/// Whether `v` is `literal` (ASCII case-insensitively).
-/// ASCII case-insensitive equality of a header value with a target literal.
-private func equals(_ v: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
-    ASCII.equalsIgnoringCase(v, literal)
-}
-
 /// The DIAL search-response headers of the examples.
 let dialResponse = response11.setting("ST", DIAL.service).setting(
     "USN", "uuid:deadbeef-dead-beef-dead-beefdeadbeef::\(DIAL.service)"
@@ -487,13 +481,15 @@ struct DIALSearchResponseRule: MessageRule {
         nonTriggering: [RuleExample([response(ssdp(okLine, dialResponse))])])
 
     static func check(_ i: SSDPMessageView, into out: inout FindingSink) {
-        guard i.kind == .response, let st = i.message.value(.st), equals(st, DIAL.serviceType) else { return }
+        guard i.kind == .response, let st = i.message.value(.st), ASCII.equalsIgnoringCase(st, DIAL.serviceType) else {
+            return
+        }
         out.profile = .dial
         defer { out.profile = nil }
         let usn = i.message.value(.usn)
         let uuid = usn.flatMap { SSDPSyntax.uuid(inUSN: $0) }
         let suffix = usn.flatMap { SSDPSyntax.suffix(ofUSN: $0) }
-        if uuid?.isEmpty ?? true || !(suffix.map { equals($0, DIAL.serviceType) } ?? false) {
+        if uuid?.isEmpty ?? true || !(suffix.map { ASCII.equalsIgnoringCase($0, DIAL.serviceType) } ?? false) {
             let shown = usn.map { "USN \(i.text($0))" } ?? "no USN"
             out.report(
                 Self.descriptor, "DIAL search response has \(shown), not uuid:<UUID>::\(DIAL.service)",
@@ -588,7 +584,7 @@ struct RokuECPRule: MessageRule {
         case .notify where i.message.notificationSubtype == .alive: field = .nt
         default: return
         }
-        guard let t = i.message.value(field), equals(t, target) else { return }
+        guard let t = i.message.value(field), ASCII.equalsIgnoringCase(t, target) else { return }
         out.profile = .rokuECP
         defer { out.profile = nil }
         let usn = i.message.value(.usn)
