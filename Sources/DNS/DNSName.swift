@@ -94,14 +94,18 @@ public struct DNSName: Sendable, Hashable {
     /// The presentation form appended as UTF-8 bytes (no intermediate strings).
     /// Labels are read through the payload's buffer (a slice per label would retain it).
     public func appendPresentation(in payload: [UInt8], to out: inout [UInt8]) {
-        payload.withUnsafeBufferPointer { buf in
-            var any = false
-            forEachLabelRange(in: payload) { r in
-                any = true
-                DNSText.appendEscapedLabel(UnsafeBufferPointer(rebasing: buf[r]), to: &out)
-                out.append(0x2E)
+        // One reservation for the whole name: each wire octet becomes at most four (`\DDD`),
+        // and a length octet at most the dot after its label.
+        out.append(addingCapacity: 4 &* wireLength &+ 1) { span in
+            payload.withUnsafeBufferPointer { buf in
+                var any = false
+                forEachLabelRange(in: payload) { r in
+                    any = true
+                    DNSText.putEscapedLabel(UnsafeBufferPointer(rebasing: buf[r]), to: &span)
+                    span.put(0x2E)
+                }
+                if !any { span.put(0x2E) }
             }
-            if !any { out.append(0x2E) }
         }
     }
 
@@ -156,26 +160,27 @@ struct LabelCursor {
 }
 
 public enum DNSText {
-    /// `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label is
-    /// valid UTF-8) bytes above 0x7F as `\DDD`.
-    public static func appendEscapedLabel(_ label: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    /// A label as presentation text, into a span with room for four bytes per octet of the
+    /// label: `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label
+    /// is valid UTF-8) bytes above 0x7F as `\DDD`.
+    static func putEscapedLabel(_ label: UnsafeBufferPointer<UInt8>, to out: inout OutputSpan<UInt8>) {
         // Most labels need no escape: copy them whole instead of byte by byte.
         if TerminalText.isPrintableASCII(label, except: 0x2E, 0x5C) {
-            out.append(contentsOf: label)
+            out.put(label)
             return
         }
         var utf8State = 0  // 0 unknown, 1 valid, 2 invalid
         for b in label {
             if b == 0x2E || b == 0x5C {
-                out.append(0x5C)
-                out.append(b)
+                out.put(0x5C)
+                out.put(b)
             } else if b < 0x20 || b == 0x7F {
-                out.append(decimalEscape: b)
+                out.put(decimalEscape: b)
             } else if b >= 0x80 {
                 if utf8State == 0 { utf8State = ASCII.isValidUTF8(label) ? 1 : 2 }
-                if utf8State == 1 { out.append(b) } else { out.append(decimalEscape: b) }
+                if utf8State == 1 { out.put(b) } else { out.put(decimalEscape: b) }
             } else {
-                out.append(b)
+                out.put(b)
             }
         }
     }

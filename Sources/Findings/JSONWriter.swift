@@ -16,27 +16,39 @@ public struct JSONWriter {
 
     public init() {}
 
+    /// Writes at most `bound` bytes in one step: one capacity and uniqueness check for all of
+    /// them, where appending byte by byte checks both for each byte (that was most of the
+    /// cost of `--format jsonl`'s records). The bound is exact for what each caller writes;
+    /// `OutputSpan.put` never writes past it.
+    @inline(__always)
+    private mutating func put(bound: Int, _ write: (inout OutputSpan<UInt8>) -> Void) {
+        bytes.append(addingCapacity: bound, initializingWith: write)
+    }
+
     @inline(__always)
     private mutating func separate() {
         if afterValue { bytes.append(0x2C) }
     }
 
-    public mutating func beginObject() {
-        separate()
-        bytes.append(0x7B)
+    /// `byte` after the comma the last value needs.
+    @inline(__always)
+    private mutating func open(_ byte: UInt8) {
+        let comma = afterValue
+        put(bound: 2) { s in
+            if comma { s.put(0x2C) }
+            s.put(byte)
+        }
         afterValue = false
     }
+
+    public mutating func beginObject() { open(0x7B) }
 
     public mutating func endObject() {
         bytes.append(0x7D)
         afterValue = true
     }
 
-    public mutating func beginArray() {
-        separate()
-        bytes.append(0x5B)
-        afterValue = false
-    }
+    public mutating func beginArray() { open(0x5B) }
 
     public mutating func endArray() {
         bytes.append(0x5D)
@@ -53,24 +65,51 @@ public struct JSONWriter {
     /// A member's key; its value comes next.
     public mutating func key(_ k: StaticString) {
         assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
-        separate()
-        bytes.append(0x22)
-        bytes.append(k)
-        bytes.append(0x22)
-        bytes.append(0x3A)
+        let comma = afterValue
+        put(bound: k.utf8CodeUnitCount &+ 4) { s in
+            if comma { s.put(0x2C) }
+            s.put(0x22)
+            s.put(k)
+            s.put(0x22)
+            s.put(0x3A)
+        }
         afterValue = false
     }
 
     public mutating func string(_ s: String) {
-        separate()
-        JSONValue.writeString(s, into: &bytes)
-        afterValue = true
+        let plain = s.utf8.withContiguousStorageIfAvailable { u in
+            guard TerminalText.isPlainJSON(u) else { return false }
+            quoted(u)
+            return true
+        }
+        if plain != true {
+            separate()
+            JSONValue.writeString(s, into: &bytes)
+            afterValue = true
+        }
     }
 
     /// The string whose UTF-8 is `u` (valid UTF-8), written without making the string.
     public mutating func string(utf8 u: UnsafeBufferPointer<UInt8>) {
-        separate()
-        JSONValue.writeString(utf8: u, into: &bytes)
+        if TerminalText.isPlainJSON(u) {
+            quoted(u)
+        } else {
+            separate()
+            JSONValue.writeString(utf8: u, into: &bytes)
+            afterValue = true
+        }
+    }
+
+    /// `u`, which needs no escaping, between quotes.
+    @inline(__always)
+    private mutating func quoted(_ u: UnsafeBufferPointer<UInt8>) {
+        let comma = afterValue
+        put(bound: u.count &+ 3) { s in
+            if comma { s.put(0x2C) }
+            s.put(0x22)
+            s.put(u)
+            s.put(0x22)
+        }
         afterValue = true
     }
 
@@ -80,20 +119,29 @@ public struct JSONWriter {
     }
 
     public mutating func int(_ i: Int) {
-        separate()
-        bytes.append(decimal: i)
+        let comma = afterValue
+        put(bound: 22) { s in
+            if comma { s.put(0x2C) }
+            s.put(decimal: i)
+        }
         afterValue = true
     }
 
     public mutating func bool(_ b: Bool) {
-        separate()
-        bytes.append(b ? "true" : "false")
+        let comma = afterValue
+        put(bound: 6) { s in
+            if comma { s.put(0x2C) }
+            s.put(b ? "true" : "false")
+        }
         afterValue = true
     }
 
     public mutating func null() {
-        separate()
-        bytes.append("null")
+        let comma = afterValue
+        put(bound: 5) { s in
+            if comma { s.put(0x2C) }
+            s.put("null")
+        }
         afterValue = true
     }
 
@@ -102,10 +150,13 @@ public struct JSONWriter {
         if let s { string(s) } else { null() }
     }
 
-    /// A number already formatted (`JSONValue.rawNumber`).
-    public mutating func rawNumber(_ s: String) {
-        separate()
-        bytes.append(string: s)
+    /// A time as JSON carries it: `seconds.uuuuuu` (`Timestamp.microsecondText`).
+    public mutating func time(_ t: Timestamp) {
+        let comma = afterValue
+        put(bound: 29) { s in
+            if comma { s.put(0x2C) }
+            s.put(microsecondsOf: t)
+        }
         afterValue = true
     }
 
@@ -125,6 +176,11 @@ public struct JSONWriter {
         bool(v)
     }
 
+    public mutating func member(_ k: StaticString, _ v: Timestamp) {
+        key(k)
+        time(v)
+    }
+
     /// A member whose value is an array of integers.
     public mutating func member(_ k: StaticString, _ v: [Int]) {
         key(k)
@@ -133,10 +189,39 @@ public struct JSONWriter {
         endArray()
     }
 
+    /// A member whose value is an array of strings.
+    public mutating func member(_ k: StaticString, _ v: [String]) {
+        key(k)
+        beginArray()
+        for s in v { string(s) }
+        endArray()
+    }
+
     /// A member whose value is a string, or null when there is none.
     public mutating func member(_ k: StaticString, orNull v: String?) {
         key(k)
         string(orNull: v)
+    }
+
+    /// A member whose value is an integer, or null when there is none.
+    public mutating func member(_ k: StaticString, orNull v: Int?) {
+        key(k)
+        if let v { int(v) } else { null() }
+    }
+
+    /// A value written before as JSON text: `json[range]` (nothing when the range is not
+    /// in `json`).
+    public mutating func value(json: [UInt8], _ range: Range<Int>) {
+        guard range.lowerBound >= 0, range.upperBound <= json.count else { return }
+        let comma = afterValue
+        json.withUnsafeBufferPointer { b in
+            let u = UnsafeBufferPointer(rebasing: b[range])
+            put(bound: u.count &+ 1) { s in
+                if comma { s.put(0x2C) }
+                s.put(u)
+            }
+        }
+        afterValue = true
     }
 
     /// Members written before as JSON text (`"a":1,"b":[]`, as `JSONValue.writeMembers`

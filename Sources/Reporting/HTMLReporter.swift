@@ -93,6 +93,24 @@ public final class HTMLReporter: Reporter {
     private func record(_ v: JSONValue) {
         scratch.removeAll(keepingCapacity: true)
         v.write(into: &scratch)
+        appendScratch()
+    }
+
+    /// An `["inv", record]` element, the record written by `write`.
+    private func inventoryRecord(_ write: (inout JSONWriter) -> Void) {
+        var w = JSONWriter()
+        scratch.removeAll(keepingCapacity: true)
+        swap(&w.bytes, &scratch)
+        w.beginArray()
+        w.string("inv")
+        write(&w)
+        w.endArray()
+        swap(&w.bytes, &scratch)
+        appendScratch()
+    }
+
+    /// `scratch`, the element just written, after the others.
+    private func appendScratch() {
         if records > 0 { out.append(",\n") }
         records += 1
         Self.appendScriptSafe(scratch, to: &out)
@@ -211,8 +229,8 @@ public final class HTMLReporter: Reporter {
 
     public func inventory(_ inventory: Inventory) {
         start()
-        for d in inventory.devices { record(.array([.string("inv"), InventoryRecords.deviceObject(d)])) }
-        for s in inventory.services { record(.array([.string("inv"), InventoryRecords.serviceObject(s)])) }
+        for d in inventory.devices { inventoryRecord { InventoryRecords.writeDevice(d, to: &$0) } }
+        for s in inventory.services { inventoryRecord { InventoryRecords.writeService(s, to: &$0) } }
     }
 
     public func finish(_ s: RunSummary) {

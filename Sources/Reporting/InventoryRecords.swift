@@ -6,49 +6,72 @@ public enum InventoryRecords {
     /// Devices the text summary lists without `-v`.
     public static let compactLimit = 10
 
-    static func strings(_ a: [String]) -> JSONValue { .array(a.map { .string($0) }) }
-
-    static func counts(_ c: SeverityCounts) -> JSONValue {
-        .object([("error", .int(c.error)), ("warning", .int(c.warning)), ("info", .int(c.info))])
+    static func writeCounts(_ c: SeverityCounts, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("error", c.error)
+        w.member("warning", c.warning)
+        w.member("info", c.info)
+        w.endObject()
     }
 
-    public static func deviceObject(_ d: InventoryDevice) -> JSONValue {
-        var f: [(String, JSONValue)] = [("type", .string("device")), ("file", d.file.map { .string($0) } ?? .null)]
-        if !d.segments.isEmpty { f.append(("segments", strings(d.segments))) }
-        f += [
-            ("protocol", .string(d.proto.rawValue)), ("id", .string(d.id)), ("addresses", strings(d.addresses)),
-            ("macs", strings(d.macs)), ("first_seen", .rawNumber(d.firstSeen.microsecondText)),
-            ("last_seen", .rawNumber(d.lastSeen.microsecondText)), ("messages", .int(d.messages)),
-            ("findings", counts(d.findings)),
-        ]
+    /// A device's record, written as it is made.
+    public static func writeDevice(_ d: InventoryDevice, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("type", "device")
+        w.member("file", orNull: d.file)
+        if !d.segments.isEmpty { w.member("segments", d.segments) }
+        w.member("protocol", d.proto.rawValue)
+        w.member("id", d.id)
+        w.member("addresses", d.addresses)
+        w.member("macs", d.macs)
+        w.member("first_seen", d.firstSeen)
+        w.member("last_seen", d.lastSeen)
+        w.member("messages", d.messages)
+        w.key("findings")
+        writeCounts(d.findings, to: &w)
         switch d.proto {
         case .ssdp:
-            f += [
-                ("server", d.server.map { .string($0) } ?? .null),
-                ("upnp_version", d.upnpVersion.map { .string($0) } ?? .null), ("types", strings(d.types)),
-                ("locations", strings(d.locations)), ("boot_ids", .array(d.bootIDs.map { .int($0) })),
-                ("max_age", .array(d.maxAge.map { .int($0) })), ("byebye", .bool(d.byebye)),
-                ("embedded", strings(d.embedded)),
-            ]
+            w.member("server", orNull: d.server)
+            w.member("upnp_version", orNull: d.upnpVersion)
+            w.member("types", d.types)
+            w.member("locations", d.locations)
+            writeNumbers("boot_ids", d.bootIDs, to: &w)
+            writeNumbers("max_age", d.maxAge, to: &w)
+            w.member("byebye", d.byebye)
+            w.member("embedded", d.embedded)
         case .mdns:
-            f += [("services", strings(d.services)), ("goodbye", .bool(d.goodbye))]
+            w.member("services", d.services)
+            w.member("goodbye", d.goodbye)
         }
-        if !d.profiles.isEmpty { f.append(("profiles", profiles(d.profiles))) }
-        if !d.memberships.isEmpty { f.append(("memberships", strings(d.memberships))) }
-        if !d.forwarded.isEmpty { f.append(("forwarded", forwarded(d.forwarded))) }
-        if d.incomplete { f.append(("incomplete", .bool(true))) }
-        return .object(f)
+        if !d.profiles.isEmpty { writeProfiles(d.profiles, to: &w) }
+        if !d.memberships.isEmpty { w.member("memberships", d.memberships) }
+        if !d.forwarded.isEmpty { writeForwarded(d.forwarded, to: &w) }
+        if d.incomplete { w.member("incomplete", true) }
+        w.endObject()
+    }
+
+    /// Numbers from the wire, as JSON lines have always carried them (as 64-bit signed
+    /// integers: a value past `Int64.max` comes out negative).
+    static func writeNumbers(_ k: StaticString, _ v: [UInt64], to w: inout JSONWriter) {
+        w.key(k)
+        w.beginArray()
+        for n in v { w.int(Int(truncatingIfNeeded: n)) }
+        w.endArray()
     }
 
     /// A device's or service's `forwarded`: where it went after its first segment.
-    static func forwarded(_ list: [InventoryForwarding]) -> JSONValue {
-        .array(
-            list.map {
-                .object([
-                    ("segment", .string($0.segment)), ("from", .string($0.from)), ("source", .string($0.source)),
-                    ("after_us", .int(Int(($0.after * 1_000_000).rounded()))),
-                ])
-            })
+    static func writeForwarded(_ list: [InventoryForwarding], to w: inout JSONWriter) {
+        w.key("forwarded")
+        w.beginArray()
+        for fw in list {
+            w.beginObject()
+            w.member("segment", fw.segment)
+            w.member("from", fw.from)
+            w.member("source", fw.source)
+            w.member("after_us", Int((fw.after * 1_000_000).rounded()))
+            w.endObject()
+        }
+        w.endArray()
     }
 
     /// The text inventory's `forwarded` row of `fw`: `to lan by 10.98.1.1, 0.2 ms after iot`.
@@ -59,40 +82,50 @@ public enum InventoryRecords {
         return "to \(e(fw.segment)) by \(e(fw.source)), \(ms) ms after \(e(fw.from))"
     }
 
-    public static func serviceObject(_ s: InventoryService) -> JSONValue {
-        var f: [(String, JSONValue)] = [("type", .string("service")), ("file", s.file.map { .string($0) } ?? .null)]
-        if !s.segments.isEmpty { f.append(("segments", strings(s.segments))) }
-        f += [
-            ("instance", .string(s.instance)), ("service_type", .string(s.serviceType)),
-            ("subtypes", strings(s.subtypes)), ("host", s.host.map { .string($0) } ?? .null),
-            ("port", s.port.map { .int($0) } ?? .null), ("txt", strings(s.txt)), ("addresses", strings(s.addresses)),
-            ("first_seen", .rawNumber(s.firstSeen.microsecondText)),
-            ("last_seen", .rawNumber(s.lastSeen.microsecondText)), ("goodbye", .bool(s.goodbye)),
-            ("findings", counts(s.findings)),
-        ]
-        if !s.forwarded.isEmpty { f.append(("forwarded", forwarded(s.forwarded))) }
-        if !s.profiles.isEmpty { f.append(("profiles", profiles(s.profiles))) }
-        return .object(f)
+    /// A service instance's record, written as it is made.
+    public static func writeService(_ s: InventoryService, to w: inout JSONWriter) {
+        w.beginObject()
+        w.member("type", "service")
+        w.member("file", orNull: s.file)
+        if !s.segments.isEmpty { w.member("segments", s.segments) }
+        w.member("instance", s.instance)
+        w.member("service_type", s.serviceType)
+        w.member("subtypes", s.subtypes)
+        w.member("host", orNull: s.host)
+        w.member("port", orNull: s.port)
+        w.member("txt", s.txt)
+        w.member("addresses", s.addresses)
+        w.member("first_seen", s.firstSeen)
+        w.member("last_seen", s.lastSeen)
+        w.member("goodbye", s.goodbye)
+        w.key("findings")
+        writeCounts(s.findings, to: &w)
+        if !s.forwarded.isEmpty { writeForwarded(s.forwarded, to: &w) }
+        if !s.profiles.isEmpty { writeProfiles(s.profiles, to: &w) }
+        w.endObject()
     }
 
     /// An entry's `profiles`: each claimed profile, whether it meets it (no error or warning
     /// of its rules) and the rules that reported, with their highest severity.
-    static func profiles(_ list: [InventoryProfile]) -> JSONValue {
-        .array(
-            list.map { p in
-                .object([
-                    ("profile", .string(p.profile.rawValue)), ("meets", .bool(p.meets())),
-                    (
-                        "findings",
-                        .array(
-                            p.failed.map {
-                                .object([
-                                    ("rule", .string($0.rule.rawValue)), ("severity", .string($0.severity.rawValue)),
-                                ])
-                            })
-                    ),
-                ])
-            })
+    static func writeProfiles(_ list: [InventoryProfile], to w: inout JSONWriter) {
+        w.key("profiles")
+        w.beginArray()
+        for p in list {
+            w.beginObject()
+            w.member("profile", p.profile.rawValue)
+            w.member("meets", p.meets())
+            w.key("findings")
+            w.beginArray()
+            for f in p.failed {
+                w.beginObject()
+                w.member("rule", f.rule.rawValue)
+                w.member("severity", f.severity.rawValue)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
     }
 
     /// `matter-commissionable ✔, ipp-everywhere ✘ PROF-202`.
@@ -150,14 +183,17 @@ public enum InventoryRecords {
 
     /// `lines` as UTF-8, appended to `out` (no string made per record).
     public static func write(_ inventory: Inventory, into out: inout [UInt8]) {
+        var w = JSONWriter()
+        swap(&w.bytes, &out)
         for d in inventory.devices {
-            deviceObject(d).write(into: &out)
-            out.append(0x0A)
+            writeDevice(d, to: &w)
+            w.endLine()
         }
         for s in inventory.services {
-            serviceObject(s).write(into: &out)
-            out.append(0x0A)
+            writeService(s, to: &w)
+            w.endLine()
         }
+        swap(&w.bytes, &out)
     }
 
     /// The readable table: each device with its fields, its services under it. Every value

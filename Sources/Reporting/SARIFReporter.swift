@@ -116,7 +116,7 @@ public final class SARIFReporter: Reporter {
         w.beginObject()
         w.member("frames", f.frames)
         w.key("time")
-        w.rawNumber(f.time.microsecondText)
+        w.time(f.time)
         w.member("source", f.source)
         w.member("device", orNull: f.device)
         w.member("spec", f.spec)

@@ -19,16 +19,26 @@ extension Array where Element == UInt8 {
 /// is dropped and the span left full (never a trap): writers go through
 /// `Array.append(sizedFor:_:)`, which notices a full span and writes again.
 extension OutputSpan where Element == UInt8 {
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func put(_ b: UInt8) {
         if !isFull { append(b) }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func put(_ s: StaticString) {
         put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
+    /// `\DDD`, the DNS presentation escape of one byte.
+    @inlinable
+    public mutating func put(decimalEscape b: UInt8) {
+        put(0x5C)
+        put(0x30 &+ b / 100)
+        put(0x30 &+ (b / 10) % 10)
+        put(0x30 &+ b % 10)
+    }
+
+    @inlinable
     public mutating func put(_ source: UnsafeBufferPointer<UInt8>) {
         let n = Swift.min(source.count, freeCapacity)
         guard n > 0, let from = source.baseAddress else { return }

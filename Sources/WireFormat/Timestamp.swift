@@ -39,8 +39,27 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `seconds.uuuuuu` (microseconds, as tcpdump prints and JSON carries), exact.
     public var microsecondText: String {
-        var frac = String(nanoseconds / 1000)
-        while frac.count < 6 { frac = "0" + frac }
-        return "\(seconds).\(frac)"
+        var b: [UInt8] = []
+        b.append(microsecondsOf: self)
+        return String(decoding: b, as: UTF8.self)
+    }
+}
+
+extension OutputSpan where Element == UInt8 {
+    /// `t.microsecondText` (at most 28 bytes), written in place.
+    public mutating func put(microsecondsOf t: Timestamp) {
+        put(decimal: Int(t.seconds))
+        put(0x2E)
+        // At least six digits; a nanosecond count past a second (never from libpcap) keeps
+        // all of its microseconds.
+        let us = Int(t.nanoseconds / 1000)
+        if us >= 1_000_000 { put(decimal: us) } else { put(zeroPadded: us, width: 6) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `t.microsecondText`, written in place.
+    public mutating func append(microsecondsOf t: Timestamp) {
+        append(addingCapacity: 28) { $0.put(microsecondsOf: t) }
     }
 }

@@ -53,7 +53,7 @@ import WireFormat
             w.key("c")
             w.bool(false)
             w.key("t")
-            w.rawNumber("1.000001")
+            w.time(Timestamp(seconds: 1, nanoseconds: 1_999))
             w.key("v")
             w.beginObject()
             w.member("k", -3)
@@ -67,6 +67,44 @@ import WireFormat
         }
         let line = value.serialized() + "\n"
         #expect(String(decoding: w.bytes, as: UTF8.self) == line + line)
+    }
+
+    @Test func timesAreWrittenToTheMicrosecondWithSixDigitsAtLeast() {
+        let cases: [(Timestamp, String)] = [
+            (Timestamp(seconds: 0, nanoseconds: 0), "0.000000"),
+            (Timestamp(seconds: 1_700_000_000, nanoseconds: 17_010_999), "1700000000.017010"),
+            (Timestamp(seconds: -1, nanoseconds: 5_000), "-1.000005"),
+            (Timestamp(seconds: 5, nanoseconds: 999_999_999), "5.999999"),
+            // Past a second (never from libpcap): every microsecond is kept.
+            (Timestamp(seconds: 5, nanoseconds: .max), "5.4294967"),
+            (Timestamp(seconds: .min, nanoseconds: 1_000), "-9223372036854775808.000001"),
+        ]
+        for (t, text) in cases {
+            #expect(t.microsecondText == text)
+            var w = JSONWriter()
+            w.beginArray()
+            w.time(t)
+            w.time(t)
+            w.endArray()
+            #expect(String(decoding: w.bytes, as: UTF8.self) == "[\(text),\(text)]")
+        }
+    }
+
+    @Test func writerMembersOfListsAndAbsentValuesAreWhatTheValueWouldBe() {
+        let strings = ["a", "q\"§", "\u{7}", "日本"]
+        let value = JSONValue.object([
+            ("s", .array(strings.map { .string($0) })), ("e", .array([])), ("n", .null), ("i", .int(-7)),
+            ("f", .string(String(repeating: "x", count: 300) + "\u{1}")),
+        ])
+        var w = JSONWriter()
+        w.beginObject()
+        w.member("s", strings)
+        w.member("e", [String]())
+        w.member("n", orNull: Int?.none)
+        w.member("i", orNull: -7)
+        w.member("f", String(repeating: "x", count: 300) + "\u{1}")
+        w.endObject()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == value.serialized())
     }
 
     @Test func bytesOfAStringAreWrittenAsTheStringIs() {

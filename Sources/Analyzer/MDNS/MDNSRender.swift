@@ -107,8 +107,7 @@ package enum MDNSRender {
     /// members.
     static func writeFields(_ m: DNSMessage, to w: inout JSONWriter) {
         let h = m.header
-        // Names and other text are made in one buffer, reused.
-        var text: [UInt8] = []
+        var text = FieldText()
         w.member("id", Int(h.id))
         w.key("flags")
         w.beginObject()
@@ -140,24 +139,50 @@ package enum MDNSRender {
         writeRecords(m.additionals, m, text: &text, to: &w)
     }
 
-    /// `text` emptied, filled by `make`, written as a JSON string.
-    private static func writeText(_ text: inout [UInt8], to w: inout JSONWriter, _ make: (inout [UInt8]) -> Void) {
-        text.removeAll(keepingCapacity: true)
-        make(&text)
-        w.string(utf8: text)
+    /// What writing one message's fields reuses: one buffer for text, and the names written
+    /// so far as JSON strings, by where their first label is (records mostly name what an
+    /// earlier record named, through compression pointers: each is made once). At most
+    /// `maxNames` are kept; later names are made each time.
+    struct FieldText {
+        var bytes: [UInt8] = []
+        var names: [UInt8] = []
+        var written: [(label: Int, json: Range<Int>)] = []
+        static let maxNames = 32
     }
 
-    private static func writeName(_ n: DNSName, _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter) {
-        writeText(&text, to: &w) { n.appendPresentation(in: m.payload, to: &$0) }
+    /// `text`'s buffer emptied, filled by `make`, written as a JSON string.
+    private static func writeText(_ text: inout FieldText, to w: inout JSONWriter, _ make: (inout [UInt8]) -> Void) {
+        text.bytes.removeAll(keepingCapacity: true)
+        make(&text.bytes)
+        w.string(utf8: text.bytes)
     }
 
-    private static func writeType(_ t: RecordType, text: inout [UInt8], to w: inout JSONWriter) {
+    private static func writeName(_ n: DNSName, _ m: DNSMessage, text: inout FieldText, to w: inout JSONWriter) {
+        let label = n.firstLabelRange(in: m.payload)?.lowerBound ?? -1
+        if let k = text.written.firstIndex(where: { $0.label == label }) {
+            w.value(json: text.names, text.written[k].json)
+            return
+        }
+        guard text.written.count < FieldText.maxNames else {
+            writeText(&text, to: &w) { n.appendPresentation(in: m.payload, to: &$0) }
+            return
+        }
+        text.bytes.removeAll(keepingCapacity: true)
+        n.appendPresentation(in: m.payload, to: &text.bytes)
+        let start = text.names.count
+        text.bytes.withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, into: &text.names) }
+        let json = start..<text.names.count
+        text.written.append((label, json))
+        w.value(json: text.names, json)
+    }
+
+    private static func writeType(_ t: RecordType, text: inout FieldText, to w: inout JSONWriter) {
         writeText(&text, to: &w) { t.append(to: &$0) }
     }
 
     /// What a question and a record start with: name, type and class.
     private static func writeOwner(
-        _ name: DNSName, _ type: RecordType, _ rrclass: UInt16, _ m: DNSMessage, text: inout [UInt8],
+        _ name: DNSName, _ type: RecordType, _ rrclass: UInt16, _ m: DNSMessage, text: inout FieldText,
         to w: inout JSONWriter
     ) {
         w.key("name")
@@ -168,7 +193,7 @@ package enum MDNSRender {
     }
 
     private static func writeRecords(
-        _ records: [ResourceRecord], _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter
+        _ records: [ResourceRecord], _ m: DNSMessage, text: inout FieldText, to w: inout JSONWriter
     ) {
         w.beginArray()
         for rr in records { writeRecord(rr, m, text: &text, to: &w) }
@@ -176,7 +201,7 @@ package enum MDNSRender {
     }
 
     /// A resource record: owner, type, class, cache-flush bit, TTL and its RDATA's fields.
-    static func writeRecord(_ rr: ResourceRecord, _ m: DNSMessage, text: inout [UInt8], to w: inout JSONWriter) {
+    static func writeRecord(_ rr: ResourceRecord, _ m: DNSMessage, text: inout FieldText, to w: inout JSONWriter) {
         let p = m.payload
         w.beginObject()
         writeOwner(rr.name, rr.type, rr.rrclass, m, text: &text, to: &w)
