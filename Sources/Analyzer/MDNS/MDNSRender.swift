@@ -99,7 +99,12 @@ package enum MDNSRender {
         }
         // JSON fields only when asked for, and only for a payload that holds a DNS header.
         var w = JSONWriter()
-        if wantFields && m.payload.count >= 12 { writeFields(m, to: &w) }
+        if wantFields && m.payload.count >= 12 {
+            // Sized once for what most messages make (names spelt out in full, in every
+            // record), not grown from empty.
+            w.bytes.reserveCapacity(6 &* m.payload.count &+ 256)
+            writeFields(m, to: &w)
+        }
         return Content(detail: detail, fieldsJSON: w.bytes, isResponse: h.qr)
     }
 

@@ -78,7 +78,12 @@ enum SSDPRender {
             if !m.body.isEmpty { detail.append("[\(m.body.count) byte(s) of body]") }
         }
         var w = JSONWriter()
-        if wantFields { writeFields(m, to: &w) }
+        if wantFields {
+            // Sized once (the message's text and a few bytes of JSON per header), not grown
+            // from empty.
+            w.bytes.reserveCapacity(m.payload.count &+ 16 &* m.headers.count &+ 64)
+            writeFields(m, to: &w)
+        }
         var r = MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summaryUTF8: [], detail: detail,
