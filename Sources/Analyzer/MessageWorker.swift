@@ -275,6 +275,14 @@ package struct MessageWorker: BatchWorker {
         let items = batch.items
         // A line with its findings is about 400 bytes on busy traffic: reserved once.
         if renders { out.chunk.bytes.reserveCapacity(items.count * 512) }
+        // The session stage's lists sized once: grown from empty, the SSDP one (items of a few
+        // hundred bytes) was copied whole at each doubling.
+        var ssdpItems = 0
+        for k in items.indices {
+            if case .ssdp = items[k].message { ssdpItems += 1 }
+        }
+        out.ssdpSession.reserveCapacity(ssdpItems)
+        out.mdnsSession.reserveCapacity(items.count - ssdpItems)
         // By index, and the message's cases taken apart in place: copying an item (or its
         // datagram, or the record built below) retains every array and string it holds.
         for k in items.indices {
