@@ -65,15 +65,7 @@ public struct JSONWriter {
     /// A member's key; its value comes next.
     public mutating func key(_ k: StaticString) {
         assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
-        let comma = afterValue
-        put(bound: k.utf8CodeUnitCount &+ 4) { s in
-            if comma { s.put(0x2C) }
-            s.put(0x22)
-            s.put(k)
-            s.put(0x22)
-            s.put(0x3A)
-        }
-        afterValue = false
+        quoted(UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount), key: true)
     }
 
     public mutating func string(_ s: String) {
@@ -100,17 +92,19 @@ public struct JSONWriter {
         }
     }
 
-    /// `u`, which needs no escaping, between quotes.
+    /// `u`, which needs no escaping, between quotes: a string value, or a member's key (its
+    /// colon after it, its value to come).
     @inline(__always)
-    private mutating func quoted(_ u: UnsafeBufferPointer<UInt8>) {
+    private mutating func quoted(_ u: UnsafeBufferPointer<UInt8>, key: Bool = false) {
         let comma = afterValue
-        put(bound: u.count &+ 3) { s in
+        put(bound: u.count &+ 4) { s in
             if comma { s.put(0x2C) }
             s.put(0x22)
             s.put(u)
             s.put(0x22)
+            if key { s.put(0x3A) }
         }
-        afterValue = true
+        afterValue = !key
     }
 
     /// The string whose UTF-8 is `u` (valid UTF-8), written without making the string.
