@@ -2,13 +2,15 @@ import WireFormat
 
 /// One rule violation observed in the traffic.
 ///
-/// A finding refers to its rule by ID and carries the rule's texts that every report prints
-/// beside it (name, spec reference, interop note), so reporters need no catalog. Those texts
-/// are the descriptor's literals: copying a finding shares them.
+/// A finding refers to its rule by ID and to the rule's texts that every report prints
+/// beside it (name, spec reference, interop note: `RuleTexts`, one per rule), so reporters
+/// need no catalog.
 public struct Finding: Sendable, Hashable {
     public var rule: RuleID
+    /// The rule's texts (the descriptor's, or with the interop note this finding has).
+    public let texts: RuleTexts
     /// The rule's readable name.
-    public var name: String
+    public var name: String { texts.name }
     public var severity: Severity
     /// 1-based frame numbers as Wireshark counts them; the first is where the violation shows,
     /// the others are related packets (the M-SEARCH a late response answers, …).
@@ -21,10 +23,10 @@ public struct Finding: Sendable, Hashable {
     /// One sentence about this instance.
     public var message: String
     /// The rule's spec reference.
-    public var spec: String
+    public var spec: String { texts.spec }
     /// Which well-known stacks mishandle such a message: the rule's interop note, or one about
     /// this kind of finding when the rule's note is about another.
-    public var interop: String?
+    public var interop: String? { texts.interop }
     /// Who sent the offending message, as text (`10.0.0.5` or `fe80::1`), for suppressions.
     public var source: String
     /// A device identity when the message carries one (SSDP UUID, mDNS host name), for
@@ -86,9 +88,7 @@ public struct Finding: Sendable, Hashable {
         message: String, source: String, device: String?, field: String?, fileIndex: Int, interop: String?
     ) {
         self.rule = descriptor.id
-        self.name = descriptor.name
-        self.spec = descriptor.spec
-        self.interop = interop ?? descriptor.interop
+        self.texts = interop.map { descriptor.texts.with(interop: $0) } ?? descriptor.texts
         self.severity = severity ?? descriptor.severity
         self.firstFrame = firstFrame
         self.relatedFrames = related

@@ -191,6 +191,12 @@ public struct JSONWriter {
         endArray()
     }
 
+    /// A member whose value was written before as JSON text (`RuleTexts`' strings).
+    public mutating func member(_ k: StaticString, json v: [UInt8]) {
+        key(k)
+        value(json: v, v.indices)
+    }
+
     /// A member whose value is a string, or null when there is none.
     public mutating func member(_ k: StaticString, orNull v: String?) {
         key(k)

@@ -33,7 +33,7 @@ public enum RuleScope: String, Sendable, Hashable, Codable {
 /// severity, spec citation, and the text used by `discoscope rules explain` and SARIF.
 ///
 /// A value: every rule type declares its own (`Rule.descriptor`). Findings refer to a rule
-/// by its ID and carry the few texts reporters print (`Finding`), never the descriptor.
+/// by its ID and share the few texts reporters print (`texts`), never the descriptor.
 public struct RuleDescriptor: Sendable, Hashable {
     /// Catalog ID, e.g. `SSDP-104`.
     public let id: RuleID
@@ -68,6 +68,8 @@ public struct RuleDescriptor: Sendable, Hashable {
     public let profiles: ServiceProfiles
     /// Whether the requirement is the specification's, a de-facto contract, or unconfirmed.
     public let basis: RuleBasis
+    /// Its name, spec reference and interop note as its findings carry them.
+    public let texts: RuleTexts
 
     public init(
         id: RuleID, name: String, title: String, severity: Severity, scope: RuleScope = .stateless,
@@ -90,5 +92,6 @@ public struct RuleDescriptor: Sendable, Hashable {
         self.interopLosesMessage = Impact.losesMessage(interop)
         self.profiles = profiles
         self.basis = basis
+        texts = RuleTexts(name: name, spec: spec, interop: interop)
     }
 }

@@ -91,14 +91,14 @@ public final class JSONLinesReporter: Reporter {
     public static func writeFinding(_ f: Finding, file: String?, segment: String?, to w: inout JSONWriter) {
         beginRecord("finding", file: file, segment: segment, to: &w)
         w.member("rule", f.rule.rawValue)
-        w.member("name", f.name)
+        w.member("name", json: f.texts.nameJSON)
         w.member("severity", f.severity.rawValue)
         w.member("frames", f.frames)
         w.key("time")
         w.time(f.time)
         w.member("message", f.message)
-        w.member("spec", f.spec)
-        w.member("interop", orNull: f.interop)
+        w.member("spec", json: f.texts.specJSON)
+        w.member("interop", json: f.texts.interopJSON)
         w.member("source", f.source)
         if let d = f.device {
             w.member("device", d)

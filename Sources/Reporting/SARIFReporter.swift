@@ -119,8 +119,8 @@ public final class SARIFReporter: Reporter {
         w.time(f.time)
         w.member("source", f.source)
         w.member("device", orNull: f.device)
-        w.member("spec", f.spec)
-        w.member("interop", orNull: f.interop)
+        w.member("spec", json: f.texts.specJSON)
+        w.member("interop", json: f.texts.interopJSON)
         if f.atEnd { w.member("at_end", true) }
         if let p = f.profile { w.member("profile", p.rawValue) }
         if let segment = Segments.name(f.segment, in: segments) { w.member("segment", segment) }
