@@ -252,7 +252,9 @@ package struct MessageWorker: BatchWorker {
         self.policy = policy
         self.renderer = renderer
         self.renders = renderer != nil
-        ssdpJudge = SSDPJudge(disabled: options.disabledRules, slotBits: options.repeatTables.ssdpBits)
+        ssdpJudge = SSDPJudge(
+            disabled: options.disabledRules, slotBits: options.repeatTables.ssdpBits,
+            fields: options.wantMessages && options.messageFields)
         mdns = MDNSJudge(disabled: options.disabledRules, slotBits: options.repeatTables.mdnsBits)
         rendered = GrowingSlots(maxBits: options.repeatTables.mdnsBits)
         tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
@@ -368,7 +370,7 @@ package struct MessageWorker: BatchWorker {
         if options.wantMessages {
             let record = SSDPRender.record(
                 input, srcText: srcText, dstText: addressText(input.datagram.dst),
-                verbose: options.verbose, fields: options.messageFields, scratch: &summaryBytes)
+                verbose: options.verbose, fields: decoded.fieldsJSON, scratch: &summaryBytes)
             finish(record, sink: sink, input.datagram, fileIndex: fileIndex, summary: .ssdp, into: &out)
         } else {
             finish(sink: sink, segment: input.datagram.segment, into: &out)

@@ -27,11 +27,18 @@ struct SSDPJudge: Sendable {
         /// The service profiles the payload claims (`SSDPMessageView.claims`).
         var claims: ServiceProfiles
         var judged: [(version: UPnPVersion, claimed: UPnPVersion?, kept: [RuleEngine<SSDPInput>.Kept])] = []
+        /// The message's fields as JSON members (`SSDPRender.writeFields`), when the run's
+        /// reports carry them: made once per payload, as its decoding is.
+        var fieldsJSON: [UInt8] = []
     }
 
-    init(disabled: Set<RuleID>, slotBits: Int = Analysis.RepeatTableSizes.analysis.ssdpBits) {
+    /// Whether decodings keep their message's fields as JSON (`Decoded.fieldsJSON`).
+    let makesFields: Bool
+
+    init(disabled: Set<RuleID>, slotBits: Int = Analysis.RepeatTableSizes.analysis.ssdpBits, fields: Bool = false) {
         engine = RuleEngine(RuleRegistry.ssdp, disabled: disabled)
         table = RepeatTable(bits: slotBits)
+        makesFields = fields
     }
 
     /// The payload array for a datagram carrying `bytes`: the table's array when it holds a
@@ -52,7 +59,8 @@ struct SSDPJudge: Sendable {
             among: engine.judgedProfiles)
         let decoded = Decoded(
             message: message, facts: facts,
-            payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }, claims: claims)
+            payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }, claims: claims,
+            fieldsJSON: makesFields ? SSDPRender.fieldsJSON(message) : [])
         table.store(decoded, payload: d.payload, at: slot)
         return decoded
     }

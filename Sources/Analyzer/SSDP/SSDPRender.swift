@@ -18,7 +18,7 @@ enum SSDPRender {
     /// The input itself is passed, not its message and datagram: read from the input by the
     /// caller, each was copied for the call (retaining every array it holds).
     static func record(
-        _ input: SSDPInput, srcText: String, dstText: String, verbose: Bool, fields wantFields: Bool = true,
+        _ input: SSDPInput, srcText: String, dstText: String, verbose: Bool, fields: [UInt8],
         scratch b: inout [UInt8]
     ) -> MessageRecord {
         let m = input.captured ?? input.message
@@ -77,20 +77,22 @@ enum SSDPRender {
             }
             if !m.body.isEmpty { detail.append("[\(m.body.count) byte(s) of body]") }
         }
-        var w = JSONWriter()
-        if wantFields {
-            // Sized once (the message's text and a few bytes of JSON per header), not grown
-            // from empty.
-            w.bytes.reserveCapacity(m.payload.count &+ 16 &* m.headers.count &+ 64)
-            writeFields(m, to: &w)
-        }
         var r = MessageRecord(
             frame: d.frame, time: d.time, src: srcText, sport: d.srcPort, dst: dstText,
             dport: d.dstPort, ipTTL: d.hopLimit, proto: .ssdp, kind: m.kind.rawValue, summaryUTF8: [], detail: detail,
-            fieldsJSON: w.bytes)
+            fieldsJSON: fields)
         // The summary's buffer is lent to the record (the caller takes it back).
         swap(&r.summaryUTF8, &b)
         return r
+    }
+
+    /// `writeFields` of `m` (the message as captured), sized once (its text and a few bytes
+    /// of JSON per header), not grown from empty.
+    static func fieldsJSON(_ m: SSDPMessage) -> [UInt8] {
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(m.payload.count &+ 16 &* m.headers.count &+ 64)
+        writeFields(m, to: &w)
+        return w.bytes
     }
 
     /// The CONTRACT's fields of an SSDP message: start line, headers in order, NTS and the
