@@ -65,9 +65,11 @@ public enum JSONValue: Sendable, Hashable {
     /// `u` between quotes.
     @inline(__always)
     private static func appendQuoted(_ u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        out.append(0x22)
-        out.append(contentsOf: u)
-        out.append(0x22)
+        out.append(addingCapacity: u.count &+ 2) { s in
+            s.put(0x22)
+            s.put(u)
+            s.put(0x22)
+        }
     }
 
     /// `writeString` of the string whose UTF-8 is `u` (valid UTF-8: what a string holds),

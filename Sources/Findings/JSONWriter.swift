@@ -156,23 +156,48 @@ public struct JSONWriter {
 
     /// A member: its key and value.
     public mutating func member(_ k: StaticString, _ v: String) {
-        key(k)
-        string(v)
+        let plain = v.utf8.withContiguousStorageIfAvailable { u in
+            guard TerminalText.isPlainJSON(u) else { return false }
+            member(k, bound: u.count &+ 2) { s in
+                s.put(0x22)
+                s.put(u)
+                s.put(0x22)
+            }
+            return true
+        }
+        if plain != true {
+            key(k)
+            string(v)
+        }
     }
 
     public mutating func member(_ k: StaticString, _ v: Int) {
-        key(k)
-        int(v)
+        member(k, bound: 21) { $0.put(decimal: v) }
     }
 
     public mutating func member(_ k: StaticString, _ v: Bool) {
-        key(k)
-        bool(v)
+        member(k, bound: 5) { $0.put(v ? "true" : "false") }
     }
 
     public mutating func member(_ k: StaticString, _ v: Timestamp) {
-        key(k)
-        time(v)
+        member(k, bound: 28) { $0.put(microsecondsOf: v) }
+    }
+
+    /// A member whose key and value (at most `bound` bytes, put by `value`) are written in
+    /// one step.
+    @inline(__always)
+    private mutating func member(_ k: StaticString, bound: Int, _ value: (inout OutputSpan<UInt8>) -> Void) {
+        assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
+        let comma = afterValue
+        put(bound: k.utf8CodeUnitCount &+ 4 &+ bound) { s in
+            if comma { s.put(0x2C) }
+            s.put(0x22)
+            s.put(k)
+            s.put(0x22)
+            s.put(0x3A)
+            value(&s)
+        }
+        afterValue = true
     }
 
     /// A member whose value is an array of integers.

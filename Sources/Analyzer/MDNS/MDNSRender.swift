@@ -357,10 +357,5 @@ package enum MDNSRender {
         "\(rr.name.presentation(in: m.payload)) \(rr.type) class \(rr.rrclass)\(rr.cacheFlush ? " (flush)" : "") TTL \(rr.ttl) \(rdataText(rr, m))"
     }
 
-    static func mac(_ b: ArraySlice<UInt8>) -> String {
-        b.map { x in
-            let s = String(x, radix: 16)
-            return s.count == 1 ? "0" + s : s
-        }.joined(separator: ":")
-    }
+    static func mac(_ b: ArraySlice<UInt8>) -> String { hexString(b, separator: 0x3A) }
 }
