@@ -1,3 +1,5 @@
+import WireFormat
+
 /// What makes two findings the same problem across runs: the rule, who it is about (the
 /// device when the finding names one, else the sender), and the message's template — its
 /// words and stable arguments (names, types, header names, addresses) with every measured
@@ -17,35 +19,48 @@ public enum FindingIdentity {
         key(rule: f.rule.rawValue, source: f.source, device: f.device, message: f.message)
     }
 
-    /// The key's bytes, appended to `out` in one pass over each text (SARIF makes one for
-    /// every result).
+    /// The key's bytes, appended to `out` in one pass over each text, into one reservation
+    /// (SARIF makes one for every result): a key is never longer than its three texts and
+    /// two tabs (a measured word becomes `#`, with its trailing `.` or `:`).
     public static func appendKey(
         rule: String, source: String, device: String?, message: String, to out: inout [UInt8]
     ) {
-        for b in rule.utf8 { out.append(cleaned(b)) }
-        out.append(0x09)
-        appendSubject(source: source, device: device, to: &out)
-        out.append(0x09)
-        appendTemplate(message, to: &out)
+        var rule = rule
+        var message = message
+        let named = device.map { !$0.isEmpty } ?? false
+        var subject = named ? (device ?? "") : source
+        rule.withUTF8 { r in
+            subject.withUTF8 { s in
+                message.withUTF8 { m in
+                    out.append(addingCapacity: r.count &+ s.count &+ m.count &+ 2) { o in
+                        for b in r { o.put(cleaned(b)) }
+                        o.put(0x09)
+                        putSubject(s, isDevice: named, to: &o)
+                        o.put(0x09)
+                        putTemplate(m, to: &o)
+                    }
+                }
+            }
+        }
     }
 
     /// The device a finding names (SSDP UUID without `uuid:`, mDNS host name without its
     /// trailing dot, in lower case), else its sender's address.
     public static func subject(source: String, device: String?) -> String {
+        let named = device.map { !$0.isEmpty } ?? false
+        var text = named ? (device ?? "") : source
         var out: [UInt8] = []
-        appendSubject(source: source, device: device, to: &out)
+        text.withUTF8 { s in out.append(addingCapacity: s.count) { putSubject(s, isDevice: named, to: &$0) } }
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func appendSubject(source: String, device: String?, to out: inout [UInt8]) {
-        guard let device, !device.isEmpty else {
-            for b in source.utf8 { out.append(cleaned(lower(b))) }
-            return
+    private static func putSubject(_ s: UnsafeBufferPointer<UInt8>, isDevice: Bool, to out: inout OutputSpan<UInt8>) {
+        var d = s[...]
+        if isDevice {
+            if d.count > 5, d.prefix(5).map(lower).elementsEqual("uuid:".utf8) { d = d.dropFirst(5) }
+            if d.count > 1, d.last == UInt8(ascii: ".") { d = d.dropLast() }
         }
-        var d = device.utf8[...]
-        if d.count > 5, d.prefix(5).map(lower).elementsEqual("uuid:".utf8) { d = d.dropFirst(5) }
-        if d.count > 1, d.last == UInt8(ascii: ".") { d = d.dropLast() }
-        for b in d { out.append(cleaned(lower(b))) }
+        for b in d { out.put(cleaned(lower(b))) }
     }
 
     /// `message` with each word that is a measured value replaced by `#`. A word is what lies
@@ -55,36 +70,34 @@ public enum FindingIdentity {
     /// number, or a clock time (`15:36:01.250`). Words that merely contain digits — `h1-avahi.local.`,
     /// `10.99.0.4`, `MediaServer:1`, `#2`, `02:99:00:00:00:01` — are names and stay.
     public static func template(_ message: String) -> String {
+        var message = message
         var out: [UInt8] = []
-        appendTemplate(message, to: &out)
+        message.withUTF8 { m in out.append(addingCapacity: m.count) { putTemplate(m, to: &$0) } }
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func appendTemplate(_ message: String, to out: inout [UInt8]) {
-        var message = message
-        message.withUTF8 { bytes in
-            var i = 0
-            while i < bytes.count {
-                if isDelimiter(bytes[i]) {
-                    out.append(cleaned(bytes[i]))
-                    i += 1
-                    continue
-                }
-                var j = i
-                while j < bytes.count, !isDelimiter(bytes[j]) { j += 1 }
-                let word = bytes[i..<j]
-                var body = word
-                if let last = body.last, last == UInt8(ascii: ".") || last == UInt8(ascii: ":"), body.count > 1 {
-                    body = body.dropLast()
-                }
-                if isMeasured(body) {
-                    out.append(UInt8(ascii: "#"))
-                    if body.count < word.count, let last = word.last { out.append(last) }
-                } else {
-                    out.append(contentsOf: word)
-                }
-                i = j
+    private static func putTemplate(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout OutputSpan<UInt8>) {
+        var i = 0
+        while i < bytes.count {
+            if isDelimiter(bytes[i]) {
+                out.put(cleaned(bytes[i]))
+                i += 1
+                continue
             }
+            var j = i
+            while j < bytes.count, !isDelimiter(bytes[j]) { j += 1 }
+            let word = bytes[i..<j]
+            var body = word
+            if let last = body.last, last == UInt8(ascii: ".") || last == UInt8(ascii: ":"), body.count > 1 {
+                body = body.dropLast()
+            }
+            if isMeasured(body) {
+                out.put(UInt8(ascii: "#"))
+                if body.count < word.count, let last = word.last { out.put(last) }
+            } else {
+                out.put(UnsafeBufferPointer(rebasing: word))
+            }
+            i = j
         }
     }
 
@@ -98,9 +111,14 @@ public enum FindingIdentity {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01B3
         }
-        let s = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
+        var digits: [UInt8] = []
+        digits.append(addingCapacity: 16) { o in
+            for k in stride(from: 60, through: 0, by: -4) { o.put(hexDigits[Int((h >> UInt64(k)) & 0xF)]) }
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Tabs and line breaks read as spaces, so a key is one line of three tab-separated fields.
     private static func cleaned(_ b: UInt8) -> UInt8 { b == 0x09 || b == 0x0A || b == 0x0D ? 0x20 : b }

@@ -216,6 +216,15 @@ public struct JSONWriter {
         endArray()
     }
 
+    /// A member whose string value `make` appends to `text` (emptied first; valid UTF-8):
+    /// text joined from parts, with no `String` made of it.
+    public mutating func member(_ k: StaticString, text: inout [UInt8], _ make: (inout [UInt8]) -> Void) {
+        text.removeAll(keepingCapacity: true)
+        make(&text)
+        key(k)
+        string(utf8: text)
+    }
+
     /// A member whose value was written before as JSON text (`RuleTexts`' strings).
     public mutating func member(_ k: StaticString, json v: [UInt8]) {
         key(k)

@@ -30,6 +30,8 @@ public final class SARIFReporter: Reporter {
     private var opened = 0
     private var lastName: String? = nil
     private var scratch: [UInt8] = []
+    /// Text joined from parts for one member of a result (`JSONWriter.member(_:text:_:)`).
+    private var parts: [UInt8] = []
     /// The run's segment names (`Segments`): a result whose finding has one carries it.
     private var segments: [String] = []
 
@@ -68,7 +70,16 @@ public final class SARIFReporter: Reporter {
         w.member("level", Self.level(f.severity))
         w.key("message")
         w.beginObject()
-        w.member("text", frame > 0 ? "Frame \(frame): " + f.message : f.message)
+        if frame > 0 {
+            w.member("text", text: &parts) { t in
+                t.append("Frame ")
+                t.append(decimal: frame)
+                t.append(": ")
+                t.append(string: f.message)
+            }
+        } else {
+            w.member("text", f.message)
+        }
         w.endObject()
         w.key("locations")
         w.beginArray()
@@ -89,8 +100,15 @@ public final class SARIFReporter: Reporter {
             w.key("logicalLocations")
             w.beginArray()
             w.beginObject()
-            w.member("name", "frame \(frame)")
-            w.member("fullyQualifiedName", "\(file)#frame=\(frame)")
+            w.member("name", text: &parts) { t in
+                t.append("frame ")
+                t.append(decimal: frame)
+            }
+            w.member("fullyQualifiedName", text: &parts) { t in
+                t.append(string: file)
+                t.append("#frame=")
+                t.append(decimal: frame)
+            }
             w.member("kind", "element")
             w.endObject()
             w.endArray()
