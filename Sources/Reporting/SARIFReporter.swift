@@ -192,10 +192,17 @@ public final class SARIFReporter: Reporter {
         // is never built in memory as a whole).
         func writeResults() {
             var start = 0
+            var head: [UInt8] = []
             for (k, r) in results.enumerated() {
-                var head = #"{"ruleId":"# + JSONValue.string(r.rule.rawValue).serialized()
-                if let i = ruleIndex[r.rule] { head += #","ruleIndex":\#(i)"# }
-                sink.write(k == 0 ? head : "," + head)
+                head.removeAll(keepingCapacity: true)
+                if k > 0 { head.append(0x2C) }
+                head.append(#"{"ruleId":"#)
+                JSONValue.writeString(r.rule.rawValue, into: &head)
+                if let i = ruleIndex[r.rule] {
+                    head.append(#","ruleIndex":"#)
+                    head.append(decimal: i)
+                }
+                head.withUnsafeBytes { sink.write(bytes: $0) }
                 spill.copy(start..<r.end, to: sink)
                 start = r.end
             }
