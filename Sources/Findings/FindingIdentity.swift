@@ -57,7 +57,7 @@ public enum FindingIdentity {
     private static func putSubject(_ s: UnsafeBufferPointer<UInt8>, isDevice: Bool, to out: inout OutputSpan<UInt8>) {
         var d = s[...]
         if isDevice {
-            if d.count > 5, d.prefix(5).map(lower).elementsEqual("uuid:".utf8) { d = d.dropFirst(5) }
+            if d.count > 5, zip(d.prefix(5), "uuid:".utf8).allSatisfy({ lower($0) == $1 }) { d = d.dropFirst(5) }
             if d.count > 1, d.last == UInt8(ascii: ".") { d = d.dropLast() }
         }
         for b in d { out.put(cleaned(lower(b))) }

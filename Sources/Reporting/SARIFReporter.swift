@@ -66,6 +66,10 @@ public final class SARIFReporter: Reporter {
         var w = JSONWriter()
         swap(&w.bytes, &scratch)
         w.bytes.removeAll(keepingCapacity: true)
+        // Held in locals while the result is written (the properties' accesses are checked).
+        var parts: [UInt8] = []
+        swap(&parts, &self.parts)
+        defer { swap(&parts, &self.parts) }
         w.beginObject()
         w.member("level", Self.level(f.severity))
         w.key("message")
