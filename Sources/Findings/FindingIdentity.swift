@@ -107,9 +107,11 @@ public enum FindingIdentity {
     /// The digest of the key's bytes (`appendKey`).
     public static func fingerprint(bytes: [UInt8]) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes {
-            h ^= UInt64(b)
-            h = h &* 0x0000_0100_0000_01B3
+        bytes.withUnsafeBufferPointer { u in
+            for b in u {
+                h ^= UInt64(b)
+                h = h &* 0x0000_0100_0000_01B3
+            }
         }
         var digits: [UInt8] = []
         digits.append(addingCapacity: 16) { o in
@@ -147,7 +149,10 @@ public enum FindingIdentity {
     }
 
     static func isMeasured<W: Collection<UInt8>>(_ w: W) -> Bool where W.SubSequence: Collection<UInt8> {
-        guard let first = w.first else { return false }
+        // Every measured form starts with a digit or a sign: most words are letters.
+        guard let first = w.first, isDigit(first) || first == 0x2B || first == 0x2D || first == 0x7E else {
+            return false
+        }
         var i = w.startIndex
         // 0x1A2B
         if w.count > 2, first == UInt8(ascii: "0") {
