@@ -28,7 +28,14 @@ struct MDNSJudge: Sendable {
     init(disabled: Set<RuleID>, slotBits: Int = Analysis.RepeatTableSizes.analysis.mdnsBits) {
         engine = RuleEngine(RuleRegistry.mdns, disabled: disabled)
         table = RepeatTable(bits: slotBits)
+        judgedProfiles = (RuleRegistry.mdnsSession + RuleRegistry.mdnsSegments)
+            .filter { !disabled.contains($0.descriptor.id) }
+            .reduce(engine.judgedProfiles) { $0.union($1.observedProfiles) }
     }
+
+    /// The service profiles the enabled mDNS rules judge, message and session rules alike:
+    /// a decoding looks for profile instances only when there are some.
+    let judgedProfiles: ServiceProfiles
 
     /// The payload array for a datagram carrying `bytes`: when the table holds a decoding of
     /// the same bytes, that decoding's array (shared: nothing allocated or copied), else a
@@ -48,7 +55,8 @@ struct MDNSJudge: Sendable {
         if d.isTruncated {
             // A cut payload is judged on its own: its findings are not kept for others, nor
             // those of a whole one with the same bytes replayed on it.
-            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets)
+            input = MDNSInput(
+                message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets, judging: judgedProfiles)
             host = Self.host(input)
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             engine.run(input, into: &sink)
@@ -60,7 +68,8 @@ struct MDNSJudge: Sendable {
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             engine.replay(known.kept, on: input, into: &sink)
         } else {
-            input = MDNSInput(message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets)
+            input = MDNSInput(
+                message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets, judging: judgedProfiles)
             let named = Self.named(input)
             host = input.isRelayed ? nil : named
             if let host { sink.deviceKey = host.key(in: input.message.payload) }

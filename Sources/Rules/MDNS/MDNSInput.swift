@@ -90,8 +90,12 @@ public final class MDNSInput: RuleInput, Sendable {
         self.subnets = subnets
     }
 
-    public convenience init(message: DNSMessage, datagram: Datagram, subnets: LinkSubnets = LinkSubnets()) {
-        self.init(MDNSMessageView(message: message), datagram: datagram, subnets: subnets)
+    /// `judged`: the profiles the run's rules judge (`MDNSMessageView.init(message:judging:)`).
+    public convenience init(
+        message: DNSMessage, datagram: Datagram, subnets: LinkSubnets = LinkSubnets(),
+        judging judged: ServiceProfiles = ServiceProfiles(rawValue: .max)
+    ) {
+        self.init(MDNSMessageView(message: message, judging: judged), datagram: datagram, subnets: subnets)
     }
 
     /// Facts about a name that rules ask of record targets and questions, computed once from

@@ -41,7 +41,10 @@ public final class MDNSMessageView: Sendable {
     public var isQuery: Bool { !message.header.qr }
     public var isProbe: Bool { isQuery && !message.authorities.isEmpty }
 
-    public init(message: DNSMessage) {
+    /// `judged`: the service profiles the run's rules judge (`RuleDescriptor.profiles`,
+    /// `SessionRule.observedProfiles`); with none, no instance is looked for (nothing reads
+    /// them) and the message claims no profile.
+    public init(message: DNSMessage, judging judged: ServiceProfiles = ServiceProfiles(rawValue: .max)) {
         self.message = message
         let p = message.payload
         // One scratch list of label ranges, reused for every name of the message, and the
@@ -60,7 +63,7 @@ public final class MDNSMessageView: Sendable {
         for rr in message.authorities { info.append(MDNSInput.recordInfo(.authority, rr, p, &l, &seen)) }
         for rr in message.additionals { info.append(MDNSInput.recordInfo(.additional, rr, p, &l, &seen)) }
         records = info
-        let profiles = ProfileInstances.find(in: message, records: info)
+        let profiles = judged.isEmpty ? ProfileFacts() : ProfileInstances.find(in: message, records: info)
         profileInstances = profiles.instances
         profileTXTPairs = profiles.txtPairs
         profilePointers = profiles.pointers
