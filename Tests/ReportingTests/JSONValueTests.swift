@@ -95,6 +95,8 @@ import WireFormat
         let value = JSONValue.object([
             ("s", .array(strings.map { .string($0) })), ("e", .array([])), ("n", .null), ("i", .int(-7)),
             ("f", .string(String(repeating: "x", count: 300) + "\u{1}")),
+            // The widest numbers fill the room each write reserves, and are not cut.
+            ("lo", .int(Int64.min)), ("hi", .int(Int64.max)), ("a", .array([.bool(false), .int(Int64.min), .null])),
         ])
         var w = JSONWriter()
         w.beginObject()
@@ -103,6 +105,14 @@ import WireFormat
         w.member("n", orNull: Int?.none)
         w.member("i", orNull: -7)
         w.member("f", String(repeating: "x", count: 300) + "\u{1}")
+        w.member("lo", Int.min)
+        w.member("hi", Int.max)
+        w.key("a")
+        w.beginArray()
+        w.bool(false)
+        w.int(Int.min)
+        w.null()
+        w.endArray()
         w.endObject()
         #expect(String(decoding: w.bytes, as: UTF8.self) == value.serialized())
     }
