@@ -27,8 +27,7 @@ public enum FindingIdentity {
     ) {
         var rule = rule
         var message = message
-        let named = device.map { !$0.isEmpty } ?? false
-        var subject = named ? (device ?? "") : source
+        var (subject, named) = subjectText(source: source, device: device)
         rule.withUTF8 { r in
             subject.withUTF8 { s in
                 message.withUTF8 { m in
@@ -47,11 +46,15 @@ public enum FindingIdentity {
     /// The device a finding names (SSDP UUID without `uuid:`, mDNS host name without its
     /// trailing dot, in lower case), else its sender's address.
     public static func subject(source: String, device: String?) -> String {
-        let named = device.map { !$0.isEmpty } ?? false
-        var text = named ? (device ?? "") : source
+        var (text, named) = subjectText(source: source, device: device)
         var out: [UInt8] = []
         text.withUTF8 { s in out.append(addingCapacity: s.count) { putSubject(s, isDevice: named, to: &$0) } }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The text the subject is made of: the device when the finding names one, else the sender.
+    private static func subjectText(source: String, device: String?) -> (text: String, isDevice: Bool) {
+        if let device, !device.isEmpty { (device, true) } else { (source, false) }
     }
 
     private static func putSubject(_ s: UnsafeBufferPointer<UInt8>, isDevice: Bool, to out: inout OutputSpan<UInt8>) {

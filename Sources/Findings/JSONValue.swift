@@ -18,10 +18,13 @@ public enum JSONValue: Sendable, Hashable {
 
     public static func int<I: BinaryInteger>(_ v: I) -> JSONValue { .int(Int64(truncatingIfNeeded: v)) }
 
-    public func serialized() -> String {
+    public func serialized() -> String { String(decoding: serializedBytes, as: UTF8.self) }
+
+    /// The value's JSON text as UTF-8.
+    var serializedBytes: [UInt8] {
         var out: [UInt8] = []
         write(into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// Appends the value's JSON text, UTF-8, to `out` (reporters write it as it is).

@@ -64,8 +64,7 @@ public struct JSONWriter {
 
     /// A member's key; its value comes next.
     public mutating func key(_ k: StaticString) {
-        assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
-        quoted(UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount), key: true)
+        keyed(k, bound: 0, then: false) { _ in }
     }
 
     public mutating func string(_ s: String) {
@@ -92,19 +91,17 @@ public struct JSONWriter {
         }
     }
 
-    /// `u`, which needs no escaping, between quotes: a string value, or a member's key (its
-    /// colon after it, its value to come).
+    /// `u`, which needs no escaping, between quotes.
     @inline(__always)
-    private mutating func quoted(_ u: UnsafeBufferPointer<UInt8>, key: Bool = false) {
+    private mutating func quoted(_ u: UnsafeBufferPointer<UInt8>) {
         let comma = afterValue
-        put(bound: u.count &+ 4) { s in
+        put(bound: u.count &+ 3) { s in
             if comma { s.put(0x2C) }
             s.put(0x22)
             s.put(u)
             s.put(0x22)
-            if key { s.put(0x3A) }
         }
-        afterValue = !key
+        afterValue = true
     }
 
     /// The string whose UTF-8 is `u` (valid UTF-8), written without making the string.
@@ -187,6 +184,15 @@ public struct JSONWriter {
     /// one step.
     @inline(__always)
     private mutating func member(_ k: StaticString, bound: Int, _ value: (inout OutputSpan<UInt8>) -> Void) {
+        keyed(k, bound: bound, then: true, value)
+    }
+
+    /// A key with what `value` puts after it (at most `bound` bytes), in one step; `then`:
+    /// whether that completed a value (else the member's value comes next).
+    @inline(__always)
+    private mutating func keyed(
+        _ k: StaticString, bound: Int, then completesValue: Bool, _ value: (inout OutputSpan<UInt8>) -> Void
+    ) {
         assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
         let comma = afterValue
         put(bound: k.utf8CodeUnitCount &+ 4 &+ bound) { s in
@@ -197,7 +203,7 @@ public struct JSONWriter {
             s.put(0x3A)
             value(&s)
         }
-        afterValue = true
+        afterValue = completesValue
     }
 
     /// A member whose value is an array of integers.
@@ -262,9 +268,7 @@ public struct JSONWriter {
     /// makes them), inside the object being written.
     public mutating func members(json: [UInt8]) {
         guard !json.isEmpty else { return }
-        separate()
-        bytes.append(contentsOf: json)
-        afterValue = true
+        value(json: json, json.indices)
     }
 
     private static func isPlainKey(_ k: StaticString) -> Bool {

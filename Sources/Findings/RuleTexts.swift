@@ -36,12 +36,3 @@ public final class RuleTexts: Sendable, Hashable {
         h.combine(interop)
     }
 }
-
-extension JSONValue {
-    /// The value's JSON text as UTF-8.
-    var serializedBytes: [UInt8] {
-        var out: [UInt8] = []
-        write(into: &out)
-        return out
-    }
-}

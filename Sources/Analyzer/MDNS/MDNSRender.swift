@@ -168,12 +168,12 @@ package enum MDNSRender {
             w.value(json: text.names, text.written[k].json)
             return
         }
-        guard text.written.count < FieldText.maxNames else {
-            writeText(&text, to: &w) { n.appendPresentation(in: m.payload, to: &$0) }
-            return
-        }
         text.bytes.removeAll(keepingCapacity: true)
         n.appendPresentation(in: m.payload, to: &text.bytes)
+        guard text.written.count < FieldText.maxNames else {
+            w.string(utf8: text.bytes)
+            return
+        }
         let start = text.names.count
         text.bytes.withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, into: &text.names) }
         let json = start..<text.names.count
