@@ -58,12 +58,17 @@ public enum FindingIdentity {
     }
 
     private static func putSubject(_ s: UnsafeBufferPointer<UInt8>, isDevice: Bool, to out: inout OutputSpan<UInt8>) {
-        var d = s[...]
+        var start = 0
+        var end = s.count
         if isDevice {
-            if d.count > 5, zip(d.prefix(5), "uuid:".utf8).allSatisfy({ lower($0) == $1 }) { d = d.dropFirst(5) }
-            if d.count > 1, d.last == UInt8(ascii: ".") { d = d.dropLast() }
+            if end > 5, lower(s[0]) == UInt8(ascii: "u"), lower(s[1]) == UInt8(ascii: "u"),
+                lower(s[2]) == UInt8(ascii: "i"), lower(s[3]) == UInt8(ascii: "d"), s[4] == UInt8(ascii: ":")
+            {
+                start = 5
+            }
+            if end - start > 1, s[end - 1] == UInt8(ascii: ".") { end -= 1 }
         }
-        for b in d { out.put(cleaned(lower(b))) }
+        for k in start..<end { out.put(cleaned(lower(s[k]))) }
     }
 
     /// `message` with each word that is a measured value replaced by `#`. A word is what lies
@@ -79,15 +84,23 @@ public enum FindingIdentity {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The message is copied in runs of bytes that stay as they are; a run ends at a tab or
+    /// line break (read as a space) and at a measured word (read as `#`).
     private static func putTemplate(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout OutputSpan<UInt8>) {
+        var run = 0
         var i = 0
         while i < bytes.count {
-            if isDelimiter(bytes[i]) {
-                out.put(cleaned(bytes[i]))
+            let b = bytes[i]
+            if isDelimiter(b) {
+                if cleaned(b) != b {
+                    out.put(UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                    out.put(0x20)
+                    run = i + 1
+                }
                 i += 1
                 continue
             }
-            var j = i
+            var j = i + 1
             while j < bytes.count, !isDelimiter(bytes[j]) { j += 1 }
             let word = bytes[i..<j]
             var body = word
@@ -95,20 +108,29 @@ public enum FindingIdentity {
                 body = body.dropLast()
             }
             if isMeasured(body) {
+                out.put(UnsafeBufferPointer(rebasing: bytes[run..<i]))
                 out.put(UInt8(ascii: "#"))
                 if body.count < word.count, let last = word.last { out.put(last) }
-            } else {
-                out.put(UnsafeBufferPointer(rebasing: word))
+                run = j
             }
             i = j
         }
+        out.put(UnsafeBufferPointer(rebasing: bytes[run...]))
     }
 
     /// A 64-bit FNV-1a digest of `key`, as 16 hex digits (SARIF `partialFingerprints`).
     public static func fingerprint(_ key: String) -> String { fingerprint(bytes: Array(key.utf8)) }
 
-    /// The digest of the key's bytes (`appendKey`).
+    /// The digest of the key's bytes (`appendKey`), as 16 hex digits.
     public static func fingerprint(bytes: [UInt8]) -> String {
+        let h = digest(bytes)
+        var digits: [UInt8] = []
+        digits.append(addingCapacity: 16) { $0.put(hex: h, digits: 16) }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    /// The 64-bit FNV-1a digest of the key's bytes (`appendKey`).
+    public static func digest(_ bytes: [UInt8]) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         bytes.withUnsafeBufferPointer { u in
             for b in u {
@@ -116,26 +138,22 @@ public enum FindingIdentity {
                 h = h &* 0x0000_0100_0000_01B3
             }
         }
-        var digits: [UInt8] = []
-        digits.append(addingCapacity: 16) { o in
-            for k in stride(from: 60, through: 0, by: -4) { o.put(hexDigits[Int((h >> UInt64(k)) & 0xF)]) }
-        }
-        return String(decoding: digits, as: UTF8.self)
+        return h
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Tabs and line breaks read as spaces, so a key is one line of three tab-separated fields.
     private static func cleaned(_ b: UInt8) -> UInt8 { b == 0x09 || b == 0x0A || b == 0x0D ? 0x20 : b }
 
     private static func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
 
+    /// Space, tab, line breaks and `( ) [ ] { } , ; = " ' < >`: one bit each in two words.
+    @inline(__always)
     private static func isDelimiter(_ b: UInt8) -> Bool {
-        switch b {
-        case 0x20, 0x09, 0x0A, 0x0D, 0x28, 0x29, 0x5B, 0x5D, 0x7B, 0x7D, 0x2C, 0x3B, 0x3D, 0x22, 0x27, 0x3C, 0x3E:
-            true
-        default: false
-        }
+        let below64: UInt64 =
+            1 << 0x09 | 1 << 0x0A | 1 << 0x0D | 1 << 0x20 | 1 << 0x22 | 1 << 0x27 | 1 << 0x28 | 1 << 0x29
+            | 1 << 0x2C | 1 << 0x3B | 1 << 0x3C | 1 << 0x3D | 1 << 0x3E
+        let below128: UInt64 = 1 << (0x5B - 64) | 1 << (0x5D - 64) | 1 << (0x7B - 64) | 1 << (0x7D - 64)
+        return b < 64 ? below64 >> b & 1 != 0 : b < 128 ? below128 >> (b &- 64) & 1 != 0 : false
     }
 
     private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }

@@ -85,10 +85,27 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// A string that is not plain printable ASCII: copied as it is when only safe non-ASCII
-    /// text makes it so, else escaped scalar by scalar.
+    /// A string that is not plain printable ASCII, between quotes.
     private static func writeString(escaping s: String, into out: inout [UInt8]) {
         out.append(0x22)
+        writeContent(escaping: s, into: &out)
+        out.append(0x22)
+    }
+
+    /// `writeString`'s text without the quotes around it, for a string written in parts
+    /// (`JSONWriter.stringPart`).
+    public static func writeContent(_ s: String, into out: inout [UInt8]) {
+        let copied = s.utf8.withContiguousStorageIfAvailable { u in
+            guard TerminalText.isPlainJSON(u) else { return false }
+            out.append(addingCapacity: u.count) { $0.put(u) }
+            return true
+        }
+        if copied != true { writeContent(escaping: s, into: &out) }
+    }
+
+    /// A string that is not plain printable ASCII: copied as it is when only safe non-ASCII
+    /// text makes it so, else escaped scalar by scalar.
+    private static func writeContent(escaping s: String, into out: inout [UInt8]) {
         var s = s
         let copied = s.withUTF8 { u in
             var nonASCII = false
@@ -110,9 +127,9 @@ public enum JSONValue: Sendable, Hashable {
                 case "\t": out.append(#"\t"#)
                 default:
                     if scalar.value < 0x20 || scalar.value == 0x7F || TerminalText.isHidden(scalar.value) {
-                        out.append(#"\u"#)
-                        for shift in [12, 8, 4, 0] as [UInt32] {
-                            out.append(hexDigits[Int((scalar.value >> shift) & 0xF)])
+                        out.append(addingCapacity: 6) { o in
+                            o.put(#"\u"#)
+                            o.put(hex: UInt64(scalar.value), digits: 4)
                         }
                     } else {
                         UTF8.encode(scalar, into: { out.append($0) })
@@ -120,8 +137,5 @@ public enum JSONValue: Sendable, Hashable {
                 }
             }
         }
-        out.append(0x22)
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

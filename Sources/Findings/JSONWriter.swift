@@ -222,13 +222,53 @@ public struct JSONWriter {
         endArray()
     }
 
-    /// A member whose string value `make` appends to `text` (emptied first; valid UTF-8):
-    /// text joined from parts, with no `String` made of it.
-    public mutating func member(_ k: StaticString, text: inout [UInt8], _ make: (inout [UInt8]) -> Void) {
-        text.removeAll(keepingCapacity: true)
-        make(&text)
+    /// A member whose string value is written in parts, with no `String` made of it: its key,
+    /// the opening quote and `head` (text that needs no escaping) here, then `stringPart`s,
+    /// then `endString`.
+    public mutating func beginString(_ k: StaticString, _ head: StaticString = "") {
+        keyed(k, bound: 1 &+ head.utf8CodeUnitCount, then: false) { s in
+            s.put(0x22)
+            s.put(head)
+        }
+    }
+
+    /// Text of the string begun (`beginString`), which needs no escaping.
+    public mutating func stringPart(_ s: StaticString) {
+        put(bound: s.utf8CodeUnitCount) { $0.put(s) }
+    }
+
+    /// A number in decimal, in the string begun.
+    public mutating func stringPart(decimal v: Int) {
+        put(bound: 20) { $0.put(decimal: v) }
+    }
+
+    /// Text of the string begun, escaped as `string` escapes it.
+    public mutating func stringPart(escaping s: String) {
+        JSONValue.writeContent(s, into: &bytes)
+    }
+
+    /// The closing quote of the string begun.
+    public mutating func endString() {
+        bytes.append(0x22)
+        afterValue = true
+    }
+
+    /// A member whose value is a string of 16 lower-case hexadecimal digits.
+    public mutating func member(_ k: StaticString, hex v: UInt64) {
+        member(k, bound: 18) { s in
+            s.put(0x22)
+            s.put(hex: v, digits: 16)
+            s.put(0x22)
+        }
+    }
+
+    /// A finding's `frames` as an array, made of its first and related frames in place.
+    public mutating func member(_ k: StaticString, framesOf f: Finding) {
         key(k)
-        string(utf8: text)
+        beginArray()
+        if let first = f.firstFrame { int(first) }
+        for i in f.relatedFrames { int(i) }
+        endArray()
     }
 
     /// A member whose value was written before as JSON text (`RuleTexts`' strings).

@@ -93,7 +93,7 @@ public final class JSONLinesReporter: Reporter {
         w.member("rule", f.rule.rawValue)
         w.member("name", json: f.texts.nameJSON)
         w.member("severity", f.severity.rawValue)
-        w.member("frames", f.frames)
+        w.member("frames", framesOf: f)
         w.key("time")
         w.time(f.time)
         w.member("message", f.message)

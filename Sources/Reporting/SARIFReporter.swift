@@ -23,15 +23,14 @@ public final class SARIFReporter: Reporter {
     /// Results are bounded: a pathological capture cannot grow the document without end.
     public static let maxResults = 100_000
     private var dropped = 0
-    /// Inputs by command-line index (`beginFile`): the name, and the artifact index, which
-    /// is the position among the files opened (`RunSummary.files`): an input that could not
-    /// be opened has no artifact.
-    private var inputs: [Int: (name: String, uri: String, artifact: Int)] = [:]
+    /// Inputs by command-line index (`beginFile`): the name, and the physical location every
+    /// result from it has (`physicalLocation`).
+    private var inputs: [Int: (name: String, location: [UInt8])] = [:]
     private var opened = 0
     private var lastName: String? = nil
     private var scratch: [UInt8] = []
-    /// Text joined from parts for one member of a result (`JSONWriter.member(_:text:_:)`).
-    private var parts: [UInt8] = []
+    /// A result's identity key (`FindingIdentity.appendKey`), made again for each result.
+    private var key: [UInt8] = []
     /// The run's segment names (`Segments`): a result whose finding has one carries it.
     private var segments: [String] = []
 
@@ -43,7 +42,7 @@ public final class SARIFReporter: Reporter {
     public var isStreaming: Bool { false }
 
     public func beginFile(_ index: Int, name: String) {
-        inputs[index] = (name, Self.uri(name), opened)
+        inputs[index] = (name, Self.physicalLocation(name, artifact: opened))
         opened += 1
         lastName = name
     }
@@ -62,25 +61,24 @@ public final class SARIFReporter: Reporter {
         // Without `beginFile` for its input (findings given directly), the last input begun.
         let input = inputs[f.fileIndex]
         let file = input?.name ?? lastName ?? "-"
-        let frame = f.frames.first ?? 0
+        let frame = f.firstFrame ?? 0
         var w = JSONWriter()
         swap(&w.bytes, &scratch)
         w.bytes.removeAll(keepingCapacity: true)
-        // Held in locals while the result is written (the properties' accesses are checked).
-        var parts: [UInt8] = []
-        swap(&parts, &self.parts)
-        defer { swap(&parts, &self.parts) }
+        // Held in a local while the result is written (the property's accesses are checked).
+        var key: [UInt8] = []
+        swap(&key, &self.key)
+        defer { swap(&key, &self.key) }
         w.beginObject()
         w.member("level", Self.level(f.severity))
         w.key("message")
         w.beginObject()
         if frame > 0 {
-            w.member("text", text: &parts) { t in
-                t.append("Frame ")
-                t.append(decimal: frame)
-                t.append(": ")
-                t.append(string: f.message)
-            }
+            w.beginString("text", "Frame ")
+            w.stringPart(decimal: frame)
+            w.stringPart(": ")
+            w.stringPart(escaping: f.message)
+            w.endString()
         } else {
             w.member("text", f.message)
         }
@@ -88,31 +86,19 @@ public final class SARIFReporter: Reporter {
         w.key("locations")
         w.beginArray()
         w.beginObject()
-        w.key("physicalLocation")
-        w.beginObject()
-        w.key("artifactLocation")
-        w.beginObject()
-        w.member("uri", input?.uri ?? Self.uri(file))
-        if let input { w.member("index", input.artifact) }
-        w.endObject()
-        w.key("region")
-        w.beginObject()
-        w.member("startLine", 1)
-        w.endObject()
-        w.endObject()
+        w.members(json: input?.location ?? Self.physicalLocation(file, artifact: nil))
         if frame > 0 {
             w.key("logicalLocations")
             w.beginArray()
             w.beginObject()
-            w.member("name", text: &parts) { t in
-                t.append("frame ")
-                t.append(decimal: frame)
-            }
-            w.member("fullyQualifiedName", text: &parts) { t in
-                t.append(string: file)
-                t.append("#frame=")
-                t.append(decimal: frame)
-            }
+            w.beginString("name", "frame ")
+            w.stringPart(decimal: frame)
+            w.endString()
+            w.beginString("fullyQualifiedName")
+            w.stringPart(escaping: file)
+            w.stringPart("#frame=")
+            w.stringPart(decimal: frame)
+            w.endString()
             w.member("kind", "element")
             w.endObject()
             w.endArray()
@@ -121,7 +107,9 @@ public final class SARIFReporter: Reporter {
         w.endArray()
         w.key("partialFingerprints")
         w.beginObject()
-        w.member("discoscopeFinding/v2", Self.fingerprint(f))
+        key.removeAll(keepingCapacity: true)
+        Self.appendKey(f, to: &key)
+        w.member("discoscopeFinding/v2", hex: FindingIdentity.digest(key))
         w.endObject()
         if f.baselined {
             // SARIF §3.35: accepted by the baseline, so code scanning shows it as dismissed.
@@ -136,7 +124,7 @@ public final class SARIFReporter: Reporter {
         }
         w.key("properties")
         w.beginObject()
-        w.member("frames", f.frames)
+        w.member("frames", framesOf: f)
         w.key("time")
         w.time(f.time)
         w.member("source", f.source)
@@ -153,6 +141,26 @@ public final class SARIFReporter: Reporter {
         // `ruleIndex`) in the result object.
         scratch[0] = 0x2C
         results.append((f.rule, spill.append(scratch).upperBound))
+    }
+
+    /// The `physicalLocation` member of every result from the input `name`: the capture file
+    /// as the artifact, with its index when it has one (the position among the files opened,
+    /// `RunSummary.files`: an input that could not be opened has none), and line 1.
+    static func physicalLocation(_ name: String, artifact: Int?) -> [UInt8] {
+        var w = JSONWriter()
+        w.key("physicalLocation")
+        w.beginObject()
+        w.key("artifactLocation")
+        w.beginObject()
+        w.member("uri", Self.uri(name))
+        if let artifact { w.member("index", artifact) }
+        w.endObject()
+        w.key("region")
+        w.beginObject()
+        w.member("startLine", 1)
+        w.endObject()
+        w.endObject()
+        return w.bytes
     }
 
     public static func level(_ s: Severity) -> String {
@@ -282,8 +290,12 @@ public final class SARIFReporter: Reporter {
     /// excluded).
     public static func fingerprint(_ f: Finding) -> String {
         var key: [UInt8] = []
+        appendKey(f, to: &key)
+        return FindingIdentity.fingerprint(bytes: key)
+    }
+
+    private static func appendKey(_ f: Finding, to key: inout [UInt8]) {
         FindingIdentity.appendKey(
             rule: f.rule.rawValue, source: f.source, device: f.device, message: f.message, to: &key)
-        return FindingIdentity.fingerprint(bytes: key)
     }
 }

@@ -570,23 +570,20 @@ public struct TextRenderer: MessageRenderer {
     /// `00:11:22:33:44:55`.
     static func macText(_ mac: [UInt8]) -> String { hexString(mac, separator: 0x3A) }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// tcpdump `-X`: offset, 16 bytes in groups of two, and the printable ones beside.
     /// Written straight into the chunk (no array per line).
     static func hexDump(_ payload: [UInt8], into c: inout RenderedChunk) {
-        let digits = hexDigits
         var offset = 0
         while offset < payload.count {
             let end = min(offset + 16, payload.count)
             c.append("        0x" as StaticString)
-            for shift in stride(from: 12, through: 0, by: -4) { c.append(byte: digits[(offset >> shift) & 0xF]) }
+            for shift in stride(from: 12, through: 0, by: -4) { c.append(byte: hexDigit(offset >> shift)) }
             c.append(":  " as StaticString)
             for k in 0..<16 {
                 if offset + k < end {
                     let b = payload[offset + k]
-                    c.append(byte: digits[Int(b >> 4)])
-                    c.append(byte: digits[Int(b & 0xF)])
+                    c.append(byte: hexDigit(b >> 4))
+                    c.append(byte: hexDigit(b))
                 } else {
                     c.append("  " as StaticString)
                 }

@@ -1,15 +1,21 @@
 /// Lower-case hexadecimal text for bytes (output only), each byte's two digits apart from the
 /// next by `separator` when one is given (`00:11:22:33:44:55` for a MAC address).
 public func hexString<C: Collection>(_ bytes: C, separator: UInt8? = nil) -> String where C.Element == UInt8 {
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count &* 3)
     for b in bytes {
         if let separator, !out.isEmpty { out.append(separator) }
-        out.append(digits[Int(b >> 4)])
-        out.append(digits[Int(b & 0x0F)])
+        out.append(hexDigit(b >> 4))
+        out.append(hexDigit(b))
     }
     return String(decoding: out, as: UTF8.self)
+}
+
+/// The lower-case hexadecimal digit of the low four bits of `v`.
+@inlinable @inline(__always)
+public func hexDigit<T: BinaryInteger>(_ v: T) -> UInt8 {
+    let d = UInt8(truncatingIfNeeded: v) & 0x0F
+    return d < 10 ? 0x30 &+ d : 0x57 &+ d
 }
 
 /// Parses hex text (whitespace ignored) into bytes; nil on an odd digit count or a non-hex

@@ -58,6 +58,17 @@ extension OutputSpan where Element == UInt8 {
         }
     }
 
+    /// The low `digits` (at most 16) hexadecimal digits of `value`, in lower case, with
+    /// leading zeros.
+    @inlinable
+    public mutating func put(hex value: UInt64, digits: Int) {
+        var shift = Swift.min(Swift.max(digits, 0), 16) &* 4
+        while shift > 0 {
+            shift &-= 4
+            put(hexDigit(value >> UInt64(shift)))
+        }
+    }
+
     /// An integer in decimal.
     public mutating func put(decimal value: Int) {
         if value < 0 { put(0x2D) }

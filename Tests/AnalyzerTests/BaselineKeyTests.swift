@@ -41,9 +41,23 @@ import WireFormat
             "ST urn:schemas-upnp-org:device:MediaServer:1 from 02:99:00:00:00:01",
             "ST urn:schemas-upnp-org:device:MediaServer:1 from 02:99:00:00:00:01"
         ),
+        // Tabs and line breaks read as spaces; measured words first, last and between them.
+        ("3 retries\tthen\r\ngave up after 40%", "# retries then  gave up after #"),
+        ("12", "#"),
+        ("frame 12.", "frame #."),
+        ("7:\t8\n", "#: # "),
     ])
     func theTemplateKeepsNamesAndReadsMeasuredValuesAsHash(message: String, template: String) {
         #expect(FindingIdentity.template(message) == template)
+    }
+
+    @Test(arguments: [
+        ("UUID:Dev-1", "dev-1"), ("Host.Local.", "host.local"), ("uuid:", "uuid:"), (".", "."),
+        ("uuidx:ab", "uuidx:ab"),
+        ("uuid:a.", "a"), ("x\ty", "x y"),
+    ])
+    func theDeviceIsNamedWithoutItsUUIDPrefixOrTrailingDotInLowerCase(device: String, subject: String) {
+        #expect(FindingIdentity.subject(source: "10.0.0.1", device: device) == subject)
     }
 
     @Test func theIdentityIsTheDeviceWhenTheFindingNamesOneElseTheSender() throws {

@@ -117,6 +117,62 @@ import WireFormat
         #expect(String(decoding: w.bytes, as: UTF8.self) == value.serialized())
     }
 
+    @Test func aStringWrittenInPartsIsTheStringOfThePartsJoined() {
+        let texts = ["plain", "", "say \"hi\"\\", "line\nbreak\ttab", "§ ünïcode 🙂", "\u{202E}x\u{7}"]
+        for t in texts {
+            var w = JSONWriter()
+            w.beginObject()
+            w.member("a", 1)
+            w.beginString("text", "Frame ")
+            w.stringPart(decimal: -42)
+            w.stringPart(": ")
+            w.stringPart(escaping: t)
+            w.endString()
+            w.beginString("name")
+            w.stringPart(escaping: t)
+            w.stringPart("#frame=")
+            w.stringPart(decimal: Int.max)
+            w.endString()
+            w.member("h", hex: 0x0123_4567_89AB_CDEF)
+            w.endObject()
+            let value = JSONValue.object([
+                ("a", .int(1)), ("text", .string("Frame -42: " + t)), ("name", .string(t + "#frame=\(Int.max)")),
+                ("h", .string("0123456789abcdef")),
+            ])
+            #expect(String(decoding: w.bytes, as: UTF8.self) == value.serialized(), "\(t)")
+        }
+    }
+
+    @Test func hexDigitsAreLowerCaseWithLeadingZeros() {
+        var out: [UInt8] = []
+        out.append(addingCapacity: 40) { s in
+            s.put(hex: 0xAB, digits: 4)
+            s.put(0x20)
+            s.put(hex: .max, digits: 16)
+            s.put(0x20)
+            s.put(hex: 0x1_0000_000F, digits: 2)
+        }
+        #expect(String(decoding: out, as: UTF8.self) == "00ab ffffffffffffffff 0f")
+        #expect((0..<16).map { hexDigit($0) } == Array("0123456789abcdef".utf8))
+        #expect(hexString([0x00, 0x9F, 0xFA], separator: 0x3A) == "00:9f:fa")
+    }
+
+    @Test func aFindingsFramesAreWrittenFirstThenRelatedOrEmptyAtTheEnd() throws {
+        let d = RuleDescriptor(
+            id: "SSDP-104", name: "mx-range", title: "MX is at most 5", severity: .error, proto: .ssdp,
+            spec: "UDA 1.1 §1.3.2", description: "", interop: nil, example: "MX: 10")
+        let cases: [[Int]] = [[7], [3, 9, 12], []]
+        for frames in cases {
+            let f = Finding(descriptor: d, frames: frames, time: .zero, message: "m", source: "10.0.0.1")
+            var w = JSONWriter()
+            w.beginObject()
+            w.member("frames", framesOf: f)
+            w.endObject()
+            let value = JSONValue.object([("frames", .array(frames.map { .int($0) }))])
+            #expect(String(decoding: w.bytes, as: UTF8.self) == value.serialized())
+        }
+    }
+
     @Test func bytesOfAStringAreWrittenAsTheStringIs() {
         for s in ["plain", "", "a\"b", "tab\there", "§ and 🖨", "\u{202E}x", "0123456789abcdef\\"] {
             var fromBytes: [UInt8] = []
