@@ -257,7 +257,7 @@ package struct MessageWorker: BatchWorker {
             fields: options.wantMessages && options.messageFields)
         mdns = MDNSJudge(disabled: options.disabledRules, slotBits: options.repeatTables.mdnsBits)
         rendered = GrowingSlots(maxBits: options.repeatTables.mdnsBits)
-        tracksSessions = MDNSSessionStage.isEnabled(disabled: options.disabledRules)
+        tracksSessions = mdns.sessions
         subnets = SegmentSubnets(options.subnets)
     }
 

@@ -31,11 +31,14 @@ struct MDNSJudge: Sendable {
         judgedProfiles = (RuleRegistry.mdnsSession + RuleRegistry.mdnsSegments)
             .filter { !disabled.contains($0.descriptor.id) }
             .reduce(engine.judgedProfiles) { $0.union($1.observedProfiles) }
+        sessions = MDNSSessionStage.isEnabled(disabled: disabled)
     }
 
     /// The service profiles the enabled mDNS rules judge, message and session rules alike:
     /// a decoding looks for profile instances only when there are some.
     let judgedProfiles: ServiceProfiles
+    /// Whether the run's session stage runs: a decoding makes the facts it reads only then.
+    let sessions: Bool
 
     /// The payload array for a datagram carrying `bytes`: when the table holds a decoding of
     /// the same bytes, that decoding's array (shared: nothing allocated or copied), else a
@@ -56,7 +59,8 @@ struct MDNSJudge: Sendable {
             // A cut payload is judged on its own: its findings are not kept for others, nor
             // those of a whole one with the same bytes replayed on it.
             input = MDNSInput(
-                message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets, judging: judgedProfiles)
+                message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets, judging: judgedProfiles,
+                sessions: sessions)
             host = Self.host(input)
             if let host { sink.deviceKey = host.key(in: input.message.payload) }
             engine.run(input, into: &sink)
@@ -69,7 +73,8 @@ struct MDNSJudge: Sendable {
             engine.replay(known.kept, on: input, into: &sink)
         } else {
             input = MDNSInput(
-                message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets, judging: judgedProfiles)
+                message: DNSMessage(parsing: d.payload), datagram: d, subnets: subnets, judging: judgedProfiles,
+                sessions: sessions)
             let named = Self.named(input)
             host = input.isRelayed ? nil : named
             if let host { sink.deviceKey = host.key(in: input.message.payload) }

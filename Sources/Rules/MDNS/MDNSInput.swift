@@ -90,12 +90,15 @@ public final class MDNSInput: RuleInput, Sendable {
         self.subnets = subnets
     }
 
-    /// `judged`: the profiles the run's rules judge (`MDNSMessageView.init(message:judging:)`).
+    /// `judged` and `sessions`: the profiles the run's rules judge and whether its session
+    /// stage runs (`MDNSMessageView.init(message:judging:sessions:)`).
     public convenience init(
         message: DNSMessage, datagram: Datagram, subnets: LinkSubnets = LinkSubnets(),
-        judging judged: ServiceProfiles = ServiceProfiles(rawValue: .max)
+        judging judged: ServiceProfiles = ServiceProfiles(rawValue: .max), sessions: Bool = true
     ) {
-        self.init(MDNSMessageView(message: message, judging: judged), datagram: datagram, subnets: subnets)
+        self.init(
+            MDNSMessageView(message: message, judging: judged, sessions: sessions), datagram: datagram,
+            subnets: subnets)
     }
 
     /// Facts about a name that rules ask of record targets and questions, computed once from

@@ -43,8 +43,12 @@ public final class MDNSMessageView: Sendable {
 
     /// `judged`: the service profiles the run's rules judge (`RuleDescriptor.profiles`,
     /// `SessionRule.observedProfiles`); with none, no instance is looked for (nothing reads
-    /// them) and the message claims no profile.
-    public init(message: DNSMessage, judging judged: ServiceProfiles = ServiceProfiles(rawValue: .max)) {
+    /// them) and the message claims no profile. `sessions`: whether the run's session stage
+    /// reads the facts made for it (claimed answers, flushed RRSets, the query digest, the
+    /// answer names); without it they are left empty.
+    public init(
+        message: DNSMessage, judging judged: ServiceProfiles = ServiceProfiles(rawValue: .max), sessions: Bool = true
+    ) {
         self.message = message
         let p = message.payload
         // One scratch list of label ranges, reused for every name of the message, and the
@@ -70,7 +74,7 @@ public final class MDNSMessageView: Sendable {
         claimedProfiles = profiles.claimed
         var claimed: [Int] = []
         var flushed: [(set: MDNSRRSetKey, rdata: [UInt64])] = []
-        if message.header.qr {
+        if sessions, message.header.qr {
             for k in info.indices where info[k].record.cacheFlush && info[k].record.ttl > 0 {
                 let r = info[k]
                 guard r.section != .authority, Self.isUnique(r) else { continue }
@@ -89,10 +93,10 @@ public final class MDNSMessageView: Sendable {
         }
         claimedAnswers = claimed
         flushedRRSets = flushed
-        queryDigest = MDNSQueryDigest(message, q, info)
+        queryDigest = sessions ? MDNSQueryDigest(message, q, info) : MDNSQueryDigest.none
         var names: [UInt64] = []
         var bits: UInt64 = 0
-        if message.header.qr {
+        if sessions, message.header.qr {
             for r in info where r.section == .answer && r.record.ttl > 0 && !names.contains(r.nameKey) {
                 names.append(r.nameKey)
                 bits |= MDNSSession.nameBit(r.nameKey)

@@ -330,6 +330,17 @@ final class MDNSQueryDigest: Sendable {
     /// the bit of the key's name is set, so most non-matching queries cost one test.
     let nameBits: UInt64
 
+    /// The digest of a run without a session stage: nothing reads it.
+    static let none = MDNSQueryDigest()
+
+    private init() {
+        questions = []
+        qm = []
+        known = []
+        moreNames = []
+        nameBits = 0
+    }
+
     init(_ message: DNSMessage, _ names: [MDNSInput.NameInfo], _ records: [MDNSInput.RecordInfo]) {
         questions = zip(message.questions.prefix(64), names).map {
             MDNSQuestionID(name: $0.1.key, type: $0.0.type.rawValue)
