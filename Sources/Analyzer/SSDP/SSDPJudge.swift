@@ -21,15 +21,38 @@ struct SSDPJudge: Sendable {
     /// rules found in it in each version context it was judged in (message rules see the
     /// message and its version alone).
     struct Decoded {
-        var message: SSDPMessage
-        var facts: SSDPRouter.Facts
-        var payloadKey: UInt64
-        /// The service profiles the payload claims (`SSDPMessageView.claims`).
-        var claims: ServiceProfiles
+        /// What the payload decodes to, held by reference: the table, the worker and the
+        /// judge read it in place rather than copying the message and its facts.
+        final class Decoding: Sendable {
+            let message: SSDPMessage
+            let facts: SSDPRouter.Facts
+            let payloadKey: UInt64
+            /// The service profiles the payload claims (`SSDPMessageView.claims`).
+            let claims: ServiceProfiles
+            /// The message's fields as JSON members (`SSDPRender.writeFields`), when the run's
+            /// reports carry them: made once per payload, as its decoding is.
+            let fieldsJSON: [UInt8]
+
+            init(
+                message: SSDPMessage, facts: SSDPRouter.Facts, payloadKey: UInt64, claims: ServiceProfiles,
+                fieldsJSON: [UInt8]
+            ) {
+                self.message = message
+                self.facts = facts
+                self.payloadKey = payloadKey
+                self.claims = claims
+                self.fieldsJSON = fieldsJSON
+            }
+        }
+        let decoding: Decoding
+        /// What the message rules found in each version context it was judged in.
         var judged: [(version: UPnPVersion, claimed: UPnPVersion?, kept: [RuleEngine<SSDPInput>.Kept])] = []
-        /// The message's fields as JSON members (`SSDPRender.writeFields`), when the run's
-        /// reports carry them: made once per payload, as its decoding is.
-        var fieldsJSON: [UInt8] = []
+
+        var message: SSDPMessage { decoding.message }
+        var facts: SSDPRouter.Facts { decoding.facts }
+        var payloadKey: UInt64 { decoding.payloadKey }
+        var claims: ServiceProfiles { decoding.claims }
+        var fieldsJSON: [UInt8] { decoding.fieldsJSON }
     }
 
     /// Whether decodings keep their message's fields as JSON (`Decoded.fieldsJSON`).
@@ -58,9 +81,10 @@ struct SSDPJudge: Sendable {
             message.payload, st: facts.st, nt: message.kind == .notify ? facts.target : nil, usnType: facts.usnType,
             among: engine.judgedProfiles)
         let decoded = Decoded(
-            message: message, facts: facts,
-            payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }, claims: claims,
-            fieldsJSON: makesFields ? SSDPRender.fieldsJSON(message) : [])
+            decoding: Decoded.Decoding(
+                message: message, facts: facts,
+                payloadKey: d.payload.withUnsafeBytes { UInt64(truncatingIfNeeded: $0.contentHash) }, claims: claims,
+                fieldsJSON: makesFields ? SSDPRender.fieldsJSON(message) : []))
         table.store(decoded, payload: d.payload, at: slot)
         return decoded
     }
