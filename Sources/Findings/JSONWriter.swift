@@ -193,7 +193,7 @@ public struct JSONWriter {
     private mutating func keyed(
         _ k: StaticString, bound: Int, then completesValue: Bool, _ value: (inout OutputSpan<UInt8>) -> Void
     ) {
-        assert(Self.isPlainKey(k), "JSON keys written as they are must need no escaping")
+        assert(Self.isPlainText(k), "JSON keys written as they are must need no escaping")
         let comma = afterValue
         put(bound: k.utf8CodeUnitCount &+ 4 &+ bound) { s in
             if comma { s.put(0x2C) }
@@ -226,6 +226,7 @@ public struct JSONWriter {
     /// the opening quote and `head` (text that needs no escaping) here, then `stringPart`s,
     /// then `endString`.
     public mutating func beginString(_ k: StaticString, _ head: StaticString = "") {
+        assert(Self.isPlainText(head), "text written as it is must need no escaping")
         keyed(k, bound: 1 &+ head.utf8CodeUnitCount, then: false) { s in
             s.put(0x22)
             s.put(head)
@@ -234,6 +235,7 @@ public struct JSONWriter {
 
     /// Text of the string begun (`beginString`), which needs no escaping.
     public mutating func stringPart(_ s: StaticString) {
+        assert(Self.isPlainText(s), "text written as it is must need no escaping")
         put(bound: s.utf8CodeUnitCount) { $0.put(s) }
     }
 
@@ -311,7 +313,7 @@ public struct JSONWriter {
         value(json: json, json.indices)
     }
 
-    private static func isPlainKey(_ k: StaticString) -> Bool {
+    private static func isPlainText(_ k: StaticString) -> Bool {
         k.withUTF8Buffer { TerminalText.isPlainJSON($0) }
     }
 }
