@@ -93,7 +93,7 @@ public final class MDNSMessageView: Sendable {
         }
         claimedAnswers = claimed
         flushedRRSets = flushed
-        queryDigest = sessions ? MDNSQueryDigest(message, q, info) : MDNSQueryDigest.none
+        queryDigest = sessions ? MDNSQueryDigest(message, q, info) : MDNSQueryDigest.empty
         var names: [UInt64] = []
         var bits: UInt64 = 0
         if sessions, message.header.qr {

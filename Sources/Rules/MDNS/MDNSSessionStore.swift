@@ -331,7 +331,7 @@ final class MDNSQueryDigest: Sendable {
     let nameBits: UInt64
 
     /// The digest of a run without a session stage: nothing reads it.
-    static let none = MDNSQueryDigest()
+    static let empty = MDNSQueryDigest()
 
     private init() {
         questions = []
