@@ -198,9 +198,7 @@ struct MatterHostNameMACRule: DatagramRule {
         return v
     }
 
-    static func colons(_ mac: MACBytes) -> String {
-        mac.bytes.map { b in (b < 16 ? "0" : "") + String(b, radix: 16) }.joined(separator: ":")
-    }
+    static func colons(_ mac: MACBytes) -> String { hexString(mac.bytes, separator: 0x3A) }
 }
 
 /// PROF-006: a commissionable node's TXT has `D`, the 12-bit discriminator.
