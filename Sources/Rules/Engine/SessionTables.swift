@@ -233,10 +233,13 @@ extension RandomAccessCollection {
 
 extension Dictionary {
     /// Removes the least recently active eighth of the entries (at least one) by `activity`,
-    /// and returns their keys, least recently active first; of entries equally active, those
-    /// earlier in the dictionary's order go first (as a stable sort of all the entries would
-    /// take them). Only the activities are sorted, not copies of the entries: a full table of
-    /// 65,536 rows made two arrays of 3.7 MB each to drop 8,192 of them.
+    /// with every entry exactly as active as the last of them, and returns their keys, least
+    /// recently active first. Which entries go depends on their activity alone, never on the
+    /// dictionary's order: that order comes from the process's random hash seed, and an
+    /// eighth cut among equally active entries by it made the findings that depend on what
+    /// was kept differ from one run to the next on the same capture. Only the activities are
+    /// sorted, not copies of the entries: a full table of 65,536 rows made two arrays of
+    /// 3.7 MB each to drop 8,192 of them.
     @discardableResult
     public mutating func removeLeastActive(by activity: (Value) -> Timestamp) -> [Key] {
         guard !isEmpty else { return [] }
@@ -244,19 +247,11 @@ extension Dictionary {
         var times = values.map(activity)
         times.sort()
         let threshold = times[n - 1]
-        // Every entry less active than the threshold goes, and as many as the eighth still
-        // needs of those exactly at it.
-        var ties = n - times[..<n].count { $0 < threshold }
         var gone: [(key: Key, time: Timestamp)] = []
         gone.reserveCapacity(n)
         for k in indices {
             let t = activity(values[k])
-            guard t <= threshold else { continue }
-            if t == threshold {
-                guard ties > 0 else { continue }
-                ties -= 1
-            }
-            gone.append((keys[k], t))
+            if t <= threshold { gone.append((keys[k], t)) }
         }
         gone.sort { $0.time < $1.time }
         for entry in gone { removeValue(forKey: entry.key) }
