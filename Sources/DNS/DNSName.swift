@@ -85,27 +85,40 @@ public struct DNSName: Sendable, Hashable {
     /// Presentation form with a trailing dot (CONTRACT.md): `.` inside a label is `\.`, a
     /// backslash `\\`, other bytes outside printable ASCII `\DDD` unless the label is UTF-8.
     public func presentation(in payload: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(wireLength + 8)
-        appendPresentation(in: payload, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        // Most names need no escape: their text is their labels and a dot after each, and the
+        // string is made at that length (a short one inline). Otherwise at the bound of
+        // `appendPresentation`.
+        var length = 0
+        var plain = true
+        payload.withUnsafeBufferPointer { buf in
+            forEachLabelRange(in: payload) { r in
+                length &+= r.count &+ 1
+                if plain, !DNSText.isPlainLabel(UnsafeBufferPointer(rebasing: buf[r])) { plain = false }
+            }
+        }
+        return String(utf8Bound: plain ? Swift.max(length, 1) : escapedBound) { putPresentation(in: payload, to: &$0) }
     }
 
     /// The presentation form appended as UTF-8 bytes (no intermediate strings).
-    /// Labels are read through the payload's buffer (a slice per label would retain it).
     public func appendPresentation(in payload: [UInt8], to out: inout [UInt8]) {
-        // One reservation for the whole name: each wire octet becomes at most four (`\DDD`),
-        // and a length octet at most the dot after its label.
-        out.append(addingCapacity: 4 &* wireLength &+ 1) { span in
-            payload.withUnsafeBufferPointer { buf in
-                var any = false
-                forEachLabelRange(in: payload) { r in
-                    any = true
-                    DNSText.putEscapedLabel(UnsafeBufferPointer(rebasing: buf[r]), to: &span)
-                    span.put(0x2E)
-                }
-                if !any { span.put(0x2E) }
+        out.append(addingCapacity: escapedBound) { putPresentation(in: payload, to: &$0) }
+    }
+
+    /// Room for the presentation of any name of this wire length: each wire octet becomes at
+    /// most four (`\DDD`), and a length octet at most the dot after its label.
+    private var escapedBound: Int { 4 &* wireLength &+ 1 }
+
+    /// The presentation form, into a span with room for it. Labels are read through the
+    /// payload's buffer (a slice per label would retain it).
+    private func putPresentation(in payload: [UInt8], to span: inout OutputSpan<UInt8>) {
+        payload.withUnsafeBufferPointer { buf in
+            var any = false
+            forEachLabelRange(in: payload) { r in
+                any = true
+                DNSText.putEscapedLabel(UnsafeBufferPointer(rebasing: buf[r]), to: &span)
+                span.put(0x2E)
             }
+            if !any { span.put(0x2E) }
         }
     }
 
@@ -160,12 +173,17 @@ struct LabelCursor {
 }
 
 public enum DNSText {
+    /// Whether a label is its own presentation text (no byte needs an escape).
+    static func isPlainLabel(_ label: UnsafeBufferPointer<UInt8>) -> Bool {
+        TerminalText.isPrintableASCII(label, except: 0x2E, 0x5C)
+    }
+
     /// A label as presentation text, into a span with room for four bytes per octet of the
     /// label: `.` and `\` escaped with a backslash; control bytes, DEL and (unless the label
     /// is valid UTF-8) bytes above 0x7F as `\DDD`.
     static func putEscapedLabel(_ label: UnsafeBufferPointer<UInt8>, to out: inout OutputSpan<UInt8>) {
         // Most labels need no escape: copy them whole instead of byte by byte.
-        if TerminalText.isPrintableASCII(label, except: 0x2E, 0x5C) {
+        if isPlainLabel(label) {
             out.put(label)
             return
         }

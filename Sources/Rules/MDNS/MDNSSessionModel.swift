@@ -415,10 +415,23 @@ public struct MDNSSessionModel: Sendable {
 
     /// `_http._tcp` of `Name._http._tcp.local.`: the two labels after the instance label.
     static func serviceType(_ n: DNSName, _ p: [UInt8]) -> String {
-        var labels: [Range<Int>] = []
-        n.forEachLabelRange(in: p) { if labels.count < 4 { labels.append($0) } }
-        guard labels.count >= 3 else { return "" }
-        return String(decoding: p[labels[1]], as: UTF8.self) + "." + String(decoding: p[labels[2]], as: UTF8.self)
+        var count = 0
+        var service = 0..<0
+        var proto = 0..<0
+        n.forEachLabelRange(in: p) { r in
+            if count == 1 { service = r } else if count == 2 { proto = r }
+            count &+= 1
+        }
+        guard count >= 3 else { return "" }
+        // One string, made at its length (a dot cannot complete a UTF-8 sequence, so the text
+        // is the labels' texts joined).
+        return String(utf8Bound: service.count &+ 1 &+ proto.count) { s in
+            p.withUnsafeBufferPointer { buf in
+                s.put(UnsafeBufferPointer(rebasing: buf[service]))
+                s.put(0x2E)
+                s.put(UnsafeBufferPointer(rebasing: buf[proto]))
+            }
+        }
     }
 }
 
