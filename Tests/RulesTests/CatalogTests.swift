@@ -173,6 +173,21 @@ import Testing
         #expect(RuleCatalog.all.map(\.id) == RuleCatalog.all.map(\.id).sorted())
     }
 
+    /// Whether a rule's interop note says stacks lose its messages is read from the note's
+    /// bytes: for every rule it must agree with reading the lower-cased text by characters.
+    @Test func aNoteThatSaysStacksLoseTheMessageIsReadAsItsTextSays() {
+        let words = ["drop", "ignore", "discard", "reject", "never"]
+        var losing = 0
+        for d in RuleCatalog.all {
+            let byText = d.interop.map { note in words.contains { note.lowercased().contains($0) } } ?? false
+            #expect(d.interopLosesMessage == byText, "\(d.id)")
+            if byText { losing += 1 }
+        }
+        #expect(losing > 0)
+        #expect(Impact.losesMessage("Avahi DROPS it"))
+        #expect(!Impact.losesMessage("shown as is") && !Impact.losesMessage(nil))
+    }
+
     @Test func aRuleIsFoundByIDOrName() {
         #expect(RuleCatalog.find("ssdp-104")?.name == "mx-range")
         #expect(RuleCatalog.find("mx-range")?.id == "SSDP-104")
