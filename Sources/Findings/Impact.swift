@@ -28,9 +28,9 @@ public enum Impact: Int, Sendable, Comparable {
     /// Whether an interop note says some stack loses the message.
     public static func losesMessage(_ interop: String?) -> Bool {
         guard let interop else { return false }
-        // The words are ASCII: found in the note's bytes, ASCII case ignored. A search of the
-        // lower-cased text by characters took about 90,000 instructions a note, for every
-        // rule at each start.
+        // The words are ASCII: found in the note's bytes, ASCII case ignored, not by a
+        // search of the lower-cased text by characters, which every rule's descriptor paid
+        // at each start (Benchmarks/README.md, "Measurements behind the code").
         let note = Array(interop.utf8)
         return losing.contains { word in
             let n = word.utf8CodeUnitCount
