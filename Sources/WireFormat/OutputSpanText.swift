@@ -17,10 +17,9 @@ extension Array where Element == UInt8 {
 
 extension String {
     /// The text `write` puts into a span of `bound` bytes, made in the string's own storage
-    /// (inline when short): no byte array made first and then copied (a name's presentation
-    /// made two arrays and a string). Ill-formed UTF-8 is repaired as `String(decoding:as:)`
-    /// repairs it. What does not fit in `bound` is dropped: a caller gives the exact length
-    /// or a bound its writes cannot pass.
+    /// (inline when short), with no byte array made first and then copied. Ill-formed UTF-8
+    /// is repaired as `String(decoding:as:)` repairs it. What does not fit in `bound` is
+    /// dropped: a caller gives the exact length or a bound its writes cannot pass.
     public init(utf8Bound bound: Int, _ write: (inout OutputSpan<UInt8>) -> Void) {
         self.init(unsafeUninitializedCapacity: Swift.max(bound, 0)) { buffer in
             var span = OutputSpan(buffer: buffer, initializedCount: 0)

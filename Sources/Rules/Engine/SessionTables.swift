@@ -234,12 +234,11 @@ extension RandomAccessCollection {
 extension Dictionary {
     /// Removes the least recently active eighth of the entries (at least one) by `activity`,
     /// with every entry exactly as active as the last of them, and returns their keys, least
-    /// recently active first. Which entries go depends on their activity alone, never on the
-    /// dictionary's order: that order comes from the process's random hash seed, and an
-    /// eighth cut among equally active entries by it made the findings that depend on what
-    /// was kept differ from one run to the next on the same capture. Only the activities are
-    /// sorted, not copies of the entries: a full table of 65,536 rows made two arrays of
-    /// 3.7 MB each to drop 8,192 of them.
+    /// recently active first (equally active ones in no set order). Which entries go depends
+    /// on their activity alone, never on the dictionary's order, which the process's random
+    /// hash seed sets: the same capture keeps the same entries, and so reports the same
+    /// findings, on every run. Only the activities are sorted, not copies of the entries: a
+    /// full table of 65,536 rows made two arrays of 3.7 MB each to drop 8,192 of them.
     @discardableResult
     public mutating func removeLeastActive(by activity: (Value) -> Timestamp) -> [Key] {
         guard !isEmpty else { return [] }
