@@ -124,9 +124,7 @@ public enum FindingIdentity {
     /// The digest of the key's bytes (`appendKey`), as 16 hex digits.
     public static func fingerprint(bytes: [UInt8]) -> String {
         let h = digest(bytes)
-        var digits: [UInt8] = []
-        digits.append(addingCapacity: 16) { $0.put(hex: h, digits: 16) }
-        return String(decoding: digits, as: UTF8.self)
+        return String(utf8Bound: 16) { $0.put(hex: h, digits: 16) }
     }
 
     /// The 64-bit FNV-1a digest of the key's bytes (`appendKey`).

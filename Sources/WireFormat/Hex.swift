@@ -1,14 +1,14 @@
 /// Lower-case hexadecimal text for bytes (output only), each byte's two digits apart from the
 /// next by `separator` when one is given (`00:11:22:33:44:55` for a MAC address).
 public func hexString<C: Collection>(_ bytes: C, separator: UInt8? = nil) -> String where C.Element == UInt8 {
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count &* 3)
-    for b in bytes {
-        if let separator, !out.isEmpty { out.append(separator) }
-        out.append(hexDigit(b >> 4))
-        out.append(hexDigit(b))
+    String(utf8Bound: bytes.count &* 3) { s in
+        var first = true
+        for b in bytes {
+            if let separator, !first { s.put(separator) }
+            first = false
+            s.put(hex: UInt64(b), digits: 2)
+        }
     }
-    return String(decoding: out, as: UTF8.self)
 }
 
 /// The lower-case hexadecimal digit of the low four bits of `v`.
